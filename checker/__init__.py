@@ -1,0 +1,1 @@
+"""cutile.checker"""

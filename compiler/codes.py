@@ -1,0 +1,215 @@
+"""The registry of diagnostic codes: one entry per code, with a kebab-case name and its docs.
+
+Every user-facing failure of cutile (frontend, checker, runtime, toolchain) carries one of these.
+`cutile-check --explain CODE` prints the entry; docs/codes.md is generated from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    name: str
+    summary: str
+    doc: str
+    example: str = ""
+
+
+def _c(code: str, name: str, summary: str, doc: str, example: str = "") -> Code:
+    return Code(code, name, summary, " ".join(doc.split()), example.strip("\n"))
+
+
+_ALL = [
+    # CT1xx: Python the kernel compiler does not support.
+    _c("CT100", "syntax-error", "The file is not valid Python",
+       "The file could not be parsed, so nothing in it was checked. Fix the syntax error first."),
+    _c("CT101", "unsupported-statement", "A statement kernels cannot contain",
+       """Kernels and `@ct.function` helpers are compiled to GPU code and support assignments,
+       `if`/`elif`/`else`, `for ... in range(...)`, `while`, `break`, `continue`, `pass` and
+       `return`. `try`, `with`, `del`, `global`, `import`, `class`, `async` and `yield` are not
+       supported; the message says what to use instead.""",
+       """
+@ct.kernel
+def k(z: Mut[Tensor[f32, (128,)]]) -> None:
+    try:  # E: CT101
+        z.store(ct.zeros((128,), f32))
+    except ValueError:
+        pass
+"""),
+    _c("CT102", "unsupported-expression", "An expression kernels cannot contain",
+       """Comprehensions, lambdas, f-strings, dict/set/list literals, slicing, starred arguments,
+       `await` and the walrus operator have no tile equivalent. Use tile operations instead
+       (for example `ct.arange` instead of a list comprehension)."""),
+    _c("CT103", "unknown-name", "A name that is not defined for kernels",
+       """Kernels may use their parameters, local variables, `cutile` operations, `@ct.function`
+       helpers and module-level names bound once to a literal (they become compile-time
+       constants). Other globals (objects, arrays, names assigned more than once) are not
+       visible to kernels: pass them as parameters."""),
+    _c("CT104", "non-kernel-call", "A call to a function that cannot run on the GPU",
+       """Kernels can only call `cutile` operations, `@ct.function` helpers and `range`.
+       Calling an ordinary Python function (or a builtin such as `print` or `len`) is an error:
+       decorate the helper with `@ct.function`, or use `ct.printf` for printing."""),
+    _c("CT105", "recursion", "A helper function that calls itself",
+       """`@ct.function` helpers are inlined into the kernel at every call, so recursion (direct
+       or through other helpers) cannot be compiled. Rewrite it as a loop."""),
+    _c("CT106", "nested-function", "A function defined inside a kernel",
+       """Closures and nested functions are not supported in kernels. Define the helper at module
+       level with `@ct.function` and pass what it needs as arguments."""),
+    _c("CT107", "bad-signature", "A kernel parameter without a usable annotation",
+       """Every kernel parameter needs an annotation cutile understands: `Tensor[dtype, shape]`,
+       `Mut[Tensor[dtype, shape]]`, `Const[int]`, `Const[bool]`, `Const[DType]` or a scalar dtype
+       such as `f32`. `*args`, `**kwargs` and default values are not supported. Kernels return
+       `None`."""),
+    _c("CT108", "kernel-return-value", "A kernel that returns a value",
+       """Kernels communicate only through their `Mut` outputs: `return` with a value is only
+       allowed in `@ct.function` helpers. Store the result with `z.store(tile)`."""),
+    _c("CT109", "unknown-attribute", "An attribute or method that does not exist",
+       """The name is not a `cutile` operation or not a method of that kind of value (for example
+       `.store` on a read-only tensor, or `ct.expp`). The message lists what is available."""),
+    _c("CT110", "bad-arguments", "Wrong number or names of arguments in a call",
+       """The call does not match the operation's signature: too many or too few positional
+       arguments, or an unknown keyword."""),
+    _c("CT111", "possibly-unbound", "A name that is not bound on every path",
+       """A variable assigned only inside a loop body or only in some branches of an `if` cannot be
+       used after it, because tiles have one static type on every path. Assign it before the
+       loop or in every branch."""),
+    _c("CT112", "unsafe-operation", "An operation reserved for unsafe kernels",
+       """Index-addressed stores, atomics and pointer tiles can break the disjointness that makes
+       kernels race-free. They are only allowed in `@ct.kernel(unsafe=True)`."""),
+    _c("CT113", "unsupported-loop", "A loop that does not iterate over range() or z.tiles()",
+       """`for` loops in kernels iterate over `range(...)` (with tile or Const bounds) or over
+       `z.tiles()` of a persistent partition. Iterating over other objects is not supported."""),
+    # CT2xx: tile types.
+    _c("CT201", "shape-mismatch", "Tile shapes that do not broadcast or do not match",
+       """Elementwise operations broadcast NumPy-style: shapes are right-aligned and a dimension of
+       size 1 expands. `(128,) + (64,)` is an error; `(128,) + (1,)` is not. Stores need the tile
+       shape of their destination.""",
+       """
+t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
+"""),
+    _c("CT202", "dtype-mismatch", "Tiles of different dtypes mixed without a cast",
+       """cutile never converts implicitly between float widths or between integers and floats:
+       `f16 + f32` is an error. Convert explicitly with `t.astype(f32)`. Python number literals
+       take the dtype of the tile they meet, but a float literal cannot meet an integer tile."""),
+    _c("CT203", "rank-mismatch", "A tile or index of the wrong rank",
+       """The operation needs a tile (or index tuple) of a different rank: for example a tuple of
+       two indices for a rank-2 partition, a rank-2 tile for `transpose()`, or a rank-0 tile for a
+       loop bound."""),
+    _c("CT204", "mma-shape", "Operand shapes of a matrix multiply do not fit",
+       """`ct.mma(a, b, acc)` needs `a` of shape (M, K), `b` of shape (K, N) and `acc` of shape
+       (M, N) (optionally with a shared leading batch dimension)."""),
+    _c("CT205", "mma-dtype", "An unsupported matrix-multiply dtype combination",
+       """Supported operand -> accumulator pairs: f16 -> f16 or f32, bf16 -> f32, tf32 -> f32,
+       f32 -> f32, f8 (e4m3/e5m2) -> f16 or f32, f64 -> f64, i8 -> i32. Both operands must have
+       the same dtype."""),
+    _c("CT206", "bad-axis", "An axis that the tile does not have",
+       """Reductions, scans, `expand_dims`, `cat` and `permute` take axes in `[-rank, rank)`;
+       `permute` needs every axis exactly once."""),
+    _c("CT207", "reshape-size", "A reshape that changes the number of elements",
+       """`t.reshape(shape)` keeps every element: the product of the new shape must equal the
+       product of the old one."""),
+    _c("CT208", "non-power-of-two", "A tile dimension that is not a power of two",
+       """Tile IR requires every tile dimension to be a power of two (1, 2, 4, ..., 2**k). Pick a
+       power of two; out-of-range elements of edge tiles are padded on load and masked on store.
+       """),
+    _c("CT209", "not-constant", "A value that must be known at compile time",
+       """Tile shapes, axes, dtypes and `keepdims` must be compile-time constants: literals,
+       `Const` parameters, module-level literal constants or arithmetic on them."""),
+    _c("CT210", "const-misuse", "A Const parameter used in a way it cannot be",
+       """`Const` parameters are compile-time values: they cannot be reassigned, and a
+       `Const[DType]` is a dtype, not a number."""),
+    _c("CT211", "bad-operand", "An operand of the wrong kind or dtype for the operation",
+       """The operation does not accept this kind of value: bitwise operators need integer or bool
+       tiles, `if`/`while` conditions need a scalar bool, tensors must be loaded into tiles before
+       arithmetic, and so on."""),
+    _c("CT212", "type-changes", "A variable whose tile type differs between paths",
+       """A variable carried around a loop, or assigned in several branches of an `if`, must keep
+       one shape and dtype: the compiled code has one type per variable. Cast or reshape so that
+       every path produces the same type."""),
+    _c("CT213", "store-type", "A store whose tile does not match its destination",
+       """`z.store(t)` writes this block's slab of a `Mut` tensor: `t` must have the slab's
+       shape and dtype. Use `t.astype(...)` to convert."""),
+    _c("CT214", "literal-type", "A literal that does not fit the tile's dtype",
+       """A Python literal adopts the dtype of the tile it meets; a float literal cannot meet an
+       integer tile, and an integer literal must fit the integer dtype."""),
+    # CT3xx: ownership.
+    _c("CT301", "use-after-move", "A tensor used after it was moved",
+       """`t.partition(...)` moves `t` into the partition, and passing a partition to a `Mut`
+       parameter moves it into the launch. The old name is dead until the launch returns it:
+       rebind from the result, e.g. `z, x = add(z, x).sync()`."""),
+    _c("CT302", "aliased-arguments", "The same storage passed as Mut and as another argument",
+       """A launch owns its `Mut` arguments exclusively. Passing the same tensor (or a view of it)
+       as a `Mut` output and as an input, or as two `Mut` outputs, of one launch would be a data
+       race."""),
+    _c("CT303", "write-while-leased", "A tensor changed while a pending launch reads it",
+       """A tensor passed to a read-only parameter is leased to the launch until it is synced.
+       Partitioning it (a write) before then is an error: sync or await the launch first."""),
+    _c("CT304", "unpartitioned-mut", "A tensor passed to a Mut parameter without a partition",
+       """`Mut` parameters receive one disjoint slab per tile block, so the argument must be a
+       partition: `z.partition((128,))`."""),
+    _c("CT305", "launch-never-run", "A launch that is never run",
+       """Host calls are lazy: `kernel(...)` only builds a launch. Run it with `.sync()`, `await`,
+       `.then(...)` or `.graph()`; otherwise nothing happens and its arguments stay moved."""),
+    _c("CT306", "move-in-loop", "A tensor moved inside a loop",
+       """A tensor moved in one iteration is gone in the next. Rebind it from the launch's result
+       inside the loop body."""),
+    # CT4xx: launch and bounds.
+    _c("CT401", "partition-shape", "A partition whose tile shape does not fit the kernel",
+       """The partition's tile shape must match the `Mut` parameter's static shape (and rank)."""),
+    _c("CT402", "grid-mismatch", "Mut outputs that need different grids",
+       """The launch grid is the partition grid (`ceil(shape / tile)` per axis). Every `Mut`
+       argument of one launch must give the same grid."""),
+    _c("CT403", "mut-rank", "A Mut partition of rank above 3",
+       """Launch grids have at most three axes, so `Mut` partitions have rank 1 to 3."""),
+    _c("CT404", "index-out-of-range", "A constant tile index outside the partition",
+       """A tile index that is provably outside the partition grid reads only padding or writes
+       nothing; it is almost certainly a bug."""),
+    _c("CT405", "missing-const", "A Const parameter that is neither given nor inferable",
+       """Const parameters are inferred from partition tile shapes and static tensor shapes;
+       otherwise pass them by keyword: `k(z, x, B=128)`."""),
+    _c("CT406", "argument-mismatch", "A launch argument that does not fit its parameter",
+       """Each argument must match its parameter: a tensor of the declared dtype and rank (and
+       static extents), a partition for `Mut`, a number for a scalar."""),
+    _c("CT407", "foreign-tile-index", "A store index that does not come from z.tiles()",
+       """`z.store(tile, idx)` is only allowed with an `idx` produced by `for idx in z.tiles()`,
+       so that every tile is written by exactly one block."""),
+    _c("CT408", "bad-partition", "An invalid partition order or block count",
+       """`order` must be `ct.row_major`, `ct.col_major` or `ct.grouped(n)` with n >= 1, and
+       `blocks` a positive integer."""),
+    # CT5xx: toolchain and device.
+    _c("CT501", "toolchain-missing", "tileiras (or its ptxas/libnvvm) was not found",
+       """cutile compiles through NVIDIA's `tileiras`. Install the pinned wheels
+       (`pip install cutile` brings them) or point `CUTILE_TILEIRAS` at a tileiras binary."""),
+    _c("CT502", "toolchain-mismatch", "tileiras found a ptxas or libnvvm of another version",
+       """tileiras loads the ptxas and libnvvm of `CUDA_HOME`/`CUDA_PATH` when they are set; if that
+       toolkit is another 13.x it fails. Unset them or install matching versions."""),
+    _c("CT503", "compile-failed", "tileiras rejected the generated program",
+       """This is a cutile bug or an unsupported combination. The bytecode is kept (the message
+       says where) for a bug report."""),
+    _c("CT504", "no-device", "No usable CUDA device",
+       """The CUDA backend needs an NVIDIA GPU and driver. Use `CUTILE_BACKEND=interpreter` to run
+       on the CPU."""),
+    _c("CT505", "driver-error", "The CUDA driver reported an error",
+       """A driver call failed; the message names the call and the driver's error."""),
+    # CT9xx: configuration, suppressions, internal errors.
+    _c("CT901", "bad-config", "Invalid cutile-check configuration",
+       """A key or value in `[tool.cutile-check]` of `pyproject.toml` is not valid."""),
+    _c("CT902", "unused-suppression", "A suppression comment that suppresses nothing",
+       """`# cutile: ignore[...]` on a line with no matching finding. Remove it."""),
+    _c("CT903", "unknown-suppression-code", "A suppression naming an unknown code",
+       """The code in `# cutile: ignore[...]` is not a cutile code (see
+       `cutile-check --explain`)."""),
+    _c("CT999", "internal-error", "cutile failed internally",
+       """A bug in cutile. Please report it with the file that triggered it."""),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _ALL}
+BY_NAME: dict[str, Code] = {c.name: c for c in _ALL}
+
+
+def lookup(code_or_name: str) -> Code | None:
+    key = code_or_name.strip()
+    return CODES.get(key.upper()) or BY_NAME.get(key.lower())

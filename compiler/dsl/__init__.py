@@ -1,0 +1,1 @@
+"""The kernel language as users import it (`import cutile as ct`)."""

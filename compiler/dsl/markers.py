@@ -1,0 +1,137 @@
+"""Annotation markers and dtype classes of the kernel language.
+
+Annotations are read by the frontend from source and never evaluated by cutile. For mypy and
+pyright they must still be valid types: under TYPE_CHECKING the facade maps `Tensor`/`Tile` to
+`Annotated` and `Mut`/`Const` to `Union` (one argument: the type itself), so
+`Mut[Tensor[f32, ("B",)]]` is just `f32`, a `TileValue`, whose methods are declared below.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, NoReturn
+
+from .. import dtypes as _d
+from ..dtypes import DType
+
+
+class _Marker:
+    """Runtime stand-in for a subscripted annotation such as `Mut[Tensor[f32, (128,)]]`."""
+
+    def __init__(self, head: str, args: Any) -> None:
+        self.head = head
+        self.args = args if isinstance(args, tuple) else (args,)
+
+    def __repr__(self) -> str:
+        return f"{self.head}[{', '.join(map(repr, self.args))}]"
+
+
+class _MarkerFactory:
+    def __init__(self, head: str) -> None:
+        self.head = head
+
+    def __getitem__(self, args: Any) -> _Marker:
+        return _Marker(self.head, args)
+
+    def __repr__(self) -> str:
+        return f"cutile.{self.head}"
+
+
+Mut = _MarkerFactory("Mut")
+Const = _MarkerFactory("Const")
+Tile = _MarkerFactory("Tile")
+
+
+def _kernel_only(name: str) -> NoReturn:
+    from ..errors import CutileError
+
+    raise CutileError(f"'{name}' is part of the kernel language: it can only be used inside a "
+                      "@ct.kernel or @ct.function")
+
+
+class TileValue:
+    """What mypy sees for every kernel value. Calling these on the host raises CutileError."""
+
+    dtype: ClassVar[DType]
+
+    def __add__(self, other: Any) -> TileValue: return _kernel_only("+")
+    def __radd__(self, other: Any) -> TileValue: return _kernel_only("+")
+    def __sub__(self, other: Any) -> TileValue: return _kernel_only("-")
+    def __rsub__(self, other: Any) -> TileValue: return _kernel_only("-")
+    def __mul__(self, other: Any) -> TileValue: return _kernel_only("*")
+    def __rmul__(self, other: Any) -> TileValue: return _kernel_only("*")
+    def __truediv__(self, other: Any) -> TileValue: return _kernel_only("/")
+    def __rtruediv__(self, other: Any) -> TileValue: return _kernel_only("/")
+    def __floordiv__(self, other: Any) -> TileValue: return _kernel_only("//")
+    def __rfloordiv__(self, other: Any) -> TileValue: return _kernel_only("//")
+    def __mod__(self, other: Any) -> TileValue: return _kernel_only("%")
+    def __rmod__(self, other: Any) -> TileValue: return _kernel_only("%")
+    def __pow__(self, other: Any) -> TileValue: return _kernel_only("**")
+    def __rpow__(self, other: Any) -> TileValue: return _kernel_only("**")
+    def __matmul__(self, other: Any) -> TileValue: return _kernel_only("@")
+    def __and__(self, other: Any) -> TileValue: return _kernel_only("&")
+    def __rand__(self, other: Any) -> TileValue: return _kernel_only("&")
+    def __or__(self, other: Any) -> TileValue: return _kernel_only("|")
+    def __ror__(self, other: Any) -> TileValue: return _kernel_only("|")
+    def __xor__(self, other: Any) -> TileValue: return _kernel_only("^")
+    def __rxor__(self, other: Any) -> TileValue: return _kernel_only("^")
+    def __lshift__(self, other: Any) -> TileValue: return _kernel_only("<<")
+    def __rshift__(self, other: Any) -> TileValue: return _kernel_only(">>")
+    def __neg__(self) -> TileValue: return _kernel_only("-")
+    def __invert__(self) -> TileValue: return _kernel_only("~")
+    def __lt__(self, other: Any) -> TileValue: return _kernel_only("<")
+    def __le__(self, other: Any) -> TileValue: return _kernel_only("<=")
+    def __gt__(self, other: Any) -> TileValue: return _kernel_only(">")
+    def __ge__(self, other: Any) -> TileValue: return _kernel_only(">=")
+    def __eq__(self, other: Any) -> TileValue: return _kernel_only("==")  # type: ignore[override]
+    def __ne__(self, other: Any) -> TileValue: return _kernel_only("!=")  # type: ignore[override]
+    def __bool__(self) -> bool: return _kernel_only("bool()")
+    __hash__ = None  # type: ignore[assignment]
+
+    def astype(self, dtype: Any) -> TileValue: return _kernel_only("astype")
+    def reshape(self, shape: Any) -> TileValue: return _kernel_only("reshape")
+    def transpose(self) -> TileValue: return _kernel_only("transpose")
+    # Tensors, Mut slabs and partitions:
+    def store(self, tile: Any, index: Any = None) -> None: _kernel_only("store")
+    def load(self, index: Any = None) -> TileValue: return _kernel_only("load")
+    def load_tile(self, shape: Any, index: Any) -> TileValue: return _kernel_only("load_tile")
+    def partition(self, shape: Any) -> TileValue: return _kernel_only("partition")
+    def tile_index(self) -> Any: return _kernel_only("tile_index")
+    def tiles(self) -> Any: return _kernel_only("tiles")
+
+
+def _dtype_class(d: DType) -> type[TileValue]:
+    return type(d.name, (TileValue,), {"dtype": d, "__module__": "cutile"})
+
+
+bool_ = _dtype_class(_d.BOOL)
+i8 = _dtype_class(_d.I8)
+i16 = _dtype_class(_d.I16)
+i32 = _dtype_class(_d.I32)
+i64 = _dtype_class(_d.I64)
+u8 = _dtype_class(_d.U8)
+u16 = _dtype_class(_d.U16)
+u32 = _dtype_class(_d.U32)
+u64 = _dtype_class(_d.U64)
+f16 = _dtype_class(_d.F16)
+bf16 = _dtype_class(_d.BF16)
+tf32 = _dtype_class(_d.TF32)
+f32 = _dtype_class(_d.F32)
+f64 = _dtype_class(_d.F64)
+f8e4m3 = _dtype_class(_d.F8E4M3)
+f8e5m2 = _dtype_class(_d.F8E5M2)
+
+DTypeLike = type[TileValue] | DType
+
+
+def as_dtype(value: object) -> DType | None:
+    """The DType behind `ct.f32` (a class), a DType, or a NumPy/torch dtype name; else None."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, type) and issubclass(value, TileValue) and hasattr(value, "dtype"):
+        return value.dtype
+    name = str(getattr(value, "name", value)).replace("torch.", "")
+    numpy_names = {"float16": _d.F16, "bfloat16": _d.BF16, "float32": _d.F32,
+                   "float64": _d.F64, "int8": _d.I8, "int16": _d.I16, "int32": _d.I32,
+                   "int64": _d.I64, "uint8": _d.U8, "uint16": _d.U16, "uint32": _d.U32,
+                   "uint64": _d.U64, "bool": _d.BOOL}
+    return numpy_names.get(name) or _d.BY_NAME.get(name)

@@ -1,0 +1,103 @@
+"""The registry of diagnostic messages: every user-facing message template, bound to its code.
+
+Keeping the wording here (as mypy's message_registry does) lets the frontend, the checker and the
+runtime say the same thing the same way, and keeps messages searchable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .codes import CODES
+
+
+@dataclass(frozen=True)
+class Message:
+    code: str
+    template: str
+
+    def __post_init__(self) -> None:
+        assert self.code in CODES, self.code
+
+    def format(self, **kwargs: Any) -> str:
+        return self.template.format(**kwargs)
+
+
+# CT1xx
+SYNTAX_ERROR = Message("CT100", "invalid syntax: {detail}")
+UNSUPPORTED_STATEMENT = Message("CT101", "'{what}' is not supported in kernels{hint}")
+UNSUPPORTED_EXPRESSION = Message("CT102", "{what} {verb} not supported in kernels{hint}")
+UNKNOWN_NAME = Message("CT103", "name '{name}' is not defined in this kernel")
+NON_CONSTANT_GLOBAL = Message(
+    "CT103",
+    "global '{name}' is not a compile-time constant; kernels only see module-level names "
+    "bound once to a literal (pass it as a parameter)",
+)
+NON_KERNEL_CALL = Message(
+    "CT104", "'{name}' cannot be called in a kernel: only cutile operations and @ct.function "
+    "helpers can{hint}"
+)
+RECURSION = Message("CT105", "'{name}' calls itself (through {chain}); helpers are inlined, so "
+                    "recursion is not supported")
+NESTED_FUNCTION = Message("CT106", "functions cannot be defined inside a kernel; move '{name}' to "
+                          "module level and decorate it with @ct.function")
+MISSING_ANNOTATION = Message("CT107", "kernel parameter '{name}' needs an annotation such as "
+                             "Tensor[f32, (-1,)], Mut[Tensor[f32, (128,)]] or Const[int]")
+BAD_ANNOTATION = Message("CT107", "cannot understand the annotation of '{name}': {detail}")
+BAD_PARAMETER_KIND = Message("CT107", "{what} is not supported in kernel signatures")
+KERNEL_RETURNS_VALUE = Message("CT108", "a kernel cannot return a value; store results into a "
+                               "Mut parameter with z.store(tile)")
+UNKNOWN_OPERATION = Message("CT109", "cutile has no operation '{name}'{hint}")
+UNKNOWN_METHOD = Message("CT109", "{kind} has no method '{name}'{hint}")
+TOO_MANY_ARGS = Message("CT110", "{name}() takes at most {most} positional argument{s}, {given} "
+                        "given")
+MISSING_ARG = Message("CT110", "{name}() is missing the argument '{param}'")
+UNKNOWN_KEYWORD = Message("CT110", "{name}() has no argument named '{param}'")
+DUPLICATE_ARG = Message("CT110", "{name}() got two values for '{param}'")
+POSSIBLY_UNBOUND = Message("CT111", "'{name}' is only bound {where}; assign it before so it has a "
+                           "value on every path")
+UNSAFE_ONLY = Message("CT112", "{what} is only allowed in @ct.kernel(unsafe=True)")
+UNSUPPORTED_LOOP = Message("CT113", "for loops in kernels iterate over range(...) or z.tiles(), "
+                           "not over {what}")
+
+# CT2xx
+NOT_BROADCASTABLE = Message("CT201", "cannot {op} tiles of shapes {a} and {b}: not broadcastable")
+BROADCAST_TO = Message("CT201", "cannot broadcast a tile of shape {a} to {b}")
+CAT_SHAPES = Message("CT201", "cannot concatenate tiles of shapes {a} and {b} along axis {axis}")
+LOAD_LIKE_RANK = Message("CT201", "load_tile_like needs tensors of the same rank: {a} has rank "
+                         "{ra} but {b} has rank {rb}")
+DTYPE_MIX = Message("CT202", "cannot {op} {a} and {b} tiles: use .astype() to convert one of them")
+WHERE_DTYPES = Message("CT202", "where() branches have dtypes {a} and {b}; convert one with "
+                       ".astype()")
+RANK_NEEDED = Message("CT203", "{what} needs a tile of rank {want}, got shape {shape}")
+INDEX_RANK = Message("CT203", "{what} needs {want} ({rank} for a rank-{rank} partition), got "
+                     "{given}")
+SCALAR_NEEDED = Message("CT203", "{what} must be a scalar (rank-0) value, got a tile of shape "
+                        "{shape}")
+MMA_SHAPE = Message("CT204", "mma shapes do not fit: a {a} @ b {b} -> acc {c}; {why}")
+MMA_DTYPE = Message("CT205", "mma does not support {a} x {b} -> {c}; supported: {supported}")
+BAD_AXIS = Message("CT206", "axis {axis} is out of range for a tile of rank {rank}")
+BAD_PERMUTATION = Message("CT206", "permute axes {axes} are not a permutation of range({rank})")
+RESHAPE_SIZE = Message("CT207", "cannot reshape a tile of shape {a} ({na} elements) to {b} "
+                       "({nb} elements)")
+NOT_POW2 = Message("CT208", "tile dimension {dim} in shape {shape} is not a power of two; use "
+                   "{lo} or {hi}")
+NOT_CONSTANT = Message("CT209", "{what} must be a compile-time constant (a literal, a Const "
+                       "parameter or a module-level constant)")
+CONST_REASSIGNED = Message("CT210", "Const parameter '{name}' cannot be reassigned")
+CONST_DTYPE_AS_VALUE = Message("CT210", "'{name}' is a dtype, not a number")
+BAD_OPERAND = Message("CT211", "{op} does not accept {what}")
+TENSOR_AS_TILE = Message("CT211", "{what} is a tensor in global memory, not a tile; load it first "
+                         "(e.g. ct.load_tile_like({name}, z) or {name}.load_tile(shape, index))")
+CONDITION_TYPE = Message("CT211", "the condition of '{stmt}' must be a scalar bool, got {got}")
+TYPE_CHANGES_LOOP = Message("CT212", "'{name}' changes type inside the loop: {before} before, "
+                            "{after} at the end of the body")
+TYPE_CHANGES_BRANCH = Message("CT212", "'{name}' has type {a} in one branch and {b} in another")
+STORE_TYPE = Message("CT213", "cannot store a {got} tile into {name}, a slab of {want}{hint}")
+FLOAT_LITERAL_INT = Message(
+    "CT214", "float literal {value} cannot be combined with an {dtype} tile")
+LITERAL_RANGE = Message("CT214", "literal {value} does not fit in {dtype}")
+
+# CT9xx
+INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")

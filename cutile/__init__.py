@@ -1,0 +1,87 @@
+"""cutile: safe, fast GPU tile kernels in Python. `import cutile as ct`."""
+
+from typing import TYPE_CHECKING
+
+from .compiler.dsl.markers import (
+    TileValue,
+    bf16,
+    bool_,
+    f8e4m3,
+    f8e5m2,
+    f16,
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    tf32,
+    u8,
+    u16,
+    u32,
+    u64,
+)
+from .compiler.dsl.ops import (
+    abs,
+    block_id,
+    broadcast_to,
+    cat,
+    ceil,
+    cos,
+    cumsum,
+    device_assert,
+    exp,
+    exp2,
+    expand_dims,
+    floor,
+    load_tile_like,
+    log,
+    log2,
+    max,
+    maximum,
+    min,
+    minimum,
+    mma,
+    num_blocks,
+    num_tiles,
+    permute,
+    printf,
+    prod,
+    rsqrt,
+    sin,
+    sqrt,
+    sum,
+    tanh,
+    where,
+)
+from .compiler.dsl.orders import TileOrder, col_major, grouped, row_major
+from .compiler.dtypes import DType
+from .compiler.errors import (
+    CompileError,
+    CutileError,
+    DeviceError,
+    KernelError,
+    LaunchError,
+    OwnershipError,
+)
+from .runtime.kernel import Kernel, function, kernel
+
+if TYPE_CHECKING:
+    from typing import Annotated as Tensor
+    from typing import Annotated as Tile
+    from typing import Union as Const
+    from typing import Union as Mut
+else:
+    from .compiler.dsl.markers import Const, Mut, Tile
+    from .runtime.kernel import Tensor
+
+__all__ = [
+    "CompileError", "Const", "CutileError", "DType", "DeviceError", "Kernel", "KernelError",
+    "LaunchError", "Mut", "OwnershipError", "Tensor", "Tile", "TileOrder", "TileValue", "abs",
+    "bf16", "block_id", "bool_", "broadcast_to", "cat", "ceil", "col_major", "cos", "cumsum",
+    "device_assert", "exp", "exp2", "expand_dims", "f8e4m3", "f8e5m2", "f16", "f32", "f64",
+    "floor", "function", "grouped", "i8", "i16", "i32", "i64", "kernel", "load_tile_like", "log",
+    "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks", "num_tiles", "permute",
+    "printf", "prod", "row_major", "rsqrt", "sin", "sqrt", "sum", "tanh", "tf32", "u8", "u16",
+    "u32", "u64", "where",
+]
