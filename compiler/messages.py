@@ -99,5 +99,38 @@ FLOAT_LITERAL_INT = Message(
     "CT214", "float literal {value} cannot be combined with an {dtype} tile")
 LITERAL_RANGE = Message("CT214", "literal {value} does not fit in {dtype}")
 
+# CT3xx: ownership. The checker (statically) and the runtime (dynamically) both use these.
+USE_AFTER_MOVE = Message("CT301", "'{name}' was moved {how} and cannot be used here")
+MOVED_HERE = "'{name}' was moved here"
+USE_AFTER_MOVE_LAUNCH = Message(
+    "CT301", "'{name}' was moved into a launch of {kernel} that has not been synced; use the "
+    "values returned by .sync() instead")
+ALIASED_MUT = Message("CT302", "'{name}' is passed to {kernel} both as Mut parameter '{mut}' and "
+                      "as parameter '{other}'; a Mut argument must not share storage with "
+                      "another argument")
+WRITE_WHILE_LEASED = Message("CT303", "'{name}' is read by a pending launch of {kernel} and "
+                             "cannot be {action} until that launch is synced")
+LEASED_HERE = "leased here to a launch of {kernel}"
+UNPARTITIONED_MUT = Message("CT304", "Mut parameter '{param}' of {kernel} needs a partition; pass "
+                            "{name}.partition(tile_shape) instead of the tensor")
+LAUNCH_NEVER_RUN = Message("CT305", "this launch of {kernel} is never run; call .sync(), await it, "
+                           "chain it with .then(...) or capture it with .graph()")
+MOVE_IN_LOOP = Message("CT306", "'{name}' is moved inside the loop, so the next iteration would "
+                       "use a moved value; rebind it from the launch's result inside the loop")
+
+# CT4xx: launch and bounds.
+PARTITION_SHAPE = Message("CT401", "partition tile shape {got} does not fit Mut parameter "
+                          "'{param}' of {kernel}, which expects {want}")
+GRID_MISMATCH = Message("CT402", "Mut arguments of {kernel} need different grids: '{a}' gives "
+                        "{ga} but '{b}' gives {gb}")
+MUT_RANK = Message("CT403", "Mut partitions have rank 1 to 3, got rank {rank}")
+INDEX_OUT_OF_RANGE = Message("CT404", "tile index {index} is outside the partition grid {grid}")
+MISSING_CONST = Message("CT405", "Const parameter '{param}' of {kernel} is neither given nor "
+                        "inferable from the arguments; pass it by keyword: {param}=...")
+ARGUMENT_MISMATCH = Message("CT406", "argument '{param}' of {kernel}: expected {want}, got {got}")
+FOREIGN_TILE_INDEX = Message("CT407", "{name}.store(tile, index) needs an index from "
+                             "'for index in {name}.tiles()'")
+BAD_PARTITION = Message("CT408", "{detail}")
+
 # CT9xx
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
