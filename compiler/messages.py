@@ -133,4 +133,24 @@ FOREIGN_TILE_INDEX = Message("CT407", "{name}.store(tile, index) needs an index 
 BAD_PARTITION = Message("CT408", "{detail}")
 
 # CT9xx
+CONFIG_UNREADABLE = Message("CT901", "cannot read {path}: {detail}")
+CONFIG_UNKNOWN_KEY = Message("CT901", "unknown option '{key}' in [tool.cutile-check]{hint}")
+CONFIG_BAD_VALUE = Message("CT901", "option '{key}' {problem}")
+CONFIG_BAD_CODE = Message("CT901", "'{value}' in '{key}' is not a cutile code, code prefix or "
+                          "code name (see cutile-check --explain)")
+CONFIG_NO_TABLE = Message("CT901", "{path} has no [tool.cutile-check] table")
+PATH_NOT_FOUND = Message("CT901", "no such file or directory: {path}")
+UNUSED_SUPPRESSION = Message("CT902", "unused suppression: no {codes} finding on this statement")
+UNUSED_SUPPRESSION_ANY = Message("CT902", "unused suppression: no finding on this statement")
+UNUSED_FILE_SUPPRESSION = Message("CT902", "unused file suppression: no {codes} finding in this "
+                                  "file")
+MISPLACED_FILE_SUPPRESSION = Message(
+    "CT902", "'cutile: ignore-file' has no effect here; put it in the comments at the top of the "
+    "file")
+UNKNOWN_SUPPRESSION_CODE = Message("CT903", "'{code}' is not a cutile code, code prefix or code "
+                                   "name{hint}")
+EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
+                            "'# cutile: ignore[CODE]' or a bare '# cutile: ignore'")
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
+UNREADABLE_FILE = Message("CT999", "cannot read this file: {detail}")
+UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
