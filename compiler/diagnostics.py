@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from .codes import CODES
@@ -62,15 +63,23 @@ def render_concise(diag: Diagnostic) -> str:
     return f"{diag.span}: {diag.code} {diag.message}"
 
 
-def render_full(diag: Diagnostic, source_lines: list[str] | None) -> str:
-    """The concise line, then the source line with carets, then each note with its own frame."""
+def render_full(
+    diag: Diagnostic, source_lines: list[str] | None,
+    lines_of: Callable[[str], list[str] | None] | None = None,
+) -> str:
+    """The concise line, then the source line with carets, then each note with its own frame.
+    `lines_of(path)` gives the lines of other files, for notes that point into them."""
     parts = [f"{diag.span}: {diag.severity.value}[{diag.code}]: {diag.message}"]
     parts += _frame(diag.span, source_lines)
     for note in diag.notes:
         where = f"{note.span}: " if note.span else ""
         parts.append(f"  = note: {where}{note.message}")
-        if note.span is not None and note.span.path == diag.span.path:
+        if note.span is None:
+            continue
+        if note.span.path == diag.span.path:
             parts += _frame(note.span, source_lines)
+        elif lines_of is not None:
+            parts += _frame(note.span, lines_of(note.span.path))
     return "\n".join(parts)
 
 
@@ -82,4 +91,6 @@ def _frame(span: Span, source_lines: list[str] | None) -> list[str]:
     width = max(1, end - span.col)
     gutter = str(span.line)
     pad = " " * len(gutter)
-    return [f"{pad} |", f"{gutter} | {text}", f"{pad} | {' ' * span.col}{'^' * width}"]
+    # Keep tabs under tabs so the carets line up however the terminal expands them.
+    lead = "".join(c if c == "\t" else " " for c in text[:span.col])
+    return [f"{pad} |", f"{gutter} | {text}", f"{pad} | {lead}{'^' * width}"]
