@@ -100,6 +100,8 @@ FLOAT_LITERAL_INT = Message(
 LITERAL_RANGE = Message("CT214", "literal {value} does not fit in {dtype}")
 
 # CT3xx: ownership. The checker (statically) and the runtime (dynamically) both use these.
+# {kernel} is the kernel's name in quotes ('add'); {how} is "by .partition()", "by
+# .unpartition()" or "into a launch of 'add'". Notes are plain strings with their own span.
 USE_AFTER_MOVE = Message("CT301", "'{name}' was moved {how} and cannot be used here")
 MOVED_HERE = "'{name}' was moved here"
 USE_AFTER_MOVE_LAUNCH = Message(
@@ -111,6 +113,8 @@ ALIASED_MUT = Message("CT302", "'{name}' is passed to {kernel} both as Mut param
 WRITE_WHILE_LEASED = Message("CT303", "'{name}' is read by a pending launch of {kernel} and "
                              "cannot be {action} until that launch is synced")
 LEASED_HERE = "leased here to a launch of {kernel}"
+MUT_PASSED_HERE = "passed here as Mut parameter '{param}'"
+LAUNCH_CREATED_HERE = "the launch was created here"
 UNPARTITIONED_MUT = Message("CT304", "Mut parameter '{param}' of {kernel} needs a partition; pass "
                             "{name}.partition(tile_shape) instead of the tensor")
 LAUNCH_NEVER_RUN = Message("CT305", "this launch of {kernel} is never run; call .sync(), await it, "
@@ -128,6 +132,11 @@ INDEX_OUT_OF_RANGE = Message("CT404", "tile index {index} is outside the partiti
 MISSING_CONST = Message("CT405", "Const parameter '{param}' of {kernel} is neither given nor "
                         "inferable from the arguments; pass it by keyword: {param}=...")
 ARGUMENT_MISMATCH = Message("CT406", "argument '{param}' of {kernel}: expected {want}, got {got}")
+LAUNCH_ARG_COUNT = Message("CT406", "{kernel} takes {most} positional argument{s}, {given} given")
+LAUNCH_UNKNOWN_KEYWORD = Message("CT406", "{kernel} has no parameter named '{param}'")
+LAUNCH_DUPLICATE_ARG = Message("CT406", "{kernel} got two values for parameter '{param}'")
+LAUNCH_MISSING_ARG = Message("CT406", "{kernel} is missing the argument '{param}'")
+PARTITIONED_HERE = "partitioned here with tile shape {tile}"
 FOREIGN_TILE_INDEX = Message("CT407", "{name}.store(tile, index) needs an index from "
                              "'for index in {name}.tiles()'")
 BAD_PARTITION = Message("CT408", "{detail}")
