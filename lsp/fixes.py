@@ -1,0 +1,139 @@
+"""Quick fixes that rewrite code: `.astype(...)` for a dtype mix (CT202) and rebinding from
+`.sync()` after a use of a value moved into a launch (CT301).
+
+Each returns no fix when the code around the diagnostic is not the shape the fix understands.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from cutile.compiler.diagnostics import Diagnostic, Span
+from cutile.compiler.frontend.module import parse_module
+from cutile.compiler.messages import DTYPE_MIX, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
+
+from .edits import Edit, Fix
+from .syntax import Parsed, covers, parse, size, template_regex
+
+_DTYPE_MIX = template_regex(DTYPE_MIX)
+_WHERE_DTYPES = template_regex(WHERE_DTYPES)
+_MOVED_INTO_LAUNCH = template_regex(USE_AFTER_MOVE_LAUNCH)
+# Operands that take `.astype(...)` without parentheses.
+_PRIMARY = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+
+
+def astype_fixes(source: str, diag: Diagnostic) -> list[Fix]:
+    match = _DTYPE_MIX.match(diag.message) or _WHERE_DTYPES.match(diag.message)
+    parsed = parse(source) if match else None
+    if match is None or parsed is None:
+        return []
+    left, right = match.group("a"), match.group("b")
+    operands = _operands(parsed, diag.span)
+    if operands is None:
+        return []
+    spell = _dtype_spelling(source, diag.span.path)
+    (first, second), (first_label, second_label) = operands
+    return [
+        Fix(f"Convert the {second_label} to {left} with .astype({spell(left)})",
+            _astype(parsed, second, spell(left))),
+        Fix(f"Convert the {first_label} to {right} with .astype({spell(right)})",
+            _astype(parsed, first, spell(right))),
+    ]
+
+
+_Pair = tuple[tuple[cst.BaseExpression, cst.BaseExpression], tuple[str, str]]
+
+
+def _operands(parsed: Parsed, span: Span) -> _Pair | None:
+    """The two operands of the smallest binary operation or where() call covering `span`."""
+    best: _Pair | None = None
+    best_size: tuple[int, int] | None = None
+    for node, where in parsed.positions.items():
+        pair: _Pair | None = None
+        if isinstance(node, cst.BinaryOperation):
+            pair = ((node.left, node.right), ("left operand", "right operand"))
+        elif isinstance(node, cst.Call) and _called_name(node) == "where" and len(node.args) == 3:
+            pair = ((node.args[1].value, node.args[2].value), ("first branch", "second branch"))
+        if pair is not None and covers(where, span) and (best_size is None
+                                                         or size(where) < best_size):
+            best, best_size = pair, size(where)
+    return best
+
+
+def _called_name(call: cst.Call) -> str | None:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
+def _astype(parsed: Parsed, node: cst.BaseExpression, dtype: str) -> tuple[Edit, ...]:
+    where = parsed.range(node)
+    call = f".astype({dtype})"
+    if isinstance(node, _PRIMARY) or node.lpar:
+        return (Edit.insert(where.end.line, where.end.column, call),)
+    return (Edit.insert(where.start.line, where.start.column, "("),
+            Edit.insert(where.end.line, where.end.column, ")" + call))
+
+
+def _dtype_spelling(source: str, path: str) -> _Spelling:
+    """How this module writes a cutile dtype: `f32` if imported by name, else `ct.f32`."""
+    info = parse_module(source, path)
+    aliases = {} if isinstance(info, Diagnostic) else info.aliases
+    module_alias = next((name for name, target in aliases.items() if target == "cutile"), None)
+    return _Spelling(aliases, module_alias)
+
+
+class _Spelling:
+    def __init__(self, aliases: dict[str, str], module_alias: str | None) -> None:
+        self._by_target = {target: name for name, target in aliases.items()}
+        self._module_alias = module_alias
+
+    def __call__(self, dtype: str) -> str:
+        local = self._by_target.get(f"cutile.{dtype}")
+        if local is not None:
+            return local
+        return f"{self._module_alias or 'cutile'}.{dtype}"
+
+
+def sync_fixes(source: str, diag: Diagnostic) -> list[Fix]:
+    """For a use after a move into a launch: bind the launch's results, `z, x = k(z, x).sync()`."""
+    sites = [n.span for n in diag.notes if n.span is not None and n.span.path == diag.span.path]
+    parsed = parse(source) if sites else None
+    if parsed is None:
+        return []
+    into_launch = _MOVED_INTO_LAUNCH.match(diag.message) is not None
+    fixes: list[Fix] = []
+    for site in sites:
+        fix = _rebind_from_sync(parsed, site, into_launch)
+        if fix is not None and fix not in fixes:
+            fixes.append(fix)
+    return fixes
+
+
+def _rebind_from_sync(parsed: Parsed, site: Span, into_launch: bool) -> Fix | None:
+    for node in parsed.nodes(cst.Expr):
+        assert isinstance(node, cst.Expr)
+        where = parsed.range(node)
+        if not covers(where, site) or not isinstance(node.value, cst.Call):
+            continue
+        call = node.value
+        synced = (isinstance(call.func, cst.Attribute) and call.func.attr.value == "sync"
+                  and isinstance(call.func.value, cst.Call) and not call.args)
+        if synced:
+            assert isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call)
+            launch, expr = call.func.value, parsed.code(call)
+        elif into_launch:
+            launch, expr = call, parsed.code(call) + ".sync()"
+        else:
+            return None
+        targets = [a.value.value if isinstance(a.value, cst.Name) else "_"
+                   for a in launch.args if a.keyword is None and not a.star]
+        if not any(t != "_" for t in targets):
+            return None
+        lhs = f"({targets[0]},)" if len(targets) == 1 else ", ".join(targets)
+        value = parsed.range(call)
+        text = f"{lhs} = {expr}"
+        edit = Edit(value.start.line, value.start.column, value.end.line, value.end.column, text)
+        return Fix(f"Use the values returned by .sync(): {lhs} = ...", (edit,), preferred=True)
+    return None

@@ -1,0 +1,293 @@
+"""The language server: protocol handlers over the pure modules of this package.
+
+Each handler converts between LSP and cutile coordinates and delegates; the state it keeps is the
+client options, the project-config cache, the last published analysis per document and the
+scheduler that runs analyses off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from lsprotocol import types
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
+
+from cutile.compiler.diagnostics import Diagnostic
+
+from . import SERVER_NAME, engine
+from .convert import to_lsp
+from .edits import Fix
+from .engine import is_config_file
+from .fixes import astype_fixes, sync_fixes
+from .hover import hover_at
+from .inlay import inlay_hints
+from .options import SECTION, ClientOptions, parse_options
+from .positions import UTF16, from_position, to_position, to_range
+from .scheduler import Scheduler, Snapshot
+from .suppress import suppression_fix
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DEBOUNCE_S = 0.15
+WATCHER_ID = "cutile-pyproject-watcher"
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What was published for one document version, kept for code actions."""
+
+    snapshot: Snapshot
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def _version() -> str:
+    try:
+        return metadata.version("cutile")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+class CutileLanguageServer(LanguageServer):
+    def __init__(self, debounce_s: float = DEFAULT_DEBOUNCE_S) -> None:
+        super().__init__(SERVER_NAME, _version(),
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.options = ClientOptions()
+        self.analyzer = engine.Analyzer()
+        self.published: dict[str, Analysis] = {}
+        self._typed: dict[str, tuple[int | None, list[engine.TypedName]]] = {}
+        self.scheduler: Scheduler[tuple[Diagnostic, ...]] = Scheduler(
+            debounce_s, self._snapshot, self._analyze, self._publish, self._analysis_failed)
+
+    # -- errors and logging: never a dialog, always the log ------------------------------------
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        self.log(types.MessageType.Error, f"internal error: {error!r}")
+
+    def log(self, kind: types.MessageType, message: str) -> None:
+        log.log(logging.ERROR if kind == types.MessageType.Error else logging.INFO, message)
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # no client attached (unit tests) or the pipe is gone
+            log.debug("could not forward a log message", exc_info=True)
+
+    # -- documents --------------------------------------------------------------------------
+
+    @property
+    def encoding(self) -> str:
+        enc = self.workspace.position_encoding
+        return str(getattr(enc, "value", enc) or UTF16)
+
+    def document(self, uri: str) -> TextDocument:
+        return self.workspace.get_text_document(uri)
+
+    def path_of(self, uri: str) -> str:
+        return uris.to_fs_path(uri) or uri
+
+    def set_options(self, raw: object) -> None:
+        self.options, errors = parse_options(raw)
+        for error in errors:
+            self.log(types.MessageType.Warning, f"cutile settings: {error}")
+
+    def reanalyze_all(self) -> None:
+        for uri in list(self.workspace.text_documents):
+            self.scheduler.schedule(uri, immediate=True)
+
+    def _snapshot(self, uri: str, generation: int) -> Snapshot | None:
+        if uri not in self.workspace.text_documents:
+            return None
+        doc = self.document(uri)
+        return Snapshot(uri, self.path_of(uri), doc.version, doc.source, generation)
+
+    def _analyze(self, snap: Snapshot) -> tuple[Diagnostic, ...]:
+        """Runs on the analysis thread."""
+        if not self.options.enable:
+            return ()
+        found = self.analyzer.analyze(snap.source, snap.path)
+        for problem in self.analyzer.config_problems():
+            self.log(types.MessageType.Warning, f"{problem.span}: {problem.code} {problem.message}")
+        return tuple(found)
+
+    def _publish(self, snap: Snapshot, diagnostics: tuple[Diagnostic, ...]) -> None:
+        self.published[snap.uri] = Analysis(snap, diagnostics)
+        lines = snap.source.splitlines(keepends=True)
+        converted = [to_lsp(d, snap.uri, lines, self.options, self.encoding) for d in diagnostics]
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=snap.uri, version=snap.version, diagnostics=[d for d in converted if d]))
+
+    def _analysis_failed(self, snap: Snapshot, error: BaseException) -> None:
+        self.log(types.MessageType.Error,
+                 f"cutile could not analyse {snap.path} (version {snap.version}): {error!r}")
+
+    def close_document(self, uri: str) -> None:
+        self.scheduler.forget(uri)
+        self.published.pop(uri, None)
+        self._typed.pop(uri, None)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    # -- typed names for hovers and inlay hints -----------------------------------------------
+
+    def typed_names(self, uri: str) -> list[engine.TypedName]:
+        doc = self.document(uri)
+        cached = self._typed.get(uri)
+        if cached is None or cached[0] != doc.version:
+            cached = (doc.version, engine.typed_names(doc.source, self.path_of(uri)))
+            self._typed[uri] = cached
+        return cached[1]
+
+    # -- code actions ---------------------------------------------------------------------------
+
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        analysis = self.published.get(uri)
+        doc = self.document(uri)
+        if analysis is None or analysis.snapshot.version != doc.version:
+            return []  # the client asks again once fresh diagnostics arrive
+        lines = doc.lines
+        actions: list[types.CodeAction] = []
+        for diag in analysis.diagnostics:
+            lsp_diag = to_lsp(diag, uri, lines, self.options, self.encoding)
+            if lsp_diag is None or not _overlaps(lsp_diag.range, params.range):
+                continue
+            fixes: list[Fix] = []
+            if diag.code == "CT202":
+                fixes += astype_fixes(doc.source, diag)
+            if diag.code == "CT301":
+                fixes += sync_fixes(doc.source, diag)
+            suppress = suppression_fix(doc.source, diag.span.line, diag.code)
+            fixes += [suppress] if suppress else []
+            actions += [self._action(uri, lines, fix, lsp_diag) for fix in fixes]
+        return actions
+
+    def _action(self, uri: str, lines: Sequence[str], fix: Fix,
+                diag: types.Diagnostic) -> types.CodeAction:
+        edits = [types.TextEdit(range=types.Range(
+            start=to_position(lines, e.line, e.col, self.encoding),
+            end=to_position(lines, e.end_line, e.end_col, self.encoding)), new_text=e.text)
+            for e in fix.edits]
+        return types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix,
+                                diagnostics=[diag], is_preferred=fix.preferred or None,
+                                edit=types.WorkspaceEdit(changes={uri: edits}))
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    def key(p: types.Position) -> tuple[int, int]:
+        return (p.line, p.character)
+
+    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
+
+
+def create_server(debounce_s: float = DEFAULT_DEBOUNCE_S) -> CutileLanguageServer:
+    server = CutileLanguageServer(debounce_s)
+    _register(server)
+    return server
+
+
+def _register(server: CutileLanguageServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: CutileLanguageServer, params: types.InitializeParams) -> None:
+        ls.set_options(params.initialization_options)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: CutileLanguageServer, params: types.InitializedParams) -> None:
+        watched = ls.client_capabilities.workspace
+        dynamic = watched.did_change_watched_files if watched else None
+        if dynamic is not None and dynamic.dynamic_registration:
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")])
+            registration = types.Registration(
+                id=WATCHER_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=options)
+            try:
+                await ls.client_register_capability_async(
+                    types.RegistrationParams(registrations=[registration]))
+            except Exception as error:  # pyproject edits outside the editor then go unnoticed
+                ls.log(types.MessageType.Warning, f"cannot watch pyproject.toml: {error}")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: CutileLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.scheduler.schedule(params.text_document.uri, immediate=True)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: CutileLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.scheduler.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: CutileLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        if is_config_file(ls.path_of(params.text_document.uri)):
+            ls.analyzer.reset()
+            ls.reanalyze_all()
+        else:
+            ls.scheduler.schedule(params.text_document.uri, immediate=True)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: CutileLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.close_document(params.text_document.uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: CutileLanguageServer,
+                                       params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if not (isinstance(settings, dict) and SECTION in settings):
+            # Pull-model clients send no settings: ask for our section.
+            got = await ls.workspace_configuration_async(types.ConfigurationParams(
+                items=[types.ConfigurationItem(section=SECTION)]))
+            settings = got[0] if got else None
+        ls.set_options(settings)
+        ls.reanalyze_all()
+        inlay = ls.client_capabilities.workspace
+        if inlay and inlay.inlay_hint and inlay.inlay_hint.refresh_support:
+            ls.workspace_inlay_hint_refresh(None)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(ls: CutileLanguageServer,
+                           params: types.DidChangeWatchedFilesParams) -> None:
+        if any(is_config_file(ls.path_of(change.uri)) for change in params.changes):
+            ls.analyzer.reset()
+            ls.reanalyze_all()
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: CutileLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        names = await asyncio.get_running_loop().run_in_executor(None, ls.typed_names, uri)
+        lines = ls.document(uri).lines
+        line, col = from_position(lines, params.position, ls.encoding)
+        info = hover_at(names, line, col)
+        if info is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                        value=info.markdown),
+                           range=to_range(lines, info.span, ls.encoding))
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions())
+    async def inlay_hint(ls: CutileLanguageServer,
+                         params: types.InlayHintParams) -> list[types.InlayHint]:
+        if not ls.options.inlay_hints:
+            return []
+        uri = params.text_document.uri
+        names = await asyncio.get_running_loop().run_in_executor(None, ls.typed_names, uri)
+        doc = ls.document(uri)
+        lines = doc.lines
+        hints = inlay_hints(names, doc.source, params.range.start.line + 1,
+                            params.range.end.line + 1)
+        return [types.InlayHint(position=to_position(lines, h.line, h.col, ls.encoding),
+                                label=h.label, kind=types.InlayHintKind.Type, padding_left=False)
+                for h in hints]
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    def code_action(ls: CutileLanguageServer,
+                    params: types.CodeActionParams) -> list[types.CodeAction]:
+        return ls.code_actions(params)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: CutileLanguageServer, params: None) -> None:
+        ls.scheduler.close()
+
