@@ -141,6 +141,29 @@ FOREIGN_TILE_INDEX = Message("CT407", "{name}.store(tile, index) needs an index 
                              "'for index in {name}.tiles()'")
 BAD_PARTITION = Message("CT408", "{detail}")
 
+# CT5xx: the tileiras toolchain.
+TOOLCHAIN_MISSING = Message("CT501", "tileiras was not found ({searched}); install the pinned "
+                            "wheels (pip install {packages}) or set CUTILE_TILEIRAS to a tileiras "
+                            "binary")
+TOOLCHAIN_BAD_OVERRIDE = Message("CT501", "CUTILE_TILEIRAS is set to {path}, which is not an "
+                                 "executable file")
+TOOLCHAIN_PART_MISSING = Message("CT501", "{tool} is missing next to tileiras at {path} (looked "
+                                 "in {where}); install {package}")
+TOOLCHAIN_VERSIONS = Message("CT502", "tileiras {release} at {path} reads bytecode {theirs}, "
+                             "but cutile writes {ours}; install {packages}")
+TOOLCHAIN_ENV_MISMATCH = Message("CT502", "tileiras at {path} failed while {var}={value} was "
+                                 "set: it loads that toolkit's ptxas and libnvvm, which do not "
+                                 "match tileiras {release}; unset {var} or point CUTILE_TILEIRAS "
+                                 "at that toolkit's tileiras ({detail})")
+TOOLCHAIN_WHEEL_MISMATCH = Message("CT502", "tileiras {release} at {path} failed, and its wheels "
+                                   "disagree ({versions}); install matching versions: "
+                                   "pip install {packages} ({detail})")
+TOOLCHAIN_BROKEN = Message("CT502", "{tool} at {path} does not run: {detail}")
+COMPILE_FAILED = Message("CT503", "tileiras could not compile {kernel} for {arch} (exit {rc}): "
+                         "{detail}; the bytecode is kept at {kept} for a bug report")
+COMPILE_TIMEOUT = Message("CT503", "tileiras took longer than {seconds} s to compile {kernel} for "
+                          "{arch}; the bytecode is kept at {kept} for a bug report")
+
 # CT9xx
 CONFIG_UNREADABLE = Message("CT901", "cannot read {path}: {detail}")
 CONFIG_UNKNOWN_KEY = Message("CT901", "unknown option '{key}' in [tool.cutile-check]{hint}")
