@@ -1,0 +1,201 @@
+"""The checker's glue: kernel frontend + host ownership analysis + suppressions + configuration.
+
+`analyze_source` checks one text (editors use it); `analyze_paths` checks files and directories
+and never loses a file's findings: an internal error in one file becomes a CT999 diagnostic for
+that file while the others are still checked. Nothing here imports the code it checks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import traceback
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, cast
+
+from ..compiler import messages as msg
+from ..compiler.api import check_module
+from ..compiler.diagnostics import Diagnostic, Severity, Span
+from ..compiler.frontend.module import ModuleInfo
+from . import suppressions
+from .config import Config, Overrides, parse_table
+from .discovery import ConfigResolver, is_force_excluded, iter_files
+from .project import Project, read_source
+
+FATAL_CODES = frozenset({"CT901", "CT999"})  # exit 2: the run itself is not trustworthy
+# Codes whose findings do not fail a run by default (a stale comment is not a bug).
+DEFAULT_SEVERITY: Mapping[str, Severity] = {"CT902": Severity.WARNING}
+
+HostCheck = Callable[[ModuleInfo, Project], list[Diagnostic]]
+
+
+class TableConfig(Protocol):
+    """What an editor may pass instead of a Config: a raw `[tool.cutile-check]` table and the
+    pyproject.toml it came from (the language server's ProjectConfig has this shape)."""
+
+    @property
+    def path(self) -> os.PathLike[str] | str | None: ...
+
+    @property
+    def table(self) -> Mapping[str, object]: ...
+
+
+@dataclass
+class Report:
+    """The findings of one run, sorted, with the text of every checked file (for `full` output)."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        """Any finding of error severity (warnings and notes do not fail a run)."""
+        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def broken(self) -> bool:
+        """A configuration or internal error: the run could not check everything it was asked."""
+        return any(d.code in FATAL_CODES for d in self.diagnostics)
+
+    def statistics(self) -> list[tuple[str, int]]:
+        """(code, count) pairs, most frequent first."""
+        counts = Counter(d.code for d in self.diagnostics)
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def analyze_source(source: str, path: str, config: Config | TableConfig | None = None,
+                   *, project: Project | None = None) -> list[Diagnostic]:
+    """Every finding of one file after suppressions, selection and severity overrides."""
+    cfg = _as_config(config)
+    project = project if project is not None else Project()
+    info = project.parse(path, source)
+    if info is None:  # only when source was None; analyze_source always passes text
+        raise AssertionError("no source")
+    raw = [info] if isinstance(info, Diagnostic) else _raw_diagnostics(info, project)
+    return finish(raw, source, path, cfg)
+
+
+def finish(raw: list[Diagnostic], source: str, path: str, config: Config) -> list[Diagnostic]:
+    """Suppressions first (so their use is judged on every finding, whatever is selected), then
+    select/ignore/per-file-ignores (which also filter CT902/CT903), then severities."""
+    found = suppressions.scan(source, path)
+    kept = suppressions.apply(_dedupe(raw), found)
+    kept += found.problems + suppressions.unused(found)
+    out: list[Diagnostic] = []
+    for diag in kept:
+        if not config.enabled(diag.code, path):
+            continue
+        default = DEFAULT_SEVERITY.get(diag.code, diag.severity)
+        severity = config.severity_of(diag.code, default)
+        out.append(diag if severity is diag.severity else diag.with_severity(severity))
+    return sorted(out, key=Diagnostic.sort_key)
+
+
+def analyze_paths(paths: Sequence[str], overrides: Overrides | None = None) -> Report:
+    """Check files and directories (`.py` and `.pyi` below directories), each with the
+    configuration of its nearest pyproject.toml."""
+    resolver = ConfigResolver(overrides or Overrides())
+    project = Project()
+    report = Report()
+    for item in iter_files(list(paths), resolver):
+        if isinstance(item, Diagnostic):
+            report.diagnostics.append(item)
+            continue
+        report.files.append(item)
+        report.diagnostics += _check_file(item, resolver.for_file(item), project, report)
+    report.diagnostics += resolver.diagnostics
+    report.diagnostics.sort(key=Diagnostic.sort_key)
+    return report
+
+
+def analyze_stdin(source: str, filename: str | None, overrides: Overrides | None = None) -> Report:
+    """Check text read from standard input as if it were the file `filename` (for config
+    discovery, per-file-ignores and --force-exclude)."""
+    resolver = ConfigResolver(overrides or Overrides())
+    path = filename if filename is not None else "-"
+    report = Report()
+    config_at = filename if filename is not None else os.path.join(os.getcwd(), "-")
+    if filename is None or not is_force_excluded(filename, resolver):
+        report.files.append(path)
+        report.sources[path] = source
+        report.diagnostics += _guarded(
+            path, lambda: analyze_source(source, path, resolver.for_file(config_at)))
+    report.diagnostics += resolver.diagnostics
+    report.diagnostics.sort(key=Diagnostic.sort_key)
+    return report
+
+
+def _check_file(path: str, config: Config, project: Project, report: Report) -> list[Diagnostic]:
+    try:
+        source = read_source(path)
+    except (SyntaxError, UnicodeDecodeError) as err:  # a bad coding cookie or bytes
+        return [Diagnostic("CT100", msg.UNDECODABLE_FILE.format(detail=str(err)),
+                           Span(path, 1, 0, 1, 0))]
+    except OSError as err:
+        return [Diagnostic("CT999", msg.UNREADABLE_FILE.format(detail=err.strerror or str(err)),
+                           Span(path, 1, 0, 1, 0))]
+    report.sources[path] = source
+    return _guarded(path, lambda: analyze_source(source, path, config, project=project))
+
+
+def _guarded(path: str, run: Callable[[], list[Diagnostic]]) -> list[Diagnostic]:
+    """An exception while checking one file becomes a CT999 finding for that file."""
+    try:
+        return run()
+    except Exception as err:  # any bug in one file must not hide the others
+        where = traceback.extract_tb(err.__traceback__)[-1]
+        detail = (f"{type(err).__name__}: {err} (at {os.path.basename(where.filename)}:"
+                  f"{where.lineno}); please report this with the file")
+        return [Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail),
+                           Span(path, 1, 0, 1, 0))]
+
+
+def _raw_diagnostics(info: ModuleInfo, project: Project) -> list[Diagnostic]:
+    diags = check_module(info)
+    host = host_check()
+    if host is not None:
+        diags = diags + host(info, project)
+    return diags
+
+
+_HOST: list[HostCheck | None] = []
+
+
+def host_check() -> HostCheck | None:
+    """`cutile.checker.host.check_host` when the host analysis is installed, else None."""
+    if not _HOST:
+        try:
+            module = importlib.import_module(f"{__package__}.host")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__package__}.host":
+                raise  # a bug inside the host package must not pass as "not installed"
+            module = None
+        fn = getattr(module, "check_host", None) if module is not None else None
+        _HOST.append(cast(HostCheck, fn) if callable(fn) else None)
+    return _HOST[0]
+
+
+def _as_config(config: Config | TableConfig | None) -> Config:
+    if config is None:
+        return Config()
+    if isinstance(config, Config):
+        return config
+    where = config.path
+    if where is None:
+        return Config()
+    parsed, _ = parse_table(dict(config.table), os.fspath(where), "")
+    return parsed  # CT901 for the table is reported by the CLI on the pyproject.toml itself
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[str, str, Span]] = set()
+    out: list[Diagnostic] = []
+    for diag in diags:
+        key = (diag.code, diag.message, diag.span)
+        if key not in seen:
+            seen.add(key)
+            out.append(diag)
+    return out

@@ -1,0 +1,122 @@
+"""Finding each file's configuration (the nearest pyproject.toml with a [tool.cutile-check] table)
+and the Python files under the paths given on the command line."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..compiler import messages as msg
+from ..compiler.diagnostics import Diagnostic, Span
+from .config import Config, Overrides, read_pyproject
+
+SUFFIXES = (".py", ".pyi")
+
+
+@dataclass
+class ConfigResolver:
+    """Walks up from a directory to its nearest configuration, caching every directory on the way;
+    each pyproject.toml is read once and its CT901 diagnostics are kept once."""
+
+    overrides: Overrides = field(default_factory=Overrides)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    _by_dir: dict[str, Config] = field(default_factory=dict)
+    _explicit: Config | None = None
+
+    def __post_init__(self) -> None:
+        if self.overrides.config_path is not None:
+            path = self.overrides.config_path
+            config, diags = read_pyproject(path)
+            self.diagnostics += diags
+            if config is None:
+                span = Span(path, 1, 0, 1, 0)
+                self.diagnostics.append(
+                    Diagnostic("CT901", msg.CONFIG_NO_TABLE.format(path=path), span))
+                config = Config(root=os.path.dirname(os.path.abspath(path)), source=path)
+            self._explicit = config.with_overrides(self.overrides)
+
+    def for_file(self, path: str) -> Config:
+        return self.for_dir(os.path.dirname(os.path.abspath(path)))
+
+    def for_dir(self, directory: str) -> Config:
+        if self._explicit is not None:
+            return self._explicit
+        directory = os.path.abspath(directory)
+        walked: list[str] = []
+        found: Config | None = None
+        current = directory
+        while True:
+            cached = self._by_dir.get(current)
+            if cached is not None:
+                found = cached
+                break
+            walked.append(current)
+            candidate = os.path.join(current, "pyproject.toml")
+            if os.path.isfile(candidate):
+                config, diags = read_pyproject(_display(candidate))
+                self.diagnostics += diags
+                if config is not None:
+                    found = config.with_overrides(self.overrides)
+                    break
+            parent = os.path.dirname(current)
+            if parent == current:
+                found = Config().with_overrides(self.overrides)
+                break
+            current = parent
+        for d in walked:
+            self._by_dir[d] = found
+        return found
+
+
+def iter_files(paths: list[str], resolver: ConfigResolver) -> Iterator[str | Diagnostic]:
+    """Each file to check, in a stable order, or a CT901 diagnostic for a path that does not
+    exist. Files named explicitly are checked even when excluded, unless `force_exclude`."""
+    seen: set[str] = set()
+    for path in paths:
+        if os.path.isdir(path):
+            if resolver.overrides.force_exclude and _excluded(path, resolver):
+                continue
+            for found in _walk(path, resolver):
+                key = os.path.abspath(found)
+                if key not in seen:
+                    seen.add(key)
+                    yield found
+        elif os.path.exists(path):
+            key = os.path.abspath(path)
+            if key in seen:
+                continue
+            seen.add(key)
+            if resolver.overrides.force_exclude and _excluded(path, resolver):
+                continue
+            yield path
+        else:
+            yield Diagnostic("CT901", msg.PATH_NOT_FOUND.format(path=path), Span(path, 1, 0, 1, 0))
+
+
+def is_force_excluded(path: str, resolver: ConfigResolver) -> bool:
+    """Whether a path given by name (or a stdin file name) is excluded under --force-exclude."""
+    return resolver.overrides.force_exclude and _excluded(path, resolver)
+
+
+def _excluded(path: str, resolver: ConfigResolver) -> bool:
+    return resolver.for_file(path).excluded(path)
+
+
+def _walk(top: str, resolver: ConfigResolver) -> Iterator[str]:
+    for dirpath, dirnames, filenames in os.walk(top):
+        config = resolver.for_dir(dirpath)
+        # Prune excluded directories in place so os.walk never enters them.
+        dirnames[:] = sorted(
+            d for d in dirnames if not config.excluded(os.path.join(dirpath, d)))
+        for name in sorted(filenames):
+            if name.endswith(SUFFIXES):
+                full = os.path.join(dirpath, name)
+                if not config.excluded(full):
+                    yield full
+
+
+def _display(path: str) -> str:
+    """A path relative to the working directory when it is below it (shorter messages)."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith(os.pardir) else rel
