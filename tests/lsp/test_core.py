@@ -1,0 +1,140 @@
+"""The pure modules under the server: positions, options, suppressions and quick fixes."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from cutile.compiler.diagnostics import Diagnostic, Note, Span
+from cutile.compiler.messages import DTYPE_MIX, MOVED_HERE, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
+from cutile.lsp.convert import to_lsp
+from cutile.lsp.edits import apply
+from cutile.lsp.engine import TypedName
+from cutile.lsp.fixes import astype_fixes, sync_fixes
+from cutile.lsp.hover import hover_at
+from cutile.lsp.options import ClientOptions, parse_options
+from cutile.lsp.positions import UTF8, UTF16, from_position, to_range
+from cutile.lsp.suppress import suppression_fix
+
+
+def span(line: int, col: int, end_col: int, end_line: int | None = None) -> Span:
+    return Span("m.py", line, col, end_line or line, end_col)
+
+
+def test_ranges_count_utf16_and_utf8_units() -> None:
+    lines = ["a = '😀' + b\n"]
+    assert to_range(lines, span(1, 10, 11)).start.character == 11
+    assert to_range(lines, span(1, 10, 11), UTF8).start.character == 13
+    assert from_position(lines, types.Position(line=0, character=11)) == (1, 10)
+
+
+def test_options_parse_and_report_errors() -> None:
+    options, errors = parse_options({"cutile": {"enable": False, "inlayHints": False,
+                                                "severityOverrides": {"ct2": "warning",
+                                                                      "CT201": "off",
+                                                                      "bad": "error",
+                                                                      "CT3": "loud"}}})
+    assert options.enable is False and options.inlay_hints is False
+    assert options.severity_for("CT201") == (True, None)
+    assert options.severity_for("CT202") == (True, types.DiagnosticSeverity.Warning)
+    assert options.severity_for("CT301") == (False, None)
+    assert len(errors) == 2
+
+
+def test_notes_become_related_information() -> None:
+    note = Note("'z' was moved here", span(3, 4, 5))
+    diag = Diagnostic("CT301", "'z' was moved", span(5, 0, 1), notes=(note, Note("plain")))
+    lines = ["\n", "\n", "    z\n", "\n", "z\n"]
+    got = to_lsp(diag, "file:///m.py", lines, ClientOptions(docs_url="https://d/codes.md"))
+    assert got is not None and got.related_information is not None
+    [related] = got.related_information
+    assert related.location.uri == "file:///m.py"
+    assert related.location.range.start == types.Position(line=2, character=4)
+    assert got.message.endswith("\nplain")
+    assert got.code_description is not None
+    assert got.code_description.href == "https://d/codes.md#ct301"
+
+
+def test_suppression_appends_or_extends() -> None:
+    source = "x = f(a,\n      b)\ny = 1  # cutile: ignore[CT201]\n"
+    fix = suppression_fix(source, 1, "CT202")
+    assert fix is not None
+    assert apply(source, fix.edits).splitlines()[0] == "x = f(a,  # cutile: ignore[CT202]"
+    fix = suppression_fix(source, 3, "CT301")
+    assert fix is not None
+    assert apply(source, fix.edits).splitlines()[2] == "y = 1  # cutile: ignore[CT201, CT301]"
+    assert suppression_fix(source, 3, "CT201") is None
+    assert suppression_fix(source, 1, "CT100") is None
+    assert suppression_fix('s = """\nabc\n"""\n', 2, "CT201") is None
+
+
+KERNEL = '''\
+import cutile as ct
+from cutile import f16, f32
+
+
+@ct.kernel
+def k(z, x) -> None:
+    a = ct.zeros((128,), f16)
+    b = ct.zeros((128,), ct.f32)
+    c = a + b * 2
+    d = ct.where(a > 0, a, b)
+'''
+
+
+def _line_col(text: str, needle: str) -> tuple[int, int]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number, line.index(needle)
+    raise AssertionError(needle)
+
+
+def test_astype_fixes_convert_either_operand() -> None:
+    line, col = _line_col(KERNEL, "a + b * 2")
+    diag = Diagnostic("CT202", DTYPE_MIX.format(op="add", a="f16", b="f32"),
+                      span(line, col, col + len("a + b * 2")))
+    fixes = astype_fixes(KERNEL, diag)
+    results = [apply(KERNEL, f.edits).splitlines()[line - 1].strip() for f in fixes]
+    assert results == ["c = a + (b * 2).astype(f16)", "c = a.astype(f32) + b * 2"]
+
+
+def test_astype_fix_for_where_uses_the_module_alias() -> None:
+    source = KERNEL.replace("from cutile import f16, f32\n", "")
+    line, col = _line_col(source, "ct.where(")
+    diag = Diagnostic("CT202", WHERE_DTYPES.format(a="f16", b="f32"),
+                      span(line, col, col + len("ct.where(a > 0, a, b)")))
+    first = astype_fixes(source, diag)[0]
+    assert "ct.where(a > 0, a, b.astype(ct.f16))" in apply(source, first.edits)
+
+
+HOST = '''\
+z, x = make()
+add(z, x.partition((4,)), B=128).sync()
+print(z)
+'''
+
+
+def test_sync_fix_rebinds_the_launch_arguments() -> None:
+    line, col = _line_col(HOST, "add(z")
+    moved = Note(MOVED_HERE.format(name="z"), span(line, col + 4, col + 5))
+    diag = Diagnostic("CT301", USE_AFTER_MOVE_LAUNCH.format(name="z", kernel="add"),
+                      span(3, 6, 7), notes=(moved,))
+    [fix] = sync_fixes(HOST, diag)
+    assert fix.preferred
+    assert apply(HOST, fix.edits).splitlines()[1] == (
+        "z, _ = add(z, x.partition((4,)), B=128).sync()")
+    unsynced = HOST.replace(".sync()", "")
+    [fix] = sync_fixes(unsynced, diag)
+    assert apply(unsynced, fix.edits).splitlines()[1] == (
+        "z, _ = add(z, x.partition((4,)), B=128).sync()")
+
+
+def test_hover_picks_the_innermost_name() -> None:
+    names = [TypedName("t", span(2, 4, 5), "Tile[f32, (128,)]"),
+             TypedName("u", span(3, 4, 5), "Tile[f16, (64, 64)]")]
+    info = hover_at(names, 3, 5)
+    assert info is not None and "u: Tile[f16, (64, 64)]" in info.markdown
+    assert hover_at(names, 4, 0) is None
+
+
+def test_utf16_is_the_default() -> None:
+    assert UTF16 == "utf-16"

@@ -1,0 +1,105 @@
+"""Hover, inlay hints and code actions through the real server over stdio."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+
+from cutile.lsp.edits import Edit, apply
+
+from .client import RecordingClient, initialize_params, server_config
+from .test_diagnostics import BAD_SIGNATURE
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+TYPED = '''\
+import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
+    tx = ct.load_tile_like(x, z)  #: Tile[f32, (128,)]
+    𝔶 = tx + tx  #: Tile[f32, (128,)]
+    z.store(𝔶)
+'''
+
+
+@pytest_lsp.fixture(config=server_config(script=str(Path(__file__).with_name("typed_server.py"))),
+                    scope="module")
+async def client(lsp_client: RecordingClient) -> None:
+    await lsp_client.initialize_session(initialize_params())
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _edits(action: types.CodeAction, uri: str) -> list[Edit]:
+    assert action.edit is not None and action.edit.changes is not None
+    return [Edit(e.range.start.line + 1, e.range.start.character, e.range.end.line + 1,
+                 e.range.end.character, e.new_text) for e in action.edit.changes[uri]]
+
+
+async def test_hover_shows_the_type(client: RecordingClient, tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "hover.py", TYPED)
+    await client.wait_diagnostics(uri, 1)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=6, character=5)))
+    assert hover is not None
+    assert isinstance(hover.contents, types.MarkupContent)
+    assert "tx: Tile[f32, (128,)]" in hover.contents.value
+    assert hover.range == types.Range(start=types.Position(line=6, character=4),
+                                      end=types.Position(line=6, character=6))
+    nothing = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=0, character=2)))
+    assert nothing is None
+
+
+async def test_inlay_hints_follow_assignments(client: RecordingClient, tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "inlay.py", TYPED)
+    await client.wait_diagnostics(uri, 1)
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=0, character=0),
+                          end=types.Position(line=9, character=0))))
+    assert hints is not None
+    # "𝔶" is two UTF-16 units, so its hint sits at character 4 + 2.
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [
+        (6, 6, ": Tile[f32, (128,)]"), (7, 6, ": Tile[f32, (128,)]")]
+    only_first = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=6, character=0),
+                          end=types.Position(line=6, character=40))))
+    assert only_first is not None and len(only_first) == 1
+
+
+async def test_suppression_action_applies(client: RecordingClient, tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "suppress.py", BAD_SIGNATURE)
+    [diag] = await client.wait_diagnostics(uri, 1)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag])))
+    assert actions is not None
+    [action] = [a for a in actions if isinstance(a, types.CodeAction)]
+    assert action.kind == types.CodeActionKind.QuickFix
+    assert action.title.startswith("Suppress CT107")
+    fixed = apply(BAD_SIGNATURE, _edits(action, uri))
+    line = fixed.splitlines()[diag.range.start.line]
+    assert line.endswith(") -> None:  # cutile: ignore[CT107]")
+
+
+async def test_pyproject_change_republishes(client: RecordingClient, tmp_path: Path) -> None:
+    assert any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations)
+    uri = client.open(tmp_path / "watched.py", BAD_SIGNATURE)
+    await client.wait_diagnostics(uri, 1)
+    count = len(client.published)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.cutile-check]\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=pyproject.as_uri(), type=types.FileChangeType.Created)]))
+    await client.until(lambda: any(p.uri == uri for p in client.published[count:]))
+    assert client.last_for(uri).version == 1  # type: ignore[union-attr]
