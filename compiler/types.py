@@ -84,7 +84,7 @@ class ConstType:
     """A compile-time value: int, bool, float or dtype. `value` is None until specialized."""
 
     kind: str  # "int" | "bool" | "float" | "dtype" | "str"
-    value: int | bool | float | DType | str | SymInt | None = None
+    value: object = None  # int, bool, float, DType, str, SymInt, or a tuple of those
 
     def __str__(self) -> str:
         return f"Const[{self.kind}]" if self.value is None else f"Const[{self.kind}] = {self.value}"

@@ -1,0 +1,432 @@
+"""Control flow: if/elif/else, for over range() or z.tiles(), while, break and continue.
+
+Variables that flow around a loop or out of an `if` become region arguments and results, and
+must keep one tile type on every path (CT212). Names bound on only some paths become Unbound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .. import messages as msg
+from ..diagnostics import Diagnostic, Note, Span
+from ..dtypes import BOOL, I32
+from ..ir import Block, Op, Value
+from ..types import ConstType, TensorType, TileType, Type
+from .builder import Arg, natural_dtype
+from .scan import assigned_names, has_jumps
+from .stmts import Statements
+from .values import (
+    UNKNOWN,
+    Binding,
+    FValue,
+    Poisoned,
+    Reject,
+    TupleVal,
+    Unbound,
+    Unknown,
+    const_of,
+)
+
+SCALAR_I32 = TileType(I32, ())
+
+
+@dataclass
+class LoopCtx:
+    carried: list[str]
+    types: list[Type]
+    span: Span
+    iv: Value | None = None  # for-loops lowered as `loop`: continue passes iv + step
+    step: Value | None = None
+
+
+@dataclass
+class Branch:
+    env: dict[str, Binding]
+    block: Block
+    terminated: bool
+    returned: bool
+
+
+class ControlFlow(Statements):
+    loops: list[LoopCtx]
+
+    def body(self, stmts: Sequence[cst.BaseStatement]) -> None:
+        for stmt in stmts:
+            if self.terminated or self.returned:
+                return  # dead code after break/continue/return never runs
+            self.statement(stmt)
+
+    def statement(self, stmt: cst.BaseStatement) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if not (self.terminated or self.returned):
+                    self.simple(small)
+        elif isinstance(stmt, cst.If):
+            self.if_(stmt)
+        elif isinstance(stmt, cst.For) and stmt.asynchronous is None:
+            self.for_(stmt)
+        elif isinstance(stmt, cst.While):
+            self.while_(stmt)
+        else:
+            assert isinstance(stmt, cst.BaseCompoundStatement)
+            self.compound_rejected(stmt)
+
+    def branch(self, stmts: Sequence[cst.BaseStatement]) -> Branch:
+        saved = (self.env, self.terminated, self.returned)
+        self.env, self.terminated, self.returned = dict(saved[0]), False, False
+        self.b.blocks.append(Block())
+        try:
+            self.body(stmts)
+        finally:
+            block = self.b.blocks.pop()
+            result = Branch(self.env, block, self.terminated, self.returned)
+            self.env, self.terminated, self.returned = saved
+        return result
+
+    # -- if -------------------------------------------------------------------------------------
+    def if_(self, node: cst.If) -> None:
+        span = self.span(node.test)
+        cond: FValue
+        try:
+            cond = self.condition(node.test, "if")
+        except Reject as err:
+            self.record(err)
+            cond = UNKNOWN
+        except Poisoned:
+            cond = UNKNOWN
+        static = const_of(cond) if not isinstance(cond, Unknown) else None
+        orelse: Sequence[cst.BaseStatement] = ()
+        if isinstance(node.orelse, cst.Else):
+            orelse = stmts_of(node.orelse.body)
+        elif isinstance(node.orelse, cst.If):
+            orelse = (node.orelse,)
+        if isinstance(static, bool):
+            self.body(stmts_of(node.body) if static else orelse)
+            return
+        then, other = self.branch(stmts_of(node.body)), self.branch(orelse)
+        self.merge(then, other, cond if isinstance(cond, Value) and not cond.is_const else None,
+                   span)
+
+    def condition(self, test: cst.BaseExpression, stmt: str) -> FValue:
+        value = self.expr(test)
+        if isinstance(value, Unknown):
+            return value
+        c = const_of(value)
+        if c is not None:
+            return value  # decided at compile time (or unknown until specialized)
+        assert isinstance(value, Value)
+        if not (isinstance(value.type, TileType) and value.type.rank == 0 and
+                value.type.dtype == BOOL):
+            got = "a tensor" if isinstance(value.type, TensorType) else str(value.type)
+            self.b.fail(msg.CONDITION_TYPE, self.span(test), stmt=stmt, got=got)
+        return value
+
+    def merge(self, then: Branch, other: Branch, cond: Value | None, span: Span) -> None:
+        """Joins two branches. `cond` None: the condition is unknown (nothing is emitted)."""
+        live = [br for br in (then, other) if not br.terminated]
+        self.terminated = not live
+        if len(live) == 2 and then.returned != other.returned:
+            self.record(Reject(_early_return(span)))
+        self.returned = bool(live) and all(br.returned for br in live)
+        results: list[tuple[str, list[Value]]] = []
+        for name in _changed(self.env, [br.env for br in live]):
+            joined = self._join(name, [br.env.get(name) for br in live], cond is not None)
+            if isinstance(joined, list):
+                results.append((name, joined))
+            else:
+                self.env[name] = joined
+        if cond is None:
+            for name, _ in results:
+                self.env[name] = UNKNOWN
+            return
+        for i, br in enumerate(live):
+            br.block.ops.append(Op("yield", [vals[i] for _, vals in results], [], span))
+        types = [vals[0].type for _, vals in results]
+        op = self.b.emit("if", [cond], types, span, regions=[then.block, other.block])
+        for (name, _), result in zip(results, op.results, strict=True):
+            result.name = name
+            self.env[name] = result
+
+    def _join(self, name: str, values: list[Binding | None],
+              dynamic: bool) -> Binding | list[Value]:
+        """One binding for a name after an if, or the per-branch tiles to pass out as results."""
+        if any(v is None for v in values):
+            return Unbound("in some branches of an if")
+        bad = [v for v in values if isinstance(v, (Unknown, Unbound))]
+        if bad:
+            return bad[0]
+        if all(isinstance(v, Value) and v.is_const for v in values) and len(
+                {repr(v.const) for v in values if isinstance(v, Value)}) == 1:
+            return values[0]  # type: ignore[return-value]
+        tiles = [v for v in values if isinstance(v, Value) and isinstance(v.type, TileType)]
+        if len(tiles) != len(values):
+            return UNKNOWN
+        if len({t.type for t in tiles}) > 1:
+            if dynamic:
+                self.record(Reject(_type_changes_branch(name, tiles[0], tiles[1])))
+            return UNKNOWN
+        return tiles
+
+    # -- loops ----------------------------------------------------------------------------------
+    def for_(self, node: cst.For) -> None:
+        try:
+            header = self.loop_header(node)
+        except Reject as err:
+            self.record(err)
+            header = None
+        except Poisoned:
+            header = None
+        self.loop(stmts_of(node.body), header, self.span(node.target), node.target)
+
+    def loop_header(self, node: cst.For) -> tuple[Value, Value, Value, str | None]:
+        it = node.iter
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and \
+                it.func.attr.value == "tiles" and not it.args:
+            return self.tiles_header(it)
+        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and
+                it.func.value == "range" and "range" not in self.env):
+            what = self.ctx.info.module.code_for_node(it)
+            self.b.fail(msg.UNSUPPORTED_LOOP, self.span(it), what=f"'{what}'")
+        args, kwargs = self.call_args(it)
+        if kwargs or not 1 <= len(args) <= 3:
+            self.b.fail(msg.TOO_MANY_ARGS, self.span(it),
+                        name="range", most=3, s="s", given=len(args) + len(kwargs))
+        if len(args) == 1:
+            args = [Arg(_zero(args[0].span), args[0].span), args[0]]
+        step_arg = args[2] if len(args) == 3 else Arg(_one(self.span(it)), self.span(it))
+        step_const = const_of(self.b.known(step_arg))
+        if isinstance(step_const, int) and step_const <= 0:
+            self.b.fail(msg.BAD_OPERAND, step_arg.span, op="range()",
+                        what="a step below 1 in kernels")
+        lb, ub, step = (self.b.scalar_int(a, "a range() bound") for a in (args[0], args[1],
+                                                                            step_arg))
+        return lb, ub, step, None
+
+    def tiles_header(self, it: cst.Call) -> tuple[Value, Value, Value, str | None]:
+        assert isinstance(it.func, cst.Attribute)
+        from ..ops.memory import tensor
+
+        z = tensor(self.b, self.arg(it.func.value), "tiles", mutable=True)
+        span = self.span(it)
+        lb = self.b.emit1("block_id", [], SCALAR_I32, span, axis=0)
+        step = self.b.emit1("num_blocks", [], SCALAR_I32, span, axis=0)
+        ub = self.b.emit1("tile_count", [z], SCALAR_I32, span)
+        return lb, ub, step, z.name or "z"
+
+    def while_(self, node: cst.While) -> None:
+        self.loop(stmts_of(node.body), None, self.span(node.test), None, test=node.test)
+
+    def loop(self, body: Sequence[cst.BaseStatement],
+             header: tuple[Value, Value, Value, str | None] | None, span: Span,
+             target: cst.BaseExpression | None, test: cst.BaseExpression | None = None) -> None:
+        names = assigned_names(body)
+        if target is not None:
+            names = [n for n in names if n not in _target_list(target)]
+        carried, inits = self._carried(names, span)
+        for_form = header is not None and test is None and not has_jumps(body)
+        block = Block()
+        iv = Value(SCALAR_I32, span) if header is not None else None
+        args = [Value(v.type, v.span, name) for name, v in zip(carried, inits, strict=True)]
+        block.args = ([iv] if iv is not None else []) + args
+        ctx = LoopCtx(carried, [v.type for v in inits], span, iv,
+                      header[2] if header is not None and not for_form else None)
+        saved = (self.env, self.terminated, self.returned)
+        self.env = dict(self.env)
+        self.env.update(zip(carried, args, strict=True))
+        self.loops.append(ctx)
+        self.b.blocks.append(block)
+        try:
+            self._loop_body(body, header, iv, target, test, ctx, for_form)
+        finally:
+            self.b.blocks.pop()
+            self.loops.pop()
+            self.env, self.terminated, self.returned = saved
+        for name in names:
+            if name not in carried:
+                self.env[name] = Unbound("inside a loop") if name not in self.env else UNKNOWN
+        if header is None and test is None:
+            return
+        self._emit_loop(header, for_form, inits, carried, block, span)
+
+    def _loop_body(self, body: Sequence[cst.BaseStatement],
+                   header: tuple[Value, Value, Value, str | None] | None, iv: Value | None,
+                   target: cst.BaseExpression | None, test: cst.BaseExpression | None,
+                   ctx: LoopCtx, for_form: bool) -> None:
+        if header is None and target is not None:
+            for name in _target_list(target):
+                self.env[name] = UNKNOWN  # the header was rejected: no follow-on errors
+        if header is not None and iv is not None and target is not None:
+            self._bind_target(target, iv, header[3])
+            if not for_form:
+                self._exit_unless(self.b.emit1("lt", [iv, header[1]], TileType(BOOL, ()),
+                                               ctx.span), ctx)
+        if test is not None:
+            try:
+                cond = self.condition(test, "while")
+            except Reject as err:
+                self.record(err)
+                cond = UNKNOWN
+            except Poisoned:
+                cond = UNKNOWN
+            if isinstance(cond, Value) and not cond.is_const:
+                self._exit_unless(cond, ctx)
+        self.body(body)
+        if not (self.terminated or self.returned):
+            self._continue(ctx, self.span_end(body, ctx.span))
+
+    def _bind_target(self, target: cst.BaseExpression, iv: Value, owner: str | None) -> None:
+        if owner is None:
+            if not isinstance(target, cst.Name):
+                self.record(Reject(_bad_target(self, target)))
+                return
+            iv.name = target.value
+            self.env[target.value] = iv
+            return
+        z = self.env.get(owner)
+        assert isinstance(z, Value) and isinstance(z.type, TensorType)
+        coords = self.b.emit("tile_coords", [z, iv], [SCALAR_I32] * z.type.rank, iv.span)
+        index = TupleVal(tuple(coords.results), origin=owner)
+        try:
+            self.assign(target, index)
+        except Reject as err:
+            self.record(err)
+
+    def _exit_unless(self, cond: Value, ctx: LoopCtx) -> None:
+        stay = Block(ops=[Op("yield", [], [], ctx.span)])
+        leave = Block(ops=[Op("break", self._current(ctx), [], ctx.span)])
+        self.b.emit("if", [cond], [], ctx.span, regions=[stay, leave])
+
+    def _current(self, ctx: LoopCtx) -> list[Value]:
+        out = []
+        for name, t in zip(ctx.carried, ctx.types, strict=True):
+            v = self.env.get(name)
+            out.append(v if isinstance(v, Value) else Value(t, ctx.span, name))
+        return out
+
+    def _check_types(self, ctx: LoopCtx, span: Span) -> list[Value]:
+        values = self._current(ctx)
+        for name, v, t in zip(ctx.carried, values, ctx.types, strict=True):
+            if v.is_const and isinstance(t, TileType):
+                try:
+                    v = self.b.materialize(v, t.dtype, v.span)
+                except Reject as err:
+                    self.record(err)
+                    continue
+                values[ctx.carried.index(name)] = v
+            if v.type != t:
+                self.record(Reject(_type_changes_loop(name, t, v, ctx.span)))
+        return values
+
+    def _continue(self, ctx: LoopCtx, span: Span) -> None:
+        values = self._check_types(ctx, span)
+        if ctx.iv is not None and ctx.step is not None:
+            nxt = self.b.emit1("add", [ctx.iv, ctx.step], SCALAR_I32, span)
+            values = [nxt, *values]
+        self.b.emit("continue", values, [], span)
+
+    def jump(self, node: cst.Break | cst.Continue) -> None:
+        span = self.span(node)
+        if not self.loops:
+            self.b.fail(msg.UNSUPPORTED_STATEMENT, span, what=type(node).__name__.lower(),
+                        hint=" outside a loop")
+        ctx = self.loops[-1]
+        if isinstance(node, cst.Continue):
+            self._continue(ctx, span)
+        else:
+            self.b.emit("break", self._check_types(ctx, span), [], span)
+        self.terminated = True
+
+    def _carried(self, names: list[str], span: Span) -> tuple[list[str], list[Value]]:
+        carried, inits = [], []
+        for name in names:
+            v = self.env.get(name)
+            if not isinstance(v, Value) or not isinstance(v.type, (TileType, ConstType)):
+                continue
+            if isinstance(v.type, ConstType):
+                if v.type.kind not in ("int", "float", "bool") or not isinstance(
+                        v.const, (int, float)):
+                    continue
+                try:
+                    v = self.b.materialize(v, natural_dtype(v.const), v.span)
+                except Reject as err:
+                    self.record(err)
+                    continue
+            carried.append(name)
+            inits.append(v)
+        return carried, inits
+
+    def _emit_loop(self, header: tuple[Value, Value, Value, str | None] | None, for_form: bool,
+                   inits: list[Value], carried: list[str], block: Block, span: Span) -> None:
+        types = [v.type for v in inits]
+        if header is not None and for_form:
+            lb, ub, step, _ = header
+            op = self.b.emit("for", [lb, ub, step, *inits], types, span, regions=[block])
+        else:
+            start = [header[0]] if header is not None else []
+            op = self.b.emit("loop", [*start, *inits], types, span, regions=[block])
+        for name, result in zip(carried, op.results, strict=True):
+            result.name = name
+            self.env[name] = result
+
+    def span_end(self, body: Sequence[cst.BaseStatement], fallback: Span) -> Span:
+        return self.span(body[-1]) if body else fallback
+
+
+def stmts_of(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    assert isinstance(suite, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(body=suite.body)]
+
+
+def _target_list(target: cst.BaseExpression) -> list[str]:
+    from .scan import target_names
+
+    return target_names(target)
+
+
+def _changed(before: dict[str, Binding], envs: list[dict[str, Binding]]) -> list[str]:
+    names: list[str] = []
+    for env in envs:
+        for name, value in env.items():
+            if before.get(name) is not value and name not in names:
+                names.append(name)
+    return names
+
+
+def _zero(span: Span) -> FValue:
+    from .values import const_value
+
+    return const_value(span, 0)
+
+
+def _one(span: Span) -> FValue:
+    from .values import const_value
+
+    return const_value(span, 1)
+
+
+def _early_return(span: Span) -> Diagnostic:
+    return Diagnostic("CT101", msg.UNSUPPORTED_STATEMENT.format(
+        what="return in only one branch", hint="; helpers are inlined, so give the if an else "
+        "that returns too, or return after it"), span)
+
+
+def _bad_target(owner: Statements, target: cst.BaseExpression) -> Diagnostic:
+    return Diagnostic("CT113", msg.UNSUPPORTED_LOOP.format(what="tuple targets of range()"),
+                      owner.span(target))
+
+
+def _type_changes_branch(name: str, a: Value, b: Value) -> Diagnostic:
+    return Diagnostic("CT212", msg.TYPE_CHANGES_BRANCH.format(name=name, a=a.type, b=b.type),
+                      b.span, notes=(Note(f"'{name}' is {a.type} here", a.span),))
+
+
+def _type_changes_loop(name: str, before: Type, v: Value, loop: Span) -> Diagnostic:
+    return Diagnostic("CT212", msg.TYPE_CHANGES_LOOP.format(name=name, before=before,
+                                                            after=v.type),
+                      v.span, notes=(Note("the loop starts here", loop),))

@@ -1,0 +1,384 @@
+"""Expressions: names, literals, operators and calls (cutile ops, methods, inlined helpers)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .. import messages as msg
+from ..diagnostics import Diagnostic, Note, Span
+from ..dtypes import BY_NAME as DTYPES
+from ..ops import FUNCTIONS, METHODS, bind
+from ..ops.elementwise import binary, unary
+from ..ops.matmul import matmul
+from ..types import ConstType, PartitionType, TensorType, TileType
+from .builder import Arg, Builder
+from .module import FunctionDef, ModuleInfo
+from .values import (
+    UNKNOWN,
+    Binding,
+    FValue,
+    Poisoned,
+    Reject,
+    TupleVal,
+    Unbound,
+    Unknown,
+    const_of,
+    const_value,
+)
+
+BINARY_OPS: dict[type[cst.BaseBinaryOp], str] = {
+    cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
+    cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow", cst.BitAnd: "and",
+    cst.BitOr: "or", cst.BitXor: "xor", cst.LeftShift: "shl", cst.RightShift: "shr",
+}
+AUG_OPS: dict[type[cst.BaseAugOp], str] = {
+    cst.AddAssign: "add", cst.SubtractAssign: "sub", cst.MultiplyAssign: "mul",
+    cst.DivideAssign: "div", cst.FloorDivideAssign: "floordiv", cst.ModuloAssign: "mod",
+    cst.PowerAssign: "pow", cst.BitAndAssign: "and", cst.BitOrAssign: "or",
+    cst.BitXorAssign: "xor", cst.LeftShiftAssign: "shl", cst.RightShiftAssign: "shr",
+}
+COMPARE_OPS: dict[type[cst.BaseCompOp], str] = {
+    cst.Equal: "eq", cst.NotEqual: "ne", cst.LessThan: "lt", cst.LessThanEqual: "le",
+    cst.GreaterThan: "gt", cst.GreaterThanEqual: "ge",
+}
+UNSUPPORTED_EXPRS: dict[type[cst.CSTNode], tuple[str, str]] = {
+    cst.ListComp: ("list comprehensions", "; build tiles with ct.arange, ct.full or ct.where"),
+    cst.SetComp: ("set comprehensions", ""),
+    cst.DictComp: ("dict comprehensions", ""),
+    cst.GeneratorExp: ("generator expressions", ""),
+    cst.Lambda: ("lambdas", "; define a module-level @ct.function helper"),
+    cst.List: ("lists", "; use a tuple for shapes and indices"),
+    cst.Dict: ("dicts", ""),
+    cst.Set: ("sets", ""),
+    cst.FormattedString: ("f-strings", "; use ct.printf(\"%d\", x)"),
+    cst.ConcatenatedString: ("implicitly concatenated strings", ""),
+    cst.NamedExpr: ("the walrus operator", "; assign in a separate statement"),
+    cst.Await: ("await", ""),
+    cst.Yield: ("yield", ""),
+    cst.Ellipsis: ("'...'", ""),
+    cst.Slice: ("slices", "; use reshape or load_tile"),
+}
+HOST_HINTS = {
+    "print": "; use ct.printf(fmt, *values)",
+    "len": "; use t.shape or a Const parameter",
+    "max": "; use ct.max(t, axis) or ct.maximum(a, b)",
+    "min": "; use ct.min(t, axis) or ct.minimum(a, b)",
+    "abs": "; use ct.abs(t)",
+    "sum": "; use ct.sum(t, axis)",
+}
+
+
+@dataclass(frozen=True)
+class TypedName:
+    """A name bound in a kernel and its type, for hover and inlay hints."""
+
+    name: str
+    span: Span
+    type: str
+
+
+@dataclass
+class Context:
+    """Shared by a kernel's analysis and every helper inlined into it."""
+
+    info: ModuleInfo
+    builder: Builder
+    consts: dict[str, object] | None  # specialized Const values; None when only checking
+    diags: list[Diagnostic] = field(default_factory=list)
+    names: list[TypedName] = field(default_factory=list)
+    stack: list[str] = field(default_factory=list)  # helpers being inlined (recursion check)
+    unsafe: bool = False
+
+
+class Expressions:
+    ctx: Context
+    env: dict[str, Binding]
+    call_site: Span | None  # where the helper being analyzed was called from
+
+    @property
+    def b(self) -> Builder:
+        return self.ctx.builder
+
+    def span(self, node: cst.CSTNode) -> Span:
+        return self.ctx.info.span(node)
+
+    def arg(self, node: cst.BaseExpression) -> Arg:
+        return Arg(self.expr(node), self.span(node))
+
+    # -- dispatch -------------------------------------------------------------------------------
+    def expr(self, node: cst.BaseExpression) -> FValue:
+        span = self.span(node)
+        if isinstance(node, cst.Name):
+            return self.name(node, span)
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return const_value(span, node.evaluated_value)
+        if isinstance(node, cst.Imaginary):
+            self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="complex numbers", verb="are",
+                        hint="")
+        if isinstance(node, cst.SimpleString):
+            return const_value(span, str(node.evaluated_value))
+        if isinstance(node, cst.Tuple):
+            return TupleVal(tuple(self.expr(e.value) for e in self._elements(node)))
+        if isinstance(node, cst.Attribute):
+            return self.attribute(node, span)
+        if isinstance(node, cst.BinaryOperation):
+            return self.binary(node, span)
+        if isinstance(node, cst.UnaryOperation):
+            return self.unary(node, span)
+        if isinstance(node, cst.BooleanOperation):
+            op = "and" if isinstance(node.operator, cst.And) else "or"
+            return self.logic(op, self.arg(node.left), self.arg(node.right), span)
+        if isinstance(node, cst.Comparison):
+            return self.compare(node, span)
+        if isinstance(node, cst.Call):
+            return self.call(node, span)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node, span)
+        if isinstance(node, cst.IfExp):
+            return self.if_exp(node, span)
+        what, hint = UNSUPPORTED_EXPRS.get(type(node), (type(node).__name__, ""))
+        self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what=what.capitalize(), verb="are",
+                    hint=hint)
+
+    def _elements(self, node: cst.Tuple) -> list[cst.BaseElement]:
+        for e in node.elements:
+            if isinstance(e, cst.StarredElement):
+                self.b.fail(msg.UNSUPPORTED_EXPRESSION, self.span(e), what="Starred expressions",
+                            verb="are", hint="")
+        return list(node.elements)
+
+    # -- names ----------------------------------------------------------------------------------
+    def name(self, node: cst.Name, span: Span) -> FValue:
+        ident = node.value
+        if ident in self.env:
+            bound = self.env[ident]
+            if isinstance(bound, Unbound):
+                self.b.fail(msg.POSSIBLY_UNBOUND, span, name=ident, where=bound.where)
+            return bound
+        if ident in ("True", "False"):
+            return const_value(span, ident == "True")
+        if ident == "None":
+            return const_value(span, None, "none")
+        info = self.ctx.info
+        if ident in info.constants:
+            return literal_fvalue(info.constants[ident], span)
+        resolved = info.resolve(node)
+        if resolved is not None:
+            return self.cutile_name(resolved, span)
+        if ident in info.functions:
+            self.b.fail(msg.BAD_OPERAND, span, op="this expression",
+                        what=f"the function '{ident}' as a value (call it)")
+        if ident in info.assigned_globals:
+            self.b.fail(msg.NON_CONSTANT_GLOBAL, span, name=ident)
+        self.b.fail(msg.UNKNOWN_NAME, span, name=ident)
+
+    def cutile_name(self, resolved: str, span: Span) -> FValue:
+        if resolved in DTYPES:
+            return const_value(span, DTYPES[resolved], "dtype")
+        self.b.fail(msg.BAD_OPERAND, span, op="this expression",
+                    what=f"ct.{resolved} as a value")
+
+    def attribute(self, node: cst.Attribute, span: Span) -> FValue:
+        resolved = self.ctx.info.resolve(node)
+        if resolved is not None and not (isinstance(node.value, cst.Name) and
+                                         node.value.value in self.env):
+            if resolved in DTYPES:
+                return self.cutile_name(resolved, span)
+            self._unknown_op(resolved, span)
+        base = self.expr(node.value)
+        if isinstance(base, Unknown):
+            raise Poisoned
+        attr = node.attr.value
+        if isinstance(base, TupleVal) or not isinstance(
+                base.type, (TileType, TensorType)) or attr not in ("shape", "dtype", "ndim"):
+            kind = "a tuple" if isinstance(base, TupleVal) else _kind(base.type)
+            self.b.fail(msg.UNKNOWN_METHOD, self.span(node.attr), kind=kind.capitalize(),
+                        name=attr, hint="")
+        t = base.type
+        if attr == "dtype":
+            return const_value(span, t.dtype, "dtype")
+        if attr == "ndim":
+            return const_value(span, t.rank)
+        return TupleVal(tuple(const_value(span, d) for d in t.shape)) if (
+            isinstance(t, TileType) or t.mutable) else self.b.fail(
+                msg.NOT_CONSTANT, span, what="the shape of a read-only tensor")
+
+    def _unknown_op(self, resolved: str, span: Span) -> None:
+        close = difflib.get_close_matches(resolved, list(FUNCTIONS), n=1)
+        hint = f"; did you mean ct.{close[0]}?" if close else ""
+        self.b.fail(msg.UNKNOWN_OPERATION, span, name=resolved, hint=hint)
+
+    # -- operators ------------------------------------------------------------------------------
+    def binary(self, node: cst.BinaryOperation, span: Span) -> FValue:
+        lhs, rhs = self.arg(node.left), self.arg(node.right)
+        if isinstance(node.operator, cst.MatrixMultiply):
+            return matmul(self.b, lhs, rhs, span)
+        return binary(self.b, BINARY_OPS[type(node.operator)], lhs, rhs, span)
+
+    def unary(self, node: cst.UnaryOperation, span: Span) -> FValue:
+        operand = self.arg(node.expression)
+        if isinstance(node.operator, cst.Plus):
+            return operand.value
+        name = {cst.Minus: "neg", cst.BitInvert: "invert", cst.Not: "not"}[type(node.operator)]
+        return unary(self.b, name, operand, span)
+
+    def logic(self, op: str, lhs: Arg, rhs: Arg, span: Span) -> FValue:
+        x, y = const_of(self.b.known(lhs)), const_of(self.b.known(rhs))
+        if isinstance(x, bool) and isinstance(y, bool):
+            return const_value(span, (x and y) if op == "and" else (x or y))
+        return binary(self.b, op, lhs, rhs, span)
+
+    def compare(self, node: cst.Comparison, span: Span) -> FValue:
+        if len(node.comparisons) != 1:
+            self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="Chained comparisons", verb="are",
+                        hint="; combine two comparisons with &")
+        target = node.comparisons[0]
+        name = COMPARE_OPS.get(type(target.operator))
+        if name is None:
+            self.b.fail(msg.UNSUPPORTED_EXPRESSION, self.span(target.operator),
+                        what="'is' and 'in' comparisons", verb="are", hint="")
+        return binary(self.b, name, self.arg(node.left), self.arg(target.comparator), span)
+
+    def subscript(self, node: cst.Subscript, span: Span) -> FValue:
+        base = self.expr(node.value)
+        if not isinstance(base, TupleVal) or len(node.slice) != 1 or not isinstance(
+                node.slice[0].slice, cst.Index):
+            self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="Indexing tiles", verb="is",
+                        hint="; use reshape, ct.where or load_tile")
+        index_node = node.slice[0].slice.value
+        index = const_of(self.expr(index_node))
+        if not isinstance(index, int) or not -len(base.items) <= index < len(base.items):
+            self.b.fail(msg.NOT_CONSTANT, self.span(index_node),
+                        what=f"a tuple index (an int below {len(base.items)})")
+        return base.items[index]
+
+    def if_exp(self, node: cst.IfExp, span: Span) -> FValue:
+        cond = const_of(self.expr(node.test))
+        if not isinstance(cond, bool):
+            self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="Conditional expressions on tiles",
+                        verb="are", hint="; use ct.where(cond, a, b)")
+        return self.expr(node.body if cond else node.orelse)
+
+    # -- calls ----------------------------------------------------------------------------------
+    def call_args(self, node: cst.Call) -> tuple[list[Arg], dict[str, Arg]]:
+        args: list[Arg] = []
+        kwargs: dict[str, Arg] = {}
+        for a in node.args:
+            if a.star:
+                self.b.fail(msg.UNSUPPORTED_EXPRESSION, self.span(a), what="Starred arguments",
+                            verb="are", hint="")
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = self.arg(a.value)
+            else:
+                args.append(self.arg(a.value))
+        return args, kwargs
+
+    def call(self, node: cst.Call, span: Span) -> FValue:
+        func = node.func
+        info = self.ctx.info
+        local = _root(func) in self.env
+        resolved = None if local else info.resolve(func)
+        if resolved is not None:
+            return self.call_op(resolved, node, span)
+        if isinstance(func, cst.Attribute):
+            return self.call_method(func, node, span)
+        if isinstance(func, cst.Name) and not local:
+            target = info.functions.get(func.value)
+            if target is not None and not target.is_kernel:
+                args, kwargs = self.call_args(node)
+                return self.inline(target, args, kwargs, span)
+            hint = HOST_HINTS.get(func.value, "; decorate it with @ct.function")
+            if target is not None:
+                hint = "; kernels cannot call other kernels (use a @ct.function helper)"
+            self.b.fail(msg.NON_KERNEL_CALL, self.span(func), name=func.value, hint=hint)
+        self.b.fail(msg.NON_KERNEL_CALL, self.span(func), name=_text(info, func), hint="")
+
+    def call_op(self, resolved: str, node: cst.Call, span: Span) -> FValue:
+        spec = FUNCTIONS.get(resolved)
+        if spec is None:
+            if resolved in ("kernel", "function"):
+                self.b.fail(msg.NON_KERNEL_CALL, span, name=f"ct.{resolved}", hint="")
+            self._unknown_op(resolved, self.span(node.func))
+            raise AssertionError("unreachable")
+        args, kwargs = self.call_args(node)
+        call = bind(self.b, spec, f"ct.{resolved}", args, kwargs, span)
+        return spec.rule(self.b, call)
+
+    def call_method(self, func: cst.Attribute, node: cst.Call, span: Span) -> FValue:
+        receiver = self.arg(func.value)
+        base = self.b.known(receiver)
+        name = func.attr.value
+        kind = "tuple" if isinstance(base, TupleVal) else _receiver(base.type)
+        spec = METHODS.get((kind, name))
+        if spec is None:
+            available = sorted(n for (k, n) in METHODS if k == kind)
+            hint = f" (it has: {', '.join(available)})" if available else ""
+            if name == "tiles" and kind == "mut":
+                self.b.fail(msg.UNSUPPORTED_LOOP, span, what="z.tiles() outside a for loop")
+            self.b.fail(msg.UNKNOWN_METHOD, self.span(func.attr),
+                        kind=_kind_from_receiver(kind).capitalize(), name=name, hint=hint)
+        args, kwargs = self.call_args(node)
+        call = bind(self.b, spec, f"{_text(self.ctx.info, func.value)}.{name}",
+                    [receiver, *args], kwargs, span)
+        return spec.rule(self.b, call)
+
+    # -- helpers --------------------------------------------------------------------------------
+    def inline(self, fn: FunctionDef, args: list[Arg], kwargs: dict[str, Arg],
+               span: Span) -> FValue:
+        from .function import inline_helper
+
+        if fn.name in self.ctx.stack:
+            chain = " -> ".join([*self.ctx.stack[self.ctx.stack.index(fn.name):], fn.name])
+            self.b.fail(msg.RECURSION, span, name=fn.name, chain=chain)
+        return inline_helper(self.ctx, fn, args, kwargs, span)
+
+    def record(self, err: Reject) -> None:
+        diag = err.diag
+        if self.call_site is not None:
+            diag = Diagnostic(diag.code, diag.message, diag.span, diag.severity,
+                              (*diag.notes, Note("in the call from here", self.call_site)))
+        self.ctx.diags.append(diag)
+
+
+def literal_fvalue(value: object, span: Span) -> FValue:
+    if isinstance(value, tuple):
+        return TupleVal(tuple(literal_fvalue(v, span) for v in value))
+    return const_value(span, value)  # type: ignore[arg-type]
+
+
+def _root(expr: cst.BaseExpression) -> str | None:
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def _text(info: ModuleInfo, node: cst.CSTNode) -> str:
+    return info.module.code_for_node(node)
+
+
+def _receiver(t: object) -> str:
+    if isinstance(t, TileType):
+        return "tile"
+    if isinstance(t, TensorType):
+        return "mut" if t.mutable else "tensor"
+    if isinstance(t, PartitionType):
+        return "partition"
+    if isinstance(t, ConstType):
+        return "constant"
+    return "value"
+
+
+def _kind_from_receiver(kind: str) -> str:
+    return {"tile": "a tile", "mut": "a Mut tensor", "tensor": "a read-only tensor",
+            "partition": "a partition", "constant": "a constant", "tuple": "a tuple"}.get(
+                kind, "this value")
+
+
+def _kind(t: object) -> str:
+    return _kind_from_receiver(_receiver(t))
+
+
+__all__ = ["AUG_OPS", "UNKNOWN", "Context", "Expressions", "TypedName"]

@@ -1,0 +1,157 @@
+"""Analyzing one kernel or helper: parameters, body, and helper inlining."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .. import messages as msg
+from ..diagnostics import Diagnostic, Span
+from ..ir import KernelIR, Param, Value
+from ..types import ConstType, Dim, SymInt, TensorType, TileType
+from .builder import Arg, Builder
+from .control import ControlFlow, LoopCtx, stmts_of
+from .exprs import Context, TypedName
+from .module import FunctionDef, ModuleInfo, literal_value
+from .signature import KernelSignature, ParamSpec, read_signature
+from .values import UNKNOWN, Binding, FValue, Reject, Unbound, const_value
+
+
+class Analyzer(ControlFlow):
+    def __init__(self, ctx: Context, env: dict[str, Binding], is_kernel: bool,
+                 call_site: Span | None = None, const_params: set[str] | None = None) -> None:
+        self.ctx = ctx
+        self.env = env
+        self.is_kernel = is_kernel
+        self.call_site = call_site
+        self.const_params = const_params or set()
+        self.terminated = False
+        self.returned = False
+        self.loops: list[LoopCtx] = []
+
+
+@dataclass
+class KernelResult:
+    ir: KernelIR | None  # None when there are errors
+    diagnostics: list[Diagnostic]
+    names: list[TypedName]
+    signature: KernelSignature
+
+
+def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
+                   consts: dict[str, object] | None = None) -> KernelResult:
+    """Types a kernel. Without `consts`, Const parameters stay symbolic (edit-time checking)."""
+    sig, diags = read_signature(info, fn)
+    ctx = Context(info, Builder(), consts, unsafe=sig.unsafe)
+    params = [_param(p, consts) for p in sig.params]
+    env: dict[str, Binding] = {p.name: p.value for p in params}
+    if diags:
+        for name in _annotated_names(fn.node):
+            env.setdefault(name, UNKNOWN)  # a rejected signature: no follow-on errors
+    analyzer = Analyzer(ctx, env, True, const_params={p.name for p in sig.params
+                                                       if p.kind == "const"})
+    analyzer.body(stmts_of(fn.node.body))
+    all_diags = _dedupe(diags + ctx.diags)
+    ir = None
+    if not any(d.severity.value == "error" for d in all_diags):
+        body = ctx.builder.blocks[0]
+        body.args = [p.value for p in params]
+        ir = KernelIR(fn.name, params, body, info.span(fn.node.name),
+                      dict(consts or {}), dict(fn.options))
+    return KernelResult(ir, all_diags, ctx.names, sig)
+
+
+def _annotated_names(node: cst.FunctionDef) -> list[str]:
+    p = node.params
+    return [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
+
+
+def _param(p: ParamSpec, consts: dict[str, object] | None) -> Param:
+    def dim(entry: int | str) -> Dim:
+        if isinstance(entry, str):
+            value = (consts or {}).get(entry)
+            return value if isinstance(value, int) else SymInt(entry)
+        return entry
+
+    if p.kind in ("tensor", "mut"):
+        assert p.dtype is not None
+        t = TensorType(p.dtype, tuple(dim(e) for e in p.shape), p.kind == "mut")
+        return Param(p.name, p.kind, Value(t, p.span, p.name))
+    if p.kind == "scalar":
+        assert p.dtype is not None
+        return Param(p.name, p.kind, Value(TileType(p.dtype, ()), p.span, p.name))
+    value = (consts or {}).get(p.name, SymInt(p.name))
+    kind = p.const_kind or "int"
+    return Param(p.name, "const", Value(ConstType(kind, value), p.span, p.name,
+                                        const=value))  # type: ignore[arg-type]
+
+
+def inline_helper(ctx: Context, fn: FunctionDef, args: list[Arg], kwargs: dict[str, Arg],
+                  span: Span) -> FValue:
+    env = _bind_helper_args(ctx, fn, args, kwargs, span)
+    ctx.stack.append(fn.name)
+    try:
+        analyzer = Analyzer(ctx, env, False, call_site=span)
+        analyzer.body(stmts_of(fn.node.body))
+    finally:
+        ctx.stack.pop()
+    result = analyzer.env.get("__return__")
+    if result is None:
+        return const_value(span, None, "none")
+    return UNKNOWN if isinstance(result, Unbound) else result
+
+
+def _bind_helper_args(ctx: Context, fn: FunctionDef, args: list[Arg], kwargs: dict[str, Arg],
+                      span: Span) -> dict[str, Binding]:
+    p = fn.node.params
+    params = [*p.posonly_params, *p.params, *p.kwonly_params]
+    positional = [*p.posonly_params, *p.params]
+    env: dict[str, Binding] = {}
+    b = ctx.builder
+    if len(args) > len(positional):
+        b.fail(msg.TOO_MANY_ARGS, args[len(positional)].span, name=fn.name, most=len(positional),
+               s="" if len(positional) == 1 else "s", given=len(args))
+    for param, a in zip(positional, args, strict=False):
+        env[param.name.value] = a.value
+    names = {x.name.value for x in params}
+    for key, a in kwargs.items():
+        if key not in names:
+            b.fail(msg.UNKNOWN_KEYWORD, a.span, name=fn.name, param=key)
+        if key in env:
+            b.fail(msg.DUPLICATE_ARG, a.span, name=fn.name, param=key)
+        env[key] = a.value
+    for param in params:
+        if param.name.value in env:
+            continue
+        default = literal_value(param.default) if param.default is not None else None
+        if default is None:
+            b.fail(msg.MISSING_ARG, span, name=fn.name, param=param.name.value)
+        from .exprs import literal_fvalue
+
+        env[param.name.value] = literal_fvalue(default, span)
+    return env
+
+
+def check_helper_syntax(info: ModuleInfo, fn: FunctionDef) -> list[Diagnostic]:
+    """CT1 errors of a helper with unknown arguments (its types are checked per call)."""
+    ctx = Context(info, Builder(), None)
+    env: dict[str, Binding] = {n: UNKNOWN for n in _annotated_names(fn.node)}
+    Analyzer(ctx, env, False).body(
+        stmts_of(fn.node.body))
+    return [d for d in ctx.diags if d.code.startswith("CT1")]
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[str, Span, str]] = set()
+    out = []
+    for d in diags:
+        key = (d.code, d.span, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+__all__ = ["Analyzer", "KernelResult", "Reject", "analyze_kernel", "check_helper_syntax",
+           "inline_helper"]

@@ -1,0 +1,91 @@
+"""What a name can be bound to while a kernel is analyzed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, Span
+from ..ir import ConstVal, Value
+from ..types import ConstType, SymInt
+
+
+@dataclass(frozen=True)
+class TupleVal:
+    items: tuple[FValue, ...]
+    origin: str | None = None  # the Mut parameter whose z.tiles() produced this index
+
+
+class Unknown:
+    """The result of a rejected construct: using it reports nothing more (one root cause)."""
+
+    def __repr__(self) -> str:
+        return "<unknown>"
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Unbound:
+    where: str  # "inside a loop", "in some branches of an if"
+
+
+FValue = Value | TupleVal | Unknown
+Binding = FValue | Unbound
+
+
+class Reject(Exception):
+    """Raised by a rule: the construct is rejected with this diagnostic."""
+
+    def __init__(self, diag: Diagnostic) -> None:
+        super().__init__(diag.message)
+        self.diag = diag
+
+
+class Poisoned(Exception):
+    """An operand was UNKNOWN: abandon the construct silently."""
+
+
+def const_of(v: FValue) -> ConstVal:
+    """The compile-time value of v (Python tuples for TupleVals), or None if v is not constant."""
+    if isinstance(v, Value) and isinstance(v.type, ConstType):
+        return v.const
+    if isinstance(v, TupleVal):
+        items = [const_of(i) for i in v.items]
+        if any(i is None for i in items):
+            return None
+        return tuple(items)
+    return None
+
+
+def is_known_int(c: ConstVal) -> bool:
+    return isinstance(c, int) and not isinstance(c, bool)
+
+
+def is_int_like(c: ConstVal) -> bool:
+    return is_known_int(c) or isinstance(c, SymInt)
+
+
+def const_value(span: Span, value: ConstVal, kind: str | None = None) -> Value:
+    if kind is None:
+        kind = _kind_of(value)
+    return Value(ConstType(kind, value), span, const=value)
+
+
+def _kind_of(value: ConstVal) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, SymInt)):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if value is None:
+        return "none"
+    return "dtype"
+
+
+def none_value(span: Span) -> Value:
+    """The value of a call made for its effect (store, printf)."""
+    return const_value(span, None, "none")

@@ -1,0 +1,32 @@
+"""Debugging from the device: printf and device_assert."""
+
+from __future__ import annotations
+
+from .. import messages as msg
+from ..dtypes import BOOL
+from ..frontend.builder import Arg, Builder
+from ..frontend.values import FValue, none_value
+from ..types import TileType
+from .registry import Call, function
+
+
+@function("printf", "fmt, *args")
+def _printf(b: Builder, c: Call) -> FValue:
+    fmt = b.const(c["fmt"], "the format of printf()")
+    if not isinstance(fmt, str):
+        b.fail(msg.NOT_CONSTANT, c["fmt"].span, what="the format of printf() (a string)")
+    values = [b.tile(Arg(a.value, a.span), "printf") for a in c.rest]
+    b.emit("printf", values, [], c.span, {"format": fmt})
+    return none_value(c.span)
+
+
+@function("device_assert", "cond, message=''")
+def _assert(b: Builder, c: Call) -> FValue:
+    cond = b.tile(c["cond"], "device_assert")
+    assert isinstance(cond.type, TileType)
+    if cond.type.dtype != BOOL:
+        b.fail(msg.BAD_OPERAND, c["cond"].span, op="device_assert",
+               what=f"a {cond.type.dtype} condition (compare to get a bool tile)")
+    text = b.const(c["message"], "the message of device_assert()")
+    b.emit("assert", [cond], [], c.span, {"message": str(text)})
+    return none_value(c.span)

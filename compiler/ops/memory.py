@@ -1,0 +1,174 @@
+"""Block ids, loads and stores: tensors, Mut slabs and partitions."""
+
+from __future__ import annotations
+
+from .. import messages as msg
+from ..dtypes import I32
+from ..frontend.builder import Arg, Builder
+from ..frontend.values import FValue, TupleVal, none_value
+from ..ir import Value
+from ..types import PartitionType, Shape, TensorType, TileType, describe, fmt_shape
+from .registry import Call, function, method
+
+SCALAR_I32 = TileType(I32, ())
+
+
+def _axis(b: Builder, arg: Arg, what: str) -> int:
+    axis = b.const_int(arg, what)
+    if not isinstance(axis, int) or not 0 <= axis <= 2:
+        b.fail(msg.BAD_AXIS, arg.span, axis=axis, rank=3)
+    return axis
+
+
+@function("block_id", "axis")
+def _block_id(b: Builder, c: Call) -> FValue:
+    axis = _axis(b, c["axis"], "the axis of block_id()")
+    return b.emit1("block_id", [], SCALAR_I32, c.span, axis=axis)
+
+
+@function("num_blocks", "axis")
+def _num_blocks(b: Builder, c: Call) -> FValue:
+    axis = _axis(b, c["axis"], "the axis of num_blocks()")
+    return b.emit1("num_blocks", [], SCALAR_I32, c.span, axis=axis)
+
+
+def tensor(b: Builder, arg: Arg, what: str, mutable: bool | None = None) -> Value:
+    v = b.known(arg)
+    if not isinstance(v, Value) or not isinstance(v.type, TensorType) or (
+            mutable is not None and v.type.mutable != mutable):
+        kind = {True: "a Mut tensor", False: "a read-only tensor", None: "a tensor"}[mutable]
+        got = "a tuple" if isinstance(v, TupleVal) else describe(v.type)
+        b.fail(msg.BAD_OPERAND, arg.span, op=what, what=f"{got} (it needs {kind})")
+    return v
+
+
+def tile_index(b: Builder, z: Value, span: object) -> list[Value]:
+    """This block's tile coordinates in z's partition (following the partition's order)."""
+    assert isinstance(z.type, TensorType)
+    op = b.emit("tile_index", [z], [SCALAR_I32] * z.type.rank, span)  # type: ignore[arg-type]
+    return op.results
+
+
+def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
+    v = b.known(arg)
+    items = list(v.items) if isinstance(v, TupleVal) else [v]
+    if len(items) != rank:
+        want = "an index" if rank == 1 else f"a tuple of {rank} indices"
+        b.fail(msg.INDEX_RANK, arg.span, what=what, want=want, rank=rank,
+               given=f"{len(items)} ind{'ex' if len(items) == 1 else 'ices'}")
+    return [b.scalar_int(Arg(i, arg.span), what) for i in items]
+
+
+@function("load_tile_like", "x, z")
+def _load_tile_like(b: Builder, c: Call) -> FValue:
+    x = tensor(b, c["x"], "load_tile_like")
+    z = tensor(b, c["z"], "load_tile_like", mutable=True)
+    assert isinstance(x.type, TensorType) and isinstance(z.type, TensorType)
+    if x.type.rank != z.type.rank:
+        b.fail(msg.LOAD_LIKE_RANK, c.span, a=x.name or "x", ra=x.type.rank, b=z.name or "z",
+               rb=z.type.rank)
+    idx = tile_index(b, z, c.span)
+    return b.emit1("load", [x, *idx], TileType(x.type.dtype, z.type.shape), c.span,
+                   shape=z.type.shape)
+
+
+@method("mut", "store", "tile, index=None")
+def _store(b: Builder, c: Call) -> FValue:
+    z = tensor(b, c["self"], "store", mutable=True)
+    assert isinstance(z.type, TensorType)
+    name = z.name or "z"
+    value = b.tile_or_const(c["tile"], "store")
+    if isinstance(value.type, TileType):
+        _check_store(b, c, value.type, z.type, name)
+        tile = value
+    else:
+        tile = b.broadcast(b.materialize(value, z.type.dtype, c["tile"].span), z.type.shape,
+                           c.span)
+    index = b.known(c["index"])
+    if isinstance(index, Value) and index.const is None and index.is_const:
+        idx = tile_index(b, z, c.span)
+    elif isinstance(index, TupleVal) and index.origin == name:
+        idx = index_values(b, c["index"], z.type.rank, "the store index")
+    else:
+        b.fail(msg.FOREIGN_TILE_INDEX, c["index"].span, name=name)
+    b.emit("store", [z, tile, *idx], [], c.span)
+    return none_value(c.span)
+
+
+def _check_store(b: Builder, c: Call, t: TileType, z: TensorType, name: str) -> None:
+    hint = ""
+    if t.dtype != z.dtype:
+        hint = f"; convert with .astype({z.dtype})"
+    same_shape = len(t.shape) == len(z.shape) and all(
+        a == bb or not isinstance(a, int) or not isinstance(bb, int)
+        for a, bb in zip(t.shape, z.shape, strict=True))
+    if hint or not same_shape:
+        b.fail(msg.STORE_TYPE, c["tile"].span, got=f"{t.dtype} {fmt_shape(t.shape)}", name=name,
+               want=f"{z.dtype} {fmt_shape(z.shape)}", hint=hint)
+
+
+@method("mut", "load", "")
+def _load_mut(b: Builder, c: Call) -> FValue:
+    z = tensor(b, c["self"], "load", mutable=True)
+    assert isinstance(z.type, TensorType)
+    idx = tile_index(b, z, c.span)
+    return b.emit1("load", [z, *idx], TileType(z.type.dtype, z.type.shape), c.span,
+                   shape=z.type.shape)
+
+
+@method("mut", "tile_index", "")
+def _tile_index(b: Builder, c: Call) -> FValue:
+    z = tensor(b, c["self"], "tile_index", mutable=True)
+    return TupleVal(tuple(tile_index(b, z, c.span)))
+
+
+def _tile_shape_for(b: Builder, arg: Arg, t: TensorType, what: str) -> Shape:
+    shape = b.tile_shape(arg, what)
+    if len(shape) != t.rank:
+        b.fail(msg.RANK_NEEDED, arg.span, what=what, want=t.rank, shape=fmt_shape(shape))
+    return shape
+
+
+@method("tensor", "load_tile", "shape, index")
+def _load_tile(b: Builder, c: Call) -> FValue:
+    x = tensor(b, c["self"], "load_tile", mutable=False)
+    assert isinstance(x.type, TensorType)
+    shape = _tile_shape_for(b, c["shape"], x.type, "the shape of load_tile()")
+    idx = index_values(b, c["index"], x.type.rank, "load_tile()")
+    return b.emit1("load", [x, *idx], TileType(x.type.dtype, shape), c.span, shape=shape)
+
+
+@method("tensor", "partition", "shape")
+def _partition(b: Builder, c: Call) -> FValue:
+    x = tensor(b, c["self"], "partition", mutable=False)
+    assert isinstance(x.type, TensorType)
+    shape = _tile_shape_for(b, c["shape"], x.type, "the tile shape of partition()")
+    return b.emit1("partition", [x], PartitionType(x.type, shape), c.span, shape=shape)
+
+
+def _partition_arg(b: Builder, arg: Arg, what: str) -> Value:
+    p = b.known(arg)
+    if not isinstance(p, Value) or not isinstance(p.type, PartitionType):
+        got = "a tuple" if isinstance(p, TupleVal) else describe(p.type)
+        b.fail(msg.BAD_OPERAND, arg.span, op=what, what=f"{got} (it needs x.partition(shape))")
+    return p
+
+
+@method("partition", "load", "index")
+def _partition_load(b: Builder, c: Call) -> FValue:
+    p = _partition_arg(b, c["self"], "load")
+    assert isinstance(p.type, PartitionType)
+    idx = index_values(b, c["index"], len(p.type.tile), "load()")
+    return b.emit1("load", [p, *idx], TileType(p.type.tensor.dtype, p.type.tile), c.span,
+                   shape=p.type.tile)
+
+
+@function("num_tiles", "p, axis")
+def _num_tiles(b: Builder, c: Call) -> FValue:
+    p = _partition_arg(b, c["p"], "num_tiles")
+    assert isinstance(p.type, PartitionType)
+    axis = b.const_int(c["axis"], "the axis of num_tiles()")
+    rank = len(p.type.tile)
+    if not isinstance(axis, int) or not -rank <= axis < rank:
+        b.fail(msg.BAD_AXIS, c["axis"].span, axis=axis, rank=rank)
+    return b.emit1("num_tiles", [p], SCALAR_I32, c.span, axis=axis % rank)

@@ -1,0 +1,105 @@
+"""Shape operations: reshape, broadcast_to, transpose, permute, expand_dims, cat."""
+
+from __future__ import annotations
+
+import math
+
+from .. import messages as msg
+from ..frontend.builder import Arg, Builder
+from ..frontend.values import FValue, TupleVal
+from ..types import TileType, fmt_shape, is_static
+from .registry import Call, function, method
+
+
+def _tile(b: Builder, arg: Arg, op: str) -> TileType:
+    v = b.tile(arg, op)
+    assert isinstance(v.type, TileType)
+    return v.type
+
+
+def norm_axis(b: Builder, arg: Arg, rank: int, what: str) -> int:
+    axis = b.const_int(arg, what)
+    if not isinstance(axis, int) or not -rank <= axis < rank:
+        b.fail(msg.BAD_AXIS, arg.span, axis=axis, rank=rank)
+    return axis % rank
+
+
+@method("tile", "reshape", "shape")
+def _reshape(b: Builder, c: Call) -> FValue:
+    x = b.tile(c["self"], "reshape")
+    t = _tile(b, c["self"], "reshape")
+    shape = b.tile_shape(c["shape"], "the shape of reshape()")
+    if is_static(t.shape) and is_static(shape):
+        na, nb = math.prod(t.shape), math.prod(shape)  # type: ignore[arg-type]
+        if na != nb:
+            b.fail(msg.RESHAPE_SIZE, c["shape"].span, a=fmt_shape(t.shape), na=na,
+                   b=fmt_shape(shape), nb=nb)
+    return b.emit1("reshape", [x], TileType(t.dtype, shape), c.span, shape=shape)
+
+
+@function("broadcast_to", "x, shape")
+def _broadcast_to(b: Builder, c: Call) -> FValue:
+    x = b.tile(c["x"], "broadcast_to")
+    t = _tile(b, c["x"], "broadcast_to")
+    shape = b.tile_shape(c["shape"], "the shape of broadcast_to()")
+    if len(t.shape) > len(shape) or b.broadcast_shapes(t.shape, shape) not in (shape, None) or \
+            b.broadcast_shapes(t.shape, shape) is None:
+        b.fail(msg.BROADCAST_TO, c.span, a=fmt_shape(t.shape), b=fmt_shape(shape))
+    return b.broadcast(x, shape, c.span)
+
+
+@method("tile", "transpose", "")
+def _transpose(b: Builder, c: Call) -> FValue:
+    x = b.tile(c["self"], "transpose")
+    t = _tile(b, c["self"], "transpose")
+    if t.rank != 2:
+        b.fail(msg.RANK_NEEDED, c.span, what="transpose()", want=2, shape=fmt_shape(t.shape))
+    return b.emit1("permute", [x], TileType(t.dtype, (t.shape[1], t.shape[0])), c.span,
+                   axes=(1, 0))
+
+
+@function("permute", "x, axes")
+def _permute(b: Builder, c: Call) -> FValue:
+    x = b.tile(c["x"], "permute")
+    t = _tile(b, c["x"], "permute")
+    axes = b.const(c["axes"], "the axes of permute()")
+    if not isinstance(axes, tuple) or sorted(a % t.rank if isinstance(a, int) else -1
+                                             for a in axes) != list(range(t.rank)):
+        b.fail(msg.BAD_PERMUTATION, c["axes"].span, axes=axes, rank=t.rank)
+    norm = tuple(a % t.rank for a in axes)
+    shape = tuple(t.shape[a] for a in norm)
+    return b.emit1("permute", [x], TileType(t.dtype, shape), c.span, axes=norm)
+
+
+@function("expand_dims", "x, axis")
+def _expand_dims(b: Builder, c: Call) -> FValue:
+    x = b.tile(c["x"], "expand_dims")
+    t = _tile(b, c["x"], "expand_dims")
+    axis = norm_axis(b, c["axis"], t.rank + 1, "the axis of expand_dims()")
+    shape = (*t.shape[:axis], 1, *t.shape[axis:])
+    return b.emit1("reshape", [x], TileType(t.dtype, shape), c.span, shape=shape)
+
+
+@function("cat", "tiles, axis=0")
+def _cat(b: Builder, c: Call) -> FValue:
+    seq = b.known(c["tiles"])
+    if not isinstance(seq, TupleVal) or len(seq.items) != 2:
+        b.fail(msg.BAD_OPERAND, c["tiles"].span, op="cat", what="this (pass a tuple of two "
+               "tiles)")
+    args = [Arg(v, c["tiles"].span) for v in seq.items]
+    values = [b.tile(a, "cat") for a in args]
+    first, second = (v.type for v in values)
+    assert isinstance(first, TileType) and isinstance(second, TileType)
+    axis = norm_axis(b, c["axis"], first.rank, "the axis of cat()")
+    if first.dtype != second.dtype:
+        b.fail(msg.DTYPE_MIX, c["tiles"].span, op="concatenate", a=first.dtype, b=second.dtype)
+    if first.rank != second.rank or any(
+            i != axis and x != y for i, (x, y) in enumerate(zip(first.shape, second.shape,
+                                                                 strict=True))):
+        b.fail(msg.CAT_SHAPES, c["tiles"].span, a=fmt_shape(first.shape),
+               b=fmt_shape(second.shape), axis=axis)
+    da, db = first.shape[axis], second.shape[axis]
+    dim = da + db if isinstance(da, int) and isinstance(db, int) else da
+    shape = (*first.shape[:axis], dim, *first.shape[axis + 1:])
+    b.check_pow2(shape, c.span)
+    return b.emit1("cat", values, TileType(first.dtype, shape), c.span, axis=axis)
