@@ -12,6 +12,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -62,7 +63,8 @@ class CutileLanguageServer(LanguageServer):
         self.analyzer = engine.Analyzer()
         self.published: dict[str, Analysis] = {}
         self._typed: dict[str, tuple[int | None, list[engine.TypedName]]] = {}
-        self.scheduler: Scheduler[tuple[Diagnostic, ...]] = Scheduler(
+        self._config_uris: set[str] = set()
+        self.scheduler: Scheduler[engine.FileResult] = Scheduler(
             debounce_s, self._snapshot, self._analyze, self._publish, self._analysis_failed)
 
     # -- errors and logging: never a dialog, always the log ------------------------------------
@@ -105,21 +107,38 @@ class CutileLanguageServer(LanguageServer):
         doc = self.document(uri)
         return Snapshot(uri, self.path_of(uri), doc.version, doc.source, generation)
 
-    def _analyze(self, snap: Snapshot) -> tuple[Diagnostic, ...]:
+    def _analyze(self, snap: Snapshot) -> engine.FileResult:
         """Runs on the analysis thread."""
         if not self.options.enable:
-            return ()
-        found = self.analyzer.analyze(snap.source, snap.path)
-        for problem in self.analyzer.config_problems():
-            self.log(types.MessageType.Warning, f"{problem.span}: {problem.code} {problem.message}")
-        return tuple(found)
+            return engine.FileResult((), ())
+        return self.analyzer.analyze(snap.source, snap.path)
 
-    def _publish(self, snap: Snapshot, diagnostics: tuple[Diagnostic, ...]) -> None:
-        self.published[snap.uri] = Analysis(snap, diagnostics)
-        lines = snap.source.splitlines(keepends=True)
-        converted = [to_lsp(d, snap.uri, lines, self.options, self.encoding) for d in diagnostics]
+    def _publish(self, snap: Snapshot, result: engine.FileResult) -> None:
+        self.published[snap.uri] = Analysis(snap, result.diagnostics)
+        self._send(snap.uri, snap.version, snap.source, result.diagnostics)
+        by_file: dict[str, list[Diagnostic]] = {}
+        for problem in result.config_problems:
+            by_file.setdefault(problem.span.path, []).append(problem)
+        for path, problems in by_file.items():
+            # Configuration errors belong to the pyproject.toml, where the user can fix them.
+            uri = Path(path).resolve().as_uri()
+            self._config_uris.add(uri)
+            self._send(uri, None, _read(path), problems)
+
+    def _send(self, uri: str, version: int | None, source: str,
+              diagnostics: Sequence[Diagnostic]) -> None:
+        lines = source.splitlines(keepends=True)
+        converted = [to_lsp(d, uri, lines, self.options, self.encoding) for d in diagnostics]
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=snap.uri, version=snap.version, diagnostics=[d for d in converted if d]))
+            uri=uri, version=version, diagnostics=[d for d in converted if d]))
+
+    def config_changed(self) -> None:
+        self.analyzer.reset()
+        for uri in self._config_uris:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self._config_uris.clear()
+        self.reanalyze_all()
 
     def _analysis_failed(self, snap: Snapshot, error: BaseException) -> None:
         self.log(types.MessageType.Error,
@@ -177,6 +196,13 @@ class CutileLanguageServer(LanguageServer):
                                 edit=types.WorkspaceEdit(changes={uri: edits}))
 
 
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def _overlaps(a: types.Range, b: types.Range) -> bool:
     def key(p: types.Position) -> tuple[int, int]:
         return (p.line, p.character)
@@ -222,8 +248,7 @@ def _register(server: CutileLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: CutileLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
         if is_config_file(ls.path_of(params.text_document.uri)):
-            ls.analyzer.reset()
-            ls.reanalyze_all()
+            ls.config_changed()
         else:
             ls.scheduler.schedule(params.text_document.uri, immediate=True)
 
@@ -250,8 +275,7 @@ def _register(server: CutileLanguageServer) -> None:
     def did_change_watched(ls: CutileLanguageServer,
                            params: types.DidChangeWatchedFilesParams) -> None:
         if any(is_config_file(ls.path_of(change.uri)) for change in params.changes):
-            ls.analyzer.reset()
-            ls.reanalyze_all()
+            ls.config_changed()
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: CutileLanguageServer, params: types.HoverParams) -> types.Hover | None:

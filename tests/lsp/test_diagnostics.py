@@ -8,6 +8,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 
+from cutile.checker.analyze import analyze_source
 from cutile.compiler.api import check_source
 
 from .client import RecordingClient, initialize_params, server_config
@@ -131,3 +132,40 @@ async def test_bad_settings_are_logged_not_shown(client: RecordingClient) -> Non
     await client.until(lambda: len(client.log_messages) > count)
     assert "enable must be true or false" in client.log_messages[-1].message
     assert client.messages == []  # window/showMessage: no dialogs
+
+
+# A dtype mix (CT202) in the kernel and a use after a move into a launch (CT301) on the host.
+KNOWN_BAD = '''\
+import cutile as ct
+from cutile import Const, Mut, Tensor, f16, f32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], B: Const[int]) -> None:
+    tx = ct.load_tile_like(x, z)
+    th = tx.astype(f16)
+    z.store(tx + th)
+
+
+x = ct.ones((1024,), f32)
+z = ct.zeros((1024,), f32).partition((128,))
+add(z, x).sync()
+print(z)
+'''
+
+
+async def test_analyzer_findings_are_published_exactly(
+        client: RecordingClient, tmp_path: Path) -> None:
+    path = tmp_path / "known_bad.py"
+    uri = client.open(path, KNOWN_BAD)
+    got = await client.wait_diagnostics(uri, 1)
+    want = analyze_source(KNOWN_BAD, str(path.resolve()))
+    assert "CT202" in {d.code for d in want}  # the frontend reports dtype mixes today
+    assert [(d.code, d.message) for d in got] == [(d.code, d.message) for d in want]
+    for lsp_diag, diag in zip(got, want, strict=True):
+        assert (lsp_diag.range.start.line, lsp_diag.range.start.character,
+                lsp_diag.range.end.line, lsp_diag.range.end.character) == (
+            diag.span.line - 1, diag.span.col, diag.span.end_line - 1, diag.span.end_col)
+        related = lsp_diag.related_information or []
+        assert [(r.message, r.location.range.start.line) for r in related] == [
+            (n.message, n.span.line - 1) for n in diag.notes if n.span is not None]

@@ -8,10 +8,11 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 
+from cutile.checker.analyze import analyze_source
 from cutile.lsp.edits import Edit, apply
 
 from .client import RecordingClient, initialize_params, server_config
-from .test_diagnostics import BAD_SIGNATURE
+from .test_diagnostics import BAD_SIGNATURE, KNOWN_BAD
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -92,14 +93,48 @@ async def test_suppression_action_applies(client: RecordingClient, tmp_path: Pat
     assert line.endswith(") -> None:  # cutile: ignore[CT107]")
 
 
-async def test_pyproject_change_republishes(client: RecordingClient, tmp_path: Path) -> None:
+async def test_pyproject_changes_apply(client: RecordingClient, tmp_path: Path) -> None:
     assert any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations)
     uri = client.open(tmp_path / "watched.py", BAD_SIGNATURE)
-    await client.wait_diagnostics(uri, 1)
-    count = len(client.published)
+    assert [d.code for d in await client.wait_diagnostics(uri, 1)] == ["CT107"]
     pyproject = tmp_path / "pyproject.toml"
-    pyproject.write_text("[tool.cutile-check]\n")
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-        types.FileEvent(uri=pyproject.as_uri(), type=types.FileChangeType.Created)]))
-    await client.until(lambda: any(p.uri == uri for p in client.published[count:]))
-    assert client.last_for(uri).version == 1  # type: ignore[union-attr]
+
+    async def change(text: str) -> list[types.Diagnostic]:
+        count = len(client.published)
+        pyproject.write_text(text)
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=pyproject.as_uri(), type=types.FileChangeType.Changed)]))
+        await client.until(lambda: any(p.uri == uri for p in client.published[count:]))
+        return list(client.last_for(uri).diagnostics)  # type: ignore[union-attr]
+
+    assert await change('[tool.cutile-check]\nignore = ["CT107"]\n') == []
+    assert [d.code for d in await change("[tool.cutile-check]\nselekt = []\n")] == ["CT107"]
+    # The unknown key is reported on the pyproject.toml itself.
+    problems = client.last_for(pyproject.resolve().as_uri())
+    assert problems is not None and [d.code for d in problems.diagnostics] == ["CT901"]
+    assert problems.diagnostics[0].range.start.line == 1
+
+
+async def _quick_fixes(client: RecordingClient, uri: str,
+                       diag: types.Diagnostic) -> list[types.CodeAction]:
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag])))
+    return [a for a in actions or [] if isinstance(a, types.CodeAction)]
+
+
+async def test_quick_fixes_for_reported_findings_apply(
+        client: RecordingClient, tmp_path: Path) -> None:
+    path = tmp_path / "quickfix.py"
+    uri = client.open(path, KNOWN_BAD)
+    diags = await client.wait_diagnostics(uri, 1)
+    fixable = [d for d in diags if d.code in ("CT202", "CT301")]
+    assert fixable, "the analyzer reports at least the CT202 of this file"
+    for diag in fixable:
+        actions = await _quick_fixes(client, uri, diag)
+        rewrites = [a for a in actions if not a.title.startswith("Suppress")]
+        assert rewrites, f"no quick fix for {diag.code}"
+        fixed = apply(KNOWN_BAD, _edits(rewrites[0], uri))
+        remaining = analyze_source(fixed, str(path.resolve()))
+        assert diag.code not in {d.code for d in remaining if d.span.line - 1 ==
+                                 diag.range.start.line}, fixed
