@@ -111,7 +111,7 @@ def _walk(top: str, resolver: ConfigResolver) -> Iterator[str]:
             d for d in dirnames if not config.excluded(os.path.join(dirpath, d)))
         for name in sorted(filenames):
             if name.endswith(SUFFIXES):
-                full = os.path.join(dirpath, name)
+                full = os.path.normpath(os.path.join(dirpath, name))  # "k.py", not "./k.py"
                 if not config.excluded(full):
                     yield full
 

@@ -1,0 +1,50 @@
+"""Sources and helpers shared by the cutile-check tests (imported by name: pytest puts this
+folder on sys.path)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Result:
+    """What one cutile-check run produced."""
+
+    code: int
+    out: str
+    err: str
+
+
+Runner = Callable[..., Result]
+
+CLEAN = '''\
+import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def fill(z: Mut[Tensor[f32, (128,)]]) -> None:
+    z.store(ct.zeros((128,), f32))
+'''
+
+# Parameter `x` has no annotation: CT107 at line 6, column 39 (1-based).
+BAD_SIGNATURE = '''\
+import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def fill(z: Mut[Tensor[f32, (128,)]], x) -> None:
+    z.store(ct.zeros((128,), f32))
+'''
+
+SYNTAX_ERROR = "def broken(:\n    pass\n"
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)

@@ -1,0 +1,163 @@
+"""The cutile-check command line: exit codes, flags, standard input, and running it as a real
+process (console script and `python -m`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from checker_fixtures import BAD_SIGNATURE, CLEAN, SYNTAX_ERROR, Runner, write
+
+CT107_LINE = ("k.py:6:39: CT107 kernel parameter 'x' needs an annotation such as "
+              "Tensor[f32, (-1,)], Mut[Tensor[f32, (128,)]] or Const[int]")
+
+
+def test_clean_file_exits_zero(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": CLEAN})
+    result = cli("k.py")
+    assert result.code == 0
+    assert result.out == "All checks passed (1 file checked).\n"
+
+
+def test_finding_exits_one_with_concise_line(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": BAD_SIGNATURE})
+    result = cli("k.py")
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        CT107_LINE, "Found 1 finding in 1 file checked: 1 error."]
+
+
+def test_quiet_drops_the_summary(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": BAD_SIGNATURE})
+    assert cli("-q", "k.py").out == CT107_LINE + "\n"
+
+
+def test_exit_zero_keeps_findings_but_exits_zero(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": BAD_SIGNATURE})
+    result = cli("--exit-zero", "-q", "k.py")
+    assert (result.code, result.out) == (0, CT107_LINE + "\n")
+
+
+def test_directories_are_walked_for_py_and_pyi(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"pkg/a.py": BAD_SIGNATURE, "pkg/sub/b.pyi": SYNTAX_ERROR,
+                     "pkg/notes.txt": SYNTAX_ERROR, "pkg/c.py": CLEAN})
+    result = cli("-q", "pkg")
+    paths = [line.split(":")[0] for line in result.out.splitlines()]
+    assert paths == [os.path.join("pkg", "a.py"), os.path.join("pkg", "sub", "b.pyi")]
+    assert result.code == 1
+
+
+def test_default_path_is_the_working_directory(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": BAD_SIGNATURE, ".venv/lib/x.py": SYNTAX_ERROR})
+    result = cli("-q")
+    assert result.out.splitlines() == [CT107_LINE]
+
+
+def test_missing_path_is_a_ct901_and_exit_two(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": CLEAN})
+    result = cli("-q", "k.py", "nope.py")
+    assert result.code == 2
+    assert result.out == "nope.py:1:1: CT901 no such file or directory: nope.py\n"
+
+
+def test_select_and_ignore(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": BAD_SIGNATURE, "s.py": SYNTAX_ERROR})
+    assert {ln[:ln.index(":")] for ln in cli("-q", "--select", "CT1").out.splitlines()} == {
+        "k.py", "s.py"}
+    assert cli("-q", "--select", "CT107").out.startswith("k.py:6:39: CT107")
+    only_syntax = cli("-q", "--ignore", "CT107")
+    assert only_syntax.out.startswith("s.py:") and "CT107" not in only_syntax.out
+    by_name = cli("-q", "--ignore", "bad-signature,syntax-error")
+    assert (by_name.code, by_name.out) == (0, "")
+    assert cli("-q", "--select", "CT3").code == 0
+    assert cli("-q", "--select", "CT3", "--extend-select", "CT100").out.startswith("s.py")
+
+
+def test_unknown_code_on_the_command_line_is_a_usage_error(cli: Runner) -> None:
+    result = cli("--select", "CT77")
+    assert result.code == 2
+    assert "CT901 'CT77' in '--select' is not a cutile code" in result.err
+
+
+def test_unknown_option_is_a_usage_error(cli: Runner) -> None:
+    result = cli("--no-such-flag")
+    assert result.code == 2
+    assert "unrecognized arguments: --no-such-flag" in result.err
+
+
+def test_statistics(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": BAD_SIGNATURE, "b.py": BAD_SIGNATURE, "c.py": SYNTAX_ERROR})
+    result = cli("--statistics", "-q")
+    assert result.out == "    2  CT107  bad-signature\n    1  CT100  syntax-error\n"
+    assert result.code == 1
+
+
+def test_explain_prints_the_registry_entry(cli: Runner) -> None:
+    result = cli("--explain", "CT201")
+    assert result.code == 0
+    assert result.out.startswith("CT201 (shape-mismatch): Tile shapes that do not broadcast")
+    assert "Example:" in result.out and "ct.zeros((64,), f32)" in result.out
+    assert cli("--explain", "use-after-move").out.startswith("CT301 (use-after-move)")
+
+
+def test_explain_unknown_code(cli: Runner) -> None:
+    result = cli("--explain", "CT777")
+    assert result.code == 2
+    assert "unknown code 'CT777'" in result.err
+
+
+def test_version(cli: Runner) -> None:
+    result = cli("--version")
+    assert result.code == 0
+    assert result.out.startswith("cutile-check ")
+
+
+def test_stdin_with_filename(cli: Runner) -> None:
+    result = cli("-", "--stdin-filename", "k.py", "-q", stdin=BAD_SIGNATURE)
+    assert (result.code, result.out) == (1, CT107_LINE + "\n")
+
+
+def test_stdin_without_filename_is_named_dash(cli: Runner) -> None:
+    result = cli("-", "-q", stdin=SYNTAX_ERROR)
+    assert result.code == 1
+    assert result.out.startswith("-:") and " CT100 " in result.out
+
+
+def test_stdin_cannot_be_mixed_with_paths(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": CLEAN})
+    result = cli("-", "k.py", stdin=CLEAN)
+    assert result.code == 2
+    assert "standard input" in result.err
+
+
+def test_undecodable_file_is_reported_not_crashed(cli: Runner, tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_bytes(b"x = '\xff\xfe'\n")
+    write(tmp_path, {"k.py": BAD_SIGNATURE})
+    result = cli("-q")
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert lines[0].startswith("bad.py:1:1: CT100 cannot decode the file")
+    assert lines[1] == CT107_LINE
+
+
+def _subprocess(*argv: str, cwd: Path,
+                stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, input=stdin, capture_output=True, text=True,
+                          timeout=60, check=False)
+
+
+def test_console_script_runs(tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": BAD_SIGNATURE})
+    script = Path(sys.executable).with_name("cutile-check")
+    proc = _subprocess(str(script), "-q", "k.py", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (1, CT107_LINE + "\n")
+
+
+def test_python_dash_m_reads_stdin(tmp_path: Path) -> None:
+    proc = _subprocess(sys.executable, "-m", "cutile.checker", "-", "--stdin-filename", "k.py",
+                       "--output-format", "github", cwd=tmp_path, stdin=BAD_SIGNATURE)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith(
+        "::error file=k.py,line=6,col=39,endLine=6,endColumn=40,title=CT107::kernel parameter")
