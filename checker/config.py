@@ -131,8 +131,8 @@ def read_pyproject(path: str) -> tuple[Config | None, list[Diagnostic]]:
             Diagnostic("CT901", msg.CONFIG_UNREADABLE.format(path=path, detail=str(err)),
                        Span(path, 1, 0, 1, 0))]
     except tomllib.TOMLDecodeError as err:
-        line, col = _toml_error_position(str(err))
-        detail = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
+        line, col = _toml_error_position(str(err), text)
+        detail = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(err))
         return Config(root=os.path.dirname(os.path.abspath(path)), source=path), [
             Diagnostic("CT901", msg.CONFIG_UNREADABLE.format(path=path, detail=detail),
                        Span(path, line, col, line, col + 1))]
@@ -297,13 +297,18 @@ class _Locator:
                 col = text.find(needle)
                 if col >= 0:
                     return (i + 1, col, len(needle))
+            bare = re.match(rf"\s*{re.escape(value_text)}\s*=", text)  # a bare key: CT2 = ...
+            if bare is not None:
+                col = len(text) - len(text.lstrip())
+                return (i + 1, col, len(value_text))
         return None
 
 
-def _toml_error_position(text: str) -> tuple[int, int]:
-    match = re.search(r"at line (\d+), column (\d+)", text)
+def _toml_error_position(error: str, text: str) -> tuple[int, int]:
+    match = re.search(r"at line (\d+), column (\d+)", error)
     if match is None:
-        return (1, 0)
+        # "at end of document": point at the last line.
+        return (max(1, len(text.splitlines())), 0) if "end of document" in error else (1, 0)
     return (int(match.group(1)), max(0, int(match.group(2)) - 1))
 
 
