@@ -1,0 +1,13 @@
+"""Host-side ownership and launch analysis (CT3xx, CT4xx) over libcst; never imports user code.
+
+`check_host(info, project)` analyzes every host scope of a parsed module: tensors, partitions and
+lazy launches are followed through assignments, branches, loops and calls, and launches of known
+kernels (of this module or, through `project`, of other project modules) are checked against
+their signatures.
+"""
+
+from .check import check_host
+from .project import ProjectIndex
+from .rules import HOST_RULES, HostRule
+
+__all__ = ["HOST_RULES", "HostRule", "ProjectIndex", "check_host"]

@@ -1,0 +1,203 @@
+"""Calls in host code: cutile's host API, kernel launches, and everything else."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+from ...compiler.diagnostics import Diagnostic, Span
+from . import expressions as ex
+from . import hostapi, lazyops
+from .context import Ctx, LaunchFrame
+from .launches import (
+    Arg,
+    bind,
+    check_aliasing,
+    check_consts,
+    check_grids,
+    check_kinds,
+    kernel_label,
+)
+from .values import (
+    UNKNOWN,
+    IntVal,
+    KernelVal,
+    ModuleVal,
+    Moved,
+    OpVal,
+    PartitionVal,
+    State,
+    TensorVal,
+    Value,
+)
+from .world import OpInfo
+
+# Builtins that only look at their arguments (they keep no reference and run nothing).
+_READ_BUILTINS = {"print", "len", "repr", "str", "isinstance", "id", "type", "bool", "hash",
+                  "format"}
+
+
+def evaluate_call(ctx: Ctx, st: State, call: cst.Call) -> Value:
+    func = call.func
+    if ex.head_name(func) not in st.env:
+        name = ctx.info.resolve(func)
+        if name in hostapi.CONSTRUCTORS:
+            return hostapi.construct(ctx, st, call, name)
+    if isinstance(func, cst.Attribute):
+        receiver = ex.evaluate(ctx, st, func.value)
+        return _method(ctx, st, call, func, receiver)
+    callee = ex.evaluate(ctx, st, func)
+    if isinstance(callee, KernelVal):
+        return launch(ctx, st, call, callee)
+    reads = isinstance(func, cst.Name) and func.value in _READ_BUILTINS and callee == UNKNOWN
+    for arg in call.args:
+        value = ex.evaluate(ctx, st, arg.value)
+        if reads:
+            ex.read(ctx, value)
+        else:
+            ex.escape(ctx, st, value)  # an unknown function may keep or move it: stay silent
+    return UNKNOWN
+
+
+def _method(ctx: Ctx, st: State, call: cst.Call, func: cst.Attribute, receiver: Value) -> Value:
+    method = func.attr.value
+    if isinstance(receiver, TensorVal) and method == "partition":
+        return hostapi.partition(ctx, st, call, func.value, receiver)
+    if isinstance(receiver, PartitionVal) and method == "unpartition":
+        return hostapi.unpartition(ctx, st, call, func.value, receiver)
+    if isinstance(receiver, OpVal):
+        return lazyops.method(ctx, st, call, method, receiver)
+    if isinstance(receiver, ModuleVal):
+        kernel = ex.evaluate(ctx, st, func)
+        if isinstance(kernel, KernelVal):
+            return launch(ctx, st, call, kernel)
+    reads = isinstance(receiver, (TensorVal, PartitionVal, KernelVal))  # t.numpy(), k.compile()
+    for arg in call.args:
+        value = ex.evaluate(ctx, st, arg.value)
+        if reads:
+            ex.read(ctx, value)
+        else:
+            ex.escape(ctx, st, value)
+    return UNKNOWN
+
+
+def launch(ctx: Ctx, st: State, call: cst.Call, kernel: KernelVal) -> Value:
+    """`kernel(args)`: check the arguments, then move Mut partitions and lease inputs."""
+    frame = LaunchFrame(ctx.span(call))
+    ctx.launches.append(frame)
+    try:
+        positional, keywords, starred = _launch_args(ctx, st, call, frame)
+    finally:
+        ctx.launches.pop()
+    sig = kernel.sig
+    if sig is None or starred:
+        _flush(ctx, frame, set())
+        for arg in positional + [a for _, _, a in keywords]:
+            ex.escape(ctx, st, arg.value)
+        return OpVal(_new_op(ctx, st, call, kernel.name, None))
+    binding = bind(sig, frame.span, positional, keywords)
+    if binding.rejected:
+        return _reject(ctx, st, frame, binding.diags, binding.args.values(), set())
+    alias, involved = check_aliasing(sig, binding.args)
+    diags = alias + check_kinds(sig, binding.args, involved)
+    diags += check_consts(sig, frame.span, binding.args, involved)
+    diags += check_grids(sig, binding.args, involved)
+    spans = {binding.args[p].span for p in involved}
+    if diags:
+        return _reject(ctx, st, frame, diags, binding.args.values(), spans)
+    _flush(ctx, frame, spans)
+    results = tuple(_result(a.value) for a in positional)
+    op = _new_op(ctx, st, call, sig.name, results)
+    for param in sig.params:
+        bound = binding.args.get(param.name)
+        if bound is not None:
+            _effect(ctx, st, op, param.kind, bound)
+    return OpVal(op)
+
+
+def _reject(ctx: Ctx, st: State, frame: LaunchFrame, diags: list[Diagnostic],
+            args: Iterable[Arg], spans: set[Span]) -> Value:
+    """The launch raises before it starts: nothing moves, and its result is unknown."""
+    for diag in diags:
+        ctx.report(diag)
+    _flush(ctx, frame, spans)
+    for arg in args:
+        ex.read(ctx, arg.value)
+    return UNKNOWN
+
+
+def _flush(ctx: Ctx, frame: LaunchFrame, covered: set[Span]) -> None:
+    """Report uses after moves inside this call's arguments unless CT302 already names them."""
+    for span, diag in frame.deferred:
+        if span not in covered:
+            ctx.report(diag)
+
+
+def _launch_args(ctx: Ctx, st: State, call: cst.Call, frame: LaunchFrame
+                 ) -> tuple[list[Arg], list[tuple[str, Span, Arg]], bool]:
+    positional: list[Arg] = []
+    keywords: list[tuple[str, Span, Arg]] = []
+    starred = False
+    for a in call.args:
+        frame.current = ctx.span(a.value)
+        value = ex.evaluate(ctx, st, a.value)
+        arg = Arg(value, frame.current, root_name(ctx, a.value))
+        if a.star:
+            starred = True
+            ex.escape(ctx, st, value)
+        elif a.keyword is not None:
+            keywords.append((a.keyword.value, ctx.span(a.keyword), arg))
+        else:
+            positional.append(arg)
+    frame.current = None
+    return positional, keywords, starred
+
+
+def root_name(ctx: Ctx, expr: cst.BaseExpression) -> str:
+    """The variable an argument comes from (`z` for `z.partition((128,))`), else its text."""
+    node = expr
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        elif isinstance(node, cst.Attribute):
+            node = node.value
+        else:
+            return ctx.text(expr)
+
+
+def _result(value: Value) -> Value:
+    """What `.sync()` hands back for one positional argument."""
+    if isinstance(value, (TensorVal, PartitionVal, IntVal)):
+        return value
+    return UNKNOWN
+
+
+def _new_op(ctx: Ctx, st: State, call: cst.Call, kernel: str,
+            results: tuple[Value, ...] | None) -> int:
+    op = ctx.world.new_op(OpInfo("launch", kernel_label(kernel), ctx.span(call), results,
+                                 frozenset()))
+    st.pending = st.pending | {op}
+    return op
+
+
+def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
+    value = arg.value
+    if isinstance(value, OpVal):
+        ctx.world.escape_op(value.op)  # it runs with this launch; its leases are out of sight
+    elif kind == "mut" and isinstance(value, PartitionVal):
+        st.objs[value.obj] = Moved(arg.span, f"into a launch of {ctx.world.ops[op].kernel}",
+                                   arg.name, op, tuple(ctx.loops))
+    elif kind == "tensor" and isinstance(value, TensorVal):
+        st.leases[value.storage] = st.leases.get(value.storage, frozenset()) | {op}
+        ctx.world.lease_sites.setdefault((op, value.storage), arg.span)
+
+
+def await_value(ctx: Ctx, st: State, expr: cst.Await) -> Value:
+    value = ex.evaluate(ctx, st, expr.expression)
+    if isinstance(value, OpVal):
+        return lazyops.run(ctx, st, value)
+    ex.read(ctx, value)
+    return UNKNOWN

@@ -1,0 +1,57 @@
+"""What the walker of one scope (a host function or the module's top level) carries along."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ...compiler.diagnostics import Diagnostic, Span
+from ...compiler.frontend.module import ModuleInfo
+from .project import ProjectIndex
+from .values import State, Value
+from .world import World
+
+
+@dataclass
+class LaunchFrame:
+    """A launch whose arguments are being evaluated: moves made by its own arguments
+    (`k(z.partition(s), z)`) are aliasing (CT302), not use after move, if the rules agree."""
+
+    span: Span
+    current: Span | None = None  # the argument being evaluated
+    deferred: list[tuple[Span, Diagnostic]] = field(default_factory=list)
+
+
+@dataclass
+class LoopFlow:
+    """States that leave a loop body early."""
+
+    breaks: list[State] = field(default_factory=list)
+    continues: list[State] = field(default_factory=list)
+
+
+@dataclass
+class Ctx:
+    info: ModuleInfo
+    project: ProjectIndex
+    world: World
+    globals: dict[str, Value]
+    captured: set[str]  # names that nested functions or `global` declarations can see
+    loops: list[tuple[int, int]] = field(default_factory=list)  # (loop id, pass) innermost last
+    launches: list[LaunchFrame] = field(default_factory=list)
+    flows: list[LoopFlow] = field(default_factory=list)
+
+    def span(self, node: cst.CSTNode) -> Span:
+        return self.info.span(node)
+
+    def report(self, diag: Diagnostic) -> None:
+        self.world.report(diag)
+
+    def text(self, node: cst.CSTNode) -> str:
+        return self.info.module.code_for_node(node).strip()
+
+
+def contains(outer: Span, inner: Span) -> bool:
+    return ((outer.line, outer.col) <= (inner.line, inner.col)
+            and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col))

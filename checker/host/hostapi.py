@@ -1,0 +1,149 @@
+"""cutile's host API on tensors: constructors, `t.partition(...)`, `p.unpartition()`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...compiler import messages as msg
+from ...compiler.diagnostics import Diagnostic, Note
+from ...compiler.frontend.module import literal_value
+from . import expressions as ex
+from .context import Ctx
+from .launches import fmt_shape
+from .values import (
+    UNKNOWN,
+    DTypeVal,
+    IntVal,
+    Moved,
+    PartitionVal,
+    Shape,
+    State,
+    TensorVal,
+    TupleVal,
+    Value,
+)
+
+# Parameter names of the constructors (DESIGN §3), in positional order.
+CONSTRUCTORS: dict[str, tuple[str, ...]] = {
+    "zeros": ("shape", "dtype"), "ones": ("shape", "dtype"), "meta": ("shape", "dtype"),
+    "full": ("shape", "value", "dtype"), "arange": ("n", "dtype"),
+    "rand": ("shape", "dtype", "seed"), "randn": ("shape", "dtype", "seed"),
+    "from_numpy": ("array",), "from_dlpack": ("obj",),
+}
+_PARTITION = ("tile_shape", "order", "blocks")
+Bound = dict[str, tuple[Value, cst.BaseExpression]]
+
+
+def bind_call(ctx: Ctx, st: State, call: cst.Call, names: tuple[str, ...]) -> Bound | None:
+    """Arguments by parameter name, each evaluated once; None when `*args` hides them."""
+    out: Bound = {}
+    hidden = False
+    for i, arg in enumerate(call.args):
+        value = ex.evaluate(ctx, st, arg.value)
+        ex.read(ctx, value)
+        if arg.star:
+            hidden = True
+        elif arg.keyword is not None:
+            out[arg.keyword.value] = (value, arg.value)
+        elif i < len(names):
+            out[names[i]] = (value, arg.value)
+    return None if hidden else out
+
+
+def shape_of(value: Value) -> Shape | None:
+    if isinstance(value, IntVal):
+        return (value.value,)
+    if isinstance(value, TupleVal):
+        return tuple(v.value if isinstance(v, IntVal) else None for v in value.items)
+    return None
+
+
+def construct(ctx: Ctx, st: State, call: cst.Call, name: str) -> Value:
+    args = bind_call(ctx, st, call, CONSTRUCTORS[name])
+    dtype = args.get("dtype") if args else None
+    shape: Shape | None = None
+    if args is not None and name == "arange":
+        n = args.get("n")
+        shape = (n[0].value if n and isinstance(n[0], IntVal) else None,)
+    elif args is not None and "shape" in args:
+        shape = shape_of(args["shape"][0])
+    obj = ctx.world.fresh()
+    return TensorVal(obj, obj, dtype[0].dtype if dtype and isinstance(dtype[0], DTypeVal)
+                     else None, shape)
+
+
+def partition(ctx: Ctx, st: State, call: cst.Call, receiver: cst.BaseExpression,
+              t: TensorVal) -> Value:
+    """Moves `t` into a partition; a write, so no pending launch may be reading it (CT303)."""
+    args = bind_call(ctx, st, call, _PARTITION)
+    name = ex_name(ctx, receiver)
+    if _leased(ctx, st, receiver, name, t) or args is None:
+        return UNKNOWN
+    tile = shape_of(args["tile_shape"][0]) if "tile_shape" in args else None
+    problem = _bad_partition(ctx, args, tile)
+    if problem is not None:
+        ctx.report(problem)
+        return UNKNOWN
+    site = ctx.span(call)
+    st.objs[t.obj] = Moved(site, "by .partition()", name, None, tuple(ctx.loops))
+    return PartitionVal(ctx.world.fresh(), t.storage, t.dtype, t.shape, tile, "blocks" in args,
+                        site)
+
+
+def unpartition(ctx: Ctx, st: State, call: cst.Call, receiver: cst.BaseExpression,
+                p: PartitionVal) -> Value:
+    for arg in call.args:
+        ex.read(ctx, ex.evaluate(ctx, st, arg.value))
+    site = ctx.span(call)
+    st.objs[p.obj] = Moved(site, "by .unpartition()", ex_name(ctx, receiver), None,
+                           tuple(ctx.loops))
+    return TensorVal(ctx.world.fresh(), p.storage, p.dtype, p.shape)
+
+
+def ex_name(ctx: Ctx, node: cst.BaseExpression) -> str:
+    return node.value if isinstance(node, cst.Name) else ctx.text(node)
+
+
+def _leased(ctx: Ctx, st: State, receiver: cst.BaseExpression, name: str, t: TensorVal) -> bool:
+    world = ctx.world
+    for op in sorted(st.leases.get(t.storage, frozenset())):
+        if op in st.pending and op not in world.escaped_ops:
+            kernel = world.ops[op].kernel
+            note = Note(msg.LEASED_HERE.format(kernel=kernel), world.lease_site(op, t.storage))
+            ctx.report(Diagnostic("CT303", msg.WRITE_WHILE_LEASED.format(
+                name=name, kernel=kernel, action="partitioned"), ctx.span(receiver),
+                notes=(note,)))
+            return True
+    return False
+
+
+def _bad_partition(ctx: Ctx, args: dict[str, tuple[Value, cst.BaseExpression]],
+                   tile: Shape | None) -> Diagnostic | None:
+    """CT403 for rank > 3 tiles; CT408 for literal block counts or groups below 1."""
+    if tile is not None and len(tile) > 3:
+        return Diagnostic("CT403", msg.MUT_RANK.format(rank=len(tile)),
+                          ctx.span(args["tile_shape"][1]))
+    blocks = args.get("blocks")
+    if blocks is not None and isinstance(blocks[0], IntVal) and blocks[0].value < 1:
+        return Diagnostic("CT408", msg.BAD_PARTITION.format(
+            detail=f"blocks must be a positive integer, got {blocks[0].value}"),
+            ctx.span(blocks[1]))
+    if tile is not None and any(d is not None and d < 1 for d in tile):
+        return Diagnostic("CT408", msg.BAD_PARTITION.format(
+            detail=f"tile shape {fmt_shape(tile)} must have positive extents"),
+            ctx.span(args["tile_shape"][1]))
+    order = args.get("order")
+    return None if order is None else _bad_order(ctx, order[1])
+
+
+def _bad_order(ctx: Ctx, expr: cst.BaseExpression) -> Diagnostic | None:
+    if not (isinstance(expr, cst.Call) and ctx.info.resolve(expr.func) == "grouped"):
+        return None
+    if len(expr.args) != 1 or not isinstance(expr.args[0].value, (cst.Integer, cst.UnaryOperation)):
+        return None
+    group = literal_value(expr.args[0].value)
+    if isinstance(group, int) and not isinstance(group, bool) and group < 1:
+        return Diagnostic("CT408", msg.BAD_PARTITION.format(
+            detail=f"ct.grouped() needs a group size of at least 1, got {group}"),
+            ctx.span(expr))
+    return None

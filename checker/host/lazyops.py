@@ -1,0 +1,67 @@
+"""Running lazy ops: `.sync()`, `await`, `.then(fn)`, `.graph()` and a graph's `.sync()`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import expressions as ex
+from .context import Ctx
+from .values import UNKNOWN, OpVal, PartitionVal, State, TupleVal, Value
+from .world import OpInfo, OpKind
+
+
+def method(ctx: Ctx, st: State, call: cst.Call, name: str, op: OpVal) -> Value:
+    for arg in call.args:
+        value = ex.evaluate(ctx, st, arg.value)
+        ex.escape(ctx, st, value)  # the `.then` callback and friends
+    info = ctx.world.ops.get(op.op)
+    if name == "sync":
+        return run(ctx, st, op)
+    if name == "then":
+        return OpVal(_successor(ctx, st, call, op, "chain"))
+    if name == "graph" and info is not None and info.kind != "graph":
+        return OpVal(_successor(ctx, st, call, op, "graph"))
+    if name == "replay" and info is not None and info.kind == "graph":
+        return UNKNOWN
+    ex.read(ctx, op)  # something we do not model: treat the op as handed on
+    return UNKNOWN
+
+
+def run(ctx: Ctx, st: State, op: OpVal) -> Value:
+    """Waits for the op: its leases end and its arguments come back, in order."""
+    world = ctx.world
+    world.consume(op.op)
+    st.pending = st.pending - world.members(op.op)
+    info = world.ops.get(op.op)
+    if info is None or info.results is None:
+        return UNKNOWN
+    # A Mut partition comes back as a fresh value: the name it was passed under stays moved.
+    return TupleVal(tuple(_fresh(ctx, v) for v in info.results))
+
+
+def _fresh(ctx: Ctx, value: Value) -> Value:
+    if isinstance(value, PartitionVal):
+        return PartitionVal(ctx.world.fresh(), value.storage, value.dtype, value.shape,
+                            value.tile, value.persistent, value.site)
+    return value
+
+
+def _successor(ctx: Ctx, st: State, call: cst.Call, op: OpVal, kind: OpKind) -> int:
+    """A chain or graph that takes over the op: its run, its pending state and its leases."""
+    world = ctx.world
+    info = world.ops.get(op.op)
+    members = world.members(op.op)
+    results = info.results if info is not None and kind == "graph" else None
+    label = info.kernel if info is not None else "a kernel"
+    new = world.new_op(OpInfo(kind, label, ctx.span(call), results, frozenset()))
+    world.consume(op.op)
+    if kind == "graph":
+        world.consume(new)  # captured: replays and its sync run it
+    if members & st.pending:
+        st.pending = (st.pending - members) | {new}
+    for storage, ops in list(st.leases.items()):
+        readers = ops & members
+        if readers:
+            st.leases[storage] = ops | {new}
+            world.lease_sites[(new, storage)] = world.lease_site(min(readers), storage)
+    return new

@@ -1,0 +1,152 @@
+"""Abstract values of host code and the ownership state of one program point.
+
+Objects (tensors, partitions) have ids; names bind values that refer to ids, and the state maps
+each id to live / moved / escaped. Storage ids tie a tensor to its partitions (aliasing, leases).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...compiler.diagnostics import Span
+from ...compiler.dtypes import DType
+from ...compiler.frontend.signature import KernelSignature
+
+Dim = int | None  # a known extent, or None when the analysis cannot know it
+Shape = tuple[Dim, ...]
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """Anything the analysis does not follow: using it never reports anything."""
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class IntVal:
+    value: int
+
+
+@dataclass(frozen=True)
+class DTypeVal:
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class TupleVal:
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class TensorVal:
+    obj: int
+    storage: int
+    dtype: DType | None
+    shape: Shape | None  # None: rank unknown
+
+
+@dataclass(frozen=True)
+class PartitionVal:
+    obj: int
+    storage: int
+    dtype: DType | None
+    shape: Shape | None  # the partitioned tensor's shape
+    tile: Shape | None  # the tile shape
+    persistent: bool  # `blocks=` was given: the grid is not the tile grid
+    site: Span  # the `.partition(...)` call
+
+
+@dataclass(frozen=True)
+class OpVal:
+    """A lazy launch, a `.then` chain or a captured graph."""
+
+    op: int
+
+
+@dataclass(frozen=True)
+class KernelVal:
+    name: str
+    sig: KernelSignature | None  # None when the signature has errors (reported by the frontend)
+
+
+@dataclass(frozen=True)
+class ModuleVal:
+    """An imported project module: `mod.kernel(...)` launches one of its kernels."""
+
+    path: str
+
+
+Value = (Unknown | IntVal | DTypeVal | TupleVal | TensorVal | PartitionVal | OpVal | KernelVal
+         | ModuleVal)
+Owned = TensorVal | PartitionVal
+
+
+@dataclass(frozen=True)
+class Live:
+    pass
+
+
+@dataclass(frozen=True)
+class Moved:
+    site: Span  # the expression that moved it
+    how: str  # "by .partition()", "into a launch of 'add'"
+    name: str  # the name it had where it was moved
+    op: int | None = None  # the launch it was moved into
+    loops: tuple[tuple[int, int], ...] = ()  # (loop, pass) of every enclosing loop at the move
+
+
+@dataclass(frozen=True)
+class Escaped:
+    """Given to code the analysis cannot see, or already reported: stay silent about it."""
+
+
+ObjState = Live | Moved | Escaped
+LIVE = Live()
+ESCAPED = Escaped()
+
+
+def join_obj(a: ObjState, b: ObjState) -> ObjState:
+    """Silence wins over errors, and a move on any path wins over live (as in Rust)."""
+    if isinstance(a, Escaped) or isinstance(b, Escaped):
+        return ESCAPED
+    if isinstance(a, Moved):
+        return a
+    return b
+
+
+@dataclass
+class State:
+    env: dict[str, Value] = field(default_factory=dict)
+    objs: dict[int, ObjState] = field(default_factory=dict)
+    leases: dict[int, frozenset[int]] = field(default_factory=dict)  # storage -> reading ops
+    pending: frozenset[int] = frozenset()  # ops created and not yet run on this path
+
+    def copy(self) -> State:
+        return State(dict(self.env), dict(self.objs), dict(self.leases), self.pending)
+
+    def obj(self, obj: int) -> ObjState:
+        return self.objs.get(obj, LIVE)
+
+
+def owned_in(value: Value) -> list[Owned]:
+    if isinstance(value, (TensorVal, PartitionVal)):
+        return [value]
+    if isinstance(value, TupleVal):
+        return [o for item in value.items for o in owned_in(item)]
+    return []
+
+
+def ops_in(value: Value) -> list[int]:
+    if isinstance(value, OpVal):
+        return [value.op]
+    if isinstance(value, TupleVal):
+        return [o for item in value.items for o in ops_in(item)]
+    return []
+
+
+def join_dim(a: Shape | None, b: Shape | None) -> Shape | None:
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b, strict=True))

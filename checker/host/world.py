@@ -1,0 +1,75 @@
+"""Facts that hold for a whole scope rather than one program point: ids, lazy ops, findings."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ...compiler.diagnostics import Diagnostic, Span
+from .values import Value
+
+OpKind = Literal["launch", "chain", "graph", "phi"]
+
+
+@dataclass
+class OpInfo:
+    kind: OpKind
+    kernel: str  # the kernel label used in messages, e.g. "'add'"
+    span: Span  # the call that created it
+    results: tuple[Value, ...] | None  # what .sync() returns; None when unknown
+    members: frozenset[int]  # for a phi: the ops it may be
+
+
+@dataclass
+class World:
+    next_id: int = 1
+    phis: dict[Hashable, int] = field(default_factory=dict)
+    ops: dict[int, OpInfo] = field(default_factory=dict)
+    consumed: set[int] = field(default_factory=set)  # run, chained, captured or handed on
+    escaped_ops: set[int] = field(default_factory=set)  # out of sight: their leases are unknown
+    lease_sites: dict[tuple[int, int], Span] = field(default_factory=dict)  # (op, storage)
+    findings: dict[Span, Diagnostic] = field(default_factory=dict)
+
+    def fresh(self) -> int:
+        self.next_id += 1
+        return self.next_id
+
+    def phi(self, key: Hashable) -> int:
+        """A stable id for the merge of two values at one join point (loops reach a fixpoint)."""
+        if key not in self.phis:
+            self.phis[key] = self.fresh()
+        return self.phis[key]
+
+    def new_op(self, info: OpInfo) -> int:
+        op = self.fresh()
+        self.ops[op] = info
+        return op
+
+    def members(self, op: int) -> frozenset[int]:
+        info = self.ops.get(op)
+        if info is None or info.kind != "phi":
+            return frozenset({op})
+        return frozenset(m for member in info.members for m in self.members(member))
+
+    def consume(self, op: int) -> None:
+        self.consumed.update(self.members(op))
+        self.consumed.add(op)
+
+    def escape_op(self, op: int) -> None:
+        self.consume(op)
+        self.escaped_ops.update(self.members(op))
+
+    def is_pending(self, pending: frozenset[int], op: int) -> bool:
+        return any(m in pending for m in self.members(op))
+
+    def lease_site(self, op: int, storage: int) -> Span:
+        """Where `op` leased `storage` (a merged storage falls back to any lease of the op)."""
+        exact = self.lease_sites.get((op, storage))
+        if exact is not None:
+            return exact
+        return next((s for (o, _), s in self.lease_sites.items() if o == op), self.ops[op].span)
+
+    def report(self, diag: Diagnostic) -> None:
+        """One finding per primary span: later passes over a loop body repeat earlier ones."""
+        self.findings.setdefault(diag.span, diag)
