@@ -7,29 +7,26 @@ that file while the others are still checked. Nothing here imports the code it c
 
 from __future__ import annotations
 
-import importlib
 import os
 import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, cast
+from typing import Protocol
 
 from ..compiler import messages as msg
 from ..compiler.api import check_module
 from ..compiler.diagnostics import Diagnostic, Severity, Span
-from ..compiler.frontend.module import ModuleInfo
+from ..compiler.frontend.module import parse_module
 from . import suppressions
 from .config import Config, Overrides, parse_table
 from .discovery import ConfigResolver, is_force_excluded, iter_files
-from .project import Project, read_source
+from .host import ProjectIndex, check_host
+from .sources import read_source
 
 FATAL_CODES = frozenset({"CT901", "CT999"})  # exit 2: the run itself is not trustworthy
 # Codes whose findings do not fail a run by default (a stale comment is not a bug).
 DEFAULT_SEVERITY: Mapping[str, Severity] = {"CT902": Severity.WARNING}
-
-HostCheck = Callable[[ModuleInfo, Project], list[Diagnostic]]
-
 
 class TableConfig(Protocol):
     """What an editor may pass instead of a Config: a raw `[tool.cutile-check]` table and the
@@ -67,15 +64,13 @@ class Report:
 
 
 def analyze_source(source: str, path: str, config: Config | TableConfig | None = None,
-                   *, project: Project | None = None) -> list[Diagnostic]:
-    """Every finding of one file after suppressions, selection and severity overrides."""
-    cfg = _as_config(config)
-    project = project if project is not None else Project()
-    info = project.parse(path, source)
-    if info is None:  # only when source was None; analyze_source always passes text
-        raise AssertionError("no source")
-    raw = [info] if isinstance(info, Diagnostic) else _raw_diagnostics(info, project)
-    return finish(raw, source, path, cfg)
+                   *, project: ProjectIndex | None = None) -> list[Diagnostic]:
+    """Every finding of one file after suppressions, selection and severity overrides.
+    `project` resolves kernels imported from other files (one index per run caches them)."""
+    info = parse_module(source, path)  # the one parse, shared by both analyses
+    raw = [info] if isinstance(info, Diagnostic) else (
+        check_module(info) + check_host(info, project))
+    return finish(raw, source, path, _as_config(config))
 
 
 def finish(raw: list[Diagnostic], source: str, path: str, config: Config) -> list[Diagnostic]:
@@ -98,7 +93,7 @@ def analyze_paths(paths: Sequence[str], overrides: Overrides | None = None) -> R
     """Check files and directories (`.py` and `.pyi` below directories), each with the
     configuration of its nearest pyproject.toml."""
     resolver = ConfigResolver(overrides or Overrides())
-    project = Project()
+    project = ProjectIndex(_project_root(paths, resolver))
     report = Report()
     for item in iter_files(list(paths), resolver):
         if isinstance(item, Diagnostic):
@@ -128,7 +123,16 @@ def analyze_stdin(source: str, filename: str | None, overrides: Overrides | None
     return report
 
 
-def _check_file(path: str, config: Config, project: Project, report: Report) -> list[Diagnostic]:
+def _project_root(paths: Sequence[str], resolver: ConfigResolver) -> str:
+    """Where absolute imports of project modules start: the directory of the pyproject.toml
+    that governs the first path, else the working directory."""
+    first = paths[0] if paths else "."
+    config = resolver.for_dir(first) if os.path.isdir(first) else resolver.for_file(first)
+    return config.root if config.root is not None else os.getcwd()
+
+
+def _check_file(path: str, config: Config, project: ProjectIndex,
+                report: Report) -> list[Diagnostic]:
     try:
         source = read_source(path)
     except (SyntaxError, UnicodeDecodeError) as err:  # a bad coding cookie or bytes
@@ -151,31 +155,6 @@ def _guarded(path: str, run: Callable[[], list[Diagnostic]]) -> list[Diagnostic]
                   f"{where.lineno}); please report this with the file")
         return [Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail),
                            Span(path, 1, 0, 1, 0))]
-
-
-def _raw_diagnostics(info: ModuleInfo, project: Project) -> list[Diagnostic]:
-    diags = check_module(info)
-    host = host_check()
-    if host is not None:
-        diags = diags + host(info, project)
-    return diags
-
-
-_HOST: list[HostCheck | None] = []
-
-
-def host_check() -> HostCheck | None:
-    """`cutile.checker.host.check_host` when the host analysis is installed, else None."""
-    if not _HOST:
-        try:
-            module = importlib.import_module(f"{__package__}.host")
-        except ModuleNotFoundError as err:
-            if err.name != f"{__package__}.host":
-                raise  # a bug inside the host package must not pass as "not installed"
-            module = None
-        fn = getattr(module, "check_host", None) if module is not None else None
-        _HOST.append(cast(HostCheck, fn) if callable(fn) else None)
-    return _HOST[0]
 
 
 def _as_config(config: Config | TableConfig | None) -> Config:

@@ -19,8 +19,8 @@ from .config import Overrides
 from .explain import explain
 from .formats import FORMATS
 from .formats.sarif import tool_version
-from .project import decode_source
 from .selection import normalize_pattern
+from .sources import decode_source
 
 PROG = "cutile-check"
 

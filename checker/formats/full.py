@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...compiler.diagnostics import render_full
 from ..analyze import Report
-from ..project import read_source
+from ..sources import read_source
 
 
 def render(report: Report) -> str:
