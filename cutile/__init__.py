@@ -64,6 +64,25 @@ from .compiler.errors import (
     LaunchError,
     OwnershipError,
 )
+from .runtime.api import (
+    DeviceOp,
+    GraphOp,
+    LaunchNeverRunWarning,
+    Partition,
+    Stream,
+    arange,
+    backend_name,
+    empty,
+    from_dlpack,
+    from_numpy,
+    full,
+    meta,
+    ones,
+    rand,
+    randn,
+    synchronize,
+    zeros,
+)
 from .runtime.kernel import Kernel, function, kernel
 
 if TYPE_CHECKING:
@@ -84,4 +103,9 @@ __all__ = [
     "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks", "num_tiles", "permute",
     "printf", "prod", "row_major", "rsqrt", "sin", "sqrt", "sum", "tanh", "tf32", "u8", "u16",
     "u32", "u64", "where",
+]
+__all__ += [  # the host API (runtime)
+    "DeviceOp", "GraphOp", "LaunchNeverRunWarning", "Partition", "Stream", "arange",
+    "backend_name", "empty", "from_dlpack", "from_numpy", "full", "meta", "ones", "rand",
+    "randn", "synchronize", "zeros",
 ]

@@ -1,0 +1,136 @@
+"""What a backend provides: memory, copies, events, launches and graph capture on one device.
+
+Two implementations: the interpreter (host memory, kernels run by the NumPy interpreter) and CUDA
+(device memory through the driver, cubins from tileiras). Tests add fakes. Work is always enqueued
+on an explicit stream handle (an int; the interpreter has only stream 0).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from ..spec import Specialization
+
+DLPACK_CPU, DLPACK_CUDA = 1, 2
+
+
+@dataclass(frozen=True)
+class Device:
+    kind: Literal["cpu", "cuda"]
+    index: int = 0
+
+    def __str__(self) -> str:
+        return "cpu" if self.kind == "cpu" else f"cuda:{self.index}"
+
+    @property
+    def dlpack(self) -> tuple[int, int]:
+        return (DLPACK_CPU, 0) if self.kind == "cpu" else (DLPACK_CUDA, self.index)
+
+
+CPU = Device("cpu")
+
+
+class Buffer:
+    """A block of memory that tensors view. It gives itself back (through `release`) when the
+    last tensor viewing it is gone; foreign memory (DLPack) keeps its `owner` alive instead."""
+
+    __slots__ = ("__weakref__", "_release", "device", "host", "nbytes", "owner", "ptr", "streams")
+
+    def __init__(self, device: Device, ptr: int, nbytes: int, *,
+                 host: NDArray[np.uint8] | None = None, owner: object = None,
+                 release: Callable[[Buffer], None] | None = None) -> None:
+        self.device = device
+        self.ptr = ptr
+        self.nbytes = nbytes
+        self.host = host  # the bytes, for host memory
+        self.owner = owner
+        self.streams: set[int] = set()  # streams whose work used it (for safe reuse)
+        self._release = release
+
+    def __del__(self) -> None:
+        release, self._release = self._release, None
+        if release is not None:
+            release(self)
+
+
+class Event(ABC):
+    @abstractmethod
+    def done(self) -> bool: ...
+
+    @abstractmethod
+    def wait(self) -> None: ...
+
+
+class DoneEvent(Event):
+    """Work that ran synchronously (the interpreter) is complete when enqueued."""
+
+    def done(self) -> bool:
+        return True
+
+    def wait(self) -> None:
+        return None
+
+
+class Graph(ABC):
+    @abstractmethod
+    def replay(self, stream: int) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+class Executable(ABC):
+    """One specialization of one kernel, ready to enqueue (argument packing prepared once)."""
+
+    @abstractmethod
+    def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None: ...
+
+
+class Backend(ABC):
+    name: str
+    device: Device
+
+    @abstractmethod
+    def default_stream(self) -> int: ...
+
+    @abstractmethod
+    def allocate(self, nbytes: int, stream: int) -> Buffer: ...
+
+    @abstractmethod
+    def write(self, dst: Buffer, offset: int, data: NDArray[Any], stream: int) -> None:
+        """Copies a C-contiguous host array into `dst` at byte `offset` (stream-ordered)."""
+
+    @abstractmethod
+    def read(self, src: Buffer, offset: int, nbytes: int, stream: int) -> NDArray[np.uint8]:
+        """Copies bytes out to a new host array, waiting for `stream`'s earlier work."""
+
+    @abstractmethod
+    def fill(self, dst: Buffer, pattern: bytes, count: int, stream: int) -> None:
+        """Writes `count` copies of an element's bytes from the start of `dst`."""
+
+    @abstractmethod
+    def copy(self, dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int,
+             stream: int) -> None: ...
+
+    @abstractmethod
+    def record(self, stream: int) -> Event: ...
+
+    @abstractmethod
+    def synchronize(self, stream: int) -> None: ...
+
+    @abstractmethod
+    def prepare(self, spec: Specialization) -> Executable:
+        """Compiles (or fetches from cache) what runs this specialization on this backend."""
+
+    @abstractmethod
+    def begin_capture(self, stream: int) -> None: ...
+
+    @abstractmethod
+    def end_capture(self, stream: int) -> Graph: ...

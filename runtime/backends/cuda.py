@@ -1,0 +1,183 @@
+"""The CUDA backend: device memory from the caching allocator, copies, events and graphs on
+streams of the device's primary context, and cubins launched with block (1, 1, 1)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..cuda import driver
+from ..cuda.allocator import CachingAllocator, RawOps
+from .base import Backend, Buffer, Device, DoneEvent, Event, Executable, Graph
+
+if TYPE_CHECKING:
+    from ..spec import Specialization
+
+
+class CudaEvent(Event):
+    __slots__ = ("_handle", "_pool")
+
+    def __init__(self, handle: int, pool: list[int]) -> None:
+        self._handle = handle
+        self._pool = pool
+
+    def done(self) -> bool:
+        return driver.event_query(self._handle)
+
+    def wait(self) -> None:
+        driver.event_synchronize(self._handle)
+
+    def __del__(self) -> None:
+        self._pool.append(self._handle)  # reused by a later record()
+
+
+class CudaGraph(Graph):
+    def __init__(self, exe: int) -> None:
+        self._exe: int | None = exe
+
+    def replay(self, stream: int) -> None:
+        assert self._exe is not None
+        driver.graph_launch(self._exe, stream)
+
+    def close(self) -> None:
+        if self._exe is not None:
+            driver.graph_destroy(self._exe)
+            self._exe = None
+
+
+class CudaBackend(Backend):
+    name = "cuda"
+
+    def __init__(self, ordinal: int = 0) -> None:
+        self.device = Device("cuda", ordinal)
+        self._ctx = driver.init_context(ordinal)
+        self._local = threading.local()
+        self._local.ctx = self._ctx
+        self.arch = "sm_{}{}".format(*driver.compute_capability(ordinal))
+        self._stream = driver.stream_create()
+        self._events: list[int] = []
+        self._capturing = False
+        self.allocator = CachingAllocator(RawOps(
+            alloc=driver.mem_alloc, free=driver.mem_free,
+            record_event=self._raw_event, event_done=driver.event_query,
+            destroy_event=driver.event_destroy, synchronize=self._sync_device))
+
+    # -- context and streams ------------------------------------------------------------------
+    def current(self) -> None:
+        """Makes the context current in this thread (await runs launches in worker threads)."""
+        if getattr(self._local, "ctx", None) != self._ctx:
+            driver.set_current(self._ctx)
+            self._local.ctx = self._ctx
+
+    def default_stream(self) -> int:
+        return self._stream
+
+    def new_stream(self) -> int:
+        self.current()
+        return driver.stream_create()
+
+    def _sync_device(self) -> None:
+        driver.stream_synchronize(self._stream)
+        driver.stream_synchronize(0)
+
+    def _raw_event(self, stream: int) -> int:
+        event = self._events.pop() if self._events else driver.event_create()
+        driver.event_record(event, stream)
+        return event
+
+    # -- memory -----------------------------------------------------------------------------
+    def allocate(self, nbytes: int, stream: int) -> Buffer:
+        self.current()
+        ptr, size = self.allocator.allocate(nbytes, stream)
+        allocator = self.allocator
+
+        def release(buf: Buffer) -> None:
+            allocator.free(ptr, size, stream, buf.streams)
+
+        return Buffer(self.device, ptr, nbytes, release=release)
+
+    def write(self, dst: Buffer, offset: int, data: NDArray[Any], stream: int) -> None:
+        self.current()
+        src = np.ascontiguousarray(data)
+        driver.memcpy_htod(dst.ptr + offset, int(src.ctypes.data), src.nbytes, stream)
+
+    def read(self, src: Buffer, offset: int, nbytes: int, stream: int) -> NDArray[np.uint8]:
+        self.current()
+        out = np.empty(nbytes, dtype=np.uint8)
+        if nbytes:
+            driver.memcpy_dtoh(int(out.ctypes.data), src.ptr + offset, nbytes, stream)
+        driver.stream_synchronize(stream)
+        return out
+
+    def fill(self, dst: Buffer, pattern: bytes, count: int, stream: int) -> None:
+        self.current()
+        width = len(pattern)
+        if width == 8 and pattern[:4] == pattern[4:]:
+            pattern, width, count = pattern[:4], 4, count * 2
+        if width in (1, 2, 4):
+            driver.memset(dst.ptr, int.from_bytes(pattern, "little"), width, count, stream)
+            return
+        self.write(dst, 0, np.tile(np.frombuffer(pattern, dtype=np.uint8), count), stream)
+
+    def copy(self, dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int,
+             stream: int) -> None:
+        self.current()
+        driver.memcpy_dtod(dst.ptr + dst_offset, src.ptr + src_offset, nbytes, stream)
+
+    # -- events, graphs ---------------------------------------------------------------------
+    def record(self, stream: int) -> Event:
+        if self._capturing:  # nothing runs during capture; the graph's own event tracks replays
+            return DoneEvent()
+        return CudaEvent(self._raw_event(stream), self._events)
+
+    def synchronize(self, stream: int) -> None:
+        self.current()
+        driver.stream_synchronize(stream)
+
+    def order_consumer(self, consumer_stream: int) -> None:
+        """DLPack export: the consumer's stream waits for our work so far."""
+        self.current()
+        event = self._raw_event(self._stream)
+        driver.stream_wait_event(consumer_stream, event)
+        self._events.append(event)
+
+    def begin_capture(self, stream: int) -> None:
+        self.current()
+        driver.begin_capture(stream)
+        self._capturing = True
+
+    def end_capture(self, stream: int) -> Graph:
+        self._capturing = False
+        return CudaGraph(driver.end_capture(stream))
+
+    # -- kernels ----------------------------------------------------------------------------
+    def prepare(self, spec: Specialization) -> Executable:
+        from .cuda_kernels import load_kernel
+
+        self.current()
+        return load_kernel(self, spec)
+
+
+class CudaExecutable(Executable):
+    """A loaded kernel plus its parameter packer (built once per specialization)."""
+
+    def __init__(self, backend: CudaBackend, function: int, module: int,
+                 pack: Callable[[Sequence[Any]], int], buffers: Callable[[Sequence[Any]],
+                                                                         list[Buffer]]) -> None:
+        self._backend = backend
+        self._function = function
+        self._module = module  # kept loaded while the executable lives
+        self._pack = pack
+        self._buffers = buffers
+        self._lock = threading.Lock()
+
+    def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None:
+        self._backend.current()
+        for buf in self._buffers(args):
+            buf.streams.add(stream)
+        with self._lock:  # the packed parameters are copied by cuLaunchKernel before it returns
+            driver.launch(self._function, grid, stream, self._pack(args))

@@ -1,0 +1,107 @@
+"""Host memory for the interpreter backend: NumPy byte arrays, synchronous copies and fills.
+
+Everything here completes when it is called (stream 0 only), so events are always done. Graph
+capture records the enqueued launches instead of running them; a replay runs them again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .base import CPU, Backend, Buffer, DoneEvent, Event, Executable, Graph
+
+ALIGN = 256  # device allocations are 256-byte aligned; host ones match, so facts agree
+
+
+def host_buffer(nbytes: int) -> Buffer:
+    raw = np.empty(nbytes + ALIGN, dtype=np.uint8)
+    start = (-raw.ctypes.data) % ALIGN
+    view = raw[start:start + nbytes]
+    return Buffer(CPU, int(view.ctypes.data), nbytes, host=view)
+
+
+class HostGraph(Graph):
+    def __init__(self, thunks: list[Callable[[], None]]) -> None:
+        self._thunks = thunks
+
+    def replay(self, stream: int) -> None:
+        for thunk in self._thunks:
+            thunk()
+
+    def close(self) -> None:
+        self._thunks = []
+
+
+class HostMemoryBackend(Backend):
+    """Memory, copies and capture on the host; subclasses say how kernels run."""
+
+    device = CPU
+
+    def __init__(self) -> None:
+        self._capture: list[Callable[[], None]] | None = None
+
+    def default_stream(self) -> int:
+        return 0
+
+    def allocate(self, nbytes: int, stream: int) -> Buffer:
+        return host_buffer(nbytes)
+
+    def write(self, dst: Buffer, offset: int, data: NDArray[Any], stream: int) -> None:
+        raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+        _bytes(dst)[offset:offset + raw.size] = raw
+
+    def read(self, src: Buffer, offset: int, nbytes: int, stream: int) -> NDArray[np.uint8]:
+        return _bytes(src)[offset:offset + nbytes].copy()
+
+    def fill(self, dst: Buffer, pattern: bytes, count: int, stream: int) -> None:
+        element = np.frombuffer(pattern, dtype=np.uint8)
+        _bytes(dst)[:count * len(pattern)] = np.tile(element, count)
+
+    def copy(self, dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int,
+             stream: int) -> None:
+        _bytes(dst)[dst_offset:dst_offset + nbytes] = _bytes(src)[src_offset:src_offset + nbytes]
+
+    def record(self, stream: int) -> Event:
+        return DoneEvent()
+
+    def synchronize(self, stream: int) -> None:
+        return None
+
+    def begin_capture(self, stream: int) -> None:
+        self._capture = []
+
+    def end_capture(self, stream: int) -> Graph:
+        thunks, self._capture = self._capture or [], None
+        return HostGraph(thunks)
+
+    def run(self, thunk: Callable[[], None]) -> None:
+        """Runs a launch now, or records it while a graph is being captured."""
+        if self._capture is not None:
+            self._capture.append(thunk)
+        else:
+            thunk()
+
+
+def _bytes(buf: Buffer) -> NDArray[np.uint8]:
+    if buf.host is None:
+        from ..errors import NO_DEVICE, device_error
+
+        raise device_error(NO_DEVICE, detail=f"memory on {buf.device} is not readable by the "
+                           "interpreter backend")
+    return buf.host
+
+
+class HostExecutable(Executable):
+    """Runs a Python callable per launch (the interpreter's program, or a test's fake)."""
+
+    def __init__(self, backend: HostMemoryBackend,
+                 body: Callable[[Sequence[Any], tuple[int, int, int]], None]) -> None:
+        self._backend = backend
+        self._body = body
+
+    def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None:
+        self._backend.run(lambda: self._body(args, grid))

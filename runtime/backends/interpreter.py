@@ -1,0 +1,20 @@
+"""The interpreter backend: host memory, kernels executed by the NumPy interpreter."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .base import Executable
+from .host import HostExecutable, HostMemoryBackend
+
+if TYPE_CHECKING:
+    from ..spec import Specialization
+
+
+class InterpreterBackend(HostMemoryBackend):
+    name = "interpreter"
+
+    def prepare(self, spec: Specialization) -> Executable:
+        from ..interpreter.program import build_program
+
+        return HostExecutable(self, build_program(spec).run)

@@ -1,0 +1,87 @@
+"""The active backend and the current stream, chosen lazily on first use.
+
+`CUTILE_BACKEND=cuda|interpreter` forces a backend; otherwise CUDA is used when the driver sees a
+GPU, else the interpreter. Nothing touches libcuda until a backend is first needed, and the
+interpreter path never does.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from ..compiler import messages as msg
+from ..compiler.errors import CutileError
+from .backends.base import Backend
+from .errors import NO_DEVICE, device_error
+
+ENV = "CUTILE_BACKEND"
+_lock = threading.Lock()
+_backend: Backend | None = None
+_local = threading.local()
+_BAD_ENV = msg.Message("CT901", "CUTILE_BACKEND must be 'cuda' or 'interpreter', not '{value}'")
+
+
+def backend() -> Backend:
+    global _backend
+    if _backend is None:
+        with _lock:
+            if _backend is None:
+                _backend = _select()
+    return _backend
+
+
+def set_backend(new: Backend | None) -> Backend | None:
+    """Replaces the active backend (None: choose again on next use); returns the old one."""
+    global _backend
+    with _lock:
+        old, _backend = _backend, new
+    return old
+
+
+def current_stream() -> int:
+    stream: int | None = getattr(_local, "stream", None)
+    return backend().default_stream() if stream is None else stream
+
+
+def set_current_stream(stream: int | None) -> int | None:
+    old: int | None = getattr(_local, "stream", None)
+    _local.stream = stream
+    return old
+
+
+def _select() -> Backend:
+    choice = os.environ.get(ENV, "").strip().lower()
+    if choice not in ("", "cuda", "interpreter"):
+        from .errors import diagnostic
+
+        raise CutileError([diagnostic(_BAD_ENV, None, value=choice)])
+    if choice == "interpreter":
+        return _interpreter()
+    if choice == "cuda":
+        if not _gpu_present():
+            raise device_error(NO_DEVICE, detail="CUTILE_BACKEND=cuda but no CUDA device is "
+                               "available (no driver or no GPU); unset it or use "
+                               "CUTILE_BACKEND=interpreter")
+        return _cuda()
+    return _cuda() if _gpu_present() else _interpreter()
+
+
+def _gpu_present() -> bool:
+    try:
+        from .cuda import driver
+    except ImportError:
+        return False
+    return driver.device_count() > 0
+
+
+def _interpreter() -> Backend:
+    from .backends.interpreter import InterpreterBackend
+
+    return InterpreterBackend()
+
+
+def _cuda() -> Backend:
+    from .backends.cuda import CudaBackend
+
+    return CudaBackend(0)

@@ -1,0 +1,190 @@
+"""The only module that calls the CUDA driver (cuda.bindings.driver); everything returns ints.
+
+It is imported lazily by the CUDA backend, so the interpreter path never loads libcuda. Only
+long-standing driver entry points are used (they exist in every cuda-bindings 12.x/13.x).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cuda.bindings import driver as drv
+
+from ..errors import DRIVER_ERROR, NO_DEVICE, device_error
+
+
+def _check(call: str, result: Any) -> Any:
+    """Unpacks `(CUresult, *values)`; a failure becomes DeviceError CT505 naming the call."""
+    err, *values = result if isinstance(result, tuple) else (result,)
+    if err != drv.CUresult.CUDA_SUCCESS:
+        raise device_error(DRIVER_ERROR, call=call, error=getattr(err, "name", str(err)))
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def device_count() -> int:
+    """Devices visible to the driver; 0 when there is no driver or no GPU (never raises)."""
+    try:
+        if drv.cuInit(0)[0] != drv.CUresult.CUDA_SUCCESS:
+            return 0
+        err, count = drv.cuDeviceGetCount()
+    except Exception:  # no libcuda at all: the pathfinder raises its own error type
+        return 0
+    return int(count) if err == drv.CUresult.CUDA_SUCCESS else 0
+
+
+def init_context(ordinal: int) -> int:
+    """Retains the device's primary context and makes it current; returns the context handle."""
+    count = device_count()
+    if ordinal >= count:
+        detail = ("no CUDA device is available (no driver or no GPU)" if count == 0 else
+                  f"device {ordinal} does not exist ({count} visible)")
+        raise device_error(NO_DEVICE, detail=detail + "; use CUTILE_BACKEND=interpreter to run "
+                           "on the CPU")
+    dev = _check("cuDeviceGet", drv.cuDeviceGet(ordinal))
+    ctx = _check("cuDevicePrimaryCtxRetain", drv.cuDevicePrimaryCtxRetain(dev))
+    _check("cuCtxSetCurrent", drv.cuCtxSetCurrent(ctx))
+    return int(ctx)
+
+
+def set_current(ctx: int) -> None:
+    _check("cuCtxSetCurrent", drv.cuCtxSetCurrent(drv.CUcontext(ctx)))
+
+
+def compute_capability(ordinal: int) -> tuple[int, int]:
+    dev = _check("cuDeviceGet", drv.cuDeviceGet(ordinal))
+    attr = drv.CUdevice_attribute
+    major = _check("cuDeviceGetAttribute", drv.cuDeviceGetAttribute(
+        attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev))
+    minor = _check("cuDeviceGetAttribute", drv.cuDeviceGetAttribute(
+        attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
+    return int(major), int(minor)
+
+
+def mem_info() -> tuple[int, int]:
+    free, total = _check("cuMemGetInfo", drv.cuMemGetInfo())
+    return int(free), int(total)
+
+
+def mem_alloc(nbytes: int) -> int:
+    return int(_check("cuMemAlloc", drv.cuMemAlloc(nbytes)))
+
+
+def mem_free(ptr: int) -> None:
+    _check("cuMemFree", drv.cuMemFree(drv.CUdeviceptr(ptr)))
+
+
+def stream_create() -> int:
+    flags = drv.CUstream_flags.CU_STREAM_NON_BLOCKING
+    return int(_check("cuStreamCreate", drv.cuStreamCreate(flags)))
+
+
+def stream_destroy(stream: int) -> None:
+    _check("cuStreamDestroy", drv.cuStreamDestroy(drv.CUstream(stream)))
+
+
+def stream_synchronize(stream: int) -> None:
+    _check("cuStreamSynchronize", drv.cuStreamSynchronize(drv.CUstream(stream)))
+
+
+def stream_wait_event(stream: int, event: int) -> None:
+    _check("cuStreamWaitEvent", drv.cuStreamWaitEvent(
+        drv.CUstream(stream), drv.CUevent(event), 0))
+
+
+def event_create() -> int:
+    flags = drv.CUevent_flags.CU_EVENT_DISABLE_TIMING
+    return int(_check("cuEventCreate", drv.cuEventCreate(flags)))
+
+
+def event_destroy(event: int) -> None:
+    _check("cuEventDestroy", drv.cuEventDestroy(drv.CUevent(event)))
+
+
+def event_record(event: int, stream: int) -> None:
+    _check("cuEventRecord", drv.cuEventRecord(drv.CUevent(event), drv.CUstream(stream)))
+
+
+def event_query(event: int) -> bool:
+    """True when the work before the event is done (NOT_READY is an answer, not an error)."""
+    err = drv.cuEventQuery(drv.CUevent(event))[0]
+    if err == drv.CUresult.CUDA_ERROR_NOT_READY:
+        return False
+    _check("cuEventQuery", (err,))
+    return True
+
+
+def event_synchronize(event: int) -> None:
+    _check("cuEventSynchronize", drv.cuEventSynchronize(drv.CUevent(event)))
+
+
+def memcpy_htod(dst: int, src_addr: int, nbytes: int, stream: int) -> None:
+    _check("cuMemcpyHtoDAsync", drv.cuMemcpyHtoDAsync(
+        drv.CUdeviceptr(dst), src_addr, nbytes, drv.CUstream(stream)))
+
+
+def memcpy_dtoh(dst_addr: int, src: int, nbytes: int, stream: int) -> None:
+    _check("cuMemcpyDtoHAsync", drv.cuMemcpyDtoHAsync(
+        dst_addr, drv.CUdeviceptr(src), nbytes, drv.CUstream(stream)))
+
+
+def memcpy_dtod(dst: int, src: int, nbytes: int, stream: int) -> None:
+    _check("cuMemcpyDtoDAsync", drv.cuMemcpyDtoDAsync(
+        drv.CUdeviceptr(dst), drv.CUdeviceptr(src), nbytes, drv.CUstream(stream)))
+
+
+def memset(dst: int, pattern: int, width: int, count: int, stream: int) -> None:
+    """Fills `count` elements of 1, 2 or 4 bytes with `pattern` (its bit pattern)."""
+    fn = {1: drv.cuMemsetD8Async, 2: drv.cuMemsetD16Async, 4: drv.cuMemsetD32Async}[width]
+    _check(f"cuMemsetD{width * 8}Async", fn(drv.CUdeviceptr(dst), pattern, count,
+                                            drv.CUstream(stream)))
+
+
+def module_load(image: bytes) -> int:
+    return int(_check("cuModuleLoadData", drv.cuModuleLoadData(image)))
+
+
+def module_unload(module: int) -> None:
+    _check("cuModuleUnload", drv.cuModuleUnload(drv.CUmodule(module)))
+
+
+def module_function(module: int, name: str) -> int:
+    return int(_check("cuModuleGetFunction", drv.cuModuleGetFunction(
+        drv.CUmodule(module), name.encode())))
+
+
+def launch(function: int, grid: tuple[int, int, int], stream: int, params_addr: int) -> None:
+    """Block (1, 1, 1): the driver reads a tile kernel's thread count from the cubin."""
+    _check("cuLaunchKernel", drv.cuLaunchKernel(
+        drv.CUfunction(function), grid[0], grid[1], grid[2], 1, 1, 1, 0,
+        drv.CUstream(stream), params_addr, 0))
+
+
+def begin_capture(stream: int) -> None:
+    # Relaxed: a chain's next op may compile, load a module or allocate while capturing.
+    mode = drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
+    _check("cuStreamBeginCapture", drv.cuStreamBeginCapture(drv.CUstream(stream), mode))
+
+
+def end_capture(stream: int) -> int:
+    """Ends capture and instantiates the graph; returns the executable graph."""
+    graph = _check("cuStreamEndCapture", drv.cuStreamEndCapture(drv.CUstream(stream)))
+    exe = _check("cuGraphInstantiate", drv.cuGraphInstantiate(graph, 0))
+    _check("cuGraphDestroy", drv.cuGraphDestroy(graph))
+    return int(exe)
+
+
+def graph_launch(exe: int, stream: int) -> None:
+    _check("cuGraphLaunch", drv.cuGraphLaunch(drv.CUgraphExec(exe), drv.CUstream(stream)))
+
+
+def graph_destroy(exe: int) -> None:
+    _check("cuGraphExecDestroy", drv.cuGraphExecDestroy(drv.CUgraphExec(exe)))
+
+
+def pointer_device(ptr: int) -> int:
+    """The device ordinal that owns a device pointer (for DLPack imports)."""
+    attr = drv.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+    return int(_check("cuPointerGetAttribute", drv.cuPointerGetAttribute(
+        attr, drv.CUdeviceptr(ptr))))

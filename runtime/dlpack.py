@@ -1,0 +1,225 @@
+"""DLPack in both directions, with ctypes: `ct.from_dlpack(obj)` and `Tensor.__dlpack__`.
+
+Imports are zero copy when the producer's memory is where the active backend computes (host
+memory for the interpreter, the GPU for CUDA); the producer's managed tensor is kept until the
+last cutile tensor on it is gone. Otherwise the data is copied once. Exports hand out the
+tensor's memory (never a copy) in a legacy `dltensor` capsule, which every consumer accepts.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..compiler import dtypes as d
+from ..compiler import messages as msg
+from ..compiler.dtypes import DType
+from .backends.base import CPU, DLPACK_CUDA, Backend, Buffer, Device
+from .errors import launch_error
+from .sites import Site, caller_site
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+_CUDA_HOST, _CUDA_MANAGED = 3, 13
+_BAD = msg.Message("CT406", "from_dlpack: {detail}")
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_Deleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
+DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                            ("deleter", _Deleter)]
+
+_CODES: dict[tuple[int, int], DType] = {
+    (0, 8): d.I8, (0, 16): d.I16, (0, 32): d.I32, (0, 64): d.I64,
+    (1, 8): d.U8, (1, 16): d.U16, (1, 32): d.U32, (1, 64): d.U64,
+    (2, 16): d.F16, (2, 32): d.F32, (2, 64): d.F64, (4, 16): d.BF16,
+    (6, 8): d.BOOL, (10, 8): d.F8E4M3, (12, 8): d.F8E5M2,
+}
+_TO_CODE: dict[str, tuple[int, int]] = {v.name: k for k, v in _CODES.items()}
+_TO_CODE["tf32"] = (2, 32)  # tf32 is stored as float32
+
+_api = ctypes.pythonapi
+_api.PyCapsule_New.restype = ctypes.py_object
+_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_GetPointerRaw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", _api))
+
+# -- export ------------------------------------------------------------------------------------
+_exported: dict[int, tuple[DLManagedTensor, object, object, object]] = {}
+
+
+def _delete_exported_py(managed: Any) -> None:
+    _exported.pop(ctypes.addressof(managed.contents), None)
+
+
+def _capsule_destructor_py(capsule: int) -> None:
+    # Only a capsule nobody consumed still carries the name "dltensor"; then we free it.
+    if _api.PyCapsule_IsValid(capsule, b"dltensor"):
+        ptr = _GetPointerRaw(capsule, b"dltensor")
+        if ptr:
+            _exported.pop(ptr, None)
+
+
+# C callbacks; module globals so they outlive every capsule.
+_delete_exported = _Deleter(_delete_exported_py)
+_capsule_destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_capsule_destructor_py)
+
+
+def export_tensor(t: Tensor, stream: int | None, copy: bool | None, site: Site) -> object:
+    if t._buf is None:
+        raise launch_error(_BAD, site, detail="a meta tensor has no memory to share")
+    if copy:
+        from .tensor import _compact
+
+        t = _compact(t)
+    assert t._buf is not None
+    _order_for_consumer(t, stream)
+    ndim = len(t._shape)
+    shape = (ctypes.c_int64 * max(ndim, 1))(*t._shape)
+    strides = (ctypes.c_int64 * max(ndim, 1))(*t._strides)
+    managed = DLManagedTensor()
+    managed.dl_tensor.data = t._buf.ptr
+    managed.dl_tensor.device = DLDevice(*t._buf.device.dlpack)
+    managed.dl_tensor.ndim = ndim
+    code, bits = _TO_CODE[t._dtype.name]
+    managed.dl_tensor.dtype = DLDataType(code, bits, 1)
+    managed.dl_tensor.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    managed.dl_tensor.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
+    managed.dl_tensor.byte_offset = t._offset
+    managed.deleter = _delete_exported
+    addr = ctypes.addressof(managed)
+    _exported[addr] = (managed, shape, strides, t._buf)  # the buffer lives while shared
+    return _api.PyCapsule_New(addr, b"dltensor", ctypes.cast(_capsule_destructor,
+                                                             ctypes.c_void_p))
+
+
+def _order_for_consumer(t: Tensor, stream: int | None) -> None:
+    """Makes the consumer's stream wait for our pending work on the tensor (CUDA only)."""
+    if t._buf is None or t._buf.device.kind != "cuda" or stream == -1:
+        return
+    from .backends.cuda import CudaBackend
+
+    be = t._backend
+    if isinstance(be, CudaBackend):
+        be.order_consumer(1 if stream is None else stream)
+
+
+# -- import ------------------------------------------------------------------------------------
+class _Imported:
+    """Holds a consumed DLManagedTensor (and its producer) and calls its deleter when dropped."""
+
+    def __init__(self, addr: int, producer: object) -> None:
+        self.addr = addr
+        self.producer = producer
+
+    def __del__(self) -> None:
+        managed = DLManagedTensor.from_address(self.addr)
+        if managed.deleter:
+            managed.deleter(ctypes.pointer(managed))
+
+
+def from_dlpack(obj: Any) -> Tensor:
+    """A cutile tensor on another library's memory (zero copy where the backend can use it)."""
+    from .context import backend, current_stream
+
+    site = caller_site()
+    be = backend()
+    if not hasattr(obj, "__dlpack__"):
+        raise launch_error(_BAD, site, detail=f"{type(obj).__name__} does not support DLPack")
+    dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
+    on_gpu = dev_type in (DLPACK_CUDA, _CUDA_MANAGED)
+    stream: int | None = None
+    if on_gpu:
+        stream = current_stream() if be.device.kind == "cuda" else 1
+    try:
+        capsule = obj.__dlpack__(stream=stream) if on_gpu else obj.__dlpack__()
+    except (BufferError, TypeError, ValueError, RuntimeError) as err:
+        raise launch_error(_BAD, site, detail=str(err)) from None
+    return _consume(capsule, obj, be, Device("cuda", dev_id) if on_gpu else CPU, site)
+
+
+def _consume(capsule: object, producer: object, be: Backend, device: Device,
+             site: Site) -> Tensor:
+    from .tensor import Tensor, contiguous_strides
+
+    addr = _api.PyCapsule_GetPointer(capsule, b"dltensor")
+    _api.PyCapsule_SetName(capsule, b"used_dltensor")
+    keep = _Imported(addr, producer)
+    dl = DLManagedTensor.from_address(addr).dl_tensor
+    dtype = _CODES.get((dl.dtype.code, dl.dtype.bits))
+    if dtype is None or dl.dtype.lanes != 1:
+        raise launch_error(_BAD, site, detail=f"unsupported DLPack dtype (code {dl.dtype.code}, "
+                           f"{dl.dtype.bits} bits, {dl.dtype.lanes} lanes)")
+    shape = tuple(int(dl.shape[i]) for i in range(dl.ndim))
+    strides = (tuple(int(dl.strides[i]) for i in range(dl.ndim)) if dl.strides else
+               contiguous_strides(shape))
+    base = (dl.data or 0) + int(dl.byte_offset)
+    lo, hi = _extent(shape, strides, dtype.itemsize)
+    start, nbytes = base + lo, max(hi - lo, 0)
+    if device.kind == be.device.kind:
+        buf = _wrap(device, start, nbytes, keep)
+        return Tensor(be, buf, -lo, shape, strides, dtype)
+    return _copy_across(be, device, start, nbytes, -lo, shape, strides, dtype)
+
+
+def _wrap(device: Device, start: int, nbytes: int, keep: _Imported) -> Buffer:
+    host = None
+    if device.kind == "cpu":
+        host = (np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(start)) if nbytes
+                else np.empty(0, dtype=np.uint8))
+    return Buffer(device, start, nbytes, host=host, owner=keep)
+
+
+def _extent(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> tuple[int, int]:
+    if any(n == 0 for n in shape):
+        return 0, 0
+    lo = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s > 0)
+    return lo * item, (hi + 1) * item
+
+
+def _copy_across(be: Backend, device: Device, start: int, nbytes: int, offset: int,
+                 shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType) -> Tensor:
+    """Producer memory the backend cannot compute on: bring the bytes over once."""
+    from .context import current_stream
+    from .tensor import Tensor
+
+    raw = np.empty(nbytes, dtype=np.uint8)
+    if device.kind == "cpu" and nbytes:
+        raw[:] = np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(start))
+    elif nbytes:
+        from .cuda import driver
+
+        driver.init_context(device.index)
+        driver.memcpy_dtoh(int(raw.ctypes.data), start, nbytes, 0)
+        driver.stream_synchronize(0)
+    stream = current_stream()
+    buf = be.allocate(max(nbytes, 1), stream)
+    be.write(buf, 0, raw, stream)
+    return Tensor(be, buf, offset, shape, strides, dtype)

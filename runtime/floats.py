@@ -1,0 +1,90 @@
+"""Narrow float formats NumPy lacks (bf16, f8e4m3, f8e5m2, tf32): rounding and bit patterns.
+
+Host storage keeps the device's bytes: bf16 as uint16 bit patterns, f8 as uint8 bit patterns,
+tf32 as float32 (its low 13 mantissa bits zero). Values convert through float32 with
+round-to-nearest-even, as the GPU's conversions do.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+F32Array = NDArray[np.float32]
+
+
+def f32_to_bf16_bits(values: NDArray[np.generic]) -> NDArray[np.uint16]:
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    rounding = ((bits >> 16) & 1) + np.uint32(0x7FFF)
+    out = ((bits + rounding) >> 16).astype(np.uint16)
+    nan = np.isnan(bits.view(np.float32))
+    return np.where(nan, np.uint16(0x7FC0), out).astype(np.uint16)
+
+
+def bf16_bits_to_f32(bits: NDArray[np.uint16]) -> F32Array:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def round_bf16(values: NDArray[np.generic]) -> F32Array:
+    return bf16_bits_to_f32(f32_to_bf16_bits(values))
+
+
+def round_tf32(values: NDArray[np.generic]) -> F32Array:
+    """Keeps 10 mantissa bits (round to nearest even); the result is still float32."""
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    rounding = ((bits >> 13) & 1) + np.uint32(0xFFF)
+    out = ((bits + rounding) & np.uint32(0xFFFFE000)).view(np.float32)
+    return np.where(np.isnan(values), np.float32(np.nan), out).astype(np.float32)
+
+
+@cache
+def _f8_table(exp_bits: int, man_bits: int, ieee_inf: bool) -> F32Array:
+    """The value of each of the 256 codes of an f8 format (OCP FP8: e4m3fn and e5m2)."""
+    bias = 2 ** (exp_bits - 1) - 1
+    values = np.empty(256, dtype=np.float32)
+    for code in range(256):
+        sign = -1.0 if code & 0x80 else 1.0
+        e = (code >> man_bits) & ((1 << exp_bits) - 1)
+        m = code & ((1 << man_bits) - 1)
+        top = e == (1 << exp_bits) - 1
+        if ieee_inf and top:
+            values[code] = sign * np.inf if m == 0 else np.nan
+        elif not ieee_inf and top and m == (1 << man_bits) - 1:
+            values[code] = np.nan  # e4m3fn: only S.1111.111 is NaN; no infinities
+        elif e == 0:
+            values[code] = sign * m * 2.0 ** (1 - bias - man_bits)
+        else:
+            values[code] = sign * (1 + m / 2**man_bits) * 2.0 ** (e - bias)
+    return values
+
+
+FORMATS = {"f8e4m3": (4, 3, False), "f8e5m2": (5, 2, True)}
+
+
+def f8_bits_to_f32(bits: NDArray[np.uint8], name: str) -> F32Array:
+    return _f8_table(*FORMATS[name])[bits]
+
+
+def f32_to_f8_bits(values: NDArray[np.generic], name: str) -> NDArray[np.uint8]:
+    """Nearest code, ties to the even code; out of range gives inf (e5m2) or NaN (e4m3)."""
+    table = _f8_table(*FORMATS[name])
+    codes = np.arange(128, dtype=np.uint8)
+    finite = np.isfinite(table[:128])
+    pos_codes, pos_vals = codes[finite], table[:128][finite]  # ascending with the code
+    v = np.asarray(values, dtype=np.float32)
+    mag = np.abs(v)
+    hi = np.clip(np.searchsorted(pos_vals, mag), 0, len(pos_vals) - 1)
+    lo = np.clip(hi - 1, 0, len(pos_vals) - 1)
+    d_hi, d_lo = np.abs(pos_vals[hi] - mag), np.abs(mag - pos_vals[lo])
+    pick_lo = (d_lo < d_hi) | ((d_lo == d_hi) & (pos_codes[lo] % 2 == 0))
+    code = np.where(pick_lo, pos_codes[lo], pos_codes[hi])
+    top = pos_vals[-1]
+    half_ulp = (top - pos_vals[-2]) / 2
+    over = mag > top + half_ulp
+    overflow_code = np.uint8(0x7C) if name == "f8e5m2" else np.uint8(0x7F)
+    code = np.where(over | np.isinf(v), overflow_code, code)
+    code = np.where(np.isnan(v), np.uint8(0x7F), code)
+    sign = np.where(np.signbit(v), np.uint8(0x80), np.uint8(0))
+    return (code | sign).astype(np.uint8)

@@ -1,0 +1,58 @@
+"""How each cutile dtype is stored in host memory, and conversions to and from NumPy values.
+
+Storage is the device's byte layout (so host<->device copies and DLPack are plain byte copies):
+bf16 -> uint16 bits, f8 -> uint8 bits, tf32 -> float32, f16 -> float16, bool -> 1 byte.
+`decode` widens bf16/f8 to float32 for `.numpy()`; `encode` rounds to nearest even.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..compiler import dtypes as d
+from ..compiler.dtypes import DType
+from . import floats
+
+_STORAGE: dict[str, np.dtype[np.generic]] = {
+    "bool_": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32), "i64": np.dtype(np.int64), "u8": np.dtype(np.uint8),
+    "u16": np.dtype(np.uint16), "u32": np.dtype(np.uint32), "u64": np.dtype(np.uint64),
+    "f16": np.dtype(np.float16), "bf16": np.dtype(np.uint16), "tf32": np.dtype(np.float32),
+    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "f8e4m3": np.dtype(np.uint8),
+    "f8e5m2": np.dtype(np.uint8),
+}
+_FROM_NUMPY: dict[np.dtype[np.generic], DType] = {
+    np.dtype(np.bool_): d.BOOL, np.dtype(np.int8): d.I8, np.dtype(np.int16): d.I16,
+    np.dtype(np.int32): d.I32, np.dtype(np.int64): d.I64, np.dtype(np.uint8): d.U8,
+    np.dtype(np.uint16): d.U16, np.dtype(np.uint32): d.U32, np.dtype(np.uint64): d.U64,
+    np.dtype(np.float16): d.F16, np.dtype(np.float32): d.F32, np.dtype(np.float64): d.F64,
+}
+
+
+def storage(dtype: DType) -> np.dtype[np.generic]:
+    return _STORAGE[dtype.name]
+
+
+def from_numpy_dtype(dt: np.dtype[np.generic]) -> DType | None:
+    return _FROM_NUMPY.get(dt)
+
+
+def encode(values: object, dtype: DType) -> NDArray[np.generic]:
+    """NumPy values (any dtype) -> storage values of `dtype`, rounded as the device would."""
+    if dtype.name == "bf16":
+        return floats.f32_to_bf16_bits(np.asarray(values, dtype=np.float32))
+    if dtype.name in floats.FORMATS:
+        return floats.f32_to_f8_bits(np.asarray(values, dtype=np.float32), dtype.name)
+    if dtype.name == "tf32":
+        return floats.round_tf32(np.asarray(values, dtype=np.float32))
+    return np.asarray(values).astype(storage(dtype))
+
+
+def decode(stored: NDArray[np.generic], dtype: DType) -> NDArray[np.generic]:
+    """Storage values -> NumPy values: bf16 and f8 widen (exactly) to float32."""
+    if dtype.name == "bf16":
+        return floats.bf16_bits_to_f32(stored.view(np.uint16))
+    if dtype.name in floats.FORMATS:
+        return floats.f8_bits_to_f32(stored.view(np.uint8), dtype.name)
+    return stored

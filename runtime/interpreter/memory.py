@@ -1,0 +1,83 @@
+"""Global memory as the interpreter sees it: tensor views, padded loads and masked stores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...compiler.dsl.orders import TileOrder
+from ...compiler.dtypes import DType
+from .. import hostdtypes
+from ..partition import Partition, tile_of_block
+from ..tensor import Tensor
+from .numeric import Array, fit, from_storage, to_storage
+
+
+@dataclass
+class TensorRef:
+    """A kernel's view of a tensor argument (read-only, or a Mut partition's tensor)."""
+
+    data: Array  # storage values, a view of the tensor's memory
+    dtype: DType
+    tile: tuple[int, ...] | None = None  # Mut: the partition's tile shape
+    order: TileOrder | None = None
+    grid: tuple[int, ...] = ()
+
+
+@dataclass
+class PartitionRef:
+    """`x.partition(shape)` inside a kernel."""
+
+    tensor: TensorRef
+    tile: tuple[int, ...]
+
+
+def tensor_ref(value: Any) -> TensorRef:
+    t: Tensor = value._tensor if isinstance(value, Partition) else value
+    assert t._buf is not None and t._buf.host is not None
+    dt = hostdtypes.storage(t._dtype)
+    data: Array = np.ndarray(t._shape, dtype=dt, buffer=t._buf.host, offset=t._offset,
+                             strides=tuple(s * dt.itemsize for s in t._strides))
+    if isinstance(value, Partition):
+        return TensorRef(data, t._dtype, value.tile, value.order, value.grid)
+    return TensorRef(data, t._dtype)
+
+
+def _window(origin: tuple[int, ...], shape: tuple[int, ...], extent: tuple[int, ...]
+            ) -> tuple[tuple[slice, ...], tuple[slice, ...]] | None:
+    """Slices of the tensor and of the tile covering their overlap (None if empty)."""
+    src, dst = [], []
+    for o, s, n in zip(origin, shape, extent, strict=True):
+        lo, hi = max(o, 0), min(o + s, n)
+        if lo >= hi:
+            return None
+        src.append(slice(lo, hi))
+        dst.append(slice(lo - o, hi - o))
+    return tuple(src), tuple(dst)
+
+
+def load(ref: TensorRef, index: tuple[int, ...], shape: tuple[int, ...],
+         padding: float = 0) -> Array:
+    """The tile at tile coordinates `index` (in units of `shape`); outside elements pad."""
+    tile = fit(np.full(shape, padding), ref.dtype)
+    origin = tuple(i * s for i, s in zip(index, shape, strict=True))
+    win = _window(origin, shape, ref.data.shape)
+    if win is not None:
+        tile[win[1]] = from_storage(ref.data[win[0]], ref.dtype)
+    return tile
+
+
+def store(ref: TensorRef, index: tuple[int, ...], tile: Array) -> None:
+    """Writes the tile at tile coordinates `index`; elements outside the tensor are dropped."""
+    shape = tuple(tile.shape)
+    origin = tuple(i * s for i, s in zip(index, shape, strict=True))
+    win = _window(origin, shape, ref.data.shape)
+    if win is not None:
+        ref.data[win[0]] = to_storage(tile[win[1]], ref.dtype)
+
+
+def tile_coords(ref: TensorRef, linear: int) -> tuple[int, ...]:
+    assert ref.order is not None
+    return tile_of_block(ref.order, ref.grid, linear)

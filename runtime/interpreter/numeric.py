@@ -1,0 +1,49 @@
+"""Tile values in the interpreter: NumPy arrays in a compute dtype, rounded like the device.
+
+f16 computes in float16 (NumPy rounds each operation correctly); bf16, tf32 and f8 compute in
+float32 and are rounded to their format after every operation that produces them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ...compiler.dtypes import DType
+from .. import floats, hostdtypes
+
+Array = NDArray[Any]
+
+_ROUNDED = {"bf16", "tf32", "f8e4m3", "f8e5m2"}
+
+
+def compute_dtype(dtype: DType) -> np.dtype[Any]:
+    if dtype.name in _ROUNDED:
+        return np.dtype(np.float32)
+    return hostdtypes.storage(dtype)
+
+
+def fit(values: Any, dtype: DType) -> Array:
+    """`values` as a tile of `dtype`: converted (C-style truncation for float -> int) and
+    rounded to the format."""
+    arr = np.asarray(values)
+    if dtype.is_integer and arr.dtype.kind == "f":
+        arr = np.trunc(arr)
+    out = arr.astype(compute_dtype(dtype))
+    if dtype.name == "bf16":
+        return floats.round_bf16(out)
+    if dtype.name == "tf32":
+        return floats.round_tf32(out)
+    if dtype.name in floats.FORMATS:
+        return floats.f8_bits_to_f32(floats.f32_to_f8_bits(out, dtype.name), dtype.name)
+    return out
+
+
+def from_storage(stored: Array, dtype: DType) -> Array:
+    return hostdtypes.decode(stored, dtype).astype(compute_dtype(dtype), copy=False)
+
+
+def to_storage(values: Array, dtype: DType) -> Array:
+    return hostdtypes.encode(values, dtype)

@@ -1,0 +1,276 @@
+"""Lazy device work: `DeviceOp` (a launch, or a `.then` chain) and `GraphOp` (`op.graph()`).
+
+Nothing runs when an op is created. `.sync()` enqueues it, waits, and hands back the arguments;
+`await op` enqueues it from a worker thread (first launches may compile) and polls its event, so
+the event loop never blocks; `.then(fn)` enqueues, hands the results to `fn` at once (later work
+on the same stream is ordered after this op) and continues with the op `fn` returns;
+`.graph()` captures the op into a graph that owns its arguments until `g.sync()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+from ..compiler import messages as msg
+from ..compiler.diagnostics import Note
+from .backends.base import Backend, DoneEvent, Event, Executable, Graph
+from .errors import ownership_error
+from .ownership import Ownership, State
+from .sites import Site, caller_site, receiver_name
+
+if TYPE_CHECKING:
+    from .partition import Partition
+    from .tensor import Tensor
+
+
+class LaunchNeverRunWarning(UserWarning):
+    """CT305: a launch was created and dropped without .sync(), await, .then or .graph()."""
+
+
+class Phase(enum.Enum):
+    CREATED = "created"
+    ENQUEUED = "enqueued"
+    DONE = "done"
+
+
+Results = tuple[Any, ...]
+
+
+class DeviceOp(ABC):
+    """Work that runs on the device when asked to. Subclasses: LaunchOp, ChainOp."""
+
+    backend: Backend
+    stream: int
+    site: Site
+    phase: Phase = Phase.CREATED
+    _graphed = False
+
+    @property
+    def finished(self) -> bool:
+        return self.phase is Phase.DONE
+
+    @abstractmethod
+    def _prepare(self) -> None:
+        """Host work before enqueueing (compiling), kept out of graph capture."""
+
+    @abstractmethod
+    def _start(self) -> Results:
+        """Enqueues the work once (later calls return the same results) without waiting."""
+
+    @abstractmethod
+    def _event(self) -> Event:
+        """Completes when all the enqueued work is done."""
+
+    @abstractmethod
+    def _complete(self) -> None:
+        """The work is done (or ordered before everything after): end leases, return handles."""
+
+    def sync(self) -> Results:
+        """Runs the op, waits for it, and returns its arguments (a tuple, in order)."""
+        self._check_not_graphed()
+        results = self._start()
+        self._event().wait()
+        self._complete()
+        return results
+
+    def __await__(self) -> Generator[Any, None, Results]:
+        self._check_not_graphed()
+        return self._wait_async().__await__()
+
+    async def _wait_async(self) -> Results:
+        results = await asyncio.to_thread(self._start)
+        event, delay = self._event(), 0.0
+        while not event.done():
+            await asyncio.sleep(delay)
+            delay = min(delay * 2 or 2e-5, 1e-3)
+        self._complete()
+        return results
+
+    def then(self, fn: Callable[..., DeviceOp | Results]) -> DeviceOp:
+        """`fn(*results)` builds the next op (or returns values); the chain's result is its."""
+        self._check_not_graphed()
+        return ChainOp(self, fn, caller_site())
+
+    def graph(self) -> GraphOp:
+        """Captures the op into a graph (running it once); replay() runs it again."""
+        self._check_not_graphed()
+        self._graphed = True
+        return GraphOp(self, caller_site())
+
+    def _check_not_graphed(self) -> None:
+        if self._graphed:
+            site = caller_site()
+            own = Ownership()
+            own.move("into a graph by .graph()", self._graph_site or site)
+            raise ownership_error(msg.USE_AFTER_MOVE, site, _moved_note(own, site),
+                                  name=receiver_name(site, "the launch"), how=own.how)
+
+    _graph_site: Site | None = None
+
+
+def _moved_note(own: Ownership, site: Site) -> tuple[Note, ...]:
+    name = receiver_name(site, "the launch")
+    return (Note(msg.MOVED_HERE.format(name=name), own.site.span()),) if own.site else ()
+
+
+class LaunchOp(DeviceOp):
+    """One kernel launch. Holds its Mut partitions exclusively and leases its inputs."""
+
+    def __init__(self, kernel_name: str, backend: Backend, prepare: Callable[[], Executable],
+                 args: list[Any], grid: tuple[int, int, int], results: Results,
+                 held: list[Partition], leased: list[Tensor], site: Site, stream: int) -> None:
+        self.kernel_name = kernel_name
+        self.backend = backend
+        self.site = site
+        self.stream = stream
+        self._get_exe = prepare
+        self._exe: Executable | None = None
+        self._args = args
+        self._grid = grid
+        self._results = results
+        self._held = held
+        self._leased = leased
+        self._done_event: Event = DoneEvent()
+
+    def _prepare(self) -> None:
+        if self._exe is None:
+            self._exe = self._get_exe()
+
+    def _start(self) -> Results:
+        if self.phase is Phase.CREATED:
+            self._prepare()
+            assert self._exe is not None
+            self.phase = Phase.ENQUEUED
+            self._exe.enqueue(self._args, self._grid, self.stream)
+            self._done_event = self.backend.record(self.stream)
+        return self._results
+
+    def _event(self) -> Event:
+        return self._done_event
+
+    def _complete(self) -> None:
+        if self.phase is Phase.DONE:
+            return
+        self.phase = Phase.DONE
+        for p in self._held:
+            p._own.state = State.LIVE
+        for t in self._leased:
+            t._own.release(self)
+        self._args = []
+
+    def __del__(self) -> None:
+        if self.phase is Phase.CREATED and not self._graphed:
+            span = self.site.span()
+            text = msg.LAUNCH_NEVER_RUN.format(kernel=self.kernel_name)
+            warnings.warn_explicit(f"{msg.LAUNCH_NEVER_RUN.code} {text}", LaunchNeverRunWarning,
+                                   span.path, span.line)
+
+    def __repr__(self) -> str:
+        return f"<cutile launch of {self.kernel_name} grid={self._grid} {self.phase.value}>"
+
+
+class ChainOp(DeviceOp):
+    """`first.then(fn)`: first's results go to fn as soon as first is enqueued."""
+
+    def __init__(self, first: DeviceOp, fn: Callable[..., DeviceOp | Results],
+                 site: Site) -> None:
+        self.backend = first.backend
+        self.stream = first.stream
+        self.site = site
+        self._first = first
+        self._fn = fn
+        self._next: DeviceOp | None = None
+        self._results: Results = ()
+
+    @property
+    def kernel_name(self) -> str:
+        return getattr(self._first, "kernel_name", "a chain")
+
+    def _prepare(self) -> None:
+        self._first._prepare()
+
+    def _start(self) -> Results:
+        if self.phase is Phase.CREATED:
+            self.phase = Phase.ENQUEUED
+            first = self._first._start()
+            self._first._complete()  # what follows is ordered after it on the stream
+            nxt = self._fn(*first)
+            if isinstance(nxt, DeviceOp):
+                self._next = nxt
+                self._results = nxt._start()
+            else:
+                self._results = tuple(nxt) if isinstance(nxt, tuple) else (nxt,)
+        return self._results
+
+    def _event(self) -> Event:
+        return self._next._event() if self._next is not None else self._first._event()
+
+    def _complete(self) -> None:
+        if self._next is not None:
+            self._next._complete()
+        self.phase = Phase.DONE
+
+
+class GraphOp:
+    """A captured op: the graph owns the op's arguments until `sync()` hands them back."""
+
+    def __init__(self, op: DeviceOp, site: Site) -> None:
+        self._op = op
+        self.site = site
+        op._graph_site = site
+        self._backend = op.backend
+        self._stream = op.stream
+        op._prepare()
+        self._backend.begin_capture(self._stream)
+        try:
+            self._results = op._start()
+        finally:
+            self._graph: Graph | None = self._backend.end_capture(self._stream)
+        self._own = Ownership()
+        self._last: Event = DoneEvent()
+        self.replay()
+
+    def replay(self) -> None:
+        """Enqueues one more run of the captured work; does not wait."""
+        graph = self._live()
+        graph.replay(self._stream)
+        self._last = self._backend.record(self._stream)
+
+    def sync(self) -> Results:
+        """Waits for every replay, then returns the op's arguments; the graph is finished."""
+        self._live()
+        self._last.wait()
+        return self._finish()
+
+    def __await__(self) -> Generator[Any, None, Results]:
+        self._live()
+        return self._wait_async().__await__()
+
+    async def _wait_async(self) -> Results:
+        delay = 0.0
+        while not self._last.done():
+            await asyncio.sleep(delay)
+            delay = min(delay * 2 or 2e-5, 1e-3)
+        return self._finish()
+
+    def _finish(self) -> Results:
+        self._op._complete()
+        if self._graph is not None:
+            self._graph.close()
+        self._graph = None
+        self._own.move("by .sync()", caller_site())
+        return self._results
+
+    def _live(self) -> Graph:
+        if self._graph is None:
+            site = caller_site()
+            name = receiver_name(site, "the graph")
+            note = (Note(msg.MOVED_HERE.format(name=name), self._own.site.span()),
+                    ) if self._own.site else ()
+            raise ownership_error(msg.USE_AFTER_MOVE, site, note, name=name, how=self._own.how)
+        return self._graph

@@ -1,0 +1,166 @@
+"""`Partition`: a tensor split into disjoint tiles, the argument of a `Mut` parameter.
+
+Grid = ceil(shape / tile) per axis. The launch grid is that grid as 3-D (trailing 1s) for an
+ordinary partition and (blocks, 1, 1) for a persistent one (`blocks=`). The tile a block owns is
+given by `tile_of_block` (shared with the interpreter; the lowering implements the same map).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..compiler import messages as msg
+from ..compiler.dsl.orders import TileOrder
+from ..compiler.dtypes import DType
+from ..compiler.errors import LaunchError
+from .errors import diagnostic, launch_error
+from .ownership import Ownership, State, check_usable
+from .sites import Site, caller_site, receiver_name
+from .tensor import Tensor
+
+MAX_GRID = (2**31 - 1, 65535, 65535)
+
+
+class Partition:
+    """A tensor moved into tiles of `tile` shape. `unpartition()` moves it back out."""
+
+    __slots__ = ("__weakref__", "_own", "_tensor", "blocks", "grid", "order", "tile")
+
+    def __init__(self, tensor: Tensor, tile: tuple[int, ...], order: TileOrder,
+                 blocks: int | None) -> None:
+        self._tensor = tensor
+        self.tile = tile
+        self.order = order
+        self.blocks = blocks
+        self.grid = tuple(-(-n // t) for n, t in zip(tensor._shape, tile, strict=True))
+        self._own = Ownership()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        self._use()
+        return self._tensor._shape
+
+    @property
+    def dtype(self) -> DType:
+        self._use()
+        return self._tensor._dtype
+
+    @property
+    def state(self) -> State:
+        return self._own.state
+
+    @property
+    def launch_grid(self) -> tuple[int, int, int]:
+        if self.blocks is not None:
+            return (self.blocks, 1, 1)
+        g = (*self.grid, 1, 1, 1)
+        return (g[0], g[1], g[2])
+
+    @property
+    def num_tiles(self) -> int:
+        return math.prod(self.grid)
+
+    def unpartition(self) -> Tensor:
+        """Moves the tensor back out of the partition."""
+        site = caller_site()
+        self._use(site)
+        t = self._tensor
+        new = Tensor(t._backend, t._buf, t._offset, t._shape, t._strides, t._dtype)
+        self._own.move("by unpartition()", site)
+        return new
+
+    def numpy(self) -> object:
+        """A host copy of the whole tensor (the partition stays usable)."""
+        self._use()
+        return self._tensor.numpy()
+
+    def _use(self, site: Site | None = None) -> None:
+        if self._own.state is State.MOVED:
+            site = site or caller_site()
+            check_usable(self._own, receiver_name(site, "the partition"), site)
+
+    def _handoff(self) -> Partition:
+        """A new handle for the same partition (used when a launch takes it)."""
+        new = Partition(self._tensor, self.tile, self.order, self.blocks)
+        new.grid = self.grid
+        return new
+
+    def __repr__(self) -> str:
+        if self._own.state is State.MOVED:
+            return f"<cutile.Partition moved {self._own.how}>"
+        return (f"cutile.Partition(shape={self._tensor._shape}, tile={self.tile}, "
+                f"order={self.order!r}, grid={self.grid}"
+                + (f", blocks={self.blocks})" if self.blocks is not None else ")"))
+
+
+def make_partition(t: Tensor, tile_shape: tuple[int, ...] | int, order: TileOrder,
+                   blocks: int | None, site: Site) -> Partition:
+    tile = (tile_shape,) if isinstance(tile_shape, int) else tuple(tile_shape)
+    _validate(t, tile, order, blocks, site)
+    inner = t._moved_copy("into a partition", site)
+    return Partition(inner, tile, order, blocks)
+
+
+def _bad(detail: str, site: Site) -> LaunchError:
+    return launch_error(msg.BAD_PARTITION, site, detail=detail)
+
+
+def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | None,
+              site: Site) -> None:
+    rank = len(t._shape)
+    if not 1 <= len(tile) <= 3:
+        raise launch_error(msg.MUT_RANK, site, rank=len(tile))
+    if len(tile) != rank:
+        raise _bad(f"tile shape {tile} has rank {len(tile)} but the tensor "
+                   f"{receiver_name(site, 'the tensor')} has shape {t._shape}", site)
+    for dim in tile:
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+            raise _bad(f"tile dimensions are positive ints, got {dim!r} in {tile}", site)
+        if dim & (dim - 1):
+            lo = 1 << (dim.bit_length() - 1)
+            raise LaunchError([diagnostic(msg.NOT_POW2, site, dim=dim, shape=tile, lo=lo,
+                                          hi=lo * 2)])
+    if not isinstance(order, TileOrder):
+        raise _bad(f"order must be ct.row_major, ct.col_major or ct.grouped(n), not {order!r}",
+                   site)
+    if order.kind == "grouped" and rank < 2:
+        raise _bad("ct.grouped(n) orders tiles of a rank-2 or rank-3 partition", site)
+    if blocks is not None and (isinstance(blocks, bool) or not isinstance(blocks, int)
+                               or blocks < 1):
+        raise _bad(f"blocks must be a positive int, not {blocks!r}", site)
+    grid = tuple(-(-n // d) for n, d in zip(t._shape, tile, strict=True))
+    if any(g > m for g, m in zip((*grid, 1, 1), MAX_GRID, strict=False)):
+        raise _bad(f"the partition grid {grid} exceeds the device limit {MAX_GRID}", site)
+
+
+def tile_of_block(order: TileOrder, grid: tuple[int, ...], linear: int) -> tuple[int, ...]:
+    """The tile owned by the block with row-major linear id `linear` (over the tile grid)."""
+    if order.kind == "row_major":
+        return _unravel(linear, grid)
+    if order.kind == "col_major":
+        return tuple(reversed(_unravel(linear, tuple(reversed(grid)))))
+    # grouped: `group` tile rows are walked column by column (over the first two axes).
+    lead, rows, cols = grid[:-2], grid[-2], grid[-1]
+    outer, inner = divmod(linear, rows * cols)
+    per_group = order.group * cols
+    first = (inner // per_group) * order.group
+    size = min(rows - first, order.group)
+    row = first + (inner % per_group) % size
+    col = (inner % per_group) // size
+    return (*_unravel(outer, lead), row, col)
+
+
+def block_tiles(p: Partition, block: int) -> list[tuple[int, ...]]:
+    """The tiles a block visits: one for an ordinary partition; for a persistent one, every
+    `blocks`-th tile starting at the block's id (each tile exactly once over the grid)."""
+    if p.blocks is None:
+        return [tile_of_block(p.order, p.grid, block)]
+    return [tile_of_block(p.order, p.grid, i) for i in range(block, p.num_tiles, p.blocks)]
+
+
+def _unravel(linear: int, grid: tuple[int, ...]) -> tuple[int, ...]:
+    out = []
+    for n in reversed(grid):
+        linear, r = divmod(linear, n)
+        out.append(r)
+    return tuple(reversed(out))

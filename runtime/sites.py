@@ -1,0 +1,172 @@
+"""Call sites in user code: where a runtime diagnostic points.
+
+Recording a site is cheap (a code object and an instruction offset); turning it into a Span, or
+into the source text of a call's arguments, happens only when a diagnostic is built.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+import sys
+from dataclasses import dataclass
+from types import CodeType
+
+from ..compiler.diagnostics import Span
+
+
+def _internal_dirs() -> tuple[str, ...]:
+    import cutile
+    import cutile.compiler
+
+    dirs = {os.path.dirname(os.path.realpath(__file__)),
+            os.path.dirname(os.path.realpath(cutile.__file__)),
+            os.path.dirname(os.path.realpath(cutile.compiler.__file__))}
+    return tuple(os.path.join(d, "") for d in dirs)
+
+
+_internal: tuple[str, ...] | None = None
+_internal_files: dict[str, bool] = {}
+
+
+def _is_internal(filename: str) -> bool:
+    known = _internal_files.get(filename)
+    if known is not None:
+        return known
+    global _internal
+    if _internal is None:
+        _internal = _internal_dirs()
+    inside = os.path.realpath(filename).startswith(_internal) and not filename.startswith("<")
+    _internal_files[filename] = inside
+    return inside
+
+
+@dataclass(frozen=True, eq=False)
+class Site:
+    """An instruction in user code (a call), resolved to positions on demand."""
+
+    code: CodeType
+    lasti: int
+    lineno: int
+
+    @property
+    def path(self) -> str:
+        return self.code.co_filename
+
+    def span(self) -> Span:
+        pos = _positions(self.code, self.lasti)
+        if pos is None:
+            return Span(self.path, self.lineno, 0, self.lineno, 0)
+        line, end_line, col, end_col = pos
+        lines = linecache.getlines(self.path)
+        # co_positions counts UTF-8 bytes; Span counts characters.
+        return Span(self.path, line, _char_col(lines, line, col), end_line,
+                    _char_col(lines, end_line, end_col))
+
+    def call(self) -> CallText | None:
+        """The source text of the call made at this site (receiver and arguments), if readable."""
+        return _call_text(self)
+
+
+def caller_site() -> Site:
+    """The innermost frame outside cutile: the user's line that called into the runtime."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    return Site(frame.f_code, frame.f_lasti, frame.f_lineno)
+
+
+def _positions(code: CodeType, lasti: int) -> tuple[int, int, int, int] | None:
+    for i, (line, end_line, col, end_col) in enumerate(code.co_positions()):
+        if i == lasti // 2:
+            if line is None or end_line is None or col is None or end_col is None:
+                return None
+            return line, end_line, col, end_col
+    return None
+
+
+@dataclass(frozen=True)
+class CallText:
+    """A call expression's pieces as written: `recv.method(args, kw=...)`, with their spans."""
+
+    receiver: str | None
+    args: tuple[tuple[str, Span], ...]
+    keywords: dict[str, tuple[str, Span]]
+
+
+def _call_text(site: Site) -> CallText | None:
+    span = site.span()
+    lines = linecache.getlines(site.path)
+    if not lines or span.line > len(lines) or (span.col == 0 and span.end_col == 0):
+        return None
+    text = _slice(lines, span)
+    try:
+        call = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(call, ast.Call):
+        return None
+
+    def seg(node: ast.expr) -> tuple[str, Span]:
+        return ast.get_source_segment(text, node) or "?", _sub_span(span, text, node)
+
+    receiver = None
+    if isinstance(call.func, ast.Attribute):
+        receiver = ast.get_source_segment(text, call.func.value)
+    args = tuple(seg(a) for a in call.args)
+    keywords = {k.arg: seg(k.value) for k in call.keywords if k.arg is not None}
+    return CallText(receiver, args, keywords)
+
+
+def _char_col(lines: list[str], line: int, byte_col: int) -> int:
+    if not 1 <= line <= len(lines):
+        return byte_col
+    return len(lines[line - 1].encode()[:byte_col].decode(errors="replace"))
+
+
+def _slice(lines: list[str], span: Span) -> str:
+    if span.line == span.end_line:
+        return lines[span.line - 1][span.col:span.end_col]
+    first = lines[span.line - 1][span.col:]
+    middle = lines[span.line:span.end_line - 1]
+    last = lines[span.end_line - 1][:span.end_col]
+    return "".join([first, *middle, last])
+
+
+def _sub_span(outer: Span, text: str, node: ast.expr) -> Span:
+    # Positions in the parsed snippet count from the call's first character (line 1).
+    snippet = text.splitlines(keepends=True)
+
+    def at(lineno: int, byte_col: int) -> tuple[int, int]:
+        col = _char_col(snippet, lineno, byte_col)
+        return outer.line + lineno - 1, col + (outer.col if lineno == 1 else 0)
+
+    line, col = at(node.lineno, node.col_offset)
+    end_line, end_col = at(node.end_lineno or node.lineno, node.end_col_offset or 0)
+    return Span(outer.path, line, col, end_line, end_col)
+
+
+def receiver_name(site: Site | None, fallback: str) -> str:
+    """The text before `.method(...)` at a call site (`x` in `x.partition(...)`), else fallback."""
+    call = site.call() if site is not None else None
+    return call.receiver if call is not None and call.receiver else fallback
+
+
+def argument_text(site: Site | None, index: int | str, fallback: str) -> str:
+    """The source text of a positional (int) or keyword (str) argument at a call site."""
+    call = site.call() if site is not None else None
+    if call is None:
+        return fallback
+    if isinstance(index, int):
+        return call.args[index][0] if index < len(call.args) else fallback
+    return call.keywords[index][0] if index in call.keywords else fallback
+
+
+def argument_span(site: Site, index: int | str) -> Span:
+    call = site.call()
+    if call is not None and isinstance(index, int) and index < len(call.args):
+        return call.args[index][1]
+    if call is not None and isinstance(index, str) and index in call.keywords:
+        return call.keywords[index][1]
+    return site.span()

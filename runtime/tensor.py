@@ -1,0 +1,224 @@
+"""`ct.Tensor`: a handle to an n-d array in the backend's memory (or metadata only, `ct.meta`)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..compiler import messages as msg
+from ..compiler.dsl.markers import _Marker
+from ..compiler.dsl.orders import TileOrder, row_major
+from ..compiler.dtypes import DType
+from . import hostdtypes
+from .backends.base import Backend, Buffer, Device
+from .errors import launch_error
+from .ownership import Ownership, State, check_usable, check_writable
+from .sites import Site, caller_site, receiver_name
+
+if TYPE_CHECKING:
+    from .partition import Partition
+
+_BAD_RESHAPE = msg.Message("CT406", "cannot reshape a tensor of shape {a} ({na} elements) to {b} "
+                           "({nb} elements)")
+_META_DATA = msg.Message("CT406", "{name} is a meta tensor (ct.meta): it has a shape and dtype "
+                         "but no memory, so it cannot be {action}")
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+class Tensor:
+    """A tensor handle. Element strides; memory owned by a Buffer (None for meta tensors)."""
+
+    __slots__ = ("__weakref__", "_backend", "_buf", "_dtype", "_offset", "_own", "_shape",
+                 "_strides")
+
+    def __init__(self, backend: Backend | None, buf: Buffer | None, offset: int,
+                 shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType) -> None:
+        self._backend = backend
+        self._buf = buf
+        self._offset = offset  # bytes from buf.ptr
+        self._shape = shape
+        self._strides = strides
+        self._dtype = dtype
+        self._own = Ownership()
+
+    def __class_getitem__(cls, args: Any) -> _Marker:
+        # `Tensor[f32, (-1,)]` in annotations evaluated at run time: the frontend's marker.
+        return _Marker("Tensor", args)
+
+    # -- metadata ------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        self._use()
+        return self._shape
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Strides in elements."""
+        self._use()
+        return self._strides
+
+    @property
+    def dtype(self) -> DType:
+        self._use()
+        return self._dtype
+
+    @property
+    def device(self) -> Device | None:
+        self._use()
+        return self._buf.device if self._buf is not None else None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def is_meta(self) -> bool:
+        return self._buf is None
+
+    @property
+    def state(self) -> State:
+        """Ownership state of this handle: live, moved, shared-leased or exclusively-leased."""
+        return self._own.state
+
+    def is_contiguous(self) -> bool:
+        return _is_contiguous(self._shape, self._strides)
+
+    @property
+    def data_ptr(self) -> int:
+        self._use()
+        return self._buf.ptr + self._offset if self._buf is not None else 0
+
+    def __repr__(self) -> str:
+        if self._own.state is State.MOVED:
+            return f"<cutile.Tensor moved {self._own.how}>"
+        where = "meta" if self._buf is None else str(self._buf.device)
+        return f"cutile.Tensor(shape={self._shape}, dtype={self._dtype}, device={where})"
+
+    # -- ownership ------------------------------------------------------------------------
+    def _use(self, site: Site | None = None) -> None:
+        if self._own.state is State.MOVED:
+            site = site or caller_site()
+            check_usable(self._own, receiver_name(site, "the tensor"), site)
+
+    def _moved_copy(self, how: str, site: Site, shape: tuple[int, ...] | None = None,
+                    strides: tuple[int, ...] | None = None) -> Tensor:
+        """A new handle on the same memory; this handle becomes moved."""
+        new = Tensor(self._backend, self._buf, self._offset, shape or self._shape,
+                     strides or self._strides, self._dtype)
+        self._own.move(how, site)
+        return new
+
+    # -- operations ------------------------------------------------------------------------
+    def partition(self, tile_shape: tuple[int, ...] | int, order: TileOrder = row_major,
+                  blocks: int | None = None) -> Partition:
+        """Moves this tensor into a Partition of `tile_shape` tiles (the argument for `Mut`)."""
+        from .partition import make_partition
+
+        site = caller_site()
+        check_writable(self._own, receiver_name(site, "the tensor"), "partitioned", site)
+        return make_partition(self, tile_shape, order, blocks, site)
+
+    def reshape(self, shape: tuple[int, ...] | int) -> Tensor:
+        """Moves this tensor into a new handle of another shape (a view when contiguous)."""
+        site = caller_site()
+        name = receiver_name(site, "the tensor")
+        check_writable(self._own, name, "reshaped", site)
+        new_shape = _resolve_shape(shape, self.size, self._shape, site)
+        if self.is_contiguous() or self._buf is None:
+            return self._moved_copy("by reshape()", site, new_shape,
+                                    contiguous_strides(new_shape))
+        copy = _compact(self)
+        self._own.move("by reshape()", site)
+        return Tensor(copy._backend, copy._buf, 0, new_shape, contiguous_strides(new_shape),
+                      self._dtype)
+
+    def numpy(self) -> NDArray[Any]:
+        """A host copy, waiting for pending work on the tensor. bf16/f8 come back as float32."""
+        site = caller_site()
+        self._use(site)
+        if self._buf is None or self._backend is None:
+            raise launch_error(_META_DATA, site, name=receiver_name(site, "the tensor"),
+                               action="copied to the host")
+        return hostdtypes.decode(read_storage(self), self._dtype)
+
+    def __dlpack__(self, *, stream: int | None = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        from .dlpack import export_tensor
+
+        site = caller_site()
+        self._use(site)
+        return export_tensor(self, stream, copy, site)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        self._use()
+        return self._buf.device.dlpack if self._buf is not None else (1, 0)
+
+
+def read_storage(t: Tensor) -> NDArray[Any]:
+    """The tensor's storage values (bf16 as uint16 bits) as a new C-ordered host array."""
+    assert t._buf is not None and t._backend is not None
+    dt = hostdtypes.storage(t._dtype)
+    lo, hi = byte_extent(t)
+    stream = _stream()
+    raw = t._backend.read(t._buf, t._offset + lo, hi - lo, stream)
+    if t.size == 0:
+        return np.empty(t._shape, dtype=dt)
+    view: NDArray[Any] = np.ndarray(t._shape, dtype=dt, buffer=raw, offset=-lo,
+                                    strides=tuple(s * dt.itemsize for s in t._strides))
+    return np.array(view, dtype=dt, order="C")
+
+
+def byte_extent(t: Tensor) -> tuple[int, int]:
+    """Bytes [lo, hi) relative to the tensor's offset that its elements touch."""
+    if any(n == 0 for n in t._shape):
+        return 0, 0
+    item = t._dtype.itemsize
+    lo = sum(s * (n - 1) for s, n in zip(t._strides, t._shape, strict=True) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(t._strides, t._shape, strict=True) if s > 0)
+    return lo * item, (hi + 1) * item
+
+
+def _stream() -> int:
+    from .context import current_stream
+
+    return current_stream()
+
+
+def _is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    expect = contiguous_strides(shape)
+    return all(n == 1 or s == e for n, s, e in zip(shape, strides, expect, strict=True))
+
+
+def _resolve_shape(shape: tuple[int, ...] | int, size: int, old: tuple[int, ...],
+                   site: Site) -> tuple[int, ...]:
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    if dims.count(-1) == 1:
+        known = math.prod(d for d in dims if d != -1)
+        if known and size % known == 0:
+            dims = tuple(size // known if d == -1 else d for d in dims)
+    if any(d < 0 for d in dims) or math.prod(dims) != size:
+        raise launch_error(_BAD_RESHAPE, site, a=old, na=size, b=tuple(shape) if not isinstance(
+            shape, int) else (shape,), nb=math.prod(dims))
+    return dims
+
+
+def _compact(t: Tensor) -> Tensor:
+    """A C-contiguous copy (through the host: only reshape of strided DLPack imports needs it)."""
+    from .constructors import tensor_from_storage
+
+    assert t._backend is not None
+    return tensor_from_storage(t._backend, read_storage(t), t._dtype)
