@@ -65,7 +65,7 @@ UNSUPPORTED_LOOP = Message("CT113", "for loops in kernels iterate over range(...
 NOT_BROADCASTABLE = Message("CT201", "cannot {op} tiles of shapes {a} and {b}: not broadcastable")
 BROADCAST_TO = Message("CT201", "cannot broadcast a tile of shape {a} to {b}")
 CAT_SHAPES = Message("CT201", "cannot concatenate tiles of shapes {a} and {b} along axis {axis}")
-LOAD_LIKE_RANK = Message("CT201", "load_tile_like needs tensors of the same rank: {a} has rank "
+LOAD_LIKE_RANK = Message("CT203", "load_tile_like needs tensors of the same rank: {a} has rank "
                          "{ra} but {b} has rank {rb}")
 DTYPE_MIX = Message("CT202", "cannot {op} {a} and {b} tiles: use .astype() to convert one of them")
 WHERE_DTYPES = Message("CT202", "where() branches have dtypes {a} and {b}; convert one with "
@@ -96,7 +96,7 @@ TYPE_CHANGES_LOOP = Message("CT212", "'{name}' changes type inside the loop: {be
 TYPE_CHANGES_BRANCH = Message("CT212", "'{name}' has type {a} in one branch and {b} in another")
 STORE_TYPE = Message("CT213", "cannot store a {got} tile into {name}, a slab of {want}{hint}")
 FLOAT_LITERAL_INT = Message(
-    "CT214", "float literal {value} cannot be combined with an {dtype} tile")
+    "CT214", "float {value} cannot be combined with a tile of integer dtype {dtype}")
 LITERAL_RANGE = Message("CT214", "literal {value} does not fit in {dtype}")
 
 # CT3xx: ownership. The checker (statically) and the runtime (dynamically) both use these.

@@ -94,6 +94,18 @@ class Builder:
             self.fail(msg.NOT_CONSTANT, arg.span, what=what)
         return c
 
+    def dtype(self, arg: Arg, what: str) -> DType:
+        """A dtype operand. A `Const[DType]` not yet specialized leaves the result unknown
+        (it is checked again once specialized), so it reports nothing here."""
+        v = self.known(arg)
+        c = const_of(v)
+        if isinstance(c, SymInt) and isinstance(v, Value) and isinstance(v.type, ConstType) \
+                and v.type.kind == "dtype":
+            raise Poisoned
+        if not isinstance(c, DType):
+            self.fail(msg.NOT_CONSTANT, arg.span, what=f"{what} (a dtype such as f32)")
+        return c
+
     def const_int(self, arg: Arg, what: str) -> int | SymInt:
         c = self.const(arg, what)
         if isinstance(c, bool) or not isinstance(c, (int, SymInt)):
@@ -140,8 +152,11 @@ class Builder:
     def materialize(self, v: Value, dtype: DType, span: Span) -> Value:
         """A compile-time constant as a rank-0 tile of `dtype` (checking that it fits)."""
         c = v.const
-        if isinstance(c, float) and not dtype.is_float:
-            self.fail(msg.FLOAT_LITERAL_INT, span, value=c, dtype=dtype)
+        is_float = isinstance(c, float) or (
+            isinstance(v.type, ConstType) and v.type.kind == "float")
+        if is_float and not dtype.is_float:
+            shown = f"Const '{c}'" if isinstance(c, SymInt) else f"literal {c}"
+            self.fail(msg.FLOAT_LITERAL_INT, span, value=shown, dtype=dtype)
         if isinstance(c, int) and not isinstance(c, bool) and dtype.is_integer:
             lo, hi = integer_range(dtype)
             if not lo <= c <= hi:

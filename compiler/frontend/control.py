@@ -108,8 +108,7 @@ class ControlFlow(Statements):
             self.body(stmts_of(node.body) if static else orelse)
             return
         then, other = self.branch(stmts_of(node.body)), self.branch(orelse)
-        self.merge(then, other, cond if isinstance(cond, Value) and not cond.is_const else None,
-                   span)
+        self.merge(then, other, cond, span)
 
     def condition(self, test: cst.BaseExpression, stmt: str) -> FValue:
         value = self.expr(test)
@@ -125,23 +124,26 @@ class ControlFlow(Statements):
             self.b.fail(msg.CONDITION_TYPE, self.span(test), stmt=stmt, got=got)
         return value
 
-    def merge(self, then: Branch, other: Branch, cond: Value | None, span: Span) -> None:
-        """Joins two branches. `cond` None: the condition is unknown (nothing is emitted)."""
+    def merge(self, then: Branch, other: Branch, cond: FValue, span: Span) -> None:
+        """Joins two branches. A tile condition is decided at run time; a Const one only at
+        specialization (types may differ between its branches); an unknown one (a rejected
+        condition) emits nothing and reports nothing more."""
+        dynamic = isinstance(cond, Value) and not cond.is_const
         live = [br for br in (then, other) if not br.terminated]
         self.terminated = not live
-        if len(live) == 2 and then.returned != other.returned:
+        if dynamic and len(live) == 2 and then.returned != other.returned:
             self.record(Reject(_early_return(span)))
         self.returned = bool(live) and all(br.returned for br in live)
         results: list[tuple[str, list[Value]]] = []
         for name in _changed(self.env, [br.env for br in live]):
-            joined = self._join(name, [br.env.get(name) for br in live], cond is not None)
+            joined = self._join(name, [br.env.get(name) for br in live], cond)
             if isinstance(joined, list):
                 results.append((name, joined))
             else:
                 self.env[name] = joined
-        if cond is None:
-            for name, _ in results:
-                self.env[name] = UNKNOWN
+        if not isinstance(cond, Value):
+            for name, vals in results:  # errors were reported: keep the type, emit nothing
+                self.env[name] = Value(vals[0].type, span, name)
             return
         for i, br in enumerate(live):
             br.block.ops.append(Op("yield", [vals[i] for _, vals in results], [], span))
@@ -152,24 +154,57 @@ class ControlFlow(Statements):
             self.env[name] = result
 
     def _join(self, name: str, values: list[Binding | None],
-              dynamic: bool) -> Binding | list[Value]:
+              cond: FValue) -> Binding | list[Value]:
         """One binding for a name after an if, or the per-branch tiles to pass out as results."""
+        dynamic = isinstance(cond, Value) and not cond.is_const
+        symbolic = isinstance(cond, Value) and cond.is_const
         if any(v is None for v in values):
-            return Unbound("in some branches of an if")
+            return UNKNOWN if symbolic else Unbound("in some branches of an if")
         bad = [v for v in values if isinstance(v, (Unknown, Unbound))]
         if bad:
             return bad[0]
         if all(isinstance(v, Value) and v.is_const for v in values) and len(
                 {repr(v.const) for v in values if isinstance(v, Value)}) == 1:
             return values[0]  # type: ignore[return-value]
-        tiles = [v for v in values if isinstance(v, Value) and isinstance(v.type, TileType)]
-        if len(tiles) != len(values):
+        if symbolic:
+            same = [v for v in values if isinstance(v, Value) and isinstance(v.type, TileType)]
+            if len(same) == len(values) and len({t.type for t in same}) == 1:
+                return same
+            return UNKNOWN  # only one branch survives specialization
+        try:
+            tiles = self._as_tiles(values)
+        except Reject as err:
+            self.record(err)
+            return UNKNOWN
+        if tiles is None:
             return UNKNOWN
         if len({t.type for t in tiles}) > 1:
             if dynamic:
-                self.record(Reject(_type_changes_branch(name, tiles[0], tiles[1])))
+                first = tiles[0]
+                other = next(t for t in tiles if t.type != first.type)
+                self.record(Reject(_type_changes_branch(name, first, other)))
             return UNKNOWN
         return tiles
+
+    def _as_tiles(self, values: list[Binding | None]) -> list[Value] | None:
+        """Branch values as tiles: numbers a branch assigns take the dtype of the other branch's
+        tile (or their natural dtype), as they would in arithmetic. None if some value is
+        neither a tile nor a number."""
+        tiles = [v for v in values if isinstance(v, Value) and isinstance(v.type, TileType)]
+        out = []
+        for v in values:
+            if not isinstance(v, Value):
+                return None
+            if isinstance(v.type, TileType):
+                out.append(v)
+                continue
+            if not (isinstance(v.type, ConstType) and v.type.kind in ("int", "float", "bool")):
+                return None
+            numbers = [w.const for w in values if isinstance(w, Value) and w.is_const]
+            dtype = tiles[0].type.dtype if tiles and isinstance(tiles[0].type, TileType) else \
+                natural_dtype(next((c for c in numbers if isinstance(c, float)), v.const))
+            out.append(self.b.materialize(v, dtype, v.span))
+        return out
 
     # -- loops ----------------------------------------------------------------------------------
     def for_(self, node: cst.For) -> None:
@@ -245,7 +280,8 @@ class ControlFlow(Statements):
             self.b.blocks.pop()
             self.loops.pop()
             self.env, self.terminated, self.returned = saved
-        for name in names:
+        targets = _target_list(target) if target is not None else []
+        for name in names + targets:
             if name not in carried:
                 self.env[name] = Unbound("inside a loop") if name not in self.env else UNKNOWN
         if header is None and test is None:
@@ -282,6 +318,8 @@ class ControlFlow(Statements):
         if owner is None:
             if not isinstance(target, cst.Name):
                 self.record(Reject(_bad_target(self, target)))
+                for name in _target_list(target):
+                    self.env[name] = UNKNOWN
                 return
             iv.name = target.value
             self.env[target.value] = iv
@@ -294,6 +332,8 @@ class ControlFlow(Statements):
             self.assign(target, index)
         except Reject as err:
             self.record(err)
+            for name in _target_list(target):
+                self.env[name] = UNKNOWN
 
     def _exit_unless(self, cond: Value, ctx: LoopCtx) -> None:
         stay = Block(ops=[Op("yield", [], [], ctx.span)])

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 from .. import messages as msg
-from ..dtypes import I32, DType
+from ..dtypes import I32
 from ..frontend.builder import Arg, Builder
-from ..frontend.values import FValue
+from ..frontend.values import FValue, const_of
 from ..types import TileType
 from .registry import Call, function
 
 
-def _dtype(b: Builder, arg: Arg, what: str) -> DType:
-    d = b.const(arg, what)
-    if not isinstance(d, DType):
-        b.fail(msg.NOT_CONSTANT, arg.span, what=f"{what} (a dtype such as f32)")
-    return d
-
-
 def _full(b: Builder, c: Call, value: Arg, name: str) -> FValue:
     shape = b.tile_shape(c["shape"], f"the shape of {name}()")
-    dtype = _dtype(b, c["dtype"], f"the dtype of {name}()")
+    dtype = b.dtype(c["dtype"], f"the dtype of {name}()")
     v = b.tile_or_const(value, name)
     if isinstance(v.type, TileType):
         if v.type.rank != 0:
@@ -57,8 +50,8 @@ def _lit(c: Call, n: int) -> FValue:
 def _arange(b: Builder, c: Call) -> FValue:
     n = b.const_int(c["n"], "the length of arange()")
     b.check_pow2((n,), c["n"].span)
-    raw = b.const(c["dtype"], "the dtype of arange()") if c["dtype"] else None
-    dtype = raw if isinstance(raw, DType) else I32
+    given = const_of(b.known(c["dtype"])) is not None
+    dtype = b.dtype(c["dtype"], "the dtype of arange()") if given else I32
     if not dtype.is_integer and not dtype.is_float:
         b.fail(msg.BAD_OPERAND, c["dtype"].span, op="arange", what=f"dtype {dtype}")
     return b.emit1("iota", [], TileType(dtype, (n,)), c.span)

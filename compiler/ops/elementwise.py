@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .. import messages as msg
 from ..diagnostics import Span
-from ..dtypes import BOOL, DType
+from ..dtypes import BOOL, F32, I32, DType
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, const_value
 from ..types import ConstType, SymInt, TileType, describe
@@ -91,9 +91,12 @@ def binary(b: Builder, name: str, lhs: Arg, rhs: Arg, span: Span) -> FValue:
 
 def _fold(b: Builder, spec: Elementwise, x: object, y: object, span: Span, rhs: Arg) -> FValue:
     if isinstance(x, SymInt) or isinstance(y, SymInt):
+        # Known at specialization: the kind follows what the folded value will be.
+        kind = "bool" if spec.compare else "float" if spec.name == "div" or any(
+            isinstance(v, float) for v in (x, y)) else "int"
         if spec.name in SYMBOLS:
-            return const_value(span, SymInt(f"{x}{SYMBOLS[spec.name]}{y}"), "int")
-        return const_value(span, SymInt(f"{spec.name}({x}, {y})"), "int")
+            return const_value(span, SymInt(f"{x}{SYMBOLS[spec.name]}{y}"), kind)
+        return const_value(span, SymInt(f"{spec.name}({x}, {y})"), kind)
     if spec.fold is None or not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
         b.fail(msg.BAD_OPERAND, span, op=spec.word, what="these constants")
     try:
@@ -114,10 +117,19 @@ def _check_kind(b: Builder, spec: Elementwise, dtype: DType, span: Span, where: 
 def unary(b: Builder, name: str, arg: Arg, span: Span) -> FValue:
     spec = UNARY[name]
     x = b.tile_or_const(arg, spec.word)
+    if isinstance(x.type, ConstType) and isinstance(x.const, SymInt):
+        shown = {"neg": "-({})", "invert": "~({})", "abs": "abs({})", "not": "not ({})"}
+        if name in shown:
+            return const_value(span, SymInt(shown[name].format(x.const)), x.type.kind)
+        # A Const behaves like a literal: math on it is a rank-0 tile of its natural dtype.
+        x = b.materialize(x, F32 if spec.kinds == FLOAT else I32, arg.span)
     if isinstance(x.type, ConstType):
         if spec.fold is None or not isinstance(x.const, (int, float)):
             b.fail(msg.BAD_OPERAND, arg.span, op=spec.word, what=describe(x.type))
-        return const_value(span, spec.fold(x.const))  # type: ignore[arg-type]
+        try:
+            return const_value(span, spec.fold(x.const))  # type: ignore[arg-type]
+        except (ZeroDivisionError, OverflowError, ValueError) as err:
+            b.fail(msg.BAD_OPERAND, arg.span, op=spec.word, what=f"this constant ({err})")
     assert isinstance(x.type, TileType)
     _check_kind(b, spec, x.type.dtype, span, arg)
     return b.emit1(name, [x], x.type, span)
@@ -163,9 +175,7 @@ def _where(b: Builder, c: Call) -> FValue:
 @method("tile", "astype", "dtype")
 def _astype(b: Builder, c: Call) -> FValue:
     x = b.tile(c["self"], "astype")
-    dtype = b.const(c["dtype"], "the dtype of astype()")
-    if not isinstance(dtype, DType):
-        b.fail(msg.NOT_CONSTANT, c["dtype"].span, what="the dtype of astype() (e.g. f32)")
+    dtype = b.dtype(c["dtype"], "the dtype of astype()")
     assert isinstance(x.type, TileType)
     if x.type.dtype == dtype:
         return x

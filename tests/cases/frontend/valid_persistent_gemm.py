@@ -1,0 +1,25 @@
+"""A persistent GEMM: each block visits its tiles with z.tiles() and stores by that index."""
+import cutile as ct
+from cutile import Const, Mut, Tensor, bf16, f32
+
+
+@ct.kernel
+def persistent_gemm(z: Mut[Tensor[f32, ("BM", "BN")]], a: Tensor[bf16, (-1, -1)],
+                    b: Tensor[bf16, (-1, -1)], BM: Const[int], BN: Const[int],
+                    BK: Const[int]) -> None:
+    pa = a.partition((BM, BK))
+    pb = b.partition((BK, BN))
+    for idx in z.tiles():
+        i, j = idx
+        acc = ct.zeros((BM, BN), f32)
+        for k in range(ct.num_tiles(pa, 1)):
+            acc = ct.mma(pa.load((i, k)), pb.load((k, j)), acc)
+        z.store(acc, idx)
+
+
+@ct.kernel
+def persistent_copy(z: Mut[Tensor[f32, (256,)]], x: Tensor[f32, (-1,)]) -> None:
+    px = x.partition((256,))
+    for idx in z.tiles():
+        (i,) = idx
+        z.store(px.load(i) * 2.0, idx)
