@@ -117,7 +117,7 @@ class Binder:
         if not isinstance(value, Partition):
             raise self._mismatch(p, at, site, f"a partition of {p.dtype} "
                                  "(tensor.partition(tile_shape))", _describe(value))
-        check_usable(value._own, argument_text(site, at, p.name), site)
+        check_usable(value._own, argument_text(site, at, p.name), argument_span(site, at))
         t = value._tensor
         if t._dtype != p.dtype:
             raise self._mismatch(p, at, site, f"a partition of {p.dtype}",
@@ -139,7 +139,7 @@ class Binder:
                                  "a tensor; use .unpartition())")
         if not isinstance(value, Tensor):
             raise self._mismatch(p, at, site, want, _describe(value))
-        check_usable(value._own, argument_text(site, at, p.name), site)
+        check_usable(value._own, argument_text(site, at, p.name), argument_span(site, at))
         if value._buf is None:
             raise self._mismatch(p, at, site, "a tensor with memory", "a meta tensor (ct.meta)")
         got = f"a {value._dtype} tensor of shape {value._shape}"

@@ -13,7 +13,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..compiler import messages as msg
-from ..compiler.diagnostics import Note
+from ..compiler.diagnostics import Note, Span
 from ..compiler.errors import OwnershipError
 from .errors import ownership_error
 from .sites import Site, caller_site
@@ -82,7 +82,7 @@ class Ownership:
         return len(self.active_leases())
 
 
-def check_usable(own: Ownership, name: str, site: Site | None = None) -> None:
+def check_usable(own: Ownership, name: str, site: Site | Span | None = None) -> None:
     """Raises CT301 if the handle was moved (reading a shared-leased handle is fine)."""
     if own.state is State.MOVED:
         raise use_after_move(own, name, site)
@@ -99,7 +99,7 @@ def check_writable(own: Ownership, name: str, action: str, site: Site | None = N
                               kernel=lease.kernel_name, action=action)
 
 
-def use_after_move(own: Ownership, name: str, site: Site | None) -> OwnershipError:
+def use_after_move(own: Ownership, name: str, site: Site | Span | None) -> OwnershipError:
     notes = (Note(msg.MOVED_HERE.format(name=name), own.site.span()),) if own.site else ()
     op = own.op() if own.op is not None else None
     if op is not None and not op.finished:

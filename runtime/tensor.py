@@ -92,6 +92,8 @@ class Tensor:
     @property
     def state(self) -> State:
         """Ownership state of this handle: live, moved, shared-leased or exclusively-leased."""
+        if self._own.leases:
+            self._own.active_leases()  # drops leases of launches that finished or were dropped
         return self._own.state
 
     def is_contiguous(self) -> bool:

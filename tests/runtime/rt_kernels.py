@@ -1,0 +1,81 @@
+"""Kernels the runtime tests launch (they must live in a file: the frontend reads source)."""
+
+import cutile as ct
+from cutile import Const, Mut, Tensor, bf16, f16, f32, i32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], y: Tensor[f32, (-1,)],
+        B: Const[int]) -> None:
+    z.store(ct.load_tile_like(x, z) + ct.load_tile_like(y, z))
+
+
+@ct.kernel
+def scale(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], s: f32, B: Const[int]) -> None:
+    z.store(ct.load_tile_like(x, z) * s)
+
+
+@ct.kernel
+def inc(z: Mut[Tensor[f32, ("B",)]], B: Const[int]) -> None:
+    z.store(z.load() + 1.0)
+
+
+@ct.kernel
+def two_outputs(a: Mut[Tensor[f32, (16, "N")]], b: Mut[Tensor[f32, (16,)]],
+                x: Tensor[f32, (-1, -1)], N: Const[int]) -> None:
+    t = ct.load_tile_like(x, a)
+    a.store(t)
+    b.store(ct.sum(t, 1))
+
+
+@ct.kernel
+def fixed(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (256,)]) -> None:
+    z.store(ct.load_tile_like(x, z))
+
+
+@ct.kernel
+def needs_const(z: Mut[Tensor[f32, (64,)]], K: Const[int]) -> None:
+    z.store(ct.full((64,), K, f32))
+
+
+@ct.kernel
+def matmul(c: Mut[Tensor[f32, ("BM", "BN")]], a: Tensor[f16, (-1, -1)],
+           b: Tensor[f16, (-1, -1)], BM: Const[int], BN: Const[int], BK: Const[int]) -> None:
+    i, j = c.tile_index()
+    acc = ct.zeros((BM, BN), f32)
+    pa = a.partition((BM, BK))
+    for k in range(ct.num_tiles(pa, 1)):
+        acc = ct.mma(pa.load((i, k)), b.load_tile((BK, BN), (k, j)), acc)
+    c.store(acc)
+
+
+@ct.kernel
+def where_tile(z: Mut[Tensor[i32, ("BM", "BN")]], BM: Const[int], BN: Const[int]) -> None:
+    i, j = z.tile_index()
+    z.store(ct.full((BM, BN), i * 100 + j, i32))
+
+
+@ct.kernel
+def persistent_copy(z: Mut[Tensor[f32, (16,)]], x: Tensor[f32, (-1,)]) -> None:
+    for idx in z.tiles():
+        z.store(x.load_tile((16,), idx) + 1.0, idx)
+
+
+@ct.kernel
+def to_half(z: Mut[Tensor[f16, ("B",)]], w: Mut[Tensor[bf16, ("B",)]], x: Tensor[f32, (-1,)],
+            B: Const[int]) -> None:
+    t = ct.load_tile_like(x, z)
+    z.store(t.astype(f16))
+    w.store(t.astype(bf16))
+
+
+@ct.kernel
+def rowsum(z: Mut[Tensor[f32, ("B", 1)]], x: Tensor[f32, (-1, 64)], B: Const[int]) -> None:
+    t = x.load_tile((B, 64), (ct.block_id(0), 0))
+    z.store(ct.sum(t, 1, keepdims=True))
+
+
+@ct.kernel
+def pair(a: Mut[Tensor[f32, ("B",)]], b: Mut[Tensor[f32, ("B",)]], B: Const[int]) -> None:
+    a.store(ct.full((B,), 1.0, f32))
+    b.store(ct.full((B,), 2.0, f32))

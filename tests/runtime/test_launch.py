@@ -1,0 +1,179 @@
+"""Launch validation (CT4xx before anything runs), Const inference, grids, results."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import rt_kernels as k
+from conftest import line_of
+
+import cutile as ct
+from cutile import f16, f32, i32
+from cutile.runtime.ownership import State
+
+
+def _code(err: pytest.ExceptionInfo[ct.CutileError]) -> str:
+    (d,) = err.value.diagnostics
+    return d.code
+
+
+def test_const_inferred_from_partition_and_grid() -> None:
+    x, y = ct.ones((1000,), f32), ct.arange(1000, f32)
+    z = ct.zeros((1000,), f32).partition((128,))
+    op = k.add(z, x, y)
+    assert op._grid == (8, 1, 1)
+    z, x2, y2 = op.sync()
+    assert x2 is x and y2 is y
+    np.testing.assert_array_equal(z.unpartition().numpy(), 1 + np.arange(1000, dtype=np.float32))
+
+
+def test_sync_returns_every_positional_argument_but_not_keyword_consts() -> None:
+    x, y = ct.ones((256,), f32), ct.ones((256,), f32)
+    out = k.add(ct.zeros((256,), f32).partition((128,)), x, y, 128).sync()
+    assert len(out) == 4 and out[3] == 128
+    out = k.add(ct.zeros((256,), f32).partition((128,)), x, y, B=128).sync()
+    assert len(out) == 3
+    (z,) = k.inc(ct.zeros((256,), f32).partition((64,))).sync()
+    assert isinstance(z, ct.Partition)
+
+
+def test_explicit_const_disagrees_with_partition() -> None:
+    x, y = ct.ones((256,), f32), ct.ones((256,), f32)
+    z = ct.zeros((256,), f32).partition((128,))
+    with pytest.raises(ct.LaunchError) as err:
+        k.add(z, x, y, B=64)  # call-site
+    (d,) = err.value.diagnostics
+    assert d.code == "CT401"
+    assert d.message == ("partition tile shape (128,) does not fit Mut parameter 'z' of add, "
+                         "which expects (B=64,)")
+    assert d.span.line == line_of("# call-site")
+    assert z.state is State.LIVE  # a rejected launch moves nothing
+
+
+def test_static_mut_shape() -> None:
+    x = ct.ones((256,), f32)
+    with pytest.raises(ct.LaunchError) as err:
+        k.fixed(ct.zeros((256,), f32).partition((128,)), x)
+    assert _code(err) == "CT401"
+
+
+def test_static_tensor_shape_dtype_and_rank() -> None:
+    z = ct.zeros((256,), f32).partition((64,))
+    with pytest.raises(ct.LaunchError) as err:
+        k.fixed(z, ct.ones((128,), f32))
+    assert _code(err) == "CT406"
+    assert "expected a f32 tensor of shape (256,), got a f32 tensor of shape (128,)" in str(
+        err.value)
+    with pytest.raises(ct.LaunchError, match="got a f16 tensor"):
+        k.fixed(z, ct.ones((256,), f16))
+    with pytest.raises(ct.LaunchError, match=r"got a f32 tensor of shape \(16, 16\)"):
+        k.fixed(z, ct.ones((16, 16), f32))
+
+
+def test_partition_dtype_mismatch() -> None:
+    x, y = ct.ones((256,), f32), ct.ones((256,), f32)
+    with pytest.raises(ct.LaunchError, match="expected a partition of f32, got a partition of i32"):
+        k.add(ct.zeros((256,), i32).partition((128,)), x, y)
+
+
+def test_partition_to_read_only_parameter() -> None:
+    x = ct.ones((256,), f32).partition((128,))
+    y = ct.ones((256,), f32)
+    with pytest.raises(ct.LaunchError, match=r"use \.unpartition"):
+        k.add(ct.zeros((256,), f32).partition((128,)), x, y)
+
+
+def test_const_not_inferable() -> None:
+    with pytest.raises(ct.LaunchError) as err:
+        k.needs_const(ct.zeros((64,), f32).partition((64,)))
+    assert _code(err) == "CT405"
+    assert "pass it by keyword: K=..." in str(err.value)
+    (z, ) = k.needs_const(ct.zeros((64,), f32).partition((64,)), K=3).sync()
+    assert z.numpy()[5] == 3.0
+
+
+def test_const_type_checked() -> None:
+    with pytest.raises(ct.LaunchError, match=r"expected an int, got 2\.5"):
+        k.needs_const(ct.zeros((64,), f32).partition((64,)), K=2.5)
+
+
+def test_scalar_arguments() -> None:
+    x = ct.arange(64, f32)
+    (z, _, _) = k.scale(ct.zeros((64,), f32).partition((32,)), x, 2.0).sync()
+    assert z.numpy()[3] == 6.0
+    with pytest.raises(ct.LaunchError, match="expected a f32 number, got str"):
+        k.scale(ct.zeros((64,), f32).partition((32,)), x, "2")
+
+
+def test_argument_count_and_keywords() -> None:
+    x = ct.ones((64,), f32)
+    z = ct.zeros((64,), f32).partition((32,))
+    with pytest.raises(ct.LaunchError, match="takes 4 arguments, got 5"):
+        k.add(z, x, x, 32, 1)
+    with pytest.raises(ct.LaunchError, match="no parameter named 'w'"):
+        k.add(z, x, x, w=1)
+    with pytest.raises(ct.LaunchError, match="missing the argument 'y'"):
+        k.add(z, x)
+
+
+def test_grids_agree_as_3d() -> None:
+    x = ct.arange(64 * 8, f32).reshape((64, 8))
+    a = ct.zeros((64, 8), f32).partition((16, 8))  # grid (4, 1)
+    b = ct.zeros((64,), f32).partition((16,))  # grid (4,)
+    a, b, x = k.two_outputs(a, b, x).sync()
+    ref = np.arange(64 * 8, dtype=np.float32).reshape(64, 8)
+    np.testing.assert_array_equal(b.unpartition().numpy(), ref.sum(1))
+
+
+def test_grid_mismatch_names_both_arguments() -> None:
+    x = ct.ones((64, 8), f32)
+    a = ct.zeros((64, 8), f32).partition((16, 8))
+    b = ct.zeros((32,), f32).partition((16,))
+    with pytest.raises(ct.LaunchError) as err:
+        k.two_outputs(a, b, x)
+    (d,) = err.value.diagnostics
+    assert d.code == "CT402"
+    assert d.message == ("Mut arguments of two_outputs need different grids: 'a' gives "
+                         "(4, 1, 1) but 'b' gives (2, 1, 1)")
+
+
+def test_bad_partitions() -> None:
+    with pytest.raises(ct.LaunchError) as err:
+        ct.zeros((100,), f32).partition((100,))
+    assert _code(err) == "CT208"
+    with pytest.raises(ct.LaunchError) as err:
+        ct.zeros((2, 2, 2, 2), f32).partition((1, 1, 1, 1))
+    assert _code(err) == "CT403"
+    with pytest.raises(ct.LaunchError) as err:
+        ct.zeros((64,), f32).partition((16,), order=ct.grouped(4))
+    assert _code(err) == "CT408"
+    with pytest.raises(ct.LaunchError, match="blocks must be a positive int"):
+        ct.zeros((64,), f32).partition((16,), blocks=0)
+    with pytest.raises(ct.LaunchError, match="has rank 2 but the tensor"):
+        ct.zeros((64,), f32).partition((16, 1))
+
+
+def test_meta_tensors_cannot_launch() -> None:
+    m = ct.meta((64,), f32)
+    assert m.is_meta and m.shape == (64,)
+    with pytest.raises(ct.LaunchError, match="meta tensor"):
+        k.add(ct.zeros((64,), f32).partition((32,)), m, m)
+    with pytest.raises(ct.LaunchError, match="cannot be copied to the host"):
+        m.numpy()
+
+
+def test_specialization_facts_drive_the_cache() -> None:
+    x, y = ct.ones((256,), f32), ct.ones((256,), f32)
+    k.add._executables.clear()
+    k.add(ct.zeros((256,), f32).partition((128,)), x, y).sync()
+    k.add(ct.zeros((256,), f32).partition((128,)), x, y).sync()
+    assert len(k.add._executables) == 1  # same facts: compiled once
+    op = k.add(ct.zeros((256,), f32).partition((64,)), x, y)
+    assert op._grid == (4, 1, 1)
+    spec = k.add.binder().bind((ct.zeros((256,), f32).partition((64,)), x, y), {},
+                               op.site).spec
+    assert spec.const_values == {"B": 64}
+    facts = spec.args[1]
+    assert facts.align == 16 and facts.contiguous and facts.shape_div == (16,)
+    op.sync()
+    assert len(k.add._executables) == 2
