@@ -95,6 +95,8 @@ TYPE_CHANGES_LOOP = Message("CT212", "'{name}' changes type inside the loop: {be
                             "{after} at the end of the body")
 TYPE_CHANGES_BRANCH = Message("CT212", "'{name}' has type {a} in one branch and {b} in another")
 STORE_TYPE = Message("CT213", "cannot store a {got} tile into {name}, a slab of {want}{hint}")
+STORE_INDEXED_TYPE = Message("CT213", "cannot store a {got} tile into {name}, a rank-{rank} "
+                             "{dtype} tensor{hint}")
 FLOAT_LITERAL_INT = Message(
     "CT214", "float {value} cannot be combined with a tile of integer dtype {dtype}")
 LITERAL_RANGE = Message("CT214", "literal {value} does not fit in {dtype}")

@@ -37,8 +37,9 @@ def is_pow2(n: int) -> bool:
 
 
 class Builder:
-    def __init__(self) -> None:
+    def __init__(self, unsafe: bool = False) -> None:
         self.blocks: list[Block] = [Block()]
+        self.unsafe = unsafe  # @ct.kernel(unsafe=True): index-addressed stores are allowed
 
     # -- emitting -------------------------------------------------------------------------------
     @property
@@ -74,6 +75,10 @@ class Builder:
         if isinstance(v.type, (TensorType, PartitionType)):
             name = v.name or "the tensor"
             self.fail(msg.TENSOR_AS_TILE, arg.span, what=f"'{name}'", name=name)
+        if isinstance(v.type, ConstType) and v.type.kind == "dtype":
+            if v.name is not None:
+                self.fail(msg.CONST_DTYPE_AS_VALUE, arg.span, name=v.name)
+            self.fail(msg.BAD_OPERAND, arg.span, op=op, what=f"the dtype {v.const}")
         if isinstance(v.type, ConstType) and v.type.kind not in ("int", "float", "bool"):
             self.fail(msg.BAD_OPERAND, arg.span, op=op, what=describe(v.type))
         if not isinstance(v.type, (TileType, ConstType)):

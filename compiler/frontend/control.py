@@ -321,6 +321,9 @@ class ControlFlow(Statements):
                 for name in _target_list(target):
                     self.env[name] = UNKNOWN
                 return
+            if target.value in self.const_params:
+                self.record(Reject(Diagnostic("CT210", msg.CONST_REASSIGNED.format(
+                    name=target.value), self.span(target))))
             iv.name = target.value
             self.env[target.value] = iv
             return

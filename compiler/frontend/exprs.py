@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import difflib
 from dataclasses import dataclass, field
 
@@ -56,9 +57,9 @@ UNSUPPORTED_EXPRS: dict[type[cst.CSTNode], tuple[str, str]] = {
     cst.FormattedString: ("f-strings", "; use ct.printf(\"%d\", x)"),
     cst.ConcatenatedString: ("implicitly concatenated strings", ""),
     cst.NamedExpr: ("the walrus operator", "; assign in a separate statement"),
-    cst.Await: ("await", ""),
-    cst.Yield: ("yield", ""),
-    cst.Ellipsis: ("'...'", ""),
+    cst.Await: ("await expressions", ""),
+    cst.Yield: ("yield expressions", ""),
+    cst.Ellipsis: ("ellipsis literals ('...')", ""),
     cst.Slice: ("slices", "; use reshape or load_tile"),
 }
 HOST_HINTS = {
@@ -283,6 +284,11 @@ class Expressions:
         resolved = None if local else info.resolve(func)
         if resolved is not None:
             return self.call_op(resolved, node, span)
+        root = _root(func)
+        if isinstance(func, cst.Attribute) and not local and root is not None and \
+                root in info.assigned_globals and root not in info.constants:
+            # A function of another module or object (np.exp, math.sqrt): host code.
+            self.b.fail(msg.NON_KERNEL_CALL, self.span(func), name=_text(info, func), hint="")
         if isinstance(func, cst.Attribute):
             return self.call_method(func, node, span)
         if isinstance(func, cst.Name) and not local:
@@ -290,6 +296,9 @@ class Expressions:
             if target is not None and not target.is_kernel:
                 args, kwargs = self.call_args(node)
                 return self.inline(target, args, kwargs, span)
+            if target is None and func.value not in info.assigned_globals and \
+                    not hasattr(builtins, func.value):
+                self.b.fail(msg.UNKNOWN_NAME, self.span(func), name=func.value)
             hint = HOST_HINTS.get(func.value, "; decorate it with @ct.function")
             if target is not None:
                 hint = "; kernels cannot call other kernels (use a @ct.function helper)"
@@ -330,9 +339,15 @@ class Expressions:
                span: Span) -> FValue:
         from .function import inline_helper
 
-        if fn.name in self.ctx.stack:
-            chain = " -> ".join([*self.ctx.stack[self.ctx.stack.index(fn.name):], fn.name])
-            self.b.fail(msg.RECURSION, span, name=fn.name, chain=chain)
+        stack = self.ctx.stack
+        if fn.name in stack:
+            cycle = stack[stack.index(fn.name):]
+            # Report a cycle once, at the call into its first-defined helper, whichever helper
+            # the analysis entered it from (the cycle is walked once more to get there).
+            head = min(cycle, key=lambda n: self.span(self.ctx.info.functions[n].node).line)
+            if fn.name == head or stack.count(fn.name) > 1:
+                chain = " -> ".join([*stack[stack.index(fn.name):], fn.name])
+                self.b.fail(msg.RECURSION, span, name=fn.name, chain=chain)
         return inline_helper(self.ctx, fn, args, kwargs, span)
 
     def record(self, err: Reject) -> None:

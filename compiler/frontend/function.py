@@ -43,7 +43,7 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
                    consts: dict[str, object] | None = None) -> KernelResult:
     """Types a kernel. Without `consts`, Const parameters stay symbolic (edit-time checking)."""
     sig, diags = read_signature(info, fn)
-    ctx = Context(info, Builder(), consts, unsafe=sig.unsafe)
+    ctx = Context(info, Builder(sig.unsafe), consts, unsafe=sig.unsafe)
     params = [_param(p, consts) for p in sig.params]
     env: dict[str, Binding] = {p.name: p.value for p in params}
     if diags:

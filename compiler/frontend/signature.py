@@ -45,6 +45,9 @@ def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, 
     node = fn.node
     diags: list[Diagnostic] = []
     params: list[ParamSpec] = []
+    if node.asynchronous is not None:
+        diags.append(Diagnostic("CT107", msg.BAD_PARAMETER_KIND.format(what="'async def'"),
+                                info.span(node.asynchronous)))
     for what, bad in (("*args", node.params.star_arg), ("**kwargs", node.params.star_kwarg)):
         if isinstance(bad, cst.Param):
             diags.append(Diagnostic("CT107", msg.BAD_PARAMETER_KIND.format(what=what),

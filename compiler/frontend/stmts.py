@@ -44,10 +44,15 @@ class Statements(Expressions):
             self._poison(targets)
         except Poisoned:
             self._poison(targets)
+        else:
+            return
+        if isinstance(small, cst.Return):
+            self.returned = True  # a rejected return: the helper's result is unknown
 
     def _poison(self, names: list[str]) -> None:
         for n in names:
-            self.env[n] = UNKNOWN
+            if n not in self.const_params:  # a rejected reassignment leaves the Const as is
+                self.env[n] = UNKNOWN
 
     def _simple(self, small: cst.BaseSmallStatement) -> None:
         span = self.span(small)
@@ -148,4 +153,6 @@ def _assigned(small: cst.BaseSmallStatement) -> list[str]:
         return [n for t in small.targets for n in target_names(t.target)]
     if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
         return target_names(small.target)
+    if isinstance(small, cst.Return):
+        return ["__return__"]
     return []

@@ -87,7 +87,7 @@ def _store(b: Builder, c: Call) -> FValue:
     index = b.known(c["index"])
     if isinstance(index, Value) and index.const is None and index.is_const:
         idx = tile_index(b, z, c.span)
-    elif isinstance(index, TupleVal) and index.origin == name:
+    elif (isinstance(index, TupleVal) and index.origin == name) or b.unsafe:
         idx = index_values(b, c["index"], z.type.rank, "the store index")
     else:
         b.fail(msg.FOREIGN_TILE_INDEX, c["index"].span, name=name)
@@ -105,6 +105,27 @@ def _check_store(b: Builder, c: Call, t: TileType, z: TensorType, name: str) -> 
     if hint or not same_shape:
         b.fail(msg.STORE_TYPE, c["tile"].span, got=f"{t.dtype} {fmt_shape(t.shape)}", name=name,
                want=f"{z.dtype} {fmt_shape(z.shape)}", hint=hint)
+
+
+@method("tensor", "store", "tile, index")
+def _store_shared(b: Builder, c: Call) -> FValue:
+    """Index-addressed store into a shared tensor: unsafe kernels only (no disjointness)."""
+    x = tensor(b, c["self"], "store", mutable=False)
+    assert isinstance(x.type, TensorType)
+    if not b.unsafe:
+        b.fail(msg.UNSAFE_ONLY, c.span, what=f"storing into the read-only tensor "
+               f"'{x.name or 'x'}' by index")
+    value = b.tile(c["tile"], "store")
+    assert isinstance(value.type, TileType)
+    if value.type.dtype != x.type.dtype or value.type.rank != x.type.rank:
+        hint = f"; convert with .astype({x.type.dtype})" if value.type.dtype != x.type.dtype \
+            else f"; it needs rank {x.type.rank}"
+        b.fail(msg.STORE_INDEXED_TYPE, c["tile"].span, got=f"{value.type.dtype} "
+               f"{fmt_shape(value.type.shape)}", name=x.name or "x", rank=x.type.rank,
+               dtype=x.type.dtype, hint=hint)
+    idx = index_values(b, c["index"], x.type.rank, "the store index")
+    b.emit("store", [x, value, *idx], [], c.span)
+    return none_value(c.span)
 
 
 @method("mut", "load", "")

@@ -1,0 +1,33 @@
+import cutile as ct
+from cutile import Const, Mut, Tensor, f32
+
+
+@ct.function
+def relu_or_neg(t, negate):
+    if negate:
+        return -t
+    else:
+        return ct.maximum(t, 0.0)
+
+
+@ct.function
+def sign(t):
+    s = ct.sum(t, 0)
+    if s > 0.0:
+        return t
+    else:
+        return -t
+
+
+@ct.function
+def early(t):
+    if ct.sum(t, 0) > 0.0:  # E: CT101 "return in only one branch"
+        return t
+    return -t
+
+
+@ct.kernel
+def use(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)], NEG: Const[bool]) -> None:
+    t = ct.load_tile_like(x, z)
+    z.store(relu_or_neg(t, True) + relu_or_neg(t, False) + relu_or_neg(t, NEG) + sign(t))
+    z.store(early(t))

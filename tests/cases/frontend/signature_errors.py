@@ -1,0 +1,32 @@
+import cutile as ct
+from cutile import Const, Mut, Tensor, f32
+
+
+@ct.kernel
+def missing(z: Mut[Tensor[f32, (64,)]], x) -> None:  # E: CT107 "needs an annotation"
+    z.store(ct.load_tile_like(x, z))
+
+
+@ct.kernel
+def star(z: Mut[Tensor[f32, (64,)]], *args: f32, **kw: f32) -> None:  # E: CT107 CT107
+    z.store(0.0)
+
+
+@ct.kernel
+def default(z: Mut[Tensor[f32, (64,)]], k: Const[int] = 4) -> None:  # E: CT107 "default value"
+    z.store(ct.full((64,), k, f32))
+
+
+@ct.kernel
+def annotations(
+    a: Tensor[f32],  # E: CT107 "Tensor[dtype, shape]"
+    b: Mut[Const[int]],  # E: CT107 "only tensors can be Mut"
+    c: Tensor[float, (-1,)],  # E: CT107 "cutile dtype"
+    d: Tensor[f32, -1],  # E: CT107 "must be a tuple"
+    e: Tensor[f32, ("M",)],  # E: CT107 "must name a Const[int]"
+    f: Const[str],  # E: CT107
+    g: list[int],  # E: CT107
+    h: Tensor[f32, (-2,)],  # E: CT107
+) -> None:
+    t = a + b + c + d + e + f + g + h
+    z = t
