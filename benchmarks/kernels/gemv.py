@@ -1,0 +1,36 @@
+"""Decode GEMV, y = x @ W^T (nn.Linear without bias): bf16 in, f32 accumulate, bf16 out.
+
+x: (M, K) with a few rows (M = 1 or 16), W: (N, K), y: (M, N). The work is streaming W once, so
+each block owns a (M, BN) slab of y and walks K in BK-wide tiles of W.
+- `gemv`: products on the CUDA cores; a (BN, BK) f32 accumulator is reduced once at the end
+  (for M = 1, where a matrix instruction would waste most of its rows);
+- `gemv_mma`: the same walk with `ct.mma` on (M, BK) x (BK, BN) tiles (for M = 16).
+Modelled on examples/gemm.py; tile shapes come from benchmarks/suite/tuning.py.
+"""
+
+import cutile as ct
+from cutile import Const, Mut, Tensor, bf16, f32
+
+
+@ct.kernel
+def gemv(y: Mut[Tensor[bf16, (1, "BN")]], x: Tensor[bf16, (1, -1)], w: Tensor[bf16, (-1, -1)],
+         BN: Const[int], BK: Const[int]) -> None:
+    _, j = y.tile_index()
+    px = x.partition((1, BK))
+    pw = w.partition((BN, BK))
+    acc = ct.zeros((BN, BK), f32)
+    for k in range(ct.num_tiles(pw, 1)):
+        acc = acc + pw.load((j, k)).astype(f32) * px.load((0, k)).astype(f32)
+    y.store(ct.sum(acc, 1).reshape((1, BN)).astype(bf16))
+
+
+@ct.kernel
+def gemv_mma(y: Mut[Tensor[bf16, ("M", "BN")]], x: Tensor[bf16, ("M", -1)],
+             w: Tensor[bf16, (-1, -1)], M: Const[int], BN: Const[int], BK: Const[int]) -> None:
+    _, j = y.tile_index()
+    px = x.partition((M, BK))
+    pw = w.partition((BN, BK))
+    acc = ct.zeros((M, BN), f32)
+    for k in range(ct.num_tiles(pw, 1)):
+        acc = ct.mma(px.load((0, k)), pw.load((j, k)).transpose(), acc)
+    y.store(acc.astype(bf16))

@@ -1,0 +1,111 @@
+"""`--dry-run`: the plan, every cutile kernel checked by the shared frontend (module check plus
+the specializations the suite launches), and an estimate of the run time. No GPU, no torch."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import SuiteConfig
+from .plan import Case
+from .timing import plan_window, rotating_sets
+from .tuning import KERNELS, cutile_variants
+
+ROW_MODULES = {"ceilings": "ceilings", "vector_add": "vector_add", "gemm": "gemm",
+               "softmax": "rowwise", "rmsnorm": "rowwise", "layernorm": "rowwise",
+               "attention": "attention", "gemv": "gemv", "host_overhead": "host_overhead",
+               "safety": "safety"}
+# first-call cost guesses (s) per variant, to estimate the wall time before anything runs
+COMPILE_GUESS = {"cutile": 0.6, "triton": 1.5, "cuda.tile": 0.8, "torch": 0.05,
+                 "torch.compile": 25.0, "ceiling": 0.05}
+BW, TF = 4.3e12, 7.9e14
+
+
+def row_variants(case: Case) -> list[tuple[str, str]]:
+    mod = importlib.import_module(f".rows.{ROW_MODULES[case.kernel]}", __package__)
+    out: list[tuple[str, str]] = mod.variants(case)
+    return out
+
+
+@dataclass
+class KernelCheck:
+    kernel: str
+    consts: str
+    problems: list[str]
+
+
+def check_kernels(root: Path, plan: list[Case], arch: str) -> list[KernelCheck]:
+    """check_source on every kernel file, then each planned specialization (Consts bound)."""
+    from cutile.compiler import check_source, render_concise
+    from cutile.compiler.api import specialize
+    from cutile.compiler.frontend.module import parse_module
+
+    out: list[KernelCheck] = []
+    infos = {}
+    for key, (rel, _name) in KERNELS.items():
+        src = (root / rel).read_text()
+        if rel not in infos:
+            diags = check_source(src, rel)
+            out.append(KernelCheck(rel, "(module)", [render_concise(d) for d in diags]))
+            infos[rel] = parse_module(src, rel)
+        del key
+    seen = set()
+    for case in plan:
+        for v in cutile_variants(case, arch):
+            rel, name = KERNELS[v.kernel]
+            key = (v.kernel, tuple(sorted(v.all_consts.items())))
+            if key in seen:
+                continue
+            seen.add(key)
+            info = infos[rel]
+            if not hasattr(info, "functions"):  # a parse failure, reported above
+                continue
+            res = specialize(info, name, v.all_consts)  # type: ignore[arg-type]
+            probs = [render_concise(d) for d in res.diagnostics
+                     if d.severity.value == "error"]
+            out.append(KernelCheck(f"{rel}:{name}", str(v.all_consts), probs))
+    return out
+
+
+def estimate_s(plan: list[Case], cfg: SuiteConfig) -> tuple[float, dict[str, float]]:
+    """A rough wall-time estimate: timed windows at the guessed ceilings plus first calls."""
+    per_row: dict[str, float] = {}
+    for case in plan:
+        vs = row_variants(case)
+        t = 0.0
+        if case.metric_name in ("TB/s", "TFLOP/s"):
+            est = max(case.bytes / BW, case.flops / TF, 2e-6) * 1.3
+            wp = plan_window(est, case.bytes, len(vs), cfg, case.memory_bound)
+            sets = rotating_sets(case.bytes, cfg, case.memory_bound)
+            t += len(vs) * (wp.windows + 2) * wp.launches * est  # windows, calibration
+            t += len(vs) * 2 * est + 0.05 * sets  # checks, allocation
+            t += 0.5  # reference and input generation
+        elif case.metric_name == "us/launch":
+            t += len(vs) * 5 * case.params["launches"] * 10e-6
+        elif case.metric_name == "us/kernel":
+            t += len(vs) * 0.2
+        else:
+            t += 2 * 3.0  # two fresh processes importing cutile and compiling
+        t += sum(COMPILE_GUESS.get(i, 0.5) for i, _ in vs)
+        per_row[case.kernel] = per_row.get(case.kernel, 0.0) + t
+    return sum(per_row.values()) + 20.0, per_row  # + startup (imports, CUDA context)
+
+
+def report(root: Path, plan: list[Case], cfg: SuiteConfig) -> tuple[str, bool]:
+    lines = [f"plan: {len(plan)} shapes ({'quick' if cfg.quick else 'full'})"]
+    for case in plan:
+        vs = row_variants(case)
+        lines.append(f"  #{case.row} {case.kernel:13s} {case.shape:28s} {case.dtype:4s} "
+                     f"{len(vs)} implementations: "
+                     + ", ".join(sorted({i for i, _ in vs})))
+    checks = check_kernels(root, plan, cfg.arch)
+    bad = [c for c in checks if c.problems]
+    lines.append(f"cutile kernels: {len(checks)} checks (modules and specializations), "
+                 f"{len(bad)} with errors")
+    for c in bad:
+        lines += [f"  {c.kernel} {c.consts}:"] + [f"    {p}" for p in c.problems]
+    total, per_row = estimate_s(plan, cfg)
+    lines.append(f"estimated wall time on an H200: {total:.0f} s ("
+                 + ", ".join(f"{k} {v:.0f}s" for k, v in per_row.items()) + ")")
+    return "\n".join(lines), not bad

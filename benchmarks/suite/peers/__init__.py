@@ -1,0 +1,1 @@
+"""Peer implementations (torch, Triton, cuTile Python) and the glue that runs cutile's kernels."""

@@ -1,0 +1,131 @@
+"""cutile's own kernels, run on torch's memory and torch's stream.
+
+Everything the suite asks of cutile's runtime is here, so a change in the runtime is a change in
+this file only:
+- `ct.from_dlpack(torch_tensor)`: zero-copy views of the suite's buffers;
+- `cutile.runtime.context.set_current_stream(handle)`: launches go to the timing stream;
+- `kernel(*args, **consts)` -> lazy op; `.sync()`; `.graph()` -> `.replay()` / `.sync()`;
+- `.then(fn)` chains (host-overhead row) and, for the safety row, an unchecked launch path
+  (`Kernel.unchecked`, looked up but not assumed).
+Kernels are loaded from their files (examples/ and benchmarks/kernels/) under private module
+names, so an unrelated installed `examples` package can never shadow them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..tuning import KERNELS, Variant
+
+ORDERS = ("row_major", "col_major", "grouped8")
+
+
+def load_kernel_module(root: Path, rel: str) -> Any:
+    name = "cutile_suite_" + rel.replace("/", "_").removesuffix(".py")
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, root / rel)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {rel}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class CutileGlue:
+    def __init__(self, root: Path) -> None:
+        import cutile as ct
+
+        self.ct = ct
+        self.root = root
+
+    def missing(self) -> str | None:
+        """Why cutile's kernels cannot run here (None: they can, as far as can be seen)."""
+        needed = [n for n in ("from_dlpack",) if not hasattr(self.ct, n)]
+        if needed:
+            return f"cutile runtime lacks {', '.join('ct.' + n for n in needed)}"
+        return None
+
+    def kernel(self, key: str) -> Any:
+        rel, name = KERNELS[key]
+        return getattr(load_kernel_module(self.root, rel), name)
+
+    def use_stream(self, handle: int) -> None:
+        from cutile.runtime import context
+
+        context.set_current_stream(handle)
+
+    def wrap(self, t: Any) -> Any:
+        return self.ct.from_dlpack(t)
+
+    def partition(self, out: Any, v: Variant) -> Any:
+        kw: dict[str, Any] = {}
+        if v.order == "grouped8":
+            kw["order"] = self.ct.grouped(8)
+        elif v.order == "col_major":
+            kw["order"] = self.ct.col_major
+        if v.blocks is not None:
+            kw["blocks"] = v.blocks
+        return self.wrap(out).partition(v.tile, **kw)
+
+    def unchecked(self, kernel: Any) -> Callable[..., Any] | None:
+        fn = getattr(kernel, "unchecked", None)
+        return fn if callable(fn) else None
+
+
+class CutileRunner:
+    """Launches one cutile kernel on rotating buffer sets.
+
+    `make_args(i)` returns the launch's positional arguments for set `i` (fresh cutile views:
+    the output partition is moved into the launch); `out_of(i)` the torch output tensor.
+    Timing replays one captured graph per set (`launch_mode` "graph"), since a lazy op does not
+    run until synced; without `.graph()` each launch is synced ("sync").
+    """
+
+    impl = "cutile"
+
+    def __init__(self, variant: str, kernel: Any, make_args: Callable[[int], tuple[Any, ...]],
+                 out_of: Callable[[int], Any], consts: dict[str, Any], n_sets: int,
+                 launcher: Callable[..., Any] | None = None) -> None:
+        self.variant = variant
+        self.kernel = kernel
+        self.launcher = launcher or kernel
+        self.make_args = make_args
+        self.out_of = out_of
+        self.consts = consts
+        self.n_sets = n_sets
+        self.launch_mode = "graph"
+        self.blocking = False
+        self.graphs: list[Any] = []
+
+    def op(self, i: int) -> Any:
+        return self.launcher(*self.make_args(i), **self.consts)
+
+    def check(self) -> Any:
+        self.op(0).sync()
+        return self.out_of(0)
+
+    def prepare(self) -> None:
+        try:
+            for i in range(self.n_sets):
+                self.graphs.append(self.op(i).graph())
+        except (AttributeError, NotImplementedError) as exc:
+            self.close()
+            self.launch_mode = f"sync (no graph: {exc.__class__.__name__})"
+            self.blocking = True
+
+    def enqueue(self, i: int) -> None:
+        if self.graphs:
+            self.graphs[i].replay()
+        else:
+            self.op(i).sync()
+
+    def close(self) -> None:
+        graphs, self.graphs = self.graphs, []
+        for g in graphs:
+            g.sync()

@@ -1,0 +1,129 @@
+"""The suite of BENCHMARKS.md as data: rows, shapes, the work each shape does. No GPU, no torch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+GIB = 1 << 30
+
+
+@dataclass(frozen=True)
+class Case:
+    row: int
+    kernel: str  # the row's name (also what --only takes)
+    shape: str  # label, e.g. "N=2^24" or "4096x16384"
+    dtype: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    bytes: int = 0  # fewest bytes the kernel must move (each input read once, output written once)
+    flops: int = 0
+    metric_name: str = "TB/s"  # TB/s from bytes, TFLOP/s from flops
+
+    @property
+    def memory_bound(self) -> bool:
+        return self.metric_name == "TB/s"
+
+    def work(self) -> float:
+        return float(self.bytes if self.memory_bound else self.flops)
+
+
+ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4}
+
+
+def _vector_add(quick: bool) -> list[Case]:
+    exps = (20, 28) if quick else (20, 22, 24, 26, 28)
+    return [Case(1, "vector_add", f"N=2^{e}", dt, {"n": 1 << e}, bytes=3 * (1 << e) * ITEMSIZE[dt])
+            for dt in ("f32", "f16") for e in exps]
+
+
+def _gemm(quick: bool) -> list[Case]:
+    sizes = (4096, 8192) if quick else (2048, 4096, 8192, 16384)
+    return [Case(2, "gemm", f"{s}^3", "bf16", {"m": s, "n": s, "k": s}, bytes=3 * s * s * 2,
+                 flops=2 * s ** 3, metric_name="TFLOP/s") for s in sizes]
+
+
+def _rows2d(row: int, name: str, shapes: tuple[tuple[int, int], ...], vectors: int) -> list[Case]:
+    return [Case(row, name, f"{m}x{n}", "bf16", {"m": m, "n": n},
+                 bytes=2 * m * n * 2 + vectors * n * 2) for m, n in shapes]
+
+
+def _softmax(quick: bool) -> list[Case]:
+    shapes = ((4096, 16384),) if quick else ((4096, 4096), (4096, 16384), (32768, 8192))
+    return _rows2d(3, "softmax", shapes, 0)
+
+
+NORM_SHAPES = ((65536, 1024), (65536, 4096), (16384, 8192))
+
+
+def _rmsnorm(quick: bool) -> list[Case]:
+    return _rows2d(4, "rmsnorm", ((65536, 4096),) if quick else NORM_SHAPES, 1)
+
+
+def _layernorm(quick: bool) -> list[Case]:
+    return _rows2d(5, "layernorm", ((65536, 4096),) if quick else NORM_SHAPES, 2)
+
+
+def _attention(quick: bool) -> list[Case]:
+    b, h, d = 4, 32, 128
+    runs = ((4096, False), (8192, True)) if quick else (
+        (1024, False), (4096, False), (8192, False), (8192, True))
+    cases = []
+    for s, causal in runs:
+        flops = 4 * b * h * s * s * d // (2 if causal else 1)
+        cases.append(Case(6, "attention", f"({b},{h},{s},{d}){' causal' if causal else ''}",
+                          "bf16", {"b": b, "h": h, "s": s, "d": d, "causal": causal},
+                          bytes=4 * b * h * s * d * 2, flops=flops, metric_name="TFLOP/s"))
+    return cases
+
+
+def _gemv(quick: bool) -> list[Case]:
+    weights = ((8192, 8192), (28672, 4096))
+    ms = (1,) if quick else (1, 16)
+    return [Case(7, "gemv", f"W {n}x{k}, M={m}", "bf16", {"m": m, "n": n, "k": k},
+                 bytes=n * k * 2) for n, k in weights for m in ms]
+
+
+def _ceilings(quick: bool) -> list[Case]:
+    return [Case(0, "ceilings", "copy 2 GiB", "f32", {"nbytes": 2 * GIB}, bytes=2 * 2 * GIB),
+            Case(0, "ceilings", "matmul 8192^3", "bf16", {"m": 8192, "n": 8192, "k": 8192},
+                 flops=2 * 8192 ** 3, metric_name="TFLOP/s")]
+
+
+def _host_overhead(quick: bool) -> list[Case]:
+    launches = 2000 if quick else 10000
+    return [Case(8, "host_overhead", f"tiny add, {launches} launches", "f32",
+                 {"n": 4096, "launches": launches}, metric_name="us/launch"),
+            Case(8, "host_overhead", "graph of 100 launches", "f32", {"n": 4096, "kernels": 100},
+                 metric_name="us/kernel"),
+            Case(8, "host_overhead", "compile", "", {}, metric_name="ms")]
+
+
+def _safety(quick: bool) -> list[Case]:
+    return [Case(9, "safety", "vector add N=2^24 kernel time", "f32", {"n": 1 << 24},
+                 bytes=3 * (1 << 24) * 4),
+            Case(9, "safety", f"tiny add, {2000 if quick else 10000} launches", "f32",
+                 {"n": 4096, "launches": 2000 if quick else 10000}, metric_name="us/launch")]
+
+
+ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
+    "ceilings": (0, _ceilings),
+    "vector_add": (1, _vector_add),
+    "gemm": (2, _gemm),
+    "softmax": (3, _softmax),
+    "rmsnorm": (4, _rmsnorm),
+    "layernorm": (5, _layernorm),
+    "attention": (6, _attention),
+    "gemv": (7, _gemv),
+    "host_overhead": (8, _host_overhead),
+    "safety": (9, _safety),
+}
+
+
+def build_plan(quick: bool, only: list[str] | None = None) -> list[Case]:
+    """Every case to run, in suite order. Ceilings always run: every ratio needs them."""
+    unknown = [n for n in only or [] if n not in ROWS]
+    if unknown:
+        raise ValueError(f"unknown row(s) {unknown}; choose from {', '.join(ROWS)}")
+    names = [n for n in ROWS if not only or n in only or n == "ceilings"]
+    return [c for n in names for c in ROWS[n][1](quick)]

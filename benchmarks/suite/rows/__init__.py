@@ -1,0 +1,1 @@
+"""One module per suite row: which implementations run each shape, their inputs and reference."""

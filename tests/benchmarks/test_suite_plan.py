@@ -1,0 +1,184 @@
+"""CPU checks of the GPU benchmark suite (benchmarks/suite): the plan, the cutile kernels it
+launches (shared frontend, specialized as launched), the time estimate, and the JSON / Markdown /
+plot writers on made-up records (written to a temporary directory, never committed)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.suite import __main__ as cli  # noqa: E402
+from benchmarks.suite import dryrun, plots, records, report, targets, timing  # noqa: E402
+from benchmarks.suite.config import SuiteConfig  # noqa: E402
+from benchmarks.suite.plan import ROWS, build_plan  # noqa: E402
+from benchmarks.suite.records import Record  # noqa: E402
+from benchmarks.suite.tuning import KERNELS, cutile_variants  # noqa: E402
+
+
+def test_plan_covers_every_row_of_benchmarks_md() -> None:
+    plan = build_plan(quick=False)
+    assert {c.row for c in plan} == set(range(10))
+    shapes = {(c.kernel, c.shape, c.dtype) for c in plan}
+    for e in (20, 28):
+        for dt in ("f16", "f32"):
+            assert ("vector_add", f"N=2^{e}", dt) in shapes
+    for s in (2048, 4096, 8192, 16384):
+        assert ("gemm", f"{s}^3", "bf16") in shapes
+    assert ("attention", "(4,32,8192,128) causal", "bf16") in shapes
+    assert ("gemv", "W 28672x4096, M=16", "bf16") in shapes
+    quick = build_plan(quick=True)
+    assert {c.row for c in quick} == set(range(10)) and len(quick) < len(plan)
+
+
+def test_only_keeps_the_ceilings_and_rejects_unknown_rows() -> None:
+    plan = build_plan(quick=True, only=["gemm"])
+    assert {c.kernel for c in plan} == {"ceilings", "gemm"}
+    with pytest.raises(ValueError, match="unknown row"):
+        build_plan(quick=True, only=["nope"])
+
+
+def test_every_row_module_imports_without_torch() -> None:
+    for name in set(dryrun.ROW_MODULES.values()):
+        mod = importlib.import_module(f"benchmarks.suite.rows.{name}")
+        assert callable(mod.run) and callable(mod.variants)
+
+
+def test_every_case_has_cutile_and_a_peer() -> None:
+    for case in build_plan(quick=False):
+        impls = {i for i, _ in dryrun.row_variants(case)}
+        if case.row == 0:
+            assert impls == {"ceiling"}
+        elif case.row in (1, 2, 3, 4, 5, 6, 7):
+            assert "cutile" in impls and "torch" in impls, case
+        else:
+            assert "cutile" in impls, case
+    assert {"triton", "cuda.tile"} <= {i for c in build_plan(False) if c.row == 1
+                                       for i, _ in dryrun.row_variants(c)}
+
+
+def test_cutile_kernels_pass_the_frontend_as_launched() -> None:
+    plan = build_plan(quick=False)
+    checks = dryrun.check_kernels(ROOT, plan, "sm_90")
+    assert {c.kernel for c in checks if c.consts == "(module)"} == {r for r, _ in KERNELS.values()}
+    bad = [(c.kernel, c.consts, c.problems) for c in checks if c.problems]
+    assert not bad
+    # and the check is real: a mismatched tile shape is reported
+    case = next(c for c in plan if c.kernel == "gemv")
+    assert cutile_variants(case)
+
+
+def test_dry_run_cli_and_time_estimates(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "0 with errors" in out and "estimated wall time" in out
+    full, _ = dryrun.estimate_s(build_plan(False), SuiteConfig.make(False))
+    quick, _ = dryrun.estimate_s(build_plan(True), SuiteConfig.make(True))
+    assert full < 540, full  # the suite must fit in 10 minutes with margin
+    assert quick < 200 and quick < full
+
+
+def test_windows_and_rotation() -> None:
+    cfg = SuiteConfig.make(False)
+    # a 2^20 f32 add (12 MiB a launch): a window must touch >= 1 GiB
+    wp = timing.plan_window(3e-6, 12 << 20, 8, cfg, memory_bound=True)
+    assert wp.launches * (12 << 20) >= 1 << 30 and wp.windows >= 25
+    assert timing.rotating_sets(12 << 20, cfg, True) * (12 << 20) >= 1 << 30
+    assert timing.rotating_sets(3 << 30, cfg, True) == 1
+    assert timing.rotating_sets(1 << 20, cfg, False) == 1
+    # a long compute-bound launch still gets >= 25 windows of one launch
+    wp = timing.plan_window(0.02, 0, 6, cfg, memory_bound=False)
+    assert wp.launches == 1 and wp.windows == 25
+    assert timing.quantiles([1.0, 2.0, 3.0, 4.0, 5.0]) == (2.0, 3.0, 4.0)
+
+
+def _fake_records() -> list[Record]:
+    """Made-up numbers, only to exercise the writers (never written under benchmarks/results)."""
+    def rec(row: int, kernel: str, shape: str, impl: str, metric: float | None, unit: str,
+            dtype: str = "bf16", variant: str = "", status: str = "ok", **params: object) -> Record:
+        return Record(row, kernel, shape, impl, variant, dtype, dict(params), status,
+                      "" if status == "ok" else "because", unit, metric, metric, metric,
+                      None if metric is None else 1.0, windows=25, launches_per_window=4)
+
+    return [
+        rec(0, "ceilings", "copy 2 GiB", "ceiling", 4.0, "TB/s", "f32"),
+        rec(0, "ceilings", "matmul 8192^3", "ceiling", 800.0, "TFLOP/s"),
+        rec(1, "vector_add", "N=2^28", "cutile", 3.9, "TB/s", "f32", "tile=4096"),
+        rec(1, "vector_add", "N=2^28", "cutile", 3.0, "TB/s", "f32", "tile=1024"),
+        rec(1, "vector_add", "N=2^28", "torch", 3.7, "TB/s", "f32"),
+        rec(1, "vector_add", "N=2^28", "triton", None, "TB/s", "f32", status="skipped"),
+        rec(2, "gemm", "8192^3", "cutile", 700.0, "TFLOP/s"),
+        rec(2, "gemm", "8192^3", "torch", 780.0, "TFLOP/s"),
+        rec(4, "rmsnorm", "65536x4096", "cutile", 3.7, "TB/s"),
+        rec(4, "rmsnorm", "65536x4096", "torch.compile", None, "TB/s", status="failed"),
+        rec(4, "rmsnorm", "65536x4096", "torch", 3.0, "TB/s"),
+        rec(6, "attention", "(4,32,4096,128)", "cutile", 500.0, "TFLOP/s", s=4096),
+        rec(6, "attention", "(4,32,4096,128)", "torch", 520.0, "TFLOP/s", "bf16", "sdpa flash",
+            s=4096),
+        rec(6, "attention", "(4,32,4096,128)", "torch", 560.0, "TFLOP/s", "bf16", "sdpa cudnn",
+            s=4096),
+        rec(8, "host_overhead", "tiny add, 10000 launches", "cutile", 2.5, "us/launch", "f32",
+            "async"),
+        rec(8, "host_overhead", "compile", "cutile", 400.0, "ms", "", "cold add"),
+        rec(9, "safety", "tiny add, 10000 launches", "cutile", 2.5, "us/launch", "f32",
+            "checked"),
+        rec(9, "safety", "tiny add, 10000 launches", "cutile", None, "us/launch", "f32",
+            "unchecked", status="skipped"),
+    ]
+
+
+def test_targets_from_fake_records() -> None:
+    checks = {(c.row, c.shape, c.what): c for c in targets.evaluate(_fake_records())}
+    bw = checks[(1, "N=2^28 f32", "cutile / BW*")]
+    assert bw.value == pytest.approx(3.9 / 4.0) and bw.met is True
+    peer = checks[(1, "N=2^28 f32", "cutile / best of torch, Triton, cuTile Python")]
+    assert peer.value == pytest.approx(3.9 / 3.7) and peer.met is True
+    gemm = checks[(2, "8192^3", "cutile / torch")]
+    assert gemm.value == pytest.approx(700 / 780) and gemm.met is False
+    assert checks[(2, "8192^3", "cutile / cuTile Python")].met is None  # peer missing
+    att = checks[(6, "(4,32,4096,128)", "cutile / best torch SDPA backend")]
+    assert att.value == pytest.approx(500 / 560) and att.met is False
+    rms = checks[(4, "65536x4096", "cutile / torch.compile (failed: torch eager)")]
+    assert rms.met is True and rms.value == pytest.approx(3.7 / 3.0)
+    assert checks[(8, "tiny add, 10000 launches", "cutile us per launch")].met is True
+    assert checks[(8, "cold add", "cutile cold add compile")].met is True
+    assert checks[(9, "tiny add, 10000 launches", "checked vs unchecked")].met is None
+
+
+def test_writers_round_trip(tmp_path: Path) -> None:
+    recs = _fake_records()
+    env = {"date": "test", "nvidia_smi": {"name": "NVIDIA H200"}, "torch": "x"}
+    records.write_json(tmp_path / "results.json", env, "python -m benchmarks.suite", recs)
+    env2, cmd, back = records.read_json(tmp_path / "results.json")
+    assert env2 == env and cmd.startswith("python -m") and back == recs
+    report.write(tmp_path / "results.md", env, cmd, back)
+    md = (tmp_path / "results.md").read_text()
+    assert "NVIDIA H200" in md and "| met |" in md and "not met" in md and "n/a" in md
+    assert "BW* (device copy, bytes read + written): 4 TB/s" in md
+    written, note = plots.write(tmp_path, back)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert not written and "matplotlib" in note
+    else:
+        assert written and written[0].stat().st_size > 0 and not note
+
+
+def test_peer_modules_import_where_their_packages_are() -> None:
+    pytest.importorskip("triton")
+    importlib.import_module("benchmarks.suite.peers.triton_kernels")
+
+
+def test_cutile_python_peers_import_where_installed() -> None:
+    pytest.importorskip("cuda.tile")
+    importlib.import_module("benchmarks.suite.peers.cutile_python_kernels")
+
+
+def test_rows_registry_matches_plan() -> None:
+    assert set(ROWS) == set(dryrun.ROW_MODULES)
