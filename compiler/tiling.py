@@ -1,0 +1,68 @@
+"""How blocks map to the tiles of a Mut partition: the one definition shared by the launcher
+(grid), the interpreter (Python ints) and the lowering (which emits the same arithmetic).
+
+- Default order (row_major, not persistent): the grid is the tile grid itself, padded to 3-D;
+  block (b0, b1, b2) owns tile (b0, b1, b2). `ct.block_id(axis)` is the tile coordinate.
+- Any other order, or `blocks=`: a 1-D grid. Linear tile numbers L in [0, tile_count) map to tile
+  coordinates by the order; block b owns L = b (or, persistent, L = b, b + blocks, ... via
+  `z.tiles()`).
+  - row_major: the last axis varies fastest.
+  - col_major: the first axis varies fastest.
+  - grouped(g) (rank 2): bands of g tile rows; inside a band, tiles go down a column of the band
+    before moving right, so consecutive blocks share rows of A and columns of B in L2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .dsl.orders import TileOrder, row_major
+
+
+@dataclass(frozen=True)
+class Tiling:
+    tile_grid: tuple[int, ...]  # ceil(shape / tile) per axis of the Mut partition
+    order: TileOrder = row_major
+    blocks: int | None = None  # persistent launch: this many blocks
+
+    @property
+    def linear(self) -> bool:
+        """True when blocks are numbered linearly (any order but the default, or persistent)."""
+        return self.blocks is not None or self.order != row_major
+
+    @property
+    def tile_count(self) -> int:
+        return math.prod(self.tile_grid)
+
+    def grid(self) -> tuple[int, int, int]:
+        if self.blocks is not None:
+            return (self.blocks, 1, 1)
+        if self.linear:
+            return (self.tile_count, 1, 1)
+        g = (*self.tile_grid, 1, 1, 1)
+        return (g[0], g[1], g[2])
+
+    def coords(self, linear: int) -> tuple[int, ...]:
+        return tile_coords(self.tile_grid, self.order, linear)
+
+    def tile_of_block(self, block: tuple[int, int, int]) -> tuple[int, ...]:
+        if self.linear:
+            return self.coords(block[0])
+        return block[: len(self.tile_grid)]
+
+
+def tile_coords(grid: tuple[int, ...], order: TileOrder, linear: int) -> tuple[int, ...]:
+    if order.kind == "grouped" and len(grid) == 2:
+        rows, cols = grid
+        band = order.group * cols
+        first = (linear // band) * order.group
+        height = min(rows - first, order.group)
+        within = linear % band
+        return (first + within % height, within // height)
+    axes = range(len(grid)) if order.kind == "col_major" else reversed(range(len(grid)))
+    out = [0] * len(grid)
+    for axis in axes:
+        out[axis] = linear % grid[axis]
+        linear //= grid[axis]
+    return tuple(out)

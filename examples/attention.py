@@ -1,0 +1,68 @@
+"""Flash-attention-style forward with online softmax; causal and non-causal.
+
+q, k, v, out: (batch * heads, seq, D) in bf16. Each block owns BM query rows of one head and
+streams over key/value tiles of BN rows, keeping a running max and sum (f32) per row.
+"""
+
+import math
+
+import numpy as np
+
+import cutile as ct
+from cutile import Const, Mut, Tensor, bf16, f32, i32
+
+NEG_INF = -1.0e30
+
+
+@ct.kernel
+def attention(out: Mut[Tensor[bf16, (1, "BM", "D")]], q: Tensor[bf16, (-1, -1, "D")],
+              k: Tensor[bf16, (-1, -1, "D")], v: Tensor[bf16, (-1, -1, "D")], scale: f32,
+              BM: Const[int], BN: Const[int], D: Const[int], CAUSAL: Const[bool]) -> None:
+    h, i, _ = out.tile_index()
+    qt = ct.load_tile_like(q, out).reshape((BM, D))
+    pk = k.partition((1, BN, D))
+    pv = v.partition((1, BN, D))
+    m_i = ct.full((BM, 1), NEG_INF, f32)
+    l_i = ct.zeros((BM, 1), f32)
+    acc = ct.zeros((BM, D), f32)
+    hi = ct.num_tiles(pk, 1)
+    if CAUSAL:
+        hi = ((i + 1) * BM + BN - 1) // BN
+    rows = (i * BM + ct.arange(BM, i32)).reshape((BM, 1))
+    for j in range(hi):
+        kt = pk.load((h, j, 0)).reshape((BN, D))
+        s = ct.mma(qt, kt.transpose(), ct.zeros((BM, BN), f32)) * scale
+        if CAUSAL:
+            cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
+            s = ct.where(cols <= rows, s, NEG_INF)
+        m_new = ct.maximum(m_i, ct.max(s, 1, keepdims=True))
+        p = ct.exp(s - m_new)
+        alpha = ct.exp(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, 1, keepdims=True)
+        vt = pv.load((h, j, 0)).reshape((BN, D))
+        acc = ct.mma(p.astype(bf16), vt, acc * alpha)
+        m_i = m_new
+    out.store((acc / l_i).astype(bf16).reshape((1, BM, D)))
+
+
+def reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:
+    s = q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (p / p.sum(axis=-1, keepdims=True)) @ v
+
+
+def main(bh: int = 2, seq: int = 128, d: int = 64, bm: int = 64, bn: int = 32) -> None:
+    q, k, v = (ct.randn((bh, seq, d), bf16, seed=s) for s in range(3))
+    f = [t.numpy().astype(np.float32) for t in (q, k, v)]
+    for causal in (False, True):
+        out = ct.zeros((bh, seq, d), bf16).partition((1, bm, d))
+        out, q, k, v, _ = attention(out, q, k, v, 1 / math.sqrt(d), BN=bn, CAUSAL=causal).sync()
+        got = out.unpartition().numpy().astype(np.float32)
+        np.testing.assert_allclose(got, reference(*f, causal), atol=3e-2, rtol=3e-2)
+    print(f"attention: ({bh}, {seq}, {d}) causal and not on {ct.backend_name()}, ok")
+
+
+if __name__ == "__main__":
+    main()
