@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from .diagnostics import Diagnostic
+from . import messages as msg
+from .diagnostics import Diagnostic, Span
 from .frontend.exprs import TypedName
 from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
-from .frontend.module import ModuleInfo, parse_module
-from .frontend.signature import read_signature
+from .frontend.module import FunctionDef, ModuleInfo, parse_module
+from .frontend.signature import KernelSignature, read_signature
 
 
 def check_source(source: str, path: str) -> list[Diagnostic]:
     """Every CT1/CT2 diagnostic of every kernel and helper in a module. Runs no user code."""
-    info = parse_module(source, path)
+    try:
+        info = parse_module(source, path)
+    except Exception as err:  # a last resort: a bug in cutile must not crash the caller
+        return [_internal(err, "reading this file", Span(path, 1, 0, 1, 1))]
     if isinstance(info, Diagnostic):
         return [info]
     return check_module(info)
@@ -20,11 +24,35 @@ def check_source(source: str, path: str) -> list[Diagnostic]:
 def check_module(info: ModuleInfo) -> list[Diagnostic]:
     diags: dict[tuple[str, object, str], Diagnostic] = {}
     for fn in info.functions.values():
-        found = analyze_kernel(info, fn).diagnostics if fn.is_kernel else (
-            read_signature(info, fn)[1] + check_helper_syntax(info, fn))
+        if fn.is_kernel:
+            found = _analyze(info, fn).diagnostics
+        else:
+            try:
+                found = read_signature(info, fn)[1] + check_helper_syntax(info, fn)
+            except Exception as err:
+                found = [_internal(err, f"checking '{fn.name}'", info.span(fn.node.name))]
         for d in found:
             diags.setdefault((d.code, d.span, d.message), d)
     return sorted(diags.values(), key=Diagnostic.sort_key)
+
+
+def _analyze(info: ModuleInfo, fn: FunctionDef,
+             consts: dict[str, object] | None = None) -> KernelResult:
+    """analyze_kernel, with an unexpected exception turned into a CT999 at the kernel's name."""
+    try:
+        return analyze_kernel(info, fn, consts)
+    except Exception as err:
+        span = info.span(fn.node.name)
+        diag = _internal(err, f"checking '{fn.name}'", span)
+        return KernelResult(None, [diag], [], KernelSignature(fn.name, span, (), fn.is_kernel))
+
+
+def _internal(err: Exception, doing: str, span: Span) -> Diagnostic:
+    text = str(err).strip().splitlines()
+    what = text[0][:120] if text else ""
+    detail = f"{doing} failed with {type(err).__name__}{': ' + what if what else ''}; please " \
+        "report this with the file"
+    return Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail), span)
 
 
 def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:
@@ -33,17 +61,17 @@ def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:
     if isinstance(info, Diagnostic):
         return [info]
     fn = info.functions.get(name)
-    return analyze_kernel(info, fn).diagnostics if fn is not None else []
+    return _analyze(info, fn).diagnostics if fn is not None else []
 
 
 def specialize(info: ModuleInfo, name: str, consts: dict[str, object]) -> KernelResult:
     """The typed IR of a kernel with its Const parameters bound (what backends execute)."""
-    return analyze_kernel(info, info.functions[name], consts)
+    return _analyze(info, info.functions[name], consts)
 
 
 def typed_names(info: ModuleInfo) -> list[TypedName]:
     """Every tile-valued name bound in the module's kernels, with its type (hover, inlay hints)."""
     names: list[TypedName] = []
     for fn in info.kernels:
-        names += analyze_kernel(info, fn).names
+        names += _analyze(info, fn).names
     return names

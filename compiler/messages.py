@@ -78,6 +78,7 @@ SCALAR_NEEDED = Message("CT203", "{what} must be a scalar (rank-0) value, got a 
 MMA_SHAPE = Message("CT204", "mma shapes do not fit: a {a} @ b {b} -> acc {c}; {why}")
 MMA_DTYPE = Message("CT205", "mma does not support {a} x {b} -> {c}; supported: {supported}")
 BAD_AXIS = Message("CT206", "axis {axis} is out of range for a tile of rank {rank}")
+BAD_GRID_AXIS = Message("CT206", "grid axis {axis} does not exist: the grid has axes 0, 1 and 2")
 BAD_PERMUTATION = Message("CT206", "permute axes {axes} are not a permutation of range({rank})")
 RESHAPE_SIZE = Message("CT207", "cannot reshape a tile of shape {a} ({na} elements) to {b} "
                        "({nb} elements)")

@@ -80,7 +80,7 @@ class Builder:
                 self.fail(msg.CONST_DTYPE_AS_VALUE, arg.span, name=v.name)
             self.fail(msg.BAD_OPERAND, arg.span, op=op, what=f"the dtype {v.const}")
         if isinstance(v.type, ConstType) and v.type.kind not in ("int", "float", "bool"):
-            self.fail(msg.BAD_OPERAND, arg.span, op=op, what=describe(v.type))
+            self.fail(msg.BAD_OPERAND, arg.span, op=op, what=describe_const(v))
         if not isinstance(v.type, (TileType, ConstType)):
             self.fail(msg.BAD_OPERAND, arg.span, op=op, what=describe(v.type))
         return v
@@ -89,7 +89,7 @@ class Builder:
         """A tile operand; a literal becomes a rank-0 tile of its natural dtype."""
         v = self.tile_or_const(arg, op)
         if isinstance(v.type, ConstType):
-            return self.materialize(v, natural_dtype(v.const), arg.span)
+            return self.materialize(v, const_dtype(v), arg.span)
         return v
 
     def const(self, arg: Arg, what: str) -> ConstVal:
@@ -115,6 +115,21 @@ class Builder:
         c = self.const(arg, what)
         if isinstance(c, bool) or not isinstance(c, (int, SymInt)):
             self.fail(msg.NOT_CONSTANT, arg.span, what=f"{what} (an int)")
+        return c
+
+    def static_int(self, arg: Arg, what: str) -> int:
+        """An int needed now (an axis): a Const not yet specialized leaves the result unknown."""
+        c = self.const_int(arg, what)
+        if isinstance(c, SymInt):
+            raise Poisoned
+        return c
+
+    def static_const(self, arg: Arg, what: str) -> ConstVal:
+        """Like const(), but a Const not yet specialized leaves the result unknown."""
+        c = self.const(arg, what)
+        if isinstance(c, SymInt) or (isinstance(c, tuple) and any(
+                isinstance(i, SymInt) for i in c)):
+            raise Poisoned
         return c
 
     def shape(self, arg: Arg, what: str = "a tile shape") -> Shape:
@@ -144,7 +159,7 @@ class Builder:
         v = self.tile_or_const(arg, what)
         if isinstance(v.type, ConstType):
             if v.type.kind != "int":
-                self.fail(msg.BAD_OPERAND, arg.span, op=what, what=describe(v.type))
+                self.fail(msg.BAD_OPERAND, arg.span, op=what, what=describe_const(v))
             return self.materialize(v, I32, arg.span)
         assert isinstance(v.type, TileType)
         if v.type.rank != 0:
@@ -223,6 +238,23 @@ class Builder:
             t = self.materialize(v, dtype, a.span) if isinstance(v.type, ConstType) else v
             out.append(self.broadcast(t, shape, span))
         return out
+
+
+def const_dtype(v: Value) -> DType:
+    """The dtype a compile-time number takes alone (a Const's declared kind decides)."""
+    kind = v.type.kind if isinstance(v.type, ConstType) else ""
+    return {"bool": BOOL, "float": F32}.get(kind, natural_dtype(v.const))
+
+
+def describe_const(v: Value) -> str:
+    """A compile-time value in messages: "the Const 'D'", "a string", "None"."""
+    if v.name is not None:
+        return f"the Const '{v.name}'"
+    kind = v.type.kind if isinstance(v.type, ConstType) else ""
+    if kind == "dtype":
+        return f"the dtype {v.const}"
+    return {"str": "a string", "none": "None", "bool": "a bool", "int": "an int",
+            "float": "a float"}.get(kind, "this value")
 
 
 def natural_dtype(c: ConstVal) -> DType:

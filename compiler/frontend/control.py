@@ -15,7 +15,7 @@ from .. import messages as msg
 from ..diagnostics import Diagnostic, Note, Span
 from ..dtypes import BOOL, I32
 from ..ir import Block, Op, Value
-from ..types import ConstType, TensorType, TileType, Type
+from ..types import ConstType, TensorType, TileType, Type, describe
 from .builder import Arg, natural_dtype
 from .scan import assigned_names, has_jumps
 from .stmts import Statements
@@ -120,7 +120,7 @@ class ControlFlow(Statements):
         assert isinstance(value, Value)
         if not (isinstance(value.type, TileType) and value.type.rank == 0 and
                 value.type.dtype == BOOL):
-            got = "a tensor" if isinstance(value.type, TensorType) else str(value.type)
+            got = "a tensor" if isinstance(value.type, TensorType) else describe(value.type)
             self.b.fail(msg.CONDITION_TYPE, self.span(test), stmt=stmt, got=got)
         return value
 
@@ -416,7 +416,12 @@ class ControlFlow(Statements):
             self.env[name] = result
 
     def span_end(self, body: Sequence[cst.BaseStatement], fallback: Span) -> Span:
-        return self.span(body[-1]) if body else fallback
+        if not body:
+            return fallback
+        last: cst.CSTNode = body[-1]
+        if isinstance(last, cst.SimpleStatementLine):  # stmts_of makes these for `: stmt`
+            last = last.body[-1]
+        return self.span(last)
 
 
 def stmts_of(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:

@@ -62,8 +62,12 @@ UNSUPPORTED_EXPRS: dict[type[cst.CSTNode], tuple[str, str]] = {
     cst.Ellipsis: ("ellipsis literals ('...')", ""),
     cst.Slice: ("slices", "; use reshape or load_tile"),
 }
+# cutile names that exist but are not kernel values (annotations, decorators, host API).
+DSL_NAMES = frozenset({"Tensor", "Mut", "Const", "Tile", "DType", "TileValue", "kernel",
+                       "function", "row_major", "col_major", "grouped"})
 HOST_HINTS = {
     "print": "; use ct.printf(fmt, *values)",
+    "range": "; range() is only allowed as the iterable of a for loop",
     "len": "; use t.shape or a Const parameter",
     "max": "; use ct.max(t, axis) or ct.maximum(a, b)",
     "min": "; use ct.min(t, axis) or ct.minimum(a, b)",
@@ -141,7 +145,7 @@ class Expressions:
         if isinstance(node, cst.IfExp):
             return self.if_exp(node, span)
         what, hint = UNSUPPORTED_EXPRS.get(type(node), (type(node).__name__, ""))
-        self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what=what.capitalize(), verb="are",
+        self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what=_upper(what), verb="are",
                     hint=hint)
 
     def _elements(self, node: cst.Tuple) -> list[cst.BaseElement]:
@@ -186,7 +190,7 @@ class Expressions:
         resolved = self.ctx.info.resolve(node)
         if resolved is not None and not (isinstance(node.value, cst.Name) and
                                          node.value.value in self.env):
-            if resolved in DTYPES:
+            if resolved in DTYPES or resolved in FUNCTIONS or resolved in DSL_NAMES:
                 return self.cutile_name(resolved, span)
             self._unknown_op(resolved, span)
         base = self.expr(node.value)
@@ -196,7 +200,11 @@ class Expressions:
         if isinstance(base, TupleVal) or not isinstance(
                 base.type, (TileType, TensorType)) or attr not in ("shape", "dtype", "ndim"):
             kind = "a tuple" if isinstance(base, TupleVal) else _kind(base.type)
-            self.b.fail(msg.UNKNOWN_METHOD, self.span(node.attr), kind=kind.capitalize(),
+            receiver = "tuple" if isinstance(base, TupleVal) else _receiver(base.type)
+            if (receiver, attr) in METHODS:
+                self.b.fail(msg.BAD_OPERAND, span, op="this expression",
+                            what=f"the method '{attr}' as a value (call it)")
+            self.b.fail(msg.UNKNOWN_METHOD, self.span(node.attr), kind=_upper(kind),
                         name=attr, hint="")
         t = base.type
         if attr == "dtype":
@@ -210,6 +218,8 @@ class Expressions:
     def _unknown_op(self, resolved: str, span: Span) -> None:
         close = difflib.get_close_matches(resolved, list(FUNCTIONS), n=1)
         hint = f"; did you mean ct.{close[0]}?" if close else ""
+        if any(name == resolved for _, name in METHODS):
+            hint = f"; it is a method: t.{resolved}(...)"
         self.b.fail(msg.UNKNOWN_OPERATION, span, name=resolved, hint=hint)
 
     # -- operators ------------------------------------------------------------------------------
@@ -328,7 +338,7 @@ class Expressions:
             if name == "tiles" and kind == "mut":
                 self.b.fail(msg.UNSUPPORTED_LOOP, span, what="z.tiles() outside a for loop")
             self.b.fail(msg.UNKNOWN_METHOD, self.span(func.attr),
-                        kind=_kind_from_receiver(kind).capitalize(), name=name, hint=hint)
+                        kind=_upper(_kind_from_receiver(kind)), name=name, hint=hint)
         args, kwargs = self.call_args(node)
         call = bind(self.b, spec, f"{_text(self.ctx.info, func.value)}.{name}",
                     [receiver, *args], kwargs, span)
@@ -362,6 +372,10 @@ def literal_fvalue(value: object, span: Span) -> FValue:
     if isinstance(value, tuple):
         return TupleVal(tuple(literal_fvalue(v, span) for v in value))
     return const_value(span, value)  # type: ignore[arg-type]
+
+
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _root(expr: cst.BaseExpression) -> str | None:

@@ -6,7 +6,7 @@ from .. import messages as msg
 from ..dtypes import I32
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, const_of
-from ..types import TileType
+from ..types import TileType, fmt_shape
 from .registry import Call, function
 
 
@@ -17,7 +17,7 @@ def _full(b: Builder, c: Call, value: Arg, name: str) -> FValue:
     if isinstance(v.type, TileType):
         if v.type.rank != 0:
             b.fail(msg.SCALAR_NEEDED, value.span, what=f"the value of {name}()",
-                   shape=v.type.shape)
+                   shape=fmt_shape(v.type.shape))
         scalar = v if v.type.dtype == dtype else b.emit1(
             "astype", [v], TileType(dtype, ()), value.span, dtype=dtype)
     else:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from .. import messages as msg
 from ..diagnostics import Span
-from ..dtypes import BOOL, F32, I32, DType
+from ..dtypes import BOOL, DType
 from ..frontend.builder import Arg, Builder
-from ..frontend.values import FValue, const_value
+from ..frontend.values import FValue, const_of, const_value
 from ..types import ConstType, SymInt, TileType, describe
 from .registry import Call, Rule, function, method
 
@@ -59,7 +59,7 @@ BINARY: dict[str, Elementwise] = {e.name: e for e in [
 UNARY: dict[str, Elementwise] = {e.name: e for e in [
     Elementwise("neg", NUM, "negate", operator.neg),
     Elementwise("invert", INTB, "invert", operator.invert),
-    Elementwise("not", frozenset({"bool"}), "negate", operator.not_),
+    Elementwise("not", frozenset({"bool"}), "not", operator.not_),
     Elementwise("abs", NUM, "take abs of", abs),
     Elementwise("exp", FLOAT, "exp", math.exp),
     Elementwise("exp2", FLOAT, "exp2", lambda x: 2.0 ** x),
@@ -79,6 +79,12 @@ SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "di
 
 def binary(b: Builder, name: str, lhs: Arg, rhs: Arg, span: Span) -> FValue:
     spec = BINARY[name]
+    if name in ("eq", "ne"):  # dtypes and strings compare at compile time
+        cx, cy = const_of(b.known(lhs)), const_of(b.known(rhs))
+        if isinstance(cx, (DType, str)) or isinstance(cy, (DType, str)):
+            if isinstance(cx, SymInt) or isinstance(cy, SymInt):
+                return const_value(span, SymInt(f"{name}({cx}, {cy})"), "bool")
+            return const_value(span, (cx == cy) == (name == "eq"))
     x, y = b.tile_or_const(lhs, spec.word), b.tile_or_const(rhs, spec.word)
     if isinstance(x.type, ConstType) and isinstance(y.type, ConstType):
         return _fold(b, spec, x.const, y.const, span, rhs)
@@ -102,7 +108,15 @@ def _fold(b: Builder, spec: Elementwise, x: object, y: object, span: Span, rhs: 
     try:
         return const_value(span, spec.fold(x, y))  # type: ignore[arg-type]
     except (ZeroDivisionError, OverflowError, ValueError) as err:
-        b.fail(msg.BAD_OPERAND, rhs.span, op=spec.word, what=f"this constant ({err})")
+        b.fail(msg.BAD_OPERAND, rhs.span, op=spec.word, what=f"this constant ({_why(err)})")
+
+
+def _why(err: Exception) -> str:
+    if isinstance(err, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(err, OverflowError):
+        return "the result is too large"
+    return str(err)
 
 
 def _check_kind(b: Builder, spec: Elementwise, dtype: DType, span: Span, where: Arg) -> None:
@@ -118,18 +132,17 @@ def unary(b: Builder, name: str, arg: Arg, span: Span) -> FValue:
     spec = UNARY[name]
     x = b.tile_or_const(arg, spec.word)
     if isinstance(x.type, ConstType) and isinstance(x.const, SymInt):
-        shown = {"neg": "-({})", "invert": "~({})", "abs": "abs({})", "not": "not ({})"}
-        if name in shown:
-            return const_value(span, SymInt(shown[name].format(x.const)), x.type.kind)
-        # A Const behaves like a literal: math on it is a rank-0 tile of its natural dtype.
-        x = b.materialize(x, F32 if spec.kinds == FLOAT else I32, arg.span)
+        # A Const behaves like a literal: the result is known at specialization.
+        shown = {"neg": "-({})", "invert": "~({})", "not": "not ({})"}.get(name, name + "({})")
+        kind = "float" if spec.kinds == FLOAT else x.type.kind
+        return const_value(span, SymInt(shown.format(x.const)), kind)
     if isinstance(x.type, ConstType):
         if spec.fold is None or not isinstance(x.const, (int, float)):
             b.fail(msg.BAD_OPERAND, arg.span, op=spec.word, what=describe(x.type))
         try:
             return const_value(span, spec.fold(x.const))  # type: ignore[arg-type]
         except (ZeroDivisionError, OverflowError, ValueError) as err:
-            b.fail(msg.BAD_OPERAND, arg.span, op=spec.word, what=f"this constant ({err})")
+            b.fail(msg.BAD_OPERAND, arg.span, op=spec.word, what=f"this constant ({_why(err)})")
     assert isinstance(x.type, TileType)
     _check_kind(b, spec, x.type.dtype, span, arg)
     return b.emit1(name, [x], x.type, span)

@@ -14,9 +14,9 @@ SCALAR_I32 = TileType(I32, ())
 
 
 def _axis(b: Builder, arg: Arg, what: str) -> int:
-    axis = b.const_int(arg, what)
-    if not isinstance(axis, int) or not 0 <= axis <= 2:
-        b.fail(msg.BAD_AXIS, arg.span, axis=axis, rank=3)
+    axis = b.static_int(arg, what)
+    if not 0 <= axis <= 2:
+        b.fail(msg.BAD_GRID_AXIS, arg.span, axis=axis)
     return axis
 
 
@@ -56,7 +56,7 @@ def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
         want = "an index" if rank == 1 else f"a tuple of {rank} indices"
         b.fail(msg.INDEX_RANK, arg.span, what=what, want=want, rank=rank,
                given=f"{len(items)} ind{'ex' if len(items) == 1 else 'ices'}")
-    return [b.scalar_int(Arg(i, arg.span), what) for i in items]
+    return [b.scalar_int(Arg(i, arg.span), f"an index of {what}") for i in items]
 
 
 @function("load_tile_like", "x, z")
@@ -188,8 +188,8 @@ def _partition_load(b: Builder, c: Call) -> FValue:
 def _num_tiles(b: Builder, c: Call) -> FValue:
     p = _partition_arg(b, c["p"], "num_tiles")
     assert isinstance(p.type, PartitionType)
-    axis = b.const_int(c["axis"], "the axis of num_tiles()")
+    axis = b.static_int(c["axis"], "the axis of num_tiles()")
     rank = len(p.type.tile)
-    if not isinstance(axis, int) or not -rank <= axis < rank:
+    if not -rank <= axis < rank:
         b.fail(msg.BAD_AXIS, c["axis"].span, axis=axis, rank=rank)
     return b.emit1("num_tiles", [p], SCALAR_I32, c.span, axis=axis % rank)

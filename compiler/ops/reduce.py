@@ -21,7 +21,7 @@ def _reduce(b: Builder, c: Call, kind: str) -> FValue:
     if x.type.dtype.is_bool:
         b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{kind}()", what="bool tiles (use .astype())")
     axis = norm_axis(b, c["axis"], x.type.rank, f"the axis of {kind}()")
-    keep = b.const(c["keepdims"], f"keepdims of {kind}()")
+    keep = b.static_const(c["keepdims"], f"keepdims of {kind}()")
     if not isinstance(keep, bool):
         b.fail(msg.NOT_CONSTANT, c["keepdims"].span, what=f"keepdims of {kind}() (a bool)")
     shape = list(x.type.shape)
@@ -36,8 +36,10 @@ def _reduce(b: Builder, c: Call, kind: str) -> FValue:
 def _scan(b: Builder, c: Call, kind: str) -> FValue:
     x = b.tile(c["x"], kind)
     assert isinstance(x.type, TileType)
-    if x.type.rank == 0 or x.type.dtype.is_bool:
-        b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{kind}()", what=f"{x.type}")
+    if x.type.rank == 0:
+        b.fail(msg.RANK_NEEDED, c["x"].span, what=f"{kind}()", want="1 or more", shape="()")
+    if x.type.dtype.is_bool:
+        b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{kind}()", what="bool tiles (use .astype())")
     axis = norm_axis(b, c["axis"], x.type.rank, f"the axis of {kind}()")
     return b.emit1("scan", [x], x.type, c.span, kind=kind, axis=axis)
 

@@ -18,8 +18,8 @@ def _tile(b: Builder, arg: Arg, op: str) -> TileType:
 
 
 def norm_axis(b: Builder, arg: Arg, rank: int, what: str) -> int:
-    axis = b.const_int(arg, what)
-    if not isinstance(axis, int) or not -rank <= axis < rank:
+    axis = b.static_int(arg, what)
+    if not -rank <= axis < rank:
         b.fail(msg.BAD_AXIS, arg.span, axis=axis, rank=rank)
     return axis % rank
 
@@ -62,10 +62,11 @@ def _transpose(b: Builder, c: Call) -> FValue:
 def _permute(b: Builder, c: Call) -> FValue:
     x = b.tile(c["x"], "permute")
     t = _tile(b, c["x"], "permute")
-    axes = b.const(c["axes"], "the axes of permute()")
+    axes = b.static_const(c["axes"], "the axes of permute()")
     if not isinstance(axes, tuple) or sorted(a % t.rank if isinstance(a, int) else -1
                                              for a in axes) != list(range(t.rank)):
-        b.fail(msg.BAD_PERMUTATION, c["axes"].span, axes=axes, rank=t.rank)
+        shown = fmt_shape(axes) if isinstance(axes, tuple) else str(axes)
+        b.fail(msg.BAD_PERMUTATION, c["axes"].span, axes=shown, rank=t.rank)
     norm = tuple(a % t.rank for a in axes)
     shape = tuple(t.shape[a] for a in norm)
     return b.emit1("permute", [x], TileType(t.dtype, shape), c.span, axes=norm)
