@@ -1,0 +1,32 @@
+"""Test-wide settings: GPU tests skip cleanly on machines without an NVIDIA GPU."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+
+@functools.cache
+def gpu_available() -> bool:
+    try:
+        from cuda.bindings import driver
+    except ImportError:
+        return False
+    try:
+        (err,) = driver.cuInit(0)
+        if err != driver.CUresult.CUDA_SUCCESS:
+            return False
+        err, count = driver.cuDeviceGetCount()
+        return err == driver.CUresult.CUDA_SUCCESS and count > 0
+    except Exception:  # a broken driver install is the same as no GPU for the test run
+        return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if gpu_available():
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU (none found)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
