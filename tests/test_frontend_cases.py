@@ -16,8 +16,11 @@ from pathlib import Path
 import pytest
 
 from cutile.compiler import check_source
+from cutile.compiler.api import specialize
 from cutile.compiler.codes import CODES
 from cutile.compiler.diagnostics import Diagnostic
+from cutile.compiler.frontend.module import ModuleInfo, parse_module
+from cutile.compiler.ir import format_ir
 
 CASES = Path(__file__).parent / "cases" / "frontend"
 FILES = sorted(CASES.glob("*.py"))
@@ -127,3 +130,64 @@ def test_compare_reports_each_kind_of_mismatch() -> None:
         "line 2: CT202 message lacks 'shapes': cannot add f16 and f32 tiles",
     ]
     assert compare([], [d]) == ["line 2: unexpected CT202: cannot add f16 and f32 tiles"]
+
+
+# -- specialization -----------------------------------------------------------------------------
+SPECIALIZE_SOURCE = '''\
+import cutile as ct
+from cutile import Const, Mut, Tensor, f32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], B: Const[int]) -> None:
+    t = ct.load_tile_like(x, z)
+    s = ct.zeros((B,), f32) + t
+    z.store(s * B)
+
+
+@ct.kernel
+def rows(z: Mut[Tensor[f32, ("BM", "N")]], x: Tensor[f32, (-1, "N")], BM: Const[int],
+         N: Const[int]) -> None:
+    t = ct.load_tile_like(x, z)
+    z.store(t - ct.max(t, 1))
+'''
+
+
+def _module() -> ModuleInfo:
+    info = parse_module(SPECIALIZE_SOURCE, "spec.py")
+    assert isinstance(info, ModuleInfo)
+    return info
+
+
+def test_unspecialized_kernels_check_clean_with_symbolic_shapes() -> None:
+    assert check_source(SPECIALIZE_SOURCE, "spec.py") == []
+    result = specialize(_module(), "add", {})
+    assert result.ir is not None
+    assert "Tile[f32, (B,)]" in format_ir(result.ir)
+
+
+def test_specialize_gives_concrete_shapes() -> None:
+    result = specialize(_module(), "add", {"B": 128})
+    assert result.diagnostics == []
+    assert result.ir is not None
+    assert "Tile[f32, (128,)]" in format_ir(result.ir)
+    types = {str(v.type) for op in result.ir.walk() for v in op.results}
+    assert "Tile[f32, (128,)]" in types
+    assert all("B" not in t for t in types)
+
+
+def test_specialize_reports_a_non_power_of_two_const() -> None:
+    result = specialize(_module(), "add", {"B": 100})
+    assert result.ir is None
+    codes = [(d.code, d.span.line) for d in result.diagnostics]
+    assert ("CT208", 6) in codes  # the Mut slab's shape, at the parameter
+    assert all(code == "CT208" for code, _ in codes)
+    assert "100" in result.diagnostics[0].message
+
+
+def test_specialize_finds_what_symbols_hid() -> None:
+    # (BM, N) - (BM,) is fine while BM and N are unknown, but not once BM=4, N=128.
+    result = specialize(_module(), "rows", {"BM": 4, "N": 128})
+    assert [(d.code, d.span.line) for d in result.diagnostics] == [("CT201", 16)]
+    assert "(4, 128) and (4,)" in result.diagnostics[0].message
+    assert specialize(_module(), "rows", {"BM": 4, "N": 4}).diagnostics == []

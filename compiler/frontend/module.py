@@ -44,8 +44,12 @@ class ModuleInfo:
         return [f for f in self.functions.values() if f.is_kernel]
 
     def span(self, node: cst.CSTNode) -> Span:
-        r = self.positions[node]
-        return Span(self.path, r.start.line, r.start.column, r.end.line, r.end.column)
+        start = end = self.positions[node]
+        lpar, rpar = getattr(node, "lpar", None), getattr(node, "rpar", None)
+        if lpar and rpar:  # a parenthesized expression: underline its parentheses too
+            start, end = self.positions[lpar[0]], self.positions[rpar[-1]]
+        return Span(self.path, start.start.line, start.start.column, end.end.line,
+                    end.end.column)
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The cutile name an expression refers to ('exp' for `ct.exp`), or None."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import messages as msg
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, Span
 from ..ir import Value
 from ..types import TileType
 from .exprs import AUG_OPS, Expressions, TypedName
@@ -125,9 +125,14 @@ class Statements(Expressions):
         what, hint = REJECTED_COMPOUND.get(type(node), (type(node).__name__.lower(), ""))
         if getattr(node, "asynchronous", None) is not None:
             what, hint = f"async {what}", ""
-        first_token = _header(node)
-        self.record(Reject(_diag(self, msg.UNSUPPORTED_STATEMENT, first_token, what=what,
-                                 hint=hint)))
+        header = _header(node)
+        span = self.span(header)
+        if header is node:  # `try:` has no header expression: underline its keyword
+            line = self.ctx.info.source.splitlines()[span.line - 1]
+            word = len(line[span.col:]) - len(line[span.col:].lstrip("abcdefghijklmnopqrstuvwxyz"))
+            span = Span(span.path, span.line, span.col, span.line, span.col + max(1, word))
+        self.record(Reject(Diagnostic("CT101", msg.UNSUPPORTED_STATEMENT.format(
+            what=what, hint=hint), span)))
 
 
 def _diag(owner: Expressions, message: msg.Message, node: cst.CSTNode,
