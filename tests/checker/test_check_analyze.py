@@ -1,0 +1,139 @@
+"""The glue API: frontend + host analysis in one parse, per-file isolation of internal errors,
+editor-style configuration tables."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from checker_fixtures import BAD_SIGNATURE, CLEAN, Runner, write
+
+from cutile.checker import analyze
+from cutile.checker.analyze import analyze_paths, analyze_source, analyze_stdin
+from cutile.checker.config import Config, Overrides
+from cutile.compiler.diagnostics import Diagnostic, Severity
+from cutile.compiler.frontend.module import ModuleInfo
+
+USE_AFTER_MOVE = '''\
+import cutile as ct
+from cutile import Const, Mut, Tensor, f32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], B: Const[int]) -> None:
+    z.store(ct.load_tile_like(x, z))
+
+
+def main() -> None:
+    x = ct.ones((1024,), f32)
+    z = ct.zeros((1024,), f32)
+    p = z.partition((128,))
+    print(z)
+    p, x = add(p, x).sync()
+'''
+
+
+def test_host_findings_come_through_with_notes() -> None:
+    (diag,) = analyze_source(USE_AFTER_MOVE, "h.py")
+    assert (diag.code, diag.span.line, diag.span.col) == ("CT301", 14, 10)
+    assert [n.span.line for n in diag.notes if n.span] == [13]
+
+
+def test_host_finding_can_be_suppressed() -> None:
+    source = USE_AFTER_MOVE.replace("print(z)", "print(z)  # cutile: ignore[use-after-move]")
+    assert analyze_source(source, "h.py") == []
+
+
+def test_frontend_and_host_findings_together() -> None:
+    source = USE_AFTER_MOVE + "\n\n" + BAD_SIGNATURE.split("\n\n\n", 1)[1]
+    found = [(d.code, d.span.line) for d in analyze_source(source, "m.py")]
+    assert found == [("CT301", 14), ("CT107", 19)]
+
+
+def test_the_module_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = analyze.parse_module
+
+    def counting(source: str, path: str) -> object:
+        calls.append(path)
+        return real(source, path)
+
+    monkeypatch.setattr(analyze, "parse_module", counting)
+    analyze_source(USE_AFTER_MOVE, "h.py")
+    assert calls == ["h.py"]
+
+
+def test_internal_error_in_one_file_is_ct999_and_the_rest_is_checked(
+        monkeypatch: pytest.MonkeyPatch, cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": BAD_SIGNATURE, "boom.py": CLEAN, "c.py": BAD_SIGNATURE})
+    real = analyze.check_module
+
+    def flaky(info: ModuleInfo) -> list[Diagnostic]:
+        if info.path.endswith("boom.py"):
+            raise KeyError("no such tile")
+        return real(info)
+
+    monkeypatch.setattr(analyze, "check_module", flaky)
+    result = cli("-q", "--exit-zero")
+    assert result.code == 2  # a crash never passes, not even with --exit-zero
+    lines = result.out.splitlines()
+    assert [ln.split(":")[0] for ln in lines] == ["a.py", "boom.py", "c.py"]
+    assert lines[1].startswith("boom.py:1:1: CT999 internal error in cutile: KeyError: "
+                               "'no such tile' (at test_check_analyze.py:")
+
+
+def test_ct999_cannot_be_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    write(tmp_path, {"boom.py": CLEAN})
+
+    def broken(info: object) -> list[Diagnostic]:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(analyze, "check_module", broken)
+    report = analyze_paths([str(tmp_path)], Overrides(ignore=("CT9",)))
+    assert [d.code for d in report.diagnostics] == ["CT999"] and report.broken
+
+
+def test_report_knows_failed_and_broken(tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": BAD_SIGNATURE, "pyproject.toml": '[tool.cutile-check]\n'
+                     'severity = {CT107 = "warning"}\n'})
+    report = analyze_paths([str(tmp_path)])
+    assert [d.severity for d in report.diagnostics] == [Severity.WARNING]
+    assert not report.failed and not report.broken
+    assert report.files == [str(tmp_path / "a.py")]
+    assert report.sources[str(tmp_path / "a.py")] == BAD_SIGNATURE
+
+
+def test_coding_cookie_is_honoured(tmp_path: Path) -> None:
+    text = "# -*- coding: latin-1 -*-\n" + BAD_SIGNATURE.replace("import cutile as ct",
+                                                                "import cutile as ct  # café")
+    (tmp_path / "k.py").write_bytes(text.encode("latin-1"))
+    report = analyze_paths([str(tmp_path / "k.py")])
+    assert [d.code for d in report.diagnostics] == ["CT107"]
+
+
+@dataclass(frozen=True)
+class EditorConfig:
+    """The shape of the language server's per-file configuration."""
+
+    path: Path | None
+    table: dict[str, object] = field(default_factory=dict)
+
+
+def test_editor_table_config(tmp_path: Path) -> None:
+    table = EditorConfig(tmp_path / "pyproject.toml", {"ignore": ["CT1"]})
+    assert analyze_source(BAD_SIGNATURE, str(tmp_path / "k.py"), table) == []
+    assert [d.code for d in analyze_source(BAD_SIGNATURE, "k.py", EditorConfig(None))] == [
+        "CT107"]
+    assert analyze_source(BAD_SIGNATURE, "k.py", Config(ignore=("CT107",))) == []
+
+
+def test_stdin_report_uses_the_config_of_its_file_name(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"sub/pyproject.toml": '[tool.cutile-check]\nignore = ["CT107"]\n'})
+    monkeypatch.chdir(tmp_path)
+    assert analyze_stdin(BAD_SIGNATURE, os.path.join("sub", "k.py")).diagnostics == []
+    report = analyze_stdin(BAD_SIGNATURE, "k.py")
+    assert [d.code for d in report.diagnostics] == ["CT107"]
+    assert report.sources == {"k.py": BAD_SIGNATURE}
