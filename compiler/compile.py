@@ -1,0 +1,139 @@
+"""One kernel specialization -> bytecode -> cubin, through the toolchain's caches.
+
+`compile_kernel(info, name, spec)` specializes the kernel with the frontend (its diagnostics
+become a KernelError), lowers it, and lets `KernelCompiler` assemble and cache the cubin.
+`CUTILE_DUMP=bytecode,tileir` writes `<kernel>.<arch>.tileirbc` / `.tileir` next to the kernel's
+source file, or into `CUTILE_DUMP_DIR`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import messages as msg
+from .api import specialize
+from .bytecode import Version, encode
+from .diagnostics import Diagnostic
+from .errors import CompileError, KernelError
+from .frontend.module import ModuleInfo
+from .lower import EntrySlot, Lowered, LowerError, lower
+from .specialization import MutFacts, Specialization, TensorFacts
+from .toolchain import ArgFacts, KernelCompiler, SpecializationKey, default_compiler, source_hash
+from .toolchain.atomic import atomic_write
+
+DUMP_KINDS = ("bytecode", "tileir")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    name: str  # the entry symbol in the cubin
+    arch: str
+    bytecode: bytes
+    cubin: bytes
+    tileir: str  # tileirdisasm text of the bytecode
+    slots: tuple[EntrySlot, ...]  # what the launcher passes, one per entry parameter
+    key: SpecializationKey
+    source: str  # where the cubin came from: "memory", "disk" or "tileiras"
+    log: str = ""  # tileiras remarks, when asked for
+
+    @property
+    def entry(self) -> str:
+        return self.name
+
+
+def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
+    """The Tile IR module of one specialization (raises KernelError on frontend errors)."""
+    result = specialize(info, name, spec.const_values)
+    errors = [d for d in result.diagnostics if d.severity.value == "error"]
+    if errors or result.ir is None:
+        raise KernelError(errors or result.diagnostics)
+    try:
+        return lower(result.ir, spec)
+    except LowerError as err:
+        detail = f"lowering '{name}' failed: {err}; please report this with the file"
+        raise CompileError([Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail),
+                                       result.ir.span)]) from None
+
+
+def specialization_key(info: ModuleInfo, name: str, spec: Specialization, lowered: Lowered
+                       ) -> SpecializationKey:
+    args: list[ArgFacts] = []
+    options: list[tuple[str, str]] = []
+    for i, f in enumerate(spec.args):
+        if isinstance(f, MutFacts):
+            args.append(_arg_facts("mut", f.tensor))
+            options.append((f"tiling{i}", f"{f.order!r},{f.tile},{f.persistent}"))
+        elif isinstance(f, TensorFacts):
+            args.append(_arg_facts("tensor", f))
+        elif f is not None:
+            args.append(ArgFacts("scalar", f.name))
+    hints = lowered.module.functions[0].hints
+    if hints is not None:
+        options.append(("hints", repr(hints)))
+    consts = tuple(sorted((k, repr(v)) for k, v in spec.consts))
+    return SpecializationKey(f"{Path(info.path).stem}.{name}", source_hash(info.source),
+                             tuple(args), consts, spec.arch, opt_level=lowered.opt_level,
+                             options=tuple(options))
+
+
+def _arg_facts(kind: str, f: TensorFacts) -> ArgFacts:
+    return ArgFacts(kind, f.dtype.name, f.rank, f.align,
+                    tuple(f.stride_div_elems(a) for a in range(f.rank)), f.shape_div,
+                    static_strides=(1,) if f.contiguous else ())
+
+
+def compile_kernel(info: ModuleInfo, name: str, spec: Specialization, arch: str | None = None,
+                   *, compiler: KernelCompiler | None = None, want: Version | None = None,
+                   remarks: str | None = None) -> Compiled:
+    """Specialize, lower and assemble `name` from `info`; cached in memory and on disk."""
+    if arch is not None and arch != spec.arch:
+        spec = Specialization(spec.consts, spec.args, arch)
+    lowered = lower_kernel(info, name, spec)
+    key = specialization_key(info, name, spec, lowered)
+    kc = compiler or default_compiler()
+    out = kc.compile(key, lambda v: encode(lowered.module, v), want=want, with_tileir=True,
+                     remarks=remarks)
+    log = ""
+    if remarks and out.source != "tileiras":  # remarks come from a real tileiras run
+        from .toolchain import compile_cubin
+
+        log = compile_cubin(kc.toolchain, out.bytecode, spec.arch, kernel=name,
+                            opt_level=lowered.opt_level, remarks=remarks).remarks
+    elif remarks:
+        log = _cached_log(kc, out.key)
+    compiled = Compiled(name, spec.arch, out.bytecode, out.cubin, out.tileir or "",
+                        lowered.slots, out.key, out.source, log)
+    dump(compiled, info.path)
+    return compiled
+
+
+def _cached_log(kc: KernelCompiler, key: SpecializationKey) -> str:
+    bundle = kc.memory.get(key.digest())
+    raw = bundle.get("log") if bundle is not None else None
+    return raw.decode() if raw is not None else ""
+
+
+def dump(compiled: Compiled, source_path: str, env: Mapping[str, str] | None = None
+         ) -> list[Path]:
+    """Writes what `CUTILE_DUMP` asks for; returns the files written."""
+    env = os.environ if env is None else env
+    kinds = {k.strip() for k in env.get("CUTILE_DUMP", "").split(",") if k.strip()}
+    if not kinds:
+        return []
+    unknown = kinds - {*DUMP_KINDS, "all"}
+    if unknown:
+        raise ValueError(f"CUTILE_DUMP: unknown kind(s) {sorted(unknown)}; use "
+                         f"{','.join(DUMP_KINDS)}")
+    folder = Path(env.get("CUTILE_DUMP_DIR") or Path(source_path).parent)
+    stem = f"{compiled.name}.{compiled.arch}"
+    written = []
+    if kinds & {"bytecode", "all"}:
+        written.append(folder / f"{stem}.tileirbc")
+        atomic_write(written[-1], compiled.bytecode)
+    if kinds & {"tileir", "all"}:
+        written.append(folder / f"{stem}.tileir")
+        atomic_write(written[-1], compiled.tileir.encode())
+    return written

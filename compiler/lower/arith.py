@@ -1,0 +1,192 @@
+"""Elementwise ops, casts and reductions on bytecode values. Each function takes the builder,
+the operand values and the cutile dtypes (Tile IR integers are signless, so the sign comes from
+the cutile dtype)."""
+
+from __future__ import annotations
+
+from ..bytecode import Builder, Value
+from ..bytecode.attrs import (
+    CmpOrdering,
+    CmpPredicate,
+    FloatAttr,
+    IntegerAttr,
+    Overflow,
+    RoundingMode,
+    Signedness,
+)
+from ..bytecode.types import Scalar
+from ..bytecode.types import TileType as BcTile
+from ..dtypes import F32, DType, integer_range
+from .table import BINARY, REDUCE_OPS, UNARY, Rule
+from .types import LowerError, scalar
+
+
+def sign(dtype: DType) -> Signedness:
+    return Signedness.SIGNED if dtype.kind == "int" else Signedness.UNSIGNED
+
+
+def _bool_of(t: BcTile) -> BcTile:
+    return BcTile(Scalar.I1, t.shape)
+
+
+def _ty(v: Value) -> BcTile:
+    assert isinstance(v.type, BcTile)
+    return v.type
+
+
+def splat(b: Builder, value: float | int | bool, like: BcTile) -> Value:
+    return b.constant(value, like)
+
+
+def _rule_op(b: Builder, rule: Rule, name: str, dtype: DType, out: BcTile,
+             *args: Value) -> Value:
+    if dtype.is_float:
+        if rule.float_op is None:
+            raise LowerError(f"'{name}' has no lowering for {dtype} tiles")
+        return b.emit(rule.float_op, [out], *args, **rule.float_attrs)
+    if rule.int_op is None:
+        raise LowerError(f"'{name}' has no lowering for {dtype} tiles")
+    attrs = dict(rule.int_attrs)
+    if rule.signed:
+        attrs["signedness"] = sign(dtype)
+    return b.emit(rule.int_op, [out], *args, **attrs)
+
+
+def binary(b: Builder, name: str, x: Value, y: Value, dtype: DType) -> Value:
+    """`dtype` is the operands' dtype (both are equal after the frontend's unification)."""
+    t = _ty(x)
+    if name == "floordiv":
+        return floordiv(b, x, y, dtype)
+    if name == "mod":
+        return mod(b, x, y, dtype)
+    rule = BINARY.get(name)
+    if rule is None:
+        raise LowerError(f"unknown binary op '{name}'")
+    out = _bool_of(t) if rule.float_op == "cmpf" else t
+    return _rule_op(b, rule, name, dtype, out, x, y)
+
+
+def unary(b: Builder, name: str, x: Value, dtype: DType) -> Value:
+    t = _ty(x)
+    if name in ("invert", "not"):
+        ones: int | bool = True if dtype.is_bool else -1
+        return b.emit("xori", [t], x, splat(b, ones, t))
+    rule = UNARY.get(name)
+    if rule is None:
+        raise LowerError(f"unknown unary op '{name}'")
+    return _rule_op(b, rule, name, dtype, t, x)
+
+
+def compare(b: Builder, pred: CmpPredicate, x: Value, y: Value, dtype: DType) -> Value:
+    out = _bool_of(_ty(x))
+    if dtype.is_float:
+        return b.emit("cmpf", [out], x, y, comparison_predicate=pred,
+                      comparison_ordering=CmpOrdering.ORDERED)
+    return b.emit("cmpi", [out], x, y, comparison_predicate=pred, signedness=sign(dtype))
+
+
+def _floor_fix(b: Builder, r: Value, y: Value, dtype: DType) -> Value:
+    """Python's remainder takes the divisor's sign: add y where r != 0 and signs differ."""
+    zero = splat(b, 0, _ty(r))
+    nonzero = compare(b, CmpPredicate.NE, r, zero, dtype)
+    r_neg = compare(b, CmpPredicate.LT, r, zero, dtype)
+    y_neg = compare(b, CmpPredicate.LT, y, zero, dtype)
+    differ = b.emit("xori", [_ty(nonzero)], r_neg, y_neg)
+    fix = b.emit("andi", [_ty(nonzero)], nonzero, differ)
+    add = "addf" if dtype.is_float else "addi"
+    return b.emit("select", [_ty(r)], fix, b.emit(add, [_ty(r)], r, y), r)
+
+
+def mod(b: Builder, x: Value, y: Value, dtype: DType) -> Value:
+    t = _ty(x)
+    if dtype.is_float:
+        return _floor_fix(b, b.emit("remf", [t], x, y), y, dtype)
+    r = b.emit("remi", [t], x, y, signedness=sign(dtype))
+    return r if dtype.kind == "uint" else _floor_fix(b, r, y, dtype)
+
+
+def floordiv(b: Builder, x: Value, y: Value, dtype: DType) -> Value:
+    t = _ty(x)
+    if dtype.is_float:
+        return b.emit("floor", [t], b.emit("divf", [t], x, y))
+    rounding = RoundingMode.ZERO if dtype.kind == "uint" else RoundingMode.NEG_INF
+    return b.emit("divi", [t], x, y, signedness=sign(dtype), rounding=rounding)
+
+
+def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
+    st = _ty(x)
+    out = BcTile(scalar(dst), st.shape)
+    if scalar(src) == scalar(dst):
+        return x  # same storage (e.g. i32 <-> u32): Tile IR integers are signless
+    if dst.is_bool:
+        zero = splat(b, 0, st)
+        if src.is_float:
+            return b.emit("cmpf", [out], x, zero, comparison_predicate=CmpPredicate.NE,
+                          comparison_ordering=CmpOrdering.UNORDERED)
+        return b.emit("cmpi", [out], x, zero, comparison_predicate=CmpPredicate.NE,
+                      signedness=Signedness.SIGNED)
+    if src.is_float and dst.is_float:
+        return b.emit("ftof", [out], x, rounding_mode=RoundingMode.NEAREST_EVEN)
+    if dst.is_float:  # int or bool -> float
+        return b.emit("itof", [out], x, signedness=sign(src),
+                      rounding_mode=RoundingMode.NEAREST_EVEN)
+    if src.is_float:  # float -> int truncates toward zero, as NumPy's astype
+        return b.emit("ftoi", [out], x, signedness=sign(dst),
+                      rounding_mode=RoundingMode.NEAREST_INT_TO_ZERO)
+    if scalar(dst).bits > scalar(src).bits:
+        return b.emit("exti", [out], x, signedness=sign(src))
+    return b.emit("trunci", [out], x, overflow=Overflow.NONE)
+
+
+def _identity(kind: str, s: Scalar, dtype: DType) -> FloatAttr | IntegerAttr:
+    if dtype.is_float:
+        value = {"sum": 0.0, "cumsum": 0.0, "prod": 1.0, "max": float("-inf"),
+                 "min": float("inf")}[kind]
+        return FloatAttr(s, value)
+    lo, hi = integer_range(dtype)
+    ivalue = {"sum": 0, "cumsum": 0, "prod": 1, "max": lo, "min": hi}[kind]
+    return IntegerAttr(s, ivalue)
+
+
+def _narrow(dtype: DType) -> bool:
+    return dtype.is_float and dtype.bits < 32
+
+
+def reduce(b: Builder, kind: str, x: Value, axis: int, dtype: DType, out: BcTile) -> Value:
+    """reduce (or scan, kind 'cumsum') over `axis`. f16/bf16 sums and products accumulate in f32,
+    like the interpreter; max/min are exact in any width."""
+    if kind not in REDUCE_OPS:
+        raise LowerError(f"unknown reduction '{kind}'")
+    if dtype.is_bool:
+        raise LowerError("reductions of bool tiles are not supported")
+    work = dtype
+    if _narrow(dtype) and kind in ("sum", "prod", "cumsum"):
+        work = F32
+        x = astype(b, x, dtype, F32)
+    s = scalar(work)
+    elem = BcTile(s)
+    body_op = REDUCE_OPS[kind][0 if work.is_float else 1]
+    attrs: dict[str, object] = {}
+    if body_op in ("maxi", "mini"):
+        attrs["signedness"] = sign(work)
+    result_t = BcTile(s, out.shape if kind == "cumsum" else
+                      tuple(d for i, d in enumerate(_ty(x).shape) if i != axis))
+    name = "scan" if kind == "cumsum" else "reduce"
+    op = b.op(name, [result_t], [x], regions=[[elem, elem]], dim=axis,
+              identities=(_identity(kind, s, work),))
+    with b.at(op.regions[0]) as (e, acc):
+        b.op("yield", [], [b.emit(body_op, [elem], e, acc, **attrs)])
+    r = op.result
+    if work != dtype:
+        r = astype(b, r, work, dtype)
+    if _ty(r).shape != out.shape:  # keepdims
+        r = b.emit("reshape", [out], r)
+    return r
+
+
+def mma(b: Builder, x: Value, y: Value, acc: Value, a_dtype: DType, b_dtype: DType) -> Value:
+    out = _ty(acc)
+    if a_dtype.is_float:
+        return b.emit("mmaf", [out], x, y, acc)
+    return b.emit("mmai", [out], x, y, acc, signedness_lhs=sign(a_dtype),
+                  signedness_rhs=sign(b_dtype))

@@ -1,0 +1,472 @@
+"""Typed kernel IR -> a Tile IR module, op by op.
+
+Views, tile grids and other per-kernel setup go into a prologue that precedes the body, so they
+dominate every use however deeply nested. Memory ordering: loads of read-only tensors use the
+entry token (they may reorder freely); every access to a Mut slab is chained through that slab's
+token, and printf calls through one print token. A token that changes inside a loop or `if` is
+carried through it like any other loop-carried value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ..bytecode import Builder, Module, Value, entry
+from ..bytecode.attrs import Dense, Hints
+from ..bytecode.ir import Block as BcBlock
+from ..bytecode.types import TOKEN, Padding, PartitionViewType, TensorViewType
+from ..bytecode.types import TileType as BcTile
+from ..dsl.orders import TileOrder
+from ..dtypes import I32 as _I32
+from ..ir import Block, KernelIR, Op
+from ..ir import Value as IrValue
+from ..specialization import MutFacts, Specialization, TensorFacts
+from ..types import PartitionType, TensorType
+from . import arith
+from .abi import EntryABI, EntrySlot, entry_abi, make_views
+from .table import BINARY, COMPOSITE, UNARY
+from .types import I32_TILE, LowerError, dims, dtype_of, scalar, tile_type
+
+PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
+_HINT_KEYS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga"}
+
+
+@dataclass
+class Lowered:
+    module: Module
+    entry: str
+    slots: tuple[EntrySlot, ...]
+    opt_level: int = 3
+
+
+@dataclass
+class _Loop:
+    keys: list[int]
+
+
+@dataclass
+class _Scope:
+    """Which token keys the innermost `if` yields and the innermost loop carries."""
+
+    if_keys: list[int] = field(default_factory=list)
+    loop: _Loop | None = None
+
+
+def lower(kernel: KernelIR, spec: Specialization) -> Lowered:
+    return _Lowerer(kernel, spec).run()
+
+
+def _hints(kernel: KernelIR) -> Hints | None:
+    values = {_HINT_KEYS[k]: int(v) for k, v in kernel.options.items()
+              if k in _HINT_KEYS and v is not None}
+    return Hints.entry("default", **values) if values else None
+
+
+class _Lowerer:
+    def __init__(self, kernel: KernelIR, spec: Specialization) -> None:
+        self.k = kernel
+        self.spec = spec
+        self.abi: EntryABI = entry_abi(kernel, spec)
+        self.module = Module()
+        fn, self.pro = entry(self.module, kernel.name, self.abi.types, hints=_hints(kernel))
+        self.fn = fn
+        self.body = BcBlock([])
+        self.b = Builder(self.body)
+        self.vals: dict[IrValue, Value] = {}
+        self.partitions: dict[IrValue, tuple[int, tuple[int, ...]]] = {}
+        self.pviews: dict[tuple[int, tuple[int, ...]], Value] = {}
+        self.grids: dict[int, list[Value]] = {}
+        self.tok: dict[int, Value] = {}
+        self.scope = _Scope()
+
+    # -- driver --------------------------------------------------------------------------
+    def run(self) -> Lowered:
+        pro = self.pro
+        self.entry_token = pro.emit("make_token", [TOKEN])
+        self.views = make_views(pro, self.abi, self.fn.params)
+        for i, p in enumerate(self.k.params):
+            if i in self.abi.scalars:
+                self.vals[p.value] = self.fn.params[self.abi.scalars[i]]
+        self.block_ids = pro.block_ids()
+        self.num_blocks = pro.op("get_num_tile_blocks", [I32_TILE] * 3).results
+        self._block(self.k.body)
+        self.b.op("return", [])
+        self.fn.body.ops += self.body.ops  # prologue first: it dominates the whole body
+        opt = self.k.options.get("opt_level")
+        return Lowered(self.module, self.k.name, tuple(self.abi.slots),
+                       3 if opt is None else int(opt))
+
+    def _block(self, block: Block) -> None:
+        for op in block.ops:
+            self._op(op)
+
+    def v(self, x: IrValue) -> Value:
+        got = self.vals.get(x)
+        if got is None:
+            raise LowerError(f"value {x} is used before it is defined")
+        return got
+
+    def bind(self, op: Op, values: Iterable[Value]) -> None:
+        for r, v in zip(op.results, values, strict=True):
+            self.vals[r] = v
+
+    # -- memory ----------------------------------------------------------------------------
+    def pview(self, param: int, tile: tuple[int, ...]) -> Value:
+        key = (param, tile)
+        pv = self.pviews.get(key)
+        if pv is None:
+            view = self.views[param]
+            vt = view.type
+            assert isinstance(vt, TensorViewType)
+            pt = PartitionViewType(tile, vt, tuple(range(len(tile))), Padding.ZERO)
+            pv = self.pviews[key] = self.pro.emit("make_partition_view", [pt], view)
+        return pv
+
+    def _param_of(self, x: IrValue) -> int:
+        for i, p in enumerate(self.k.params):
+            if p.value is x:
+                return i
+        raise LowerError(f"{x} is not a kernel parameter")
+
+    def _source(self, src: IrValue, shape: tuple[int, ...]) -> tuple[Value, int | None]:
+        """(partition view, Mut token key or None) for a load/store source."""
+        if isinstance(src.type, PartitionType):
+            param, tile = self.partitions[src]
+            return self.pview(param, tile), None
+        param = self._param_of(src)
+        mut = isinstance(src.type, TensorType) and src.type.mutable
+        return self.pview(param, shape), (param if mut else None)
+
+    def _index(self, xs: list[IrValue]) -> list[Value]:
+        out = []
+        for x in xs:
+            v = self.v(x)
+            d = dtype_of(x.type)
+            out.append(v if scalar(d) == scalar(_I32) else arith.astype(self.b, v, d, _I32))
+        return out
+
+    def _token(self, key: int | None) -> Value:
+        return self.entry_token if key is None else self.tok.get(key, self.entry_token)
+
+    def load(self, op: Op) -> None:
+        src, *idx = op.operands
+        out = tile_type(op.result.type)
+        view, key = self._source(src, out.shape)
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], view, self._index(idx),
+                              self._token(key)).results
+        if key is not None:
+            self.tok[key] = tok
+        self.vals[op.result] = tile
+
+    def store(self, op: Op) -> None:
+        z, value, *idx = op.operands
+        t = self.v(value)
+        assert isinstance(t.type, BcTile)
+        view, key = self._source(z, t.type.shape)
+        tok = self.b.emit("store_view_tko", [TOKEN], t, view, self._index(idx), self._token(key))
+        if key is not None:
+            self.tok[key] = tok
+
+    # -- tile mapping (compiler/tiling.py, as arithmetic on i32 scalars) -----------------
+    def _mut(self, z: IrValue) -> tuple[int, MutFacts]:
+        i = self._param_of(z)
+        f = self.spec.args[i] if i < len(self.spec.args) else None
+        if isinstance(f, MutFacts):
+            return i, f
+        assert isinstance(z.type, TensorType)
+        return i, MutFacts(_no_facts(z.type), dims(z.type.shape))
+
+    def grid(self, z: IrValue) -> list[Value]:
+        i, _ = self._mut(z)
+        if i not in self.grids:
+            assert isinstance(z.type, TensorType)
+            pv = self.pview(i, dims(z.type.shape))
+            self.grids[i] = self.pro.op("get_index_space_shape", [I32_TILE] * z.type.rank,
+                                        pv).results
+        return self.grids[i]
+
+    def coords(self, z: IrValue, linear: Value) -> list[Value]:
+        _, f = self._mut(z)
+        return _coords(self.b, self.grid(z), f.order, linear)
+
+    def tile_index(self, op: Op) -> None:
+        z = op.operands[0]
+        _, f = self._mut(z)
+        if f.linear:
+            self.bind(op, self.coords(z, self.block_ids[0]))
+        else:
+            self.bind(op, self.block_ids[:len(op.results)])
+
+    def tile_count(self, op: Op) -> None:
+        g = self.grid(op.operands[0])
+        total = g[0]
+        for d in g[1:]:
+            total = self.b.emit("muli", [I32_TILE], total, d)
+        self.vals[op.result] = total
+
+    # -- control flow ----------------------------------------------------------------------
+    def _keys(self, op: Op) -> list[int]:
+        """Token keys touched inside op's regions: they must flow through it."""
+        keys: set[int] = set()
+
+        def visit(block: Block) -> None:
+            for o in block.ops:
+                if o.name in ("load", "store") and isinstance(o.operands[0].type, TensorType) \
+                        and o.operands[0].type.mutable:
+                    keys.add(self._param_of(o.operands[0]))
+                elif o.name == "printf":
+                    keys.add(PRINT)
+                for r in o.regions:
+                    visit(r)
+        for r in op.regions:
+            visit(r)
+        return sorted(keys)
+
+    def _region(self, block: Block, bc: BcBlock, args: list[IrValue], keys: list[int],
+                scope: _Scope) -> None:
+        saved_tok, saved_scope = dict(self.tok), self.scope
+        bc_args = bc.args
+        for a, v in zip(args, bc_args, strict=False):
+            self.vals[a] = v
+        for k, v in zip(keys, bc_args[len(args):], strict=True):
+            self.tok[k] = v
+        self.scope = scope
+        with self.b.at(bc):
+            self._block(block)
+        self.tok, self.scope = saved_tok, saved_scope
+
+    def _for(self, op: Op) -> None:
+        keys = self._keys(op)
+        lb, ub, step, *inits = [self.v(x) for x in op.operands]
+        body = op.regions[0]
+        res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
+        iv_t = tile_type(body.args[0].type)
+        carried = [tile_type(a.type) for a in body.args[1:]] + [TOKEN] * len(keys)
+        bc = self.b.op("for", res_t, lb, ub, step, [*inits, *(self._token(k) for k in keys)],
+                       regions=[[iv_t, *carried]])
+        self._region(body, bc.regions[0], body.args, keys, _Scope([], _Loop(keys)))
+        self._finish(op, bc.results, keys)
+
+    def _loop(self, op: Op) -> None:
+        keys = self._keys(op)
+        body = op.regions[0]
+        res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
+        args_t = [tile_type(a.type) for a in body.args] + [TOKEN] * len(keys)
+        inits = [self.v(x) for x in op.operands] + [self._token(k) for k in keys]
+        bc = self.b.op("loop", res_t, inits, regions=[args_t])
+        self._region(body, bc.regions[0], body.args, keys, _Scope([], _Loop(keys)))
+        self._finish(op, bc.results, keys)
+
+    def _if(self, op: Op) -> None:
+        keys = self._keys(op)
+        res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
+        bc = self.b.op("if", res_t, self.v(op.operands[0]), regions=[[], []])
+        for region, bc_region in zip(op.regions, bc.regions, strict=True):
+            self._region(region, bc_region, [], [], _Scope(keys, self.scope.loop))
+        self._finish(op, bc.results, keys)
+
+    def _finish(self, op: Op, results: list[Value], keys: list[int]) -> None:
+        n = len(op.results)
+        self.bind(op, results[:n])
+        for k, v in zip(keys, results[n:], strict=True):
+            self.tok[k] = v
+
+    def _terminator(self, op: Op) -> None:
+        values = [self.v(x) for x in op.operands]
+        if op.name == "yield":
+            keys = self.scope.if_keys
+        else:
+            if self.scope.loop is None:
+                raise LowerError(f"'{op.name}' outside a loop")
+            keys = self.scope.loop.keys
+        self.b.op(op.name, [], values + [self._token(k) for k in keys])
+
+    # -- one op ------------------------------------------------------------------------------
+    def _op(self, op: Op) -> None:
+        name = op.name
+        handler = _HANDLERS.get(name)
+        if handler is not None:
+            handler(self, op)
+        elif name in BINARY or (name in COMPOSITE and len(op.operands) == 2):
+            x, y = op.operands
+            self.vals[op.result] = arith.binary(self.b, name, self.v(x), self.v(y),
+                                                dtype_of(x.type))
+        elif name in UNARY or name in COMPOSITE:
+            x = op.operands[0]
+            self.vals[op.result] = arith.unary(self.b, name, self.v(x), dtype_of(x.type))
+        else:
+            raise LowerError(f"no lowering for the '{name}' op")
+
+
+def _no_facts(t: TensorType) -> TensorFacts:
+    return TensorFacts(t.dtype, t.rank, 1, (1,) * t.rank, (1,) * t.rank, False)
+
+
+def _coords(b: Builder, grid: list[Value], order: TileOrder, linear: Value) -> list[Value]:
+    def op(name: str, x: Value, y: Value) -> Value:
+        if name in ("divi", "remi"):
+            return b.emit(name, [I32_TILE], x, y, signedness=arith.sign(_I32))
+        return b.emit(name, [I32_TILE], x, y)
+
+    if order.kind == "grouped" and len(grid) == 2:
+        rows, cols = grid
+        g = b.constant(order.group, I32_TILE)
+        band = op("muli", g, cols)
+        first = op("muli", op("divi", linear, band), g)
+        height = op("mini", op("subi", rows, first), g)
+        within = op("remi", linear, band)
+        return [op("addi", first, op("remi", within, height)), op("divi", within, height)]
+    out: list[Value | None] = [None] * len(grid)
+    axes = range(len(grid)) if order.kind == "col_major" else reversed(range(len(grid)))
+    rest = linear
+    for axis in axes:
+        out[axis] = op("remi", rest, grid[axis])
+        rest = op("divi", rest, grid[axis])
+    return [v for v in out if v is not None]
+
+
+# ---- handlers per op name ----
+
+Handler = Callable[[_Lowerer, Op], None]
+
+def _constant(L: _Lowerer, op: Op) -> None:
+    t = tile_type(op.result.type)
+    value = op.attrs["value"]
+    if not isinstance(value, (int, float, bool)):
+        raise LowerError(f"constant {value!r} is not a number")
+    L.vals[op.result] = L.b.emit("constant", [t], value=Dense.splat(value, scalar(
+        dtype_of(op.result.type))))
+
+
+def _block_id(L: _Lowerer, op: Op) -> None:
+    L.vals[op.result] = L.block_ids[op.attrs["axis"]]
+
+
+def _num_blocks(L: _Lowerer, op: Op) -> None:
+    L.vals[op.result] = L.num_blocks[op.attrs["axis"]]
+
+
+def _tile_coords(L: _Lowerer, op: Op) -> None:
+    z, linear = op.operands
+    L.bind(op, L.coords(z, L.v(linear)))
+
+
+def _partition(L: _Lowerer, op: Op) -> None:
+    t = op.result.type
+    assert isinstance(t, PartitionType)
+    L.partitions[op.result] = (L._param_of(op.operands[0]), dims(t.tile))
+
+
+def _num_tiles(L: _Lowerer, op: Op) -> None:
+    param, tile = L.partitions[op.operands[0]]
+    key = -2 - param  # cache the index-space shape of this partition in the prologue grids
+    if key not in L.grids:
+        L.grids[key] = L.pro.op("get_index_space_shape", [I32_TILE] * len(tile),
+                                L.pview(param, tile)).results
+    L.vals[op.result] = L.grids[key][op.attrs["axis"]]
+
+
+def _shape_op(name: str) -> Handler:
+    def handler(L: _Lowerer, op: Op) -> None:
+        L.vals[op.result] = L.b.emit(name, [tile_type(op.result.type)], L.v(op.operands[0]))
+    return handler
+
+
+def _permute(L: _Lowerer, op: Op) -> None:
+    x = op.operands[0]
+    axes = op.attrs.get("axes") or tuple(reversed(range(tile_type(x.type).shape.__len__())))
+    L.vals[op.result] = L.b.emit("permute", [tile_type(op.result.type)], L.v(x),
+                                 permutation=tuple(int(a) for a in axes))
+
+
+def _cat(L: _Lowerer, op: Op) -> None:
+    vals = [L.v(x) for x in op.operands]
+    out = tile_type(op.result.type)
+    acc = vals[0]
+    axis = op.attrs["axis"]
+    for i, nxt in enumerate(vals[1:], start=2):
+        # Tile IR's cat joins two tiles; chain it (intermediate widths are sums of powers of 2,
+        # so only the final result is required to be a power of two by the frontend).
+        at, nt = acc.type, nxt.type
+        assert isinstance(at, BcTile) and isinstance(nt, BcTile)
+        shape = list(at.shape)
+        shape[axis] += nt.shape[axis]
+        ty = out if i == len(vals) else BcTile(out.elem, tuple(shape))
+        acc = L.b.emit("cat", [ty], acc, nxt, dim=axis)
+    L.vals[op.result] = acc
+
+
+def _iota(L: _Lowerer, op: Op) -> None:
+    out = tile_type(op.result.type)
+    d = dtype_of(op.result.type)
+    if scalar(d) == scalar(_I32):
+        L.vals[op.result] = L.b.emit("iota", [out])
+    else:
+        base = L.b.emit("iota", [BcTile(scalar(_I32), out.shape)])
+        L.vals[op.result] = arith.astype(L.b, base, _I32, d)
+
+
+def _astype(L: _Lowerer, op: Op) -> None:
+    x = op.operands[0]
+    L.vals[op.result] = arith.astype(L.b, L.v(x), dtype_of(x.type), dtype_of(op.result.type))
+
+
+def _reduce(L: _Lowerer, op: Op) -> None:
+    x = op.operands[0]
+    kind = op.attrs["kind"] if op.name == "reduce" else "cumsum"
+    L.vals[op.result] = arith.reduce(L.b, kind, L.v(x), op.attrs["axis"], dtype_of(x.type),
+                                     tile_type(op.result.type))
+
+
+def _mma(L: _Lowerer, op: Op) -> None:
+    a, b, acc = op.operands
+    L.vals[op.result] = arith.mma(L.b, L.v(a), L.v(b), L.v(acc), dtype_of(a.type),
+                                  dtype_of(b.type))
+
+
+def _select(L: _Lowerer, op: Op) -> None:
+    c, x, y = (L.v(o) for o in op.operands)
+    L.vals[op.result] = L.b.emit("select", [tile_type(op.result.type)], c, x, y)
+
+
+def _printf(L: _Lowerer, op: Op) -> None:
+    tok = L.b.emit("print_tko", [TOKEN], [L.v(x) for x in op.operands], L._token(PRINT),
+                   str=str(op.attrs["format"]))
+    L.tok[PRINT] = tok
+
+
+def _assert(L: _Lowerer, op: Op) -> None:
+    L.b.op("assert", [], L.v(op.operands[0]), message=str(op.attrs.get("message", "")))
+
+
+_HANDLERS: dict[str, Handler] = {
+    "constant": _constant,
+    "block_id": _block_id,
+    "num_blocks": _num_blocks,
+    "tile_index": _Lowerer.tile_index,
+    "tile_coords": _tile_coords,
+    "tile_count": _Lowerer.tile_count,
+    "partition": _partition,
+    "num_tiles": _num_tiles,
+    "load": _Lowerer.load,
+    "store": _Lowerer.store,
+    "reshape": _shape_op("reshape"),
+    "broadcast": _shape_op("broadcast"),
+    "permute": _permute,
+    "cat": _cat,
+    "iota": _iota,
+    "astype": _astype,
+    "reduce": _reduce,
+    "scan": _reduce,
+    "mma": _mma,
+    "select": _select,
+    "printf": _printf,
+    "assert": _assert,
+    "for": _Lowerer._for,
+    "loop": _Lowerer._loop,
+    "if": _Lowerer._if,
+    "yield": _Lowerer._terminator,
+    "continue": _Lowerer._terminator,
+    "break": _Lowerer._terminator,
+}

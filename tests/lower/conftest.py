@@ -1,0 +1,26 @@
+"""Lowering tests run the real toolchain (a pinned dependency) with a private cache."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from cutile.compiler.errors import CompileError
+from cutile.compiler.toolchain import DiskCache, KernelCompiler, Toolchain, find_toolchain
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+@pytest.fixture(scope="session")
+def toolchain() -> Toolchain:
+    try:
+        return find_toolchain()
+    except CompileError as exc:
+        pytest.skip(f"tileiras not found: {exc}")
+
+
+@pytest.fixture(scope="session")
+def compiler(toolchain: Toolchain, tmp_path_factory: pytest.TempPathFactory) -> KernelCompiler:
+    return KernelCompiler(toolchain, DiskCache(tmp_path_factory.mktemp("cache")))

@@ -1,0 +1,53 @@
+"""Shared helpers of the lowering tests: specializations built from a kernel's signature."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cutile.compiler.dsl.orders import TileOrder, row_major
+from cutile.compiler.frontend.module import ModuleInfo, parse_module
+from cutile.compiler.frontend.signature import read_signature
+from cutile.compiler.specialization import (
+    MutFacts,
+    ParamFacts,
+    Specialization,
+    TensorFacts,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def module(path: Path | str, source: str | None = None) -> ModuleInfo:
+    text = Path(path).read_text() if source is None else source
+    info = parse_module(text, str(path))
+    assert isinstance(info, ModuleInfo), info
+    return info
+
+
+def spec_for(info: ModuleInfo, name: str, consts: dict[str, Any], *, align: int = 16,
+             contiguous: bool = True, order: TileOrder = row_major, persistent: bool = False,
+             arch: str = "sm_90") -> Specialization:
+    """Facts a launch with allocator-aligned, contiguous tensors would give."""
+    sig, diags = read_signature(info, info.functions[name])
+    assert not diags, diags
+    args: list[ParamFacts] = []
+    for p in sig.params:
+        if p.kind in ("tensor", "mut"):
+            assert p.dtype is not None
+            rank = len(p.shape)
+            item = p.dtype.itemsize
+            facts = TensorFacts(p.dtype, rank, align, (min(16, align * item),) * rank,
+                                (16,) * rank, contiguous)
+            if p.kind == "mut":
+                tile = tuple(int(consts[d]) if isinstance(d, str) else d for d in p.shape)
+                args.append(MutFacts(facts, tile, order, persistent))
+            else:
+                args.append(facts)
+        elif p.kind == "scalar":
+            args.append(p.dtype)
+        else:
+            args.append(None)
+    ordered = tuple((p.name, consts[p.name]) for p in sig.params if p.kind == "const")
+    return Specialization(ordered, tuple(args), arch)
