@@ -30,6 +30,7 @@ from .values import (
     State,
     TensorVal,
     Value,
+    move,
 )
 from .world import OpInfo
 
@@ -188,8 +189,8 @@ def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
     if isinstance(value, OpVal):
         ctx.world.escape_op(value.op)  # it runs with this launch; its leases are out of sight
     elif kind == "mut" and isinstance(value, PartitionVal):
-        st.objs[value.obj] = Moved(arg.span, f"into a launch of {ctx.world.ops[op].kernel}",
-                                   arg.name, op, tuple(ctx.loops))
+        move(st, value.obj, Moved(arg.span, f"into a launch of {ctx.world.ops[op].kernel}",
+                                  arg.name, op, tuple(ctx.loops)))
     elif kind == "tensor" and isinstance(value, TensorVal):
         st.leases[value.storage] = st.leases.get(value.storage, frozenset()) | {op}
         ctx.world.lease_sites.setdefault((op, value.storage), arg.span)

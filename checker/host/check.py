@@ -32,7 +32,7 @@ def check_host(info: ModuleInfo, project: ProjectIndex | None = None) -> list[Di
     diags: list[Diagnostic] = []
     for scope in scopes(info):
         world = World()
-        ctx = Ctx(info, project, world, module_globals, _captured(scope))
+        ctx = Ctx(info, project, world, module_globals, _captured(info, scope))
         try:
             run_block(ctx, State(env=dict.fromkeys(scope.params, UNKNOWN)), scope.body)
         except Exception as err:  # a checker bug must not hide the file's other findings
@@ -96,13 +96,15 @@ def _is_cutile(info: ModuleInfo, node: cst.FunctionDef) -> bool:
     return False
 
 
-def _captured(scope: Scope) -> set[str]:
-    """Names that nested functions, classes and lambdas of the scope may read at any time."""
+def _captured(info: ModuleInfo, scope: Scope) -> set[str]:
+    """Names that nested functions, classes and lambdas of the scope may read at any time
+    (kernels see only module-level constants, so they capture nothing)."""
     names: set[str] = set()
 
     class Collect(cst.CSTVisitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            names.update(ex.names_in(node.body))
+            if not _is_cutile(info, node):
+                names.update(ex.names_in(node.body))
             return False
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:

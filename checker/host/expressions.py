@@ -211,7 +211,7 @@ def _attribute(ctx: Ctx, st: State, expr: cst.Attribute) -> Value:
         return DTypeVal(DTYPES[dtype])
     base = evaluate(ctx, st, expr.value)
     if isinstance(base, ModuleVal):
-        kernel = ctx.project.kernels(Path(base.path)).get(expr.attr.value)
+        kernel = ctx.project.kernel(Path(base.path), expr.attr.value)
         return kernel if kernel is not None else UNKNOWN
     if isinstance(base, OpVal):
         read(ctx, base)

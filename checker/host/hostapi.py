@@ -21,6 +21,7 @@ from .values import (
     TensorVal,
     TupleVal,
     Value,
+    move,
 )
 
 # Parameter names of the constructors (DESIGN §3), in positional order.
@@ -85,7 +86,7 @@ def partition(ctx: Ctx, st: State, call: cst.Call, receiver: cst.BaseExpression,
         ctx.report(problem)
         return UNKNOWN
     site = ctx.span(call)
-    st.objs[t.obj] = Moved(site, "by .partition()", name, None, tuple(ctx.loops))
+    move(st, t.obj, Moved(site, "by .partition()", name, None, tuple(ctx.loops)))
     return PartitionVal(ctx.world.fresh(), t.storage, t.dtype, t.shape, tile, "blocks" in args,
                         site)
 
@@ -95,8 +96,8 @@ def unpartition(ctx: Ctx, st: State, call: cst.Call, receiver: cst.BaseExpressio
     for arg in call.args:
         ex.read(ctx, ex.evaluate(ctx, st, arg.value))
     site = ctx.span(call)
-    st.objs[p.obj] = Moved(site, "by .unpartition()", ex_name(ctx, receiver), None,
-                           tuple(ctx.loops))
+    move(st, p.obj, Moved(site, "by .unpartition()", ex_name(ctx, receiver), None,
+                          tuple(ctx.loops)))
     return TensorVal(ctx.world.fresh(), p.storage, p.dtype, p.shape)
 
 

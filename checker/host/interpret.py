@@ -153,6 +153,8 @@ def _definition(ctx: Ctx, st: State, node: cst.FunctionDef | cst.ClassDef) -> St
     for deco in node.decorators:
         ex.read(ctx, ex.evaluate(ctx, st, deco.decorator))
     ex.capture(ctx, st, node.body)
+    if node.name.value in ctx.globals and st.env.get(node.name.value) is None:
+        return st  # a kernel defined here: keep the module's view of it
     ex.assign(ctx, st, node.name, UNKNOWN)
     return st
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import libcst as cst
 
 from ...compiler.diagnostics import Diagnostic
-from ...compiler.frontend.module import ModuleInfo, dotted_name, parse_module
+from ...compiler.frontend.module import PACKAGE, ModuleInfo, dotted_name, parse_module
 from ...compiler.frontend.signature import read_signature
 from .values import IntVal, KernelVal, ModuleVal, Value
 
@@ -65,22 +65,21 @@ class ProjectIndex:
                     return candidate.resolve()
         return None
 
-    def kernels(self, path: Path, depth: int = 0) -> dict[str, KernelVal]:
-        """The kernels a module defines or re-exports, by the name it exports them under."""
+    def kernel(self, path: Path, name: str, depth: int = 0) -> KernelVal | None:
+        """The kernel a module defines or re-exports under `name` (following only that name)."""
         path = path.resolve()
-        if path in self._kernels:
-            return self._kernels[path]
-        self._kernels[path] = {}  # guards import cycles
         info = self.module_info(path)
-        found: dict[str, KernelVal] = {}
-        if info is not None:
-            found.update(local_kernels(info))
-            if depth < _MAX_REEXPORT_DEPTH:
-                for local, value in self._imports(info, depth + 1).items():
-                    if isinstance(value, KernelVal):
-                        found.setdefault(local, value)
-        self._kernels[path] = found
-        return found
+        if info is None or depth > _MAX_REEXPORT_DEPTH:
+            return None
+        if path not in self._kernels:
+            self._kernels[path] = local_kernels(info)
+        if name in self._kernels[path]:
+            return self._kernels[path][name]
+        for node in _top_level_imports(info):
+            if isinstance(node, cst.ImportFrom) and name in _from_names(node):
+                found = self._from_import(info, node, depth + 1, only=name).get(name)
+                return found if isinstance(found, KernelVal) else None
+        return None
 
     def module_globals(self, info: ModuleInfo) -> dict[str, Value]:
         """What host code of `info` sees at module level: kernels, project modules, constants."""
@@ -92,12 +91,8 @@ class ProjectIndex:
 
     def _imports(self, info: ModuleInfo, depth: int) -> dict[str, Value]:
         out: dict[str, Value] = {}
-        for stmt in info.module.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)):
-                    out.update(self.import_bindings(info, small, depth))
+        for node in _top_level_imports(info):
+            out.update(self.import_bindings(info, node, depth))
         return out
 
     def import_bindings(self, info: ModuleInfo, node: cst.Import | cst.ImportFrom,
@@ -111,30 +106,35 @@ class ProjectIndex:
         out: dict[str, Value] = {}
         for alias in node.names:
             name = dotted_name(alias.name)
-            if name is None or (alias.asname is None and "." in name):
+            if name is None or (alias.asname is None and "." in name) or name.split(".")[0] == (
+                    PACKAGE):
                 continue  # `import a.b` binds `a`, a package rather than the kernel module
             path = self.resolve(info.path, name, 0)
             if path is not None:
                 out[alias.evaluated_alias or name] = ModuleVal(str(path))
         return out
 
-    def _from_import(self, info: ModuleInfo, node: cst.ImportFrom,
-                     depth: int) -> dict[str, Value]:
+    def _from_import(self, info: ModuleInfo, node: cst.ImportFrom, depth: int,
+                     only: str | None = None) -> dict[str, Value]:
         if isinstance(node.names, cst.ImportStar):
             return {}
         module = dotted_name(node.module) if node.module is not None else None
         level = len(node.relative)
+        if level == 0 and module is not None and module.split(".")[0] == PACKAGE:
+            return {}  # cutile itself: its names are the DSL, not project kernels
         out: dict[str, Value] = {}
         for alias in node.names:
             name = alias.evaluated_name
             local = alias.evaluated_alias or name
+            if only is not None and local != only:
+                continue
             sub = self.resolve(info.path, f"{module}.{name}" if module else name, level)
             if sub is not None:
                 out[local] = ModuleVal(str(sub))
                 continue
             path = self.resolve(info.path, module, level) if module or level else None
             if path is not None and path != Path(info.path).resolve():
-                kernel = self.kernels(path, depth).get(name)
+                kernel = self.kernel(path, name, depth)
                 if kernel is not None:
                     out[local] = kernel
         return out
@@ -147,3 +147,14 @@ def local_kernels(info: ModuleInfo) -> dict[str, KernelVal]:
         sig, diags = read_signature(info, fn)
         out[fn.name] = KernelVal(fn.name, None if diags else sig)
     return out
+
+
+def _top_level_imports(info: ModuleInfo) -> list[cst.Import | cst.ImportFrom]:
+    return [small for stmt in info.module.body if isinstance(stmt, cst.SimpleStatementLine)
+            for small in stmt.body if isinstance(small, (cst.Import, cst.ImportFrom))]
+
+
+def _from_names(node: cst.ImportFrom) -> set[str]:
+    if isinstance(node.names, cst.ImportStar):
+        return set()
+    return {a.evaluated_alias or a.evaluated_name for a in node.names}

@@ -85,4 +85,7 @@ def _import(ctx: Ctx, st: State, stmt: cst.Import | cst.ImportFrom) -> None:
              if not isinstance(stmt.names, cst.ImportStar) else [])
     for name in names:
         local = name.split(".")[0] if isinstance(stmt, cst.Import) else name
-        st.env[local] = found.get(local, UNKNOWN)
+        if local in found:
+            st.env[local] = found[local]
+        else:  # e.g. `import cutile as ct`: resolved from the module's aliases
+            st.env.pop(local, None)

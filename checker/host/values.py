@@ -130,6 +130,12 @@ class State:
         return self.objs.get(obj, LIVE)
 
 
+def move(st: State, obj: int, moved: Moved) -> None:
+    """Marks a move, unless the value is already out of sight (then it stays silent)."""
+    if not isinstance(st.obj(obj), Escaped):
+        st.objs[obj] = moved
+
+
 def owned_in(value: Value) -> list[Owned]:
     if isinstance(value, (TensorVal, PartitionVal)):
         return [value]
