@@ -18,7 +18,7 @@ from ..compiler.dtypes import DType, integer_range
 from ..compiler.errors import LaunchError, OwnershipError
 from ..compiler.frontend.signature import KernelSignature, ParamSpec
 from .errors import diagnostic
-from .ownership import check_usable
+from .ownership import State, check_usable
 from .partition import Partition
 from .sites import Site, argument_span, argument_text
 from .spec import ArgFacts, MutFacts, Specialization, tensor_facts
@@ -117,7 +117,8 @@ class Binder:
         if not isinstance(value, Partition):
             raise self._mismatch(p, at, site, f"a partition of {p.dtype} "
                                  "(tensor.partition(tile_shape))", _describe(value))
-        check_usable(value._own, argument_text(site, at, p.name), argument_span(site, at))
+        if value._own.state is State.MOVED:
+            check_usable(value._own, argument_text(site, at, p.name), argument_span(site, at))
         t = value._tensor
         if t._dtype != p.dtype:
             raise self._mismatch(p, at, site, f"a partition of {p.dtype}",
@@ -133,18 +134,18 @@ class Binder:
 
     def _tensor(self, p: ParamSpec, value: Any, at: int | str, consts: dict[str, Any],
                 site: Site) -> ArgFacts:
-        want = f"a {p.dtype} tensor of shape {_fmt(p.shape, consts)}"
         if isinstance(value, Partition):
-            raise self._mismatch(p, at, site, want, "a partition (read-only parameters take "
-                                 "a tensor; use .unpartition())")
+            raise self._mismatch(p, at, site, _fmt_want(p, consts), "a partition (read-only "
+                                 "parameters take a tensor; use .unpartition())")
         if not isinstance(value, Tensor):
-            raise self._mismatch(p, at, site, want, _describe(value))
-        check_usable(value._own, argument_text(site, at, p.name), argument_span(site, at))
+            raise self._mismatch(p, at, site, _fmt_want(p, consts), _describe(value))
+        if value._own.state is State.MOVED:
+            check_usable(value._own, argument_text(site, at, p.name), argument_span(site, at))
         if value._buf is None:
             raise self._mismatch(p, at, site, "a tensor with memory", "a meta tensor (ct.meta)")
-        got = f"a {value._dtype} tensor of shape {value._shape}"
         if value._dtype != p.dtype or not self._match_shape(p.shape, value._shape, consts):
-            raise self._mismatch(p, at, site, _fmt_want(p, consts), got)
+            raise self._mismatch(p, at, site, _fmt_want(p, consts),
+                                 f"a {value._dtype} tensor of shape {value._shape}")
         return tensor_facts(value._dtype, value._buf.ptr + value._offset, value._shape,
                             value._strides, value.is_contiguous())
 
