@@ -1,8 +1,12 @@
-"""Syntactic pre-scans of statement lists (names a loop body assigns, jumps it contains)."""
+"""Syntactic pre-scans of statement lists (names a loop body assigns, jumps it contains).
+
+These walk statements only (kernel expressions bind no names: the walrus is rejected), without
+libcst's visitor machinery, which rebuilds every node it visits and dominated checking time.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
@@ -15,62 +19,65 @@ def target_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
-class _Assigned(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: list[str] = []
+def _suites(stmt: cst.BaseCompoundStatement, into_loops: bool) -> Iterator[cst.BaseSuite]:
+    """The statement lists nested in a compound statement (not into nested functions)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return
+    if isinstance(stmt, (cst.For, cst.While)) and not into_loops:
+        return
+    yield stmt.body
+    orelse = getattr(stmt, "orelse", None)
+    while isinstance(orelse, cst.If):  # elif chains
+        yield orelse.body
+        orelse = orelse.orelse
+    if isinstance(orelse, cst.Else):
+        yield orelse.body
+    for handler in getattr(stmt, "handlers", ()):
+        yield handler.body
+    final = getattr(stmt, "finalbody", None)
+    if isinstance(final, cst.Finally):
+        yield final.body
 
-    def _add(self, names: list[str]) -> None:
-        self.names += [n for n in names if n not in self.names]
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._add(target_names(node.target))
+def _small(suite: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement | cst.BaseCompoundStatement]:
+    if isinstance(suite, cst.SimpleStatementSuite):
+        yield from suite.body
+        return
+    for stmt in suite.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        else:
+            assert isinstance(stmt, cst.BaseCompoundStatement)
+            yield stmt
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._add(target_names(node.target))
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._add(target_names(node.target))
-
-    def visit_For(self, node: cst.For) -> None:
-        self._add(target_names(node.target))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+def _walk(body: Sequence[cst.CSTNode], into_loops: bool) -> Iterator[cst.CSTNode]:
+    """Every small and compound statement in these statements, in source order."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, cst.BaseCompoundStatement):
+            yield stmt
+            for suite in _suites(stmt, into_loops):
+                yield from _walk(list(_small(suite)), into_loops)
+        else:
+            yield stmt
 
 
 def assigned_names(body: Sequence[cst.CSTNode]) -> list[str]:
     """Names assigned anywhere in these statements, in first-assignment order."""
-    visitor = _Assigned()
-    for stmt in body:
-        stmt.visit(visitor)
-    return visitor.names
-
-
-class _Jumps(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Break(self, node: cst.Break) -> None:
-        self.found = True
-
-    def visit_Continue(self, node: cst.Continue) -> None:
-        self.found = True
-
-    def visit_For(self, node: cst.For) -> bool:
-        return False  # jumps inside an inner loop belong to it
-
-    def visit_While(self, node: cst.While) -> bool:
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
+    names: list[str] = []
+    for node in _walk(body, into_loops=True):
+        found: list[str] = []
+        if isinstance(node, cst.Assign):
+            found = [n for t in node.targets for n in target_names(t.target)]
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)):
+            found = target_names(node.target)
+        names += [n for n in found if n not in names]
+    return names
 
 
 def has_jumps(body: Sequence[cst.CSTNode]) -> bool:
-    visitor = _Jumps()
-    for stmt in body:
-        stmt.visit(visitor)
-    return visitor.found
+    """Whether a break or continue of this loop (not of an inner one) occurs in its body."""
+    return any(isinstance(node, (cst.Break, cst.Continue))
+               for node in _walk(body, into_loops=False))
