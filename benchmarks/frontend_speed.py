@@ -146,7 +146,8 @@ def make_module(kernels: int = 50) -> str:
     parts = [HEADER]
     for i in range(kernels):
         kind = TEMPLATES[i % len(TEMPLATES)]
-        parts.append(f"# kernel {i} of {kernels}\n# generated from a template\n#" + kind.format(i=i))
+        comment = f"# kernel {i} of {kernels}\n# generated from a template\n#"
+        parts.append(comment + kind.format(i=i))
     return "\n".join(parts)
 
 
