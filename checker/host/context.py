@@ -8,6 +8,7 @@ import libcst as cst
 
 from ...compiler.diagnostics import Diagnostic, Span
 from ...compiler.frontend.module import ModuleInfo
+from .names import ModuleIndex
 from .project import ProjectIndex
 from .values import State, Value
 from .world import World
@@ -37,6 +38,7 @@ class Ctx:
     project: ProjectIndex
     world: World
     globals: dict[str, Value]
+    index: ModuleIndex
     captured: set[str]  # names that nested functions or `global` declarations can see
     loops: list[tuple[int, int]] = field(default_factory=list)  # (loop id, pass) innermost last
     launches: list[LaunchFrame] = field(default_factory=list)

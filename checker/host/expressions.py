@@ -145,7 +145,7 @@ def escape(ctx: Ctx, st: State, value: Value) -> None:
 
 def capture(ctx: Ctx, st: State, node: cst.CSTNode) -> None:
     """A lambda, comprehension or nested def may use outer names at any time."""
-    for name in names_in(node):
+    for name in ctx.index.names(node):
         if name in st.env:  # no use check: the name may be a local of the nested code
             escape(ctx, st, st.env[name])
 

@@ -152,7 +152,7 @@ def _definition(ctx: Ctx, st: State, node: cst.FunctionDef | cst.ClassDef) -> St
     """A nested def or class is its own scope; what it can see of ours escapes."""
     for deco in node.decorators:
         ex.read(ctx, ex.evaluate(ctx, st, deco.decorator))
-    ex.capture(ctx, st, node.body)
+    ex.capture(ctx, st, node)
     if node.name.value in ctx.globals and st.env.get(node.name.value) is None:
         return st  # a kernel defined here: keep the module's view of it
     ex.assign(ctx, st, node.name, UNKNOWN)
