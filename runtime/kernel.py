@@ -5,19 +5,26 @@ from __future__ import annotations
 import inspect
 import linecache
 from collections.abc import Callable
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from ..compiler import specialization as cspec
 from ..compiler.api import check_kernel
 from ..compiler.diagnostics import Diagnostic
 from ..compiler.errors import KernelError
 from ..compiler.frontend.module import ModuleInfo, parse_module
 from ..compiler.frontend.signature import read_signature
-from .backends.base import Backend, Executable
+from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
 from .launch import launch
 from .ops import LaunchOp
-from .spec import Specialization
+from .ownership import State
+from .partition import Partition
+from .sites import caller_site
+from .spec import MutFacts, Specialization, TensorFacts
 from .tensor import Tensor
+
+if TYPE_CHECKING:
+    from ..compiler.compile import Compiled
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -85,6 +92,49 @@ class Kernel:
     def __call__(self, *args: Any, **kwargs: Any) -> LaunchOp:
         """A lazy launch: run it with .sync(), await, .then(fn) or .graph()."""
         return launch(self, args, kwargs)
+
+    def compile(self, *args: Any, arch: str = "sm_90", **consts: Any) -> Compiled:
+        """Specializes and compiles without launching (and without a GPU): the compiled kernel
+        with `.bytecode`, `.cubin` and `.tileir`. Arguments are checked and turned into facts by
+        the launcher's binder; `ct.meta` tensors (and partitions of them) stand in for real ones
+        at allocator alignment. Nothing is moved or leased."""
+        from ..compiler.compile import compile_kernel
+
+        bound = self.binder().bind(tuple(_stand_in(a) for a in args),
+                                   {k: _stand_in(v) for k, v in consts.items()}, caller_site())
+        return compile_kernel(self.module(), self.__name__, compiler_spec(bound.spec, arch))
+
+
+def _stand_in(value: Any) -> Any:
+    """A fresh view of an argument for compiling only: a meta tensor gets a stand-in buffer at
+    address 0 (every alignment divides it, as with allocator memory); real tensors keep
+    their address. The caller's values are not touched (no move, no lease)."""
+    if isinstance(value, (Partition, Tensor)) and value._own.state is State.MOVED:
+        return value  # the binder reports the earlier move, as a launch would
+    if isinstance(value, Partition):
+        return Partition(_stand_in(value._tensor), value.tile, value.order, value.blocks)
+    if isinstance(value, Tensor):
+        buf = value._buf if value._buf is not None else Buffer(CPU, 0, 0)
+        return Tensor(value._backend, buf, value._offset, value._shape, value._strides,
+                      value._dtype)
+    return value
+
+
+def compiler_spec(spec: Specialization, arch: str) -> cspec.Specialization:
+    """The launcher's specialization in the compiler's terms (same facts, same units)."""
+    def tensor(f: TensorFacts) -> cspec.TensorFacts:
+        return cspec.TensorFacts(f.dtype, f.rank, f.align, f.stride_div, f.shape_div,
+                                 f.contiguous)
+
+    args: list[cspec.ParamFacts] = []
+    for f in spec.args:
+        if isinstance(f, MutFacts):
+            args.append(cspec.MutFacts(tensor(f.tensor), f.tile, f.order, f.persistent))
+        elif isinstance(f, TensorFacts):
+            args.append(tensor(f))
+        else:
+            args.append(f)
+    return cspec.Specialization(spec.consts, tuple(args), arch)
 
 
 def _module_source(fn: Callable[..., Any]) -> tuple[str, str]:
