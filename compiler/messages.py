@@ -117,7 +117,6 @@ WRITE_WHILE_LEASED = Message("CT303", "'{name}' is read by a pending launch of {
                              "cannot be {action} until that launch is synced")
 LEASED_HERE = "leased here to a launch of {kernel}"
 MUT_PASSED_HERE = "passed here as Mut parameter '{param}'"
-LAUNCH_CREATED_HERE = "the launch was created here"
 UNPARTITIONED_MUT = Message("CT304", "Mut parameter '{param}' of {kernel} needs a partition; pass "
                             "{name}.partition(tile_shape) instead of the tensor")
 LAUNCH_NEVER_RUN = Message("CT305", "this launch of {kernel} is never run; call .sync(), await it, "
