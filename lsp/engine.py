@@ -5,20 +5,20 @@ host ownership, suppressions, selection, severities), with each file's configura
 checker's resolver (the nearest pyproject.toml with a [tool.cutile-check] table), cached until
 `reset()`; files the configuration excludes get no diagnostics, as on the command line.
 
-Typed names for hovers and inlay hints come from the compiler when it exposes them; without that,
-those features answer nothing rather than guess.
+Typed names for hovers and inlay hints come from the compiler (`cutile.compiler.api.typed_names`):
+the names each kernel binds and their tile types.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from cutile.checker.analyze import analyze_source
 from cutile.checker.discovery import ConfigResolver
+from cutile.compiler.api import typed_names as compiler_typed_names
 from cutile.compiler.diagnostics import Diagnostic, Span
+from cutile.compiler.frontend.module import parse_module
 
 CONFIG_FILE = "pyproject.toml"
 
@@ -30,10 +30,6 @@ class TypedName:
     name: str
     span: Span
     type_text: str
-
-
-class TypedNamesFn(Protocol):
-    def __call__(self, source: str, path: str) -> Sequence[TypedName]: ...
 
 
 def is_config_file(path: str) -> bool:
@@ -68,16 +64,10 @@ class Analyzer:
         return FileResult(found, problems)
 
 
-def typed_names_provider() -> TypedNamesFn | None:
-    """The compiler's typed-names function, once it exists; None until then."""
-    return None
-
-
 def typed_names(source: str, path: str) -> list[TypedName]:
-    provider = typed_names_provider()
-    if provider is None:
+    """Every tile-valued name a kernel binds, with its type; nothing for a file that does not
+    parse (its diagnostics say why)."""
+    info = parse_module(source, path)
+    if isinstance(info, Diagnostic):
         return []
-    try:
-        return list(provider(source, path))
-    except Exception:  # a broken file mid-edit: no hovers, and diagnostics say why
-        return []
+    return [TypedName(n.name, n.span, n.type) for n in compiler_typed_names(info)]

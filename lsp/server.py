@@ -161,6 +161,30 @@ class CutileLanguageServer(LanguageServer):
             self._typed[uri] = cached
         return cached[1]
 
+    def hover(self, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        names = self.typed_names(uri)
+        doc = self.document(uri)
+        line, col = from_position(doc.lines, params.position, self.encoding)
+        info = hover_at(names, doc.source, line, col)
+        if info is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                        value=info.markdown),
+                           range=to_range(doc.lines, info.span, self.encoding))
+
+    def inlay_hints(self, params: types.InlayHintParams) -> list[types.InlayHint]:
+        if not self.options.inlay_hints:
+            return []
+        uri = params.text_document.uri
+        names = self.typed_names(uri)
+        doc = self.document(uri)
+        hints = inlay_hints(names, doc.source, params.range.start.line + 1,
+                            params.range.end.line + 1)
+        return [types.InlayHint(position=to_position(doc.lines, h.line, h.col, self.encoding),
+                                label=h.label, kind=types.InlayHintKind.Type, padding_left=False)
+                for h in hints]
+
     # -- code actions ---------------------------------------------------------------------------
 
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -279,31 +303,13 @@ def _register(server: CutileLanguageServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: CutileLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        uri = params.text_document.uri
-        names = await asyncio.get_running_loop().run_in_executor(None, ls.typed_names, uri)
-        lines = ls.document(uri).lines
-        line, col = from_position(lines, params.position, ls.encoding)
-        info = hover_at(names, line, col)
-        if info is None:
-            return None
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                        value=info.markdown),
-                           range=to_range(lines, info.span, ls.encoding))
+        # Typing and parsing take a while on big files: keep them off the event loop.
+        return await asyncio.get_running_loop().run_in_executor(None, ls.hover, params)
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions())
     async def inlay_hint(ls: CutileLanguageServer,
                          params: types.InlayHintParams) -> list[types.InlayHint]:
-        if not ls.options.inlay_hints:
-            return []
-        uri = params.text_document.uri
-        names = await asyncio.get_running_loop().run_in_executor(None, ls.typed_names, uri)
-        doc = ls.document(uri)
-        lines = doc.lines
-        hints = inlay_hints(names, doc.source, params.range.start.line + 1,
-                            params.range.end.line + 1)
-        return [types.InlayHint(position=to_position(lines, h.line, h.col, ls.encoding),
-                                label=h.label, kind=types.InlayHintKind.Type, padding_left=False)
-                for h in hints]
+        return await asyncio.get_running_loop().run_in_executor(None, ls.inlay_hints, params)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))

@@ -128,12 +128,15 @@ def test_sync_fix_rebinds_the_launch_arguments() -> None:
         "z, _ = add(z, x.partition((4,)), B=128).sync()")
 
 
-def test_hover_picks_the_innermost_name() -> None:
+def test_hover_on_a_use_takes_the_latest_binding_in_its_function() -> None:
+    source = "def k():\n    t = a\n    t = b\n    return t\n\ndef j():\n    return t\n"
     names = [TypedName("t", span(2, 4, 5), "Tile[f32, (128,)]"),
-             TypedName("u", span(3, 4, 5), "Tile[f16, (64, 64)]")]
-    info = hover_at(names, 3, 5)
-    assert info is not None and "u: Tile[f16, (64, 64)]" in info.markdown
-    assert hover_at(names, 4, 0) is None
+             TypedName("t", span(3, 4, 5), "Tile[f16, (64, 64)]")]
+    info = hover_at(names, source, 4, 11)
+    assert info is not None and "t: Tile[f16, (64, 64)]" in info.markdown
+    assert (info.span.line, info.span.col) == (4, 11)
+    assert hover_at(names, source, 7, 11) is None  # another function
+    assert hover_at(names, source, 1, 4) is None
 
 
 def test_utf16_is_the_default() -> None:

@@ -23,14 +23,13 @@ from cutile import Mut, Tensor, f32
 
 @ct.kernel
 def add(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
-    tx = ct.load_tile_like(x, z)  #: Tile[f32, (128,)]
-    𝔶 = tx + tx  #: Tile[f32, (128,)]
+    tx = ct.load_tile_like(x, z)
+    𝔶 = tx + tx
     z.store(𝔶)
 '''
 
 
-@pytest_lsp.fixture(config=server_config(script=str(Path(__file__).with_name("typed_server.py"))),
-                    scope="module")
+@pytest_lsp.fixture(config=server_config(), scope="module")
 async def client(lsp_client: RecordingClient) -> None:
     await lsp_client.initialize_session(initialize_params())
     yield
@@ -54,6 +53,14 @@ async def test_hover_shows_the_type(client: RecordingClient, tmp_path: Path) -> 
     assert "tx: Tile[f32, (128,)]" in hover.contents.value
     assert hover.range == types.Range(start=types.Position(line=6, character=4),
                                       end=types.Position(line=6, character=6))
+    # A use shows the type of the binding before it; "𝔶" is two UTF-16 units wide.
+    use = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=8, character=13)))
+    assert use is not None and isinstance(use.contents, types.MarkupContent)
+    assert "𝔶: Tile[f32, (128,)]" in use.contents.value
+    assert use.range == types.Range(start=types.Position(line=8, character=12),
+                                    end=types.Position(line=8, character=14))
     nothing = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         position=types.Position(line=0, character=2)))
