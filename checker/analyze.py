@@ -22,6 +22,7 @@ from . import suppressions
 from .config import Config, Overrides, parse_table
 from .discovery import ConfigResolver, is_force_excluded, iter_files
 from .host import ProjectIndex, check_host
+from .parallel import FileResult, check_all, default_jobs
 from .sources import read_source
 
 FATAL_CODES = frozenset({"CT901", "CT999"})  # exit 2: the run itself is not trustworthy
@@ -91,16 +92,24 @@ def finish(raw: list[Diagnostic], source: str, path: str, config: Config) -> lis
 
 def analyze_paths(paths: Sequence[str], overrides: Overrides | None = None) -> Report:
     """Check files and directories (`.py` and `.pyi` below directories), each with the
-    configuration of its nearest pyproject.toml."""
-    resolver = ConfigResolver(overrides or Overrides())
-    project = ProjectIndex(_project_root(paths, resolver))
+    configuration of its nearest pyproject.toml. Many files are checked on several cores
+    (`Overrides.jobs`; by default one process per core, at most one per few files)."""
+    overrides = overrides or Overrides()
+    resolver = ConfigResolver(overrides)
     report = Report()
+    tasks: list[tuple[str, Config]] = []
     for item in iter_files(list(paths), resolver):
         if isinstance(item, Diagnostic):
             report.diagnostics.append(item)
-            continue
-        report.files.append(item)
-        report.diagnostics += _check_file(item, resolver.for_file(item), project, report)
+        else:
+            tasks.append((item, resolver.for_file(item)))
+    jobs = overrides.jobs if overrides.jobs is not None else default_jobs(len(tasks))
+    results = check_all(check_file, tasks, _project_root(paths, resolver), jobs)
+    for (path, _), (source, diags) in zip(tasks, results, strict=True):
+        report.files.append(path)
+        if source is not None:
+            report.sources[path] = source
+        report.diagnostics += diags
     report.diagnostics += resolver.diagnostics
     report.diagnostics.sort(key=Diagnostic.sort_key)
     return report
@@ -131,18 +140,18 @@ def _project_root(paths: Sequence[str], resolver: ConfigResolver) -> str:
     return config.root if config.root is not None else os.getcwd()
 
 
-def _check_file(path: str, config: Config, project: ProjectIndex,
-                report: Report) -> list[Diagnostic]:
+def check_file(path: str, config: Config, project: ProjectIndex) -> FileResult:
+    """One file from disk: its text (None if unreadable) and its findings."""
     try:
         source = read_source(path)
     except (SyntaxError, UnicodeDecodeError) as err:  # a bad coding cookie or bytes
-        return [Diagnostic("CT100", msg.UNDECODABLE_FILE.format(detail=str(err)),
-                           Span(path, 1, 0, 1, 0))]
+        return None, [Diagnostic("CT100", msg.UNDECODABLE_FILE.format(detail=str(err)),
+                                 Span(path, 1, 0, 1, 0))]
     except OSError as err:
-        return [Diagnostic("CT999", msg.UNREADABLE_FILE.format(detail=err.strerror or str(err)),
-                           Span(path, 1, 0, 1, 0))]
-    report.sources[path] = source
-    return _guarded(path, lambda: analyze_source(source, path, config, project=project))
+        return None, [Diagnostic("CT999", msg.UNREADABLE_FILE.format(
+            detail=err.strerror or str(err)), Span(path, 1, 0, 1, 0))]
+    return source, _guarded(
+        path, lambda: analyze_source(source, path, config, project=project))
 
 
 def _guarded(path: str, run: Callable[[], list[Diagnostic]]) -> list[Diagnostic]:

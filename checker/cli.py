@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="use this pyproject.toml instead of the nearest one to each file")
     parser.add_argument("--stdin-filename", metavar="PATH",
                         help="the file name standard input stands for (config, messages)")
+    parser.add_argument("--jobs", type=int, metavar="N",
+                        help="check files on N processes (default: one per core)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print findings only, no summary line")
     parser.add_argument("--version", action="version", version=f"{PROG} {tool_version()}")
@@ -94,6 +96,7 @@ def _run(args: argparse.Namespace) -> int:
         ignore=_codes(args.ignore, "--ignore"),
         config_path=args.config,
         force_exclude=args.force_exclude,
+        jobs=args.jobs,
     )
     paths: list[str] = args.paths or ["."]
     if "-" in paths:

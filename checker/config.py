@@ -108,6 +108,7 @@ class Overrides:
     ignore: tuple[str, ...] = ()
     config_path: str | None = None  # use this pyproject.toml for every file
     force_exclude: bool = False  # apply excludes to paths named explicitly too
+    jobs: int | None = None  # processes for many files; None: one per core
 
 
 def path_matches(glob: str, parts: tuple[str, ...]) -> bool:

@@ -137,3 +137,30 @@ def test_stdin_report_uses_the_config_of_its_file_name(tmp_path: Path,
     report = analyze_stdin(BAD_SIGNATURE, "k.py")
     assert [d.code for d in report.diagnostics] == ["CT107"]
     assert report.sources == {"k.py": BAD_SIGNATURE}
+
+
+def test_parallel_run_matches_the_sequential_one(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {f"m{i}.py": (BAD_SIGNATURE if i % 2 else USE_AFTER_MOVE) for i in range(9)}
+    files["boom.py"] = CLEAN
+    write(tmp_path, files)
+    real = analyze.check_module
+
+    def flaky(info: ModuleInfo) -> list[Diagnostic]:
+        if info.path.endswith("boom.py"):
+            raise KeyError("no such tile")
+        return real(info)
+
+    monkeypatch.setattr(analyze, "check_module", flaky)  # forked workers inherit the patch
+    one = analyze_paths([str(tmp_path)], Overrides(jobs=1))
+    two = analyze_paths([str(tmp_path)], Overrides(jobs=2))
+    assert one.diagnostics == two.diagnostics and one.files == two.files
+    assert one.sources == two.sources
+    assert sorted({d.code for d in two.diagnostics}) == ["CT107", "CT301", "CT999"]
+    assert two.broken
+
+
+def test_jobs_flag(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {f"k{i}.py": BAD_SIGNATURE for i in range(5)})
+    result = cli("-q", "--jobs", "2")
+    assert result.code == 1 and len(result.out.splitlines()) == 5
