@@ -76,7 +76,8 @@ class _Lowerer:
         self.vals: dict[IrValue, Value] = {}
         self.partitions: dict[IrValue, tuple[int, tuple[int, ...]]] = {}
         self.pviews: dict[tuple[int, tuple[int, ...]], Value] = {}
-        self.grids: dict[int, list[Value]] = {}
+        self.grids: dict[int, list[Value]] = {}  # Mut parameter -> its tile grid
+        self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
         self.tok: dict[int, Value] = {}
         self.scope = _Scope()
 
@@ -359,12 +360,11 @@ def _partition(L: _Lowerer, op: Op) -> None:
 
 
 def _num_tiles(L: _Lowerer, op: Op) -> None:
-    param, tile = L.partitions[op.operands[0]]
-    key = -2 - param  # cache the index-space shape of this partition in the prologue grids
-    if key not in L.grids:
-        L.grids[key] = L.pro.op("get_index_space_shape", [I32_TILE] * len(tile),
-                                L.pview(param, tile)).results
-    L.vals[op.result] = L.grids[key][op.attrs["axis"]]
+    key = L.partitions[op.operands[0]]
+    if key not in L.tile_grids:  # once per (tensor, tile shape), in the prologue
+        L.tile_grids[key] = L.pro.op("get_index_space_shape", [I32_TILE] * len(key[1]),
+                                     L.pview(*key)).results
+    L.vals[op.result] = L.tile_grids[key][op.attrs["axis"]]
 
 
 def _shape_op(name: str) -> Handler:

@@ -178,3 +178,11 @@ def cube(z: Mut[Tensor[f32, (2, 4, 8)]], x: Tensor[f32, (-1, -1, -1)]) -> None:
 @ct.kernel(occupancy=2, num_ctas=1, opt_level=2)
 def hinted(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
     z.store(ct.load_tile_like(x, z) * 3.0)
+
+
+@ct.kernel
+def two_partitions(z: Mut[Tensor[f32, (16, 16)]], x: Tensor[f32, (-1, -1)]) -> None:
+    small = x.partition((16, 16))
+    wide = x.partition((16, 64))
+    n = ct.num_tiles(small, 1) * 100 + ct.num_tiles(wide, 1)
+    z.store(ct.full((16, 16), 1.0, f32) * n.astype(f32))

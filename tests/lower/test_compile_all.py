@@ -157,3 +157,13 @@ def test_default_order_uses_block_ids_and_persistent_loops(compiler: KernelCompi
     assert loop.operands[0] is block_ids.results[0]
     assert loop.operands[2] is num_blocks.results[0]
     assert [r.type for r in loop.results] == [TOKEN]
+
+
+def test_num_tiles_per_partition_shape() -> None:
+    """Two partitions of one tensor with different tiles have their own tile grids."""
+    info = module(OPS)
+    low = lower_kernel(info, "two_partitions", spec_for(info, "two_partitions", {}))
+    shapes = [op for op in low.module.functions[0].body.ops
+              if op.name == "get_index_space_shape"]
+    views = {id(op.operands[0]) for op in shapes}
+    assert len(views) == 2
