@@ -8,8 +8,10 @@
   `z.tiles()`).
   - row_major: the last axis varies fastest.
   - col_major: the first axis varies fastest.
-  - grouped(g) (rank 2): bands of g tile rows; inside a band, tiles go down a column of the band
-    before moving right, so consecutive blocks share rows of A and columns of B in L2.
+  - grouped(g): over the last two axes, bands of g tile rows; inside a band, tiles go down a
+    column of the band before moving right, so consecutive blocks share rows of A and columns
+    of B in L2. Leading axes (a batch) vary slowest, row-major: each batch entry's tiles are
+    grouped on their own.
 """
 
 from __future__ import annotations
@@ -53,13 +55,15 @@ class Tiling:
 
 
 def tile_coords(grid: tuple[int, ...], order: TileOrder, linear: int) -> tuple[int, ...]:
-    if order.kind == "grouped" and len(grid) == 2:
-        rows, cols = grid
+    if order.kind == "grouped" and len(grid) >= 2:
+        rows, cols = grid[-2:]
+        outer, linear = divmod(linear, rows * cols)
         band = order.group * cols
         first = (linear // band) * order.group
         height = min(rows - first, order.group)
         within = linear % band
-        return (first + within % height, within // height)
+        lead = tile_coords(grid[:-2], row_major, outer) if len(grid) > 2 else ()
+        return (*lead, first + within % height, within // height)
     axes = range(len(grid)) if order.kind == "col_major" else reversed(range(len(grid)))
     out = [0] * len(grid)
     for axis in axes:

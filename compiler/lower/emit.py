@@ -17,7 +17,7 @@ from ..bytecode.attrs import Dense, Hints
 from ..bytecode.ir import Block as BcBlock
 from ..bytecode.types import TOKEN, Padding, PartitionViewType, TensorViewType
 from ..bytecode.types import TileType as BcTile
-from ..dsl.orders import TileOrder
+from ..dsl.orders import TileOrder, row_major
 from ..dtypes import I32 as _I32
 from ..ir import Block, KernelIR, Op
 from ..ir import Value as IrValue
@@ -310,14 +310,19 @@ def _coords(b: Builder, grid: list[Value], order: TileOrder, linear: Value) -> l
             return b.emit(name, [I32_TILE], x, y, signedness=arith.sign(_I32))
         return b.emit(name, [I32_TILE], x, y)
 
-    if order.kind == "grouped" and len(grid) == 2:
-        rows, cols = grid
+    if order.kind == "grouped" and len(grid) >= 2:
+        rows, cols = grid[-2:]
+        lead: list[Value] = []
+        if len(grid) > 2:  # leading (batch) axes vary slowest, row-major (tiling.py)
+            per = op("muli", rows, cols)
+            lead = _coords(b, grid[:-2], row_major, op("divi", linear, per))
+            linear = op("remi", linear, per)
         g = b.constant(order.group, I32_TILE)
         band = op("muli", g, cols)
         first = op("muli", op("divi", linear, band), g)
         height = op("mini", op("subi", rows, first), g)
         within = op("remi", linear, band)
-        return [op("addi", first, op("remi", within, height)), op("divi", within, height)]
+        return [*lead, op("addi", first, op("remi", within, height)), op("divi", within, height)]
     out: list[Value | None] = [None] * len(grid)
     axes = range(len(grid)) if order.kind == "col_major" else reversed(range(len(grid)))
     rest = linear
