@@ -16,12 +16,12 @@ from ..compiler.diagnostics import Diagnostic
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType, integer_range
 from ..compiler.errors import LaunchError, OwnershipError
-from ..compiler.frontend.signature import KernelSignature, ParamSpec
+from ..compiler.frontend.params import KernelSignature, ParamSpec
+from ..compiler.specialization import MutFacts, ParamFacts, Specialization, tensor_facts
 from .errors import diagnostic
 from .ownership import State, check_usable
 from .partition import Partition
 from .sites import Site, argument_span, argument_text
-from .spec import ArgFacts, MutFacts, Specialization, tensor_facts
 from .tensor import Tensor
 
 _NO_MUT_GRID = msg.Message("CT406", "{kernel} has no Mut parameter, so the grid cannot be "
@@ -54,7 +54,7 @@ class Binder:
         values, where, grid_kw = self._assign(args, kwargs, site)
         consts: dict[str, Any] = {}
         self._explicit_consts(values, where, consts, site)
-        facts: list[ArgFacts] = [None] * len(values)
+        facts: list[ParamFacts] = [None] * len(values)
         for i, p in enumerate(self.sig.params):
             if p.kind == "mut":
                 facts[i] = self._mut(p, values[i], where[i], consts, site)
@@ -71,7 +71,7 @@ class Binder:
                 values[i] = consts[p.name]
         grid = self._grid(values, where, grid_kw, site)
         ordered = tuple((p.name, consts[p.name]) for p in self.sig.params if p.kind == "const")
-        spec = Specialization(self.kernel, ordered, tuple(facts))
+        spec = Specialization(ordered, tuple(facts))
         return Bound(values, where, len(args), consts, grid, spec)
 
     # -- assignment of arguments to parameters ---------------------------------------------
@@ -133,7 +133,7 @@ class Binder:
         return MutFacts(facts, value.tile, value.order, value.blocks is not None)
 
     def _tensor(self, p: ParamSpec, value: Any, at: int | str, consts: dict[str, Any],
-                site: Site) -> ArgFacts:
+                site: Site) -> ParamFacts:
         if isinstance(value, Partition):
             raise self._mismatch(p, at, site, _fmt_want(p, consts), "a partition (read-only "
                                  "parameters take a tensor; use .unpartition())")

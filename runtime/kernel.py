@@ -7,12 +7,12 @@ import linecache
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from ..compiler import specialization as cspec
 from ..compiler.api import check_kernel
 from ..compiler.diagnostics import Diagnostic
 from ..compiler.errors import KernelError
-from ..compiler.frontend.module import ModuleInfo, parse_module
-from ..compiler.frontend.signature import read_signature
+from ..compiler.frontend.params import read_signature
+from ..compiler.frontend.source import ModuleInfo, parse_module
+from ..compiler.specialization import Specialization
 from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
 from .launch import launch
@@ -20,7 +20,6 @@ from .ops import LaunchOp
 from .ownership import State
 from .partition import Partition
 from .sites import caller_site
-from .spec import MutFacts, Specialization, TensorFacts
 from .tensor import Tensor
 
 if TYPE_CHECKING:
@@ -77,10 +76,10 @@ class Kernel:
 
     def executable(self, backend: Backend, spec: Specialization) -> Executable:
         """The backend's compiled form of one specialization (prepared once, then cached)."""
-        key = (id(backend), spec.key)
+        key = (id(backend), spec)
         exe = self._executables.get(key)
         if exe is None:
-            exe = backend.prepare(spec)
+            exe = backend.prepare(self, spec)
             self._executables[key] = exe
         return exe
 
@@ -102,7 +101,7 @@ class Kernel:
 
         bound = self.binder().bind(tuple(_stand_in(a) for a in args),
                                    {k: _stand_in(v) for k, v in consts.items()}, caller_site())
-        return compile_kernel(self.module(), self.__name__, compiler_spec(bound.spec, arch))
+        return compile_kernel(self.module(), self.__name__, bound.spec, arch)
 
 
 def _stand_in(value: Any) -> Any:
@@ -118,23 +117,6 @@ def _stand_in(value: Any) -> Any:
         return Tensor(value._backend, buf, value._offset, value._shape, value._strides,
                       value._dtype)
     return value
-
-
-def compiler_spec(spec: Specialization, arch: str) -> cspec.Specialization:
-    """The launcher's specialization in the compiler's terms (same facts, same units)."""
-    def tensor(f: TensorFacts) -> cspec.TensorFacts:
-        return cspec.TensorFacts(f.dtype, f.rank, f.align, f.stride_div, f.shape_div,
-                                 f.contiguous)
-
-    args: list[cspec.ParamFacts] = []
-    for f in spec.args:
-        if isinstance(f, MutFacts):
-            args.append(cspec.MutFacts(tensor(f.tensor), f.tile, f.order, f.persistent))
-        elif isinstance(f, TensorFacts):
-            args.append(tensor(f))
-        else:
-            args.append(f)
-    return cspec.Specialization(spec.consts, tuple(args), arch)
 
 
 def _module_source(fn: Callable[..., Any]) -> tuple[str, str]:

@@ -1,18 +1,18 @@
 """`Partition`: a tensor split into disjoint tiles, the argument of a `Mut` parameter.
 
-Grid = ceil(shape / tile) per axis. The launch grid is that grid as 3-D (trailing 1s) for an
-ordinary partition and (blocks, 1, 1) for a persistent one (`blocks=`). The tile a block owns is
-given by `tile_of_block` (shared with the interpreter; the lowering implements the same map).
+Grid = ceil(shape / tile) per axis. Which block owns which tile, and so the launch grid, is
+`compiler/tiling.py`'s `Tiling` (the one definition the interpreter and the lowering use too):
+the tile grid as 3-D for row_major, a 1-D grid of all tiles for another order, (blocks, 1, 1)
+for a persistent partition (`blocks=`).
 """
 
 from __future__ import annotations
-
-import math
 
 from ..compiler import messages as msg
 from ..compiler.dsl.orders import TileOrder
 from ..compiler.dtypes import DType
 from ..compiler.errors import LaunchError
+from ..compiler.tiling import Tiling
 from .errors import diagnostic, launch_error
 from .ownership import Ownership, State, check_usable
 from .sites import Site, caller_site, receiver_name
@@ -24,7 +24,7 @@ MAX_GRID = (2**31 - 1, 65535, 65535)
 class Partition:
     """A tensor moved into tiles of `tile` shape. `unpartition()` moves it back out."""
 
-    __slots__ = ("__weakref__", "_own", "_tensor", "blocks", "grid", "order", "tile")
+    __slots__ = ("__weakref__", "_own", "_tensor", "blocks", "grid", "order", "tile", "tiling")
 
     def __init__(self, tensor: Tensor, tile: tuple[int, ...], order: TileOrder,
                  blocks: int | None) -> None:
@@ -33,6 +33,7 @@ class Partition:
         self.order = order
         self.blocks = blocks
         self.grid = tuple(-(-n // t) for n, t in zip(tensor._shape, tile, strict=True))
+        self.tiling = Tiling(self.grid, order, blocks)
         self._own = Ownership()
 
     @property
@@ -51,14 +52,11 @@ class Partition:
 
     @property
     def launch_grid(self) -> tuple[int, int, int]:
-        if self.blocks is not None:
-            return (self.blocks, 1, 1)
-        g = (*self.grid, 1, 1, 1)
-        return (g[0], g[1], g[2])
+        return self.tiling.grid()
 
     @property
     def num_tiles(self) -> int:
-        return math.prod(self.grid)
+        return self.tiling.tile_count
 
     def unpartition(self) -> Tensor:
         """Moves the tensor back out of the partition."""
@@ -81,9 +79,7 @@ class Partition:
 
     def _handoff(self) -> Partition:
         """A new handle for the same partition (used when a launch takes it)."""
-        new = Partition(self._tensor, self.tile, self.order, self.blocks)
-        new.grid = self.grid
-        return new
+        return Partition(self._tensor, self.tile, self.order, self.blocks)
 
     def __repr__(self) -> str:
         if self._own.state is State.MOVED:
@@ -131,36 +127,3 @@ def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | 
     grid = tuple(-(-n // d) for n, d in zip(t._shape, tile, strict=True))
     if any(g > m for g, m in zip((*grid, 1, 1), MAX_GRID, strict=False)):
         raise _bad(f"the partition grid {grid} exceeds the device limit {MAX_GRID}", site)
-
-
-def tile_of_block(order: TileOrder, grid: tuple[int, ...], linear: int) -> tuple[int, ...]:
-    """The tile owned by the block with row-major linear id `linear` (over the tile grid)."""
-    if order.kind == "row_major":
-        return _unravel(linear, grid)
-    if order.kind == "col_major":
-        return tuple(reversed(_unravel(linear, tuple(reversed(grid)))))
-    # grouped: `group` tile rows are walked column by column (over the first two axes).
-    lead, rows, cols = grid[:-2], grid[-2], grid[-1]
-    outer, inner = divmod(linear, rows * cols)
-    per_group = order.group * cols
-    first = (inner // per_group) * order.group
-    size = min(rows - first, order.group)
-    row = first + (inner % per_group) % size
-    col = (inner % per_group) // size
-    return (*_unravel(outer, lead), row, col)
-
-
-def block_tiles(p: Partition, block: int) -> list[tuple[int, ...]]:
-    """The tiles a block visits: one for an ordinary partition; for a persistent one, every
-    `blocks`-th tile starting at the block's id (each tile exactly once over the grid)."""
-    if p.blocks is None:
-        return [tile_of_block(p.order, p.grid, block)]
-    return [tile_of_block(p.order, p.grid, i) for i in range(block, p.num_tiles, p.blocks)]
-
-
-def _unravel(linear: int, grid: tuple[int, ...]) -> tuple[int, ...]:
-    out = []
-    for n in reversed(grid):
-        linear, r = divmod(linear, n)
-        out.append(r)
-    return tuple(reversed(out))

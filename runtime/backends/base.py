@@ -16,7 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from ..spec import Specialization
+    from ...compiler.specialization import Specialization
+    from ..kernel import Kernel
 
 DLPACK_CPU, DLPACK_CUDA = 1, 2
 
@@ -126,7 +127,7 @@ class Backend(ABC):
     def synchronize(self, stream: int) -> None: ...
 
     @abstractmethod
-    def prepare(self, spec: Specialization) -> Executable:
+    def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
         """Compiles (or fetches from cache) what runs this specialization on this backend."""
 
     @abstractmethod

@@ -4,7 +4,7 @@ streams of the device's primary context, and cubins launched with block (1, 1, 1
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -13,9 +13,11 @@ from numpy.typing import NDArray
 from ..cuda import driver
 from ..cuda.allocator import CachingAllocator, RawOps
 from .base import Backend, Buffer, Device, DoneEvent, Event, Executable, Graph
+from .pack import Packer
 
 if TYPE_CHECKING:
-    from ..spec import Specialization
+    from ...compiler.specialization import Specialization
+    from ..kernel import Kernel
 
 
 class CudaEvent(Event):
@@ -61,6 +63,7 @@ class CudaBackend(Backend):
         self._stream = driver.stream_create()
         self._events: list[int] = []
         self._capturing = False
+        self._functions: dict[str, int] = {}  # cubin digest -> CUfunction (module kept loaded)
         self.allocator = CachingAllocator(RawOps(
             alloc=driver.mem_alloc, free=driver.mem_free,
             record_event=self._raw_event, event_done=driver.event_query,
@@ -155,29 +158,37 @@ class CudaBackend(Backend):
         return CudaGraph(driver.end_capture(stream))
 
     # -- kernels ----------------------------------------------------------------------------
-    def prepare(self, spec: Specialization) -> Executable:
+    def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
         from .cuda_kernels import load_kernel
 
         self.current()
-        return load_kernel(self, spec)
+        return load_kernel(self, kernel, spec)
+
+    def function(self, digest: str, cubin: bytes, entry: str) -> int:
+        """The entry function of a cubin, loaded once per distinct cubin and kept loaded."""
+        fn = self._functions.get(digest)
+        if fn is None:
+            self.current()
+            fn = driver.module_function(driver.module_load(cubin), entry)
+            self._functions[digest] = fn
+        return fn
 
 
 class CudaExecutable(Executable):
     """A loaded kernel plus its parameter packer (built once per specialization)."""
 
-    def __init__(self, backend: CudaBackend, function: int, module: int,
-                 pack: Callable[[Sequence[Any]], int], buffers: Callable[[Sequence[Any]],
-                                                                         list[Buffer]]) -> None:
+    def __init__(self, backend: CudaBackend, function: int, packer: Packer) -> None:
         self._backend = backend
         self._function = function
-        self._module = module  # kept loaded while the executable lives
-        self._pack = pack
-        self._buffers = buffers
+        self._packer = packer
+        self._tensor_args = packer.tensor_args
         self._lock = threading.Lock()
 
     def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None:
         self._backend.current()
-        for buf in self._buffers(args):
-            buf.streams.add(stream)
-        with self._lock:  # the packed parameters are copied by cuLaunchKernel before it returns
-            driver.launch(self._function, grid, stream, self._pack(args))
+        for i in self._tensor_args:  # the allocator reuses a block only after these streams
+            buf = getattr(args[i], "_tensor", args[i])._buf
+            if buf is not None:
+                buf.streams.add(stream)
+        with self._lock:  # cuLaunchKernel copies the packed parameters before it returns
+            driver.launch(self._function, grid, stream, self._packer.pack(args))

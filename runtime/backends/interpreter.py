@@ -8,13 +8,14 @@ from .base import Executable
 from .host import HostExecutable, HostMemoryBackend
 
 if TYPE_CHECKING:
-    from ..spec import Specialization
+    from ...compiler.specialization import Specialization
+    from ..kernel import Kernel
 
 
 class InterpreterBackend(HostMemoryBackend):
     name = "interpreter"
 
-    def prepare(self, spec: Specialization) -> Executable:
+    def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
         from ..interpreter.program import build_program
 
-        return HostExecutable(self, build_program(spec).run)
+        return HostExecutable(self, build_program(kernel, spec).run)

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ...compiler.dsl.orders import TileOrder
 from ...compiler.dtypes import DType
+from ...compiler.tiling import Tiling
 from .. import hostdtypes
-from ..partition import Partition, tile_of_block
+from ..partition import Partition
 from ..tensor import Tensor
 from .numeric import Array, fit, from_storage, to_storage
 
@@ -22,8 +22,7 @@ class TensorRef:
     data: Array  # storage values, a view of the tensor's memory
     dtype: DType
     tile: tuple[int, ...] | None = None  # Mut: the partition's tile shape
-    order: TileOrder | None = None
-    grid: tuple[int, ...] = ()
+    tiling: Tiling | None = None  # Mut: which block owns which tile
 
 
 @dataclass
@@ -41,7 +40,7 @@ def tensor_ref(value: Any) -> TensorRef:
     data: Array = np.ndarray(t._shape, dtype=dt, buffer=t._buf.host, offset=t._offset,
                              strides=tuple(s * dt.itemsize for s in t._strides))
     if isinstance(value, Partition):
-        return TensorRef(data, t._dtype, value.tile, value.order, value.grid)
+        return TensorRef(data, t._dtype, value.tile, value.tiling)
     return TensorRef(data, t._dtype)
 
 
@@ -78,6 +77,7 @@ def store(ref: TensorRef, index: tuple[int, ...], tile: Array) -> None:
         ref.data[win[0]] = to_storage(tile[win[1]], ref.dtype)
 
 
-def tile_coords(ref: TensorRef, linear: int) -> tuple[int, ...]:
-    assert ref.order is not None
-    return tile_of_block(ref.order, ref.grid, linear)
+def tiling_of(ref: TensorRef) -> Tiling:
+    if ref.tiling is None:  # a read-only tensor: the frontend only tiles Mut parameters
+        raise TypeError("tile mapping asked of a tensor that is not a Mut partition")
+    return ref.tiling

@@ -12,7 +12,7 @@ from ...compiler.diagnostics import Diagnostic
 from ...compiler.errors import DeviceError
 from ...compiler.ir import Op
 from ...compiler.types import PartitionType, TileType
-from .memory import PartitionRef, TensorRef, load, store, tile_coords
+from .memory import PartitionRef, load, store, tiling_of
 from .numeric import Array, fit
 
 
@@ -22,11 +22,6 @@ class Block:
 
     coords: tuple[int, int, int]
     grid: tuple[int, int, int]
-
-    @property
-    def linear(self) -> int:
-        x, y, z = self.coords
-        return (x * self.grid[1] + y) * self.grid[2] + z
 
 
 Impl = Callable[[Op, list[Any], Block], list[Any]]
@@ -153,18 +148,17 @@ def _num_blocks(o: Op, args: list[Any], blk: Block) -> list[Any]:
 
 @op("tile_index")
 def _tile_index(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    return [np.int32(i) for i in tile_coords(args[0], blk.linear)]
+    return [np.int32(i) for i in tiling_of(args[0]).tile_of_block(blk.coords)]
 
 
 @op("tile_coords")
 def _tile_coords(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    return [np.int32(i) for i in tile_coords(args[0], _scalar(args[1]))]
+    return [np.int32(i) for i in tiling_of(args[0]).coords(_scalar(args[1]))]
 
 
 @op("tile_count")
 def _tile_count(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    ref: TensorRef = args[0]
-    return [np.int32(int(np.prod(ref.grid)))]
+    return [np.int32(tiling_of(args[0]).tile_count)]
 
 
 @op("partition")

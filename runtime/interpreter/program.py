@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,10 +19,13 @@ from ...compiler.diagnostics import Diagnostic
 from ...compiler.errors import KernelError
 from ...compiler.ir import Block as IRBlock
 from ...compiler.ir import KernelIR, Value
-from ..spec import Specialization
+from ...compiler.specialization import Specialization
 from .memory import tensor_ref
 from .numeric import fit
 from .ops import OPS, Block
+
+if TYPE_CHECKING:
+    from ..kernel import Kernel
 
 Signal = tuple[str, list[Any]] | None  # ("yield" | "continue" | "break" | "return", values)
 
@@ -51,8 +54,7 @@ class Program:
         return value
 
 
-def build_program(spec: Specialization) -> Program:
-    kernel = spec.kernel
+def build_program(kernel: Kernel, spec: Specialization) -> Program:
     result = api.specialize(kernel.module(), kernel.__name__, spec.const_values)
     errors = [d for d in result.diagnostics if d.severity.value == "error"]
     if result.ir is None or errors:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterator
 
 import pytest
@@ -19,14 +18,3 @@ def interpreter(request: pytest.FixtureRequest) -> Iterator[None]:
     old = context.set_backend(InterpreterBackend())
     yield
     context.set_backend(old)
-
-
-def line_of(marker: str) -> int:
-    """The line number of the caller's source line containing `marker` (for span checks)."""
-    frame = inspect.currentframe()
-    assert frame is not None and frame.f_back is not None
-    lines, start = inspect.getsourcelines(frame.f_back.f_code)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return start + offset
-    raise AssertionError(f"marker {marker!r} not found")

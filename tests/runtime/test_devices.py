@@ -8,7 +8,6 @@ import cutile as ct
 from cutile.compiler.diagnostics import Diagnostic, Span
 from cutile.compiler.errors import DeviceError
 from cutile.runtime import context
-from cutile.runtime.backends.abi import Packer, Slot, default_slots
 from cutile.runtime.cuda.allocator import CachingAllocator, RawOps, round_size
 
 
@@ -114,13 +113,3 @@ def test_out_of_memory_empties_the_cache_and_retries() -> None:
     assert drv.synced == 1 and p not in drv.live and q in drv.live
     with pytest.raises(DeviceError):
         a.allocate(8 << 20, stream=1)
-
-
-def test_packer_uses_natural_alignment() -> None:
-    slots = default_slots(["mut", "tensor", "scalar", "const"], [1, 2, 0, 0],
-                          [None, None, "f64", None])
-    packer = Packer(slots)
-    # mut: ptr, n, stride; tensor: ptr, n0, n1, s0, s1; scalar f64
-    assert packer.offsets == (0, 8, 12, 16, 24, 28, 32, 36, 40)
-    assert packer.size == 48
-    assert Packer([Slot(0, "value", 0, "i32"), Slot(1, "value", 0, "u64")]).offsets == (0, 8)

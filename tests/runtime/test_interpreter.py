@@ -8,8 +8,8 @@ import rt_kernels as k
 
 import cutile as ct
 from cutile import f16, f32, i32
+from cutile.compiler.tiling import Tiling, tile_coords
 from cutile.runtime import floats
-from cutile.runtime.partition import tile_of_block
 
 
 def test_add_with_a_ragged_last_tile() -> None:
@@ -37,7 +37,7 @@ def test_matmul_f16_accumulates_in_f32() -> None:
 @pytest.mark.parametrize("order", [ct.row_major, ct.col_major, ct.grouped(2), ct.grouped(3)])
 def test_orders_are_bijections(order: ct.TileOrder) -> None:
     grid = (5, 4)
-    seen = {tile_of_block(order, grid, i) for i in range(20)}
+    seen = {tile_coords(grid, order, i) for i in range(20)}
     assert seen == {(i, j) for i in range(5) for j in range(4)}
     (z,) = k.where_tile(ct.zeros((80, 32), i32).partition((16, 8), order=order)).sync()
     out = z.unpartition().numpy()
@@ -46,8 +46,22 @@ def test_orders_are_bijections(order: ct.TileOrder) -> None:
 
 def test_grouped_order_walks_columns_within_a_group() -> None:
     g = ct.grouped(2)
-    assert [tile_of_block(g, (4, 3), i) for i in range(6)] == [
+    assert [tile_coords((4, 3), g, i) for i in range(6)] == [
         (0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]
+
+
+def test_grouped_batch_axes_vary_slowest() -> None:
+    g = ct.grouped(2)
+    assert [tile_coords((2, 4, 3), g, i) for i in (0, 1, 2, 11, 12, 13)] == [
+        (0, 0, 0), (0, 1, 0), (0, 0, 1), (0, 3, 2), (1, 0, 0), (1, 1, 0)]
+
+
+def test_launch_grid_comes_from_the_tiling() -> None:
+    z = ct.zeros((80, 32), i32)
+    assert z.partition((16, 8)).launch_grid == (5, 4, 1)
+    p = ct.zeros((80, 32), i32).partition((16, 8), order=ct.col_major)
+    assert p.launch_grid == (20, 1, 1) == Tiling((5, 4), ct.col_major).grid()
+    assert ct.zeros((80, 32), i32).partition((16, 8), blocks=3).launch_grid == (3, 1, 1)
 
 
 def test_persistent_partition_visits_each_tile_once() -> None:

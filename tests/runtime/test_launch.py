@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import rt_kernels as k
-from conftest import line_of
+from rt_util import line_of
 
 import cutile as ct
 from cutile import f16, f32, i32

@@ -12,11 +12,12 @@ import rt_kernels as k
 
 import cutile as ct
 from cutile import f32
+from cutile.compiler.specialization import Specialization
 from cutile.runtime import context
 from cutile.runtime.backends.base import Event, Executable
 from cutile.runtime.backends.host import HostExecutable
 from cutile.runtime.backends.interpreter import InterpreterBackend
-from cutile.runtime.spec import Specialization
+from cutile.runtime.kernel import Kernel
 
 
 def test_nothing_runs_until_sync() -> None:
@@ -57,7 +58,7 @@ class SlowBackend(InterpreterBackend):
     def record(self, stream: int) -> Event:
         return SlowEvent(20)
 
-    def prepare(self, spec: Specialization) -> Executable:
+    def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
         def body(args: Sequence[Any], grid: tuple[int, int, int]) -> None:
             return None
         return HostExecutable(self, body)

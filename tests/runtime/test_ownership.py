@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import rt_kernels as k
-from conftest import line_of
+from rt_util import line_of
 
 import cutile as ct
 from cutile import f32
