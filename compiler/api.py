@@ -6,8 +6,8 @@ from . import messages as msg
 from .diagnostics import Diagnostic, Span
 from .frontend.exprs import TypedName
 from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
-from .frontend.module import FunctionDef, ModuleInfo, parse_module
-from .frontend.signature import KernelSignature, read_signature
+from .frontend.params import KernelSignature, read_signature
+from .frontend.source import FunctionDef, ModuleInfo, parse_module
 
 
 def check_source(source: str, path: str) -> list[Diagnostic]:
@@ -30,7 +30,7 @@ def check_module(info: ModuleInfo) -> list[Diagnostic]:
             try:
                 found = read_signature(info, fn)[1] + check_helper_syntax(info, fn)
             except Exception as err:
-                found = [_internal(err, f"checking '{fn.name}'", info.span(fn.node.name))]
+                found = [_internal(err, f"checking '{fn.name}'", info.name_span(fn.node))]
         for d in found:
             diags.setdefault((d.code, d.span, d.message), d)
     return sorted(diags.values(), key=Diagnostic.sort_key)
@@ -42,7 +42,7 @@ def _analyze(info: ModuleInfo, fn: FunctionDef,
     try:
         return analyze_kernel(info, fn, consts)
     except Exception as err:
-        span = info.span(fn.node.name)
+        span = info.name_span(fn.node)
         diag = _internal(err, f"checking '{fn.name}'", span)
         return KernelResult(None, [diag], [], KernelSignature(fn.name, span, (), fn.is_kernel))
 

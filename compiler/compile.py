@@ -18,7 +18,7 @@ from .api import specialize
 from .bytecode import Version, encode
 from .diagnostics import Diagnostic
 from .errors import CompileError, KernelError
-from .frontend.module import ModuleInfo
+from .frontend.source import ModuleInfo
 from .lower import EntrySlot, Lowered, LowerError, lower
 from .specialization import MutFacts, Specialization, TensorFacts
 from .toolchain import ArgFacts, KernelCompiler, SpecializationKey, default_compiler, source_hash

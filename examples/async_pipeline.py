@@ -42,7 +42,7 @@ async def pipeline(n: int, tile: int) -> np.ndarray:
             await asyncio.sleep(0)
 
     ticker = asyncio.create_task(tick())
-    z_done, x_done, y_done = await scale(y, x, 2.0).then(second)
+    z_done, x_done, _ = await scale(y, x, 2.0).then(second)
     ticker.cancel()
     got = z_done.unpartition().numpy()
     np.testing.assert_allclose(got, 3.0 * x_done.numpy(), rtol=1e-6)

@@ -18,7 +18,7 @@ from cutile.checker.analyze import analyze_source
 from cutile.checker.discovery import ConfigResolver
 from cutile.compiler.api import typed_names as compiler_typed_names
 from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.frontend.module import parse_module
+from cutile.compiler.frontend.source import parse_module
 
 CONFIG_FILE = "pyproject.toml"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.frontend.module import parse_module
+from cutile.compiler.frontend.source import parse_module
 from cutile.compiler.messages import DTYPE_MIX, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
 
 from .edits import Edit, Fix

@@ -7,6 +7,7 @@ has the same type, or the kernel has a CT212 error.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -60,7 +61,8 @@ def _name_at(parsed: Parsed, line: int, col: int) -> tuple[str, Span] | None:
         r = parsed.range(node)
         span = Span("", r.start.line, r.start.column, r.end.line, r.end.column)
         if contains(span, line, col):
-            return node.value, span
+            # Python folds identifiers with NFKC ("𝔶" is "y"), and so does the compiler's ast.
+            return unicodedata.normalize("NFKC", node.value), span
     return None
 
 

@@ -19,7 +19,7 @@ from cutile.compiler import check_source
 from cutile.compiler.api import specialize
 from cutile.compiler.codes import CODES
 from cutile.compiler.diagnostics import Diagnostic
-from cutile.compiler.frontend.module import ModuleInfo, parse_module
+from cutile.compiler.frontend.source import ModuleInfo, parse_module
 from cutile.compiler.ir import format_ir
 
 CASES = Path(__file__).parent / "cases" / "frontend"

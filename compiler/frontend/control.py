@@ -6,10 +6,9 @@ must keep one tile type on every path (CT212). Names bound on only some paths be
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import libcst as cst
 
 from .. import messages as msg
 from ..diagnostics import Diagnostic, Note, Span
@@ -18,6 +17,7 @@ from ..ir import Block, Op, Value
 from ..types import ConstType, TensorType, TileType, Type, describe
 from .builder import Arg, natural_dtype
 from .scan import assigned_names, has_jumps
+from .source import target_names
 from .stmts import Statements
 from .values import (
     UNKNOWN,
@@ -54,28 +54,27 @@ class Branch:
 class ControlFlow(Statements):
     loops: list[LoopCtx]
 
-    def body(self, stmts: Sequence[cst.BaseStatement]) -> None:
+    def body(self, stmts: Sequence[ast.stmt]) -> None:
         for stmt in stmts:
             if self.terminated or self.returned:
                 return  # dead code after break/continue/return never runs
             self.statement(stmt)
 
-    def statement(self, stmt: cst.BaseStatement) -> None:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if not (self.terminated or self.returned):
-                    self.simple(small)
-        elif isinstance(stmt, cst.If):
+    def statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, ast.If):
             self.if_(stmt)
-        elif isinstance(stmt, cst.For) and stmt.asynchronous is None:
-            self.for_(stmt)
-        elif isinstance(stmt, cst.While):
-            self.while_(stmt)
-        else:
-            assert isinstance(stmt, cst.BaseCompoundStatement)
+        elif isinstance(stmt, (ast.For, ast.While)):
+            if stmt.orelse:
+                self.record(Reject(Diagnostic("CT101", msg.UNSUPPORTED_STATEMENT.format(
+                    what="else on a loop", hint="; use a flag or restructure the loop"),
+                    self.span(stmt.orelse[0]))))
+            self.for_(stmt) if isinstance(stmt, ast.For) else self.while_(stmt)
+        elif isinstance(stmt, COMPOUND):
             self.compound_rejected(stmt)
+        else:
+            self.simple(stmt)
 
-    def branch(self, stmts: Sequence[cst.BaseStatement]) -> Branch:
+    def branch(self, stmts: Sequence[ast.stmt]) -> Branch:
         saved = (self.env, self.terminated, self.returned)
         self.env, self.terminated, self.returned = dict(saved[0]), False, False
         self.b.blocks.append(Block())
@@ -88,7 +87,7 @@ class ControlFlow(Statements):
         return result
 
     # -- if -------------------------------------------------------------------------------------
-    def if_(self, node: cst.If) -> None:
+    def if_(self, node: ast.If) -> None:
         span = self.span(node.test)
         cond: FValue
         try:
@@ -99,18 +98,13 @@ class ControlFlow(Statements):
         except Poisoned:
             cond = UNKNOWN
         static = const_of(cond) if not isinstance(cond, Unknown) else None
-        orelse: Sequence[cst.BaseStatement] = ()
-        if isinstance(node.orelse, cst.Else):
-            orelse = stmts_of(node.orelse.body)
-        elif isinstance(node.orelse, cst.If):
-            orelse = (node.orelse,)
         if isinstance(static, bool):
-            self.body(stmts_of(node.body) if static else orelse)
+            self.body(node.body if static else node.orelse)
             return
-        then, other = self.branch(stmts_of(node.body)), self.branch(orelse)
+        then, other = self.branch(node.body), self.branch(node.orelse)
         self.merge(then, other, cond, span)
 
-    def condition(self, test: cst.BaseExpression, stmt: str) -> FValue:
+    def condition(self, test: ast.expr, stmt: str) -> FValue:
         value = self.expr(test)
         if isinstance(value, Unknown):
             return value
@@ -207,7 +201,7 @@ class ControlFlow(Statements):
         return out
 
     # -- loops ----------------------------------------------------------------------------------
-    def for_(self, node: cst.For) -> None:
+    def for_(self, node: ast.For) -> None:
         try:
             header = self.loop_header(node)
         except Reject as err:
@@ -215,16 +209,16 @@ class ControlFlow(Statements):
             header = None
         except Poisoned:
             header = None
-        self.loop(stmts_of(node.body), header, self.span(node.target), node.target)
+        self.loop(node.body, header, self.span(node.target), node.target)
 
-    def loop_header(self, node: cst.For) -> tuple[Value, Value, Value, str | None]:
+    def loop_header(self, node: ast.For) -> tuple[Value, Value, Value, str | None]:
         it = node.iter
-        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and \
-                it.func.attr.value == "tiles" and not it.args:
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
+                it.func.attr == "tiles" and not it.args:
             return self.tiles_header(it)
-        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and
-                it.func.value == "range" and "range" not in self.env):
-            what = self.ctx.info.module.code_for_node(it)
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and
+                it.func.id == "range" and "range" not in self.env):
+            what = self.ctx.info.code(it)
             self.b.fail(msg.UNSUPPORTED_LOOP, self.span(it), what=f"'{what}'")
         args, kwargs = self.call_args(it)
         if kwargs or not 1 <= len(args) <= 3:
@@ -241,8 +235,8 @@ class ControlFlow(Statements):
                                                                             step_arg))
         return lb, ub, step, None
 
-    def tiles_header(self, it: cst.Call) -> tuple[Value, Value, Value, str | None]:
-        assert isinstance(it.func, cst.Attribute)
+    def tiles_header(self, it: ast.Call) -> tuple[Value, Value, Value, str | None]:
+        assert isinstance(it.func, ast.Attribute)
         from ..ops.memory import tensor
 
         z = tensor(self.b, self.arg(it.func.value), "tiles", mutable=True)
@@ -252,12 +246,12 @@ class ControlFlow(Statements):
         ub = self.b.emit1("tile_count", [z], SCALAR_I32, span)
         return lb, ub, step, z.name or "z"
 
-    def while_(self, node: cst.While) -> None:
-        self.loop(stmts_of(node.body), None, self.span(node.test), None, test=node.test)
+    def while_(self, node: ast.While) -> None:
+        self.loop(node.body, None, self.span(node.test), None, test=node.test)
 
-    def loop(self, body: Sequence[cst.BaseStatement],
+    def loop(self, body: Sequence[ast.stmt],
              header: tuple[Value, Value, Value, str | None] | None, span: Span,
-             target: cst.BaseExpression | None, test: cst.BaseExpression | None = None) -> None:
+             target: ast.expr | None, test: ast.expr | None = None) -> None:
         names = assigned_names(body)
         if target is not None:
             names = [n for n in names if n not in _target_list(target)]
@@ -288,9 +282,9 @@ class ControlFlow(Statements):
             return
         self._emit_loop(header, for_form, inits, carried, block, span)
 
-    def _loop_body(self, body: Sequence[cst.BaseStatement],
+    def _loop_body(self, body: Sequence[ast.stmt],
                    header: tuple[Value, Value, Value, str | None] | None, iv: Value | None,
-                   target: cst.BaseExpression | None, test: cst.BaseExpression | None,
+                   target: ast.expr | None, test: ast.expr | None,
                    ctx: LoopCtx, for_form: bool) -> None:
         if header is None and target is not None:
             for name in _target_list(target):
@@ -314,18 +308,18 @@ class ControlFlow(Statements):
         if not (self.terminated or self.returned):
             self._continue(ctx, self.span_end(body, ctx.span))
 
-    def _bind_target(self, target: cst.BaseExpression, iv: Value, owner: str | None) -> None:
+    def _bind_target(self, target: ast.expr, iv: Value, owner: str | None) -> None:
         if owner is None:
-            if not isinstance(target, cst.Name):
+            if not isinstance(target, ast.Name):
                 self.record(Reject(_bad_target(self, target)))
                 for name in _target_list(target):
                     self.env[name] = UNKNOWN
                 return
-            if target.value in self.const_params:
+            if target.id in self.const_params:
                 self.record(Reject(Diagnostic("CT210", msg.CONST_REASSIGNED.format(
-                    name=target.value), self.span(target))))
-            iv.name = target.value
-            self.env[target.value] = iv
+                    name=target.id), self.span(target))))
+            iv.name = target.id
+            self.env[target.id] = iv
             return
         z = self.env.get(owner)
         assert isinstance(z, Value) and isinstance(z.type, TensorType)
@@ -371,13 +365,13 @@ class ControlFlow(Statements):
             values = [nxt, *values]
         self.b.emit("continue", values, [], span)
 
-    def jump(self, node: cst.Break | cst.Continue) -> None:
+    def jump(self, node: ast.Break | ast.Continue) -> None:
         span = self.span(node)
         if not self.loops:
             self.b.fail(msg.UNSUPPORTED_STATEMENT, span, what=type(node).__name__.lower(),
                         hint=" outside a loop")
         ctx = self.loops[-1]
-        if isinstance(node, cst.Continue):
+        if isinstance(node, ast.Continue):
             self._continue(ctx, span)
         else:
             self.b.emit("break", self._check_types(ctx, span), [], span)
@@ -415,25 +409,15 @@ class ControlFlow(Statements):
             result.name = name
             self.env[name] = result
 
-    def span_end(self, body: Sequence[cst.BaseStatement], fallback: Span) -> Span:
-        if not body:
-            return fallback
-        last: cst.CSTNode = body[-1]
-        if isinstance(last, cst.SimpleStatementLine):  # stmts_of makes these for `: stmt`
-            last = last.body[-1]
-        return self.span(last)
+    def span_end(self, body: Sequence[ast.stmt], fallback: Span) -> Span:
+        return self.span(body[-1]) if body else fallback
 
 
-def stmts_of(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
-    if isinstance(suite, cst.IndentedBlock):
-        return suite.body
-    assert isinstance(suite, cst.SimpleStatementSuite)
-    return [cst.SimpleStatementLine(body=suite.body)]
+COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.TryStar, ast.With,
+            ast.AsyncWith, ast.AsyncFor, ast.Match)
 
 
-def _target_list(target: cst.BaseExpression) -> list[str]:
-    from .scan import target_names
-
+def _target_list(target: ast.expr) -> list[str]:
     return target_names(target)
 
 
@@ -464,7 +448,7 @@ def _early_return(span: Span) -> Diagnostic:
         "that returns too, or return after it"), span)
 
 
-def _bad_target(owner: Statements, target: cst.BaseExpression) -> Diagnostic:
+def _bad_target(owner: Statements, target: ast.expr) -> Diagnostic:
     return Diagnostic("CT113", msg.UNSUPPORTED_LOOP.format(what="tuple targets of range()"),
                       owner.span(target))
 

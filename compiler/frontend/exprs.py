@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import difflib
 from dataclasses import dataclass, field
-
-import libcst as cst
 
 from .. import messages as msg
 from ..diagnostics import Diagnostic, Note, Span
@@ -16,7 +15,7 @@ from ..ops.elementwise import binary, unary
 from ..ops.matmul import matmul
 from ..types import ConstType, PartitionType, TensorType, TileType
 from .builder import Arg, Builder
-from .module import FunctionDef, ModuleInfo
+from .source import FunctionDef, ModuleInfo
 from .values import (
     UNKNOWN,
     Binding,
@@ -30,37 +29,31 @@ from .values import (
     const_value,
 )
 
-BINARY_OPS: dict[type[cst.BaseBinaryOp], str] = {
-    cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
-    cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow", cst.BitAnd: "and",
-    cst.BitOr: "or", cst.BitXor: "xor", cst.LeftShift: "shl", cst.RightShift: "shr",
+BINARY_OPS: dict[type[ast.operator], str] = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
+    ast.LShift: "shl", ast.RShift: "shr",
 }
-AUG_OPS: dict[type[cst.BaseAugOp], str] = {
-    cst.AddAssign: "add", cst.SubtractAssign: "sub", cst.MultiplyAssign: "mul",
-    cst.DivideAssign: "div", cst.FloorDivideAssign: "floordiv", cst.ModuloAssign: "mod",
-    cst.PowerAssign: "pow", cst.BitAndAssign: "and", cst.BitOrAssign: "or",
-    cst.BitXorAssign: "xor", cst.LeftShiftAssign: "shl", cst.RightShiftAssign: "shr",
+AUG_OPS = BINARY_OPS  # `x op= y` rebinds x to `x op y` (tiles are values)
+COMPARE_OPS: dict[type[ast.cmpop], str] = {
+    ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge",
 }
-COMPARE_OPS: dict[type[cst.BaseCompOp], str] = {
-    cst.Equal: "eq", cst.NotEqual: "ne", cst.LessThan: "lt", cst.LessThanEqual: "le",
-    cst.GreaterThan: "gt", cst.GreaterThanEqual: "ge",
-}
-UNSUPPORTED_EXPRS: dict[type[cst.CSTNode], tuple[str, str]] = {
-    cst.ListComp: ("list comprehensions", "; build tiles with ct.arange, ct.full or ct.where"),
-    cst.SetComp: ("set comprehensions", ""),
-    cst.DictComp: ("dict comprehensions", ""),
-    cst.GeneratorExp: ("generator expressions", ""),
-    cst.Lambda: ("lambdas", "; define a module-level @ct.function helper"),
-    cst.List: ("lists", "; use a tuple for shapes and indices"),
-    cst.Dict: ("dicts", ""),
-    cst.Set: ("sets", ""),
-    cst.FormattedString: ("f-strings", "; use ct.printf(\"%d\", x)"),
-    cst.ConcatenatedString: ("implicitly concatenated strings", ""),
-    cst.NamedExpr: ("the walrus operator", "; assign in a separate statement"),
-    cst.Await: ("await expressions", ""),
-    cst.Yield: ("yield expressions", ""),
-    cst.Ellipsis: ("ellipsis literals ('...')", ""),
-    cst.Slice: ("slices", "; use reshape or load_tile"),
+UNSUPPORTED_EXPRS: dict[type[ast.AST], tuple[str, str]] = {
+    ast.ListComp: ("list comprehensions", "; build tiles with ct.arange, ct.full or ct.where"),
+    ast.SetComp: ("set comprehensions", ""),
+    ast.DictComp: ("dict comprehensions", ""),
+    ast.GeneratorExp: ("generator expressions", ""),
+    ast.Lambda: ("lambdas", "; define a module-level @ct.function helper"),
+    ast.List: ("lists", "; use a tuple for shapes and indices"),
+    ast.Dict: ("dicts", ""),
+    ast.Set: ("sets", ""),
+    ast.JoinedStr: ("f-strings", "; use ct.printf(\"%d\", x)"),
+    ast.NamedExpr: ("the walrus operator", "; assign in a separate statement"),
+    ast.Await: ("await expressions", ""),
+    ast.Yield: ("yield expressions", ""),
+    ast.YieldFrom: ("yield expressions", ""),
+    ast.Slice: ("slices", "; use reshape or load_tile"),
+    ast.Starred: ("starred expressions", ""),
 }
 # cutile names that exist but are not kernel values (annotations, decorators, host API).
 DSL_NAMES = frozenset({"Tensor", "Mut", "Const", "Tile", "DType", "TileValue", "kernel",
@@ -107,66 +100,59 @@ class Expressions:
     def b(self) -> Builder:
         return self.ctx.builder
 
-    def span(self, node: cst.CSTNode) -> Span:
+    def span(self, node: ast.AST) -> Span:
         return self.ctx.info.span(node)
 
-    def arg(self, node: cst.BaseExpression) -> Arg:
+    def arg(self, node: ast.expr) -> Arg:
         return Arg(self.expr(node), self.span(node))
 
     # -- dispatch -------------------------------------------------------------------------------
-    def expr(self, node: cst.BaseExpression) -> FValue:
+    def expr(self, node: ast.expr) -> FValue:
         span = self.span(node)
-        if isinstance(node, cst.Name):
+        if isinstance(node, ast.Name):
             return self.name(node, span)
-        if isinstance(node, (cst.Integer, cst.Float)):
-            return const_value(span, node.evaluated_value)
-        if isinstance(node, cst.Imaginary):
-            self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="complex numbers", verb="are",
-                        hint="")
-        if isinstance(node, cst.SimpleString):
-            return const_value(span, str(node.evaluated_value))
-        if isinstance(node, cst.Tuple):
-            return TupleVal(tuple(self.expr(e.value) for e in self._elements(node)))
-        if isinstance(node, cst.Attribute):
+        if isinstance(node, ast.Constant):
+            return self.constant(node, span)
+        if isinstance(node, ast.Tuple):
+            return TupleVal(tuple(self.expr(e) for e in node.elts))
+        if isinstance(node, ast.Attribute):
             return self.attribute(node, span)
-        if isinstance(node, cst.BinaryOperation):
+        if isinstance(node, ast.BinOp):
             return self.binary(node, span)
-        if isinstance(node, cst.UnaryOperation):
+        if isinstance(node, ast.UnaryOp):
             return self.unary(node, span)
-        if isinstance(node, cst.BooleanOperation):
-            op = "and" if isinstance(node.operator, cst.And) else "or"
-            return self.logic(op, self.arg(node.left), self.arg(node.right), span)
-        if isinstance(node, cst.Comparison):
+        if isinstance(node, ast.BoolOp):
+            return self.logic(node, span)
+        if isinstance(node, ast.Compare):
             return self.compare(node, span)
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             return self.call(node, span)
-        if isinstance(node, cst.Subscript):
+        if isinstance(node, ast.Subscript):
             return self.subscript(node, span)
-        if isinstance(node, cst.IfExp):
+        if isinstance(node, ast.IfExp):
             return self.if_exp(node, span)
         what, hint = UNSUPPORTED_EXPRS.get(type(node), (type(node).__name__, ""))
         self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what=_upper(what), verb="are",
                     hint=hint)
 
-    def _elements(self, node: cst.Tuple) -> list[cst.BaseElement]:
-        for e in node.elements:
-            if isinstance(e, cst.StarredElement):
-                self.b.fail(msg.UNSUPPORTED_EXPRESSION, self.span(e), what="Starred expressions",
-                            verb="are", hint="")
-        return list(node.elements)
+    def constant(self, node: ast.Constant, span: Span) -> FValue:
+        value = node.value
+        if value is None:
+            return const_value(span, None, "none")
+        if isinstance(value, (bool, int, float, str)):
+            return const_value(span, value)
+        what = {complex: "Literals of complex numbers", bytes: "Bytes literals"}.get(
+            type(value), "Ellipsis literals ('...')")
+        self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what=what, verb="are", hint="")
 
     # -- names ----------------------------------------------------------------------------------
-    def name(self, node: cst.Name, span: Span) -> FValue:
-        ident = node.value
+    def name(self, node: ast.Name, span: Span) -> FValue:
+        ident = node.id
         if ident in self.env:
             bound = self.env[ident]
             if isinstance(bound, Unbound):
                 self.b.fail(msg.POSSIBLY_UNBOUND, span, name=ident, where=bound.where)
             return bound
-        if ident in ("True", "False"):
-            return const_value(span, ident == "True")
-        if ident == "None":
-            return const_value(span, None, "none")
         info = self.ctx.info
         if ident in info.constants:
             return literal_fvalue(info.constants[ident], span)
@@ -186,17 +172,16 @@ class Expressions:
         self.b.fail(msg.BAD_OPERAND, span, op="this expression",
                     what=f"ct.{resolved} as a value")
 
-    def attribute(self, node: cst.Attribute, span: Span) -> FValue:
+    def attribute(self, node: ast.Attribute, span: Span) -> FValue:
         resolved = self.ctx.info.resolve(node)
-        if resolved is not None and not (isinstance(node.value, cst.Name) and
-                                         node.value.value in self.env):
+        if resolved is not None and _root(node) not in self.env:
             if resolved in DTYPES or resolved in FUNCTIONS or resolved in DSL_NAMES:
                 return self.cutile_name(resolved, span)
             self._unknown_op(resolved, span)
         base = self.expr(node.value)
         if isinstance(base, Unknown):
             raise Poisoned
-        attr = node.attr.value
+        attr = node.attr
         if isinstance(base, TupleVal) or not isinstance(
                 base.type, (TileType, TensorType)) or attr not in ("shape", "dtype", "ndim"):
             kind = "a tuple" if isinstance(base, TupleVal) else _kind(base.type)
@@ -204,7 +189,7 @@ class Expressions:
             if (receiver, attr) in METHODS:
                 self.b.fail(msg.BAD_OPERAND, span, op="this expression",
                             what=f"the method '{attr}' as a value (call it)")
-            self.b.fail(msg.UNKNOWN_METHOD, self.span(node.attr), kind=_upper(kind),
+            self.b.fail(msg.UNKNOWN_METHOD, self.ctx.info.attr_span(node), kind=_upper(kind),
                         name=attr, hint="")
         t = base.type
         if attr == "dtype":
@@ -223,50 +208,56 @@ class Expressions:
         self.b.fail(msg.UNKNOWN_OPERATION, span, name=resolved, hint=hint)
 
     # -- operators ------------------------------------------------------------------------------
-    def binary(self, node: cst.BinaryOperation, span: Span) -> FValue:
+    def binary(self, node: ast.BinOp, span: Span) -> FValue:
         lhs, rhs = self.arg(node.left), self.arg(node.right)
-        if isinstance(node.operator, cst.MatrixMultiply):
+        if isinstance(node.op, ast.MatMult):
             return matmul(self.b, lhs, rhs, span)
-        return binary(self.b, BINARY_OPS[type(node.operator)], lhs, rhs, span)
+        return binary(self.b, BINARY_OPS[type(node.op)], lhs, rhs, span)
 
-    def unary(self, node: cst.UnaryOperation, span: Span) -> FValue:
-        operand = self.arg(node.expression)
-        if isinstance(node.operator, cst.Plus):
+    def unary(self, node: ast.UnaryOp, span: Span) -> FValue:
+        operand = self.arg(node.operand)
+        if isinstance(node.op, ast.UAdd):
             return operand.value
-        name = {cst.Minus: "neg", cst.BitInvert: "invert", cst.Not: "not"}[type(node.operator)]
+        name = {ast.USub: "neg", ast.Invert: "invert", ast.Not: "not"}[type(node.op)]
         return unary(self.b, name, operand, span)
 
-    def logic(self, op: str, lhs: Arg, rhs: Arg, span: Span) -> FValue:
-        x, y = const_of(self.b.known(lhs)), const_of(self.b.known(rhs))
-        if isinstance(x, bool) and isinstance(y, bool):
-            return const_value(span, (x and y) if op == "and" else (x or y))
-        return binary(self.b, op, lhs, rhs, span)
+    def logic(self, node: ast.BoolOp, span: Span) -> FValue:
+        """`a and b and c` on bools folds at compile time; on bool tiles it is `&` / `|`."""
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        result = self.arg(node.values[0])
+        for operand in node.values[1:]:
+            rhs = self.arg(operand)
+            x, y = const_of(self.b.known(result)), const_of(self.b.known(rhs))
+            if isinstance(x, bool) and isinstance(y, bool):
+                value: FValue = const_value(span, (x and y) if op == "and" else (x or y))
+            else:
+                value = binary(self.b, op, result, rhs, span)
+            result = Arg(value, span)
+        return result.value
 
-    def compare(self, node: cst.Comparison, span: Span) -> FValue:
-        if len(node.comparisons) != 1:
+    def compare(self, node: ast.Compare, span: Span) -> FValue:
+        if len(node.ops) != 1:
             self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="Chained comparisons", verb="are",
                         hint="; combine two comparisons with &")
-        target = node.comparisons[0]
-        name = COMPARE_OPS.get(type(target.operator))
+        name = COMPARE_OPS.get(type(node.ops[0]))
         if name is None:
-            self.b.fail(msg.UNSUPPORTED_EXPRESSION, self.span(target.operator),
-                        what="'is' and 'in' comparisons", verb="are", hint="")
-        return binary(self.b, name, self.arg(node.left), self.arg(target.comparator), span)
+            self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="'is' and 'in' comparisons",
+                        verb="are", hint="")
+        return binary(self.b, name, self.arg(node.left), self.arg(node.comparators[0]), span)
 
-    def subscript(self, node: cst.Subscript, span: Span) -> FValue:
+    def subscript(self, node: ast.Subscript, span: Span) -> FValue:
         base = self.expr(node.value)
-        if not isinstance(base, TupleVal) or len(node.slice) != 1 or not isinstance(
-                node.slice[0].slice, cst.Index):
+        index_node = node.slice
+        if not isinstance(base, TupleVal) or isinstance(index_node, (ast.Slice, ast.Tuple)):
             self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="Indexing tiles", verb="is",
                         hint="; use reshape, ct.where or load_tile")
-        index_node = node.slice[0].slice.value
         index = const_of(self.expr(index_node))
         if not isinstance(index, int) or not -len(base.items) <= index < len(base.items):
             self.b.fail(msg.NOT_CONSTANT, self.span(index_node),
                         what=f"a tuple index (an int below {len(base.items)})")
         return base.items[index]
 
-    def if_exp(self, node: cst.IfExp, span: Span) -> FValue:
+    def if_exp(self, node: ast.IfExp, span: Span) -> FValue:
         cond = const_of(self.expr(node.test))
         if not isinstance(cond, bool):
             self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="Conditional expressions on tiles",
@@ -274,20 +265,22 @@ class Expressions:
         return self.expr(node.body if cond else node.orelse)
 
     # -- calls ----------------------------------------------------------------------------------
-    def call_args(self, node: cst.Call) -> tuple[list[Arg], dict[str, Arg]]:
+    def call_args(self, node: ast.Call) -> tuple[list[Arg], dict[str, Arg]]:
         args: list[Arg] = []
         kwargs: dict[str, Arg] = {}
         for a in node.args:
-            if a.star:
+            if isinstance(a, ast.Starred):
                 self.b.fail(msg.UNSUPPORTED_EXPRESSION, self.span(a), what="Starred arguments",
                             verb="are", hint="")
-            if a.keyword is not None:
-                kwargs[a.keyword.value] = self.arg(a.value)
-            else:
-                args.append(self.arg(a.value))
+            args.append(self.arg(a))
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.b.fail(msg.UNSUPPORTED_EXPRESSION, self.span(kw), what="Starred arguments",
+                            verb="are", hint="")
+            kwargs[kw.arg] = self.arg(kw.value)
         return args, kwargs
 
-    def call(self, node: cst.Call, span: Span) -> FValue:
+    def call(self, node: ast.Call, span: Span) -> FValue:
         func = node.func
         info = self.ctx.info
         local = _root(func) in self.env
@@ -295,27 +288,27 @@ class Expressions:
         if resolved is not None:
             return self.call_op(resolved, node, span)
         root = _root(func)
-        if isinstance(func, cst.Attribute) and not local and root is not None and \
+        if isinstance(func, ast.Attribute) and not local and root is not None and \
                 root in info.assigned_globals and root not in info.constants:
             # A function of another module or object (np.exp, math.sqrt): host code.
             self.b.fail(msg.NON_KERNEL_CALL, self.span(func), name=_text(info, func), hint="")
-        if isinstance(func, cst.Attribute):
+        if isinstance(func, ast.Attribute):
             return self.call_method(func, node, span)
-        if isinstance(func, cst.Name) and not local:
-            target = info.functions.get(func.value)
+        if isinstance(func, ast.Name) and not local:
+            target = info.functions.get(func.id)
             if target is not None and not target.is_kernel:
                 args, kwargs = self.call_args(node)
                 return self.inline(target, args, kwargs, span)
-            if target is None and func.value not in info.assigned_globals and \
-                    not hasattr(builtins, func.value):
-                self.b.fail(msg.UNKNOWN_NAME, self.span(func), name=func.value)
-            hint = HOST_HINTS.get(func.value, "; decorate it with @ct.function")
+            if target is None and func.id not in info.assigned_globals and \
+                    not hasattr(builtins, func.id):
+                self.b.fail(msg.UNKNOWN_NAME, self.span(func), name=func.id)
+            hint = HOST_HINTS.get(func.id, "; decorate it with @ct.function")
             if target is not None:
                 hint = "; kernels cannot call other kernels (use a @ct.function helper)"
-            self.b.fail(msg.NON_KERNEL_CALL, self.span(func), name=func.value, hint=hint)
+            self.b.fail(msg.NON_KERNEL_CALL, self.span(func), name=func.id, hint=hint)
         self.b.fail(msg.NON_KERNEL_CALL, self.span(func), name=_text(info, func), hint="")
 
-    def call_op(self, resolved: str, node: cst.Call, span: Span) -> FValue:
+    def call_op(self, resolved: str, node: ast.Call, span: Span) -> FValue:
         spec = FUNCTIONS.get(resolved)
         if spec is None:
             if resolved in ("kernel", "function"):
@@ -326,10 +319,10 @@ class Expressions:
         call = bind(self.b, spec, f"ct.{resolved}", args, kwargs, span)
         return spec.rule(self.b, call)
 
-    def call_method(self, func: cst.Attribute, node: cst.Call, span: Span) -> FValue:
+    def call_method(self, func: ast.Attribute, node: ast.Call, span: Span) -> FValue:
         receiver = self.arg(func.value)
         base = self.b.known(receiver)
-        name = func.attr.value
+        name = func.attr
         kind = "tuple" if isinstance(base, TupleVal) else _receiver(base.type)
         spec = METHODS.get((kind, name))
         if spec is None:
@@ -337,7 +330,7 @@ class Expressions:
             hint = f" (it has: {', '.join(available)})" if available else ""
             if name == "tiles" and kind == "mut":
                 self.b.fail(msg.UNSUPPORTED_LOOP, span, what="z.tiles() outside a for loop")
-            self.b.fail(msg.UNKNOWN_METHOD, self.span(func.attr),
+            self.b.fail(msg.UNKNOWN_METHOD, self.ctx.info.attr_span(func),
                         kind=_upper(_kind_from_receiver(kind)), name=name, hint=hint)
         args, kwargs = self.call_args(node)
         call = bind(self.b, spec, f"{_text(self.ctx.info, func.value)}.{name}",
@@ -354,7 +347,7 @@ class Expressions:
             cycle = stack[stack.index(fn.name):]
             # Report a cycle once, at the call into its first-defined helper, whichever helper
             # the analysis entered it from (the cycle is walked once more to get there).
-            head = min(cycle, key=lambda n: self.span(self.ctx.info.functions[n].node).line)
+            head = min(cycle, key=lambda n: self.ctx.info.functions[n].node.lineno)
             if fn.name == head or stack.count(fn.name) > 1:
                 chain = " -> ".join([*stack[stack.index(fn.name):], fn.name])
                 self.b.fail(msg.RECURSION, span, name=fn.name, chain=chain)
@@ -378,14 +371,14 @@ def _upper(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _root(expr: cst.BaseExpression) -> str | None:
-    while isinstance(expr, cst.Attribute):
+def _root(expr: ast.expr) -> str | None:
+    while isinstance(expr, ast.Attribute):
         expr = expr.value
-    return expr.value if isinstance(expr, cst.Name) else None
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
-def _text(info: ModuleInfo, node: cst.CSTNode) -> str:
-    return info.module.code_for_node(node)
+def _text(info: ModuleInfo, node: ast.AST) -> str:
+    return info.code(node)
 
 
 def _receiver(t: object) -> str:

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
-
-import libcst as cst
 
 from .. import messages as msg
 from ..diagnostics import Diagnostic, Span
 from ..ir import KernelIR, Param, Value
 from ..types import ConstType, Dim, SymInt, TensorType, TileType
 from .builder import Arg, Builder
-from .control import ControlFlow, LoopCtx, stmts_of
-from .exprs import Context, TypedName
-from .module import FunctionDef, ModuleInfo, literal_value
-from .signature import KernelSignature, ParamSpec, read_signature
+from .control import ControlFlow, LoopCtx
+from .exprs import Context, TypedName, literal_fvalue
+from .params import KernelSignature, ParamSpec, read_signature
+from .source import FunctionDef, ModuleInfo, literal_value
 from .values import UNKNOWN, Binding, FValue, Reject, Unbound, const_value
 
 
@@ -57,20 +56,20 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
             env.setdefault(name, UNKNOWN)  # a rejected signature: no follow-on errors
     analyzer = Analyzer(ctx, env, True, const_params={p.name for p in sig.params
                                                        if p.kind == "const"})
-    analyzer.body(stmts_of(fn.node.body))
+    analyzer.body(fn.node.body)
     all_diags = _dedupe(diags + ctx.diags)
     ir = None
     if not any(d.severity.value == "error" for d in all_diags):
         body = ctx.builder.blocks[0]
         body.args = [p.value for p in params]
-        ir = KernelIR(fn.name, params, body, info.span(fn.node.name),
+        ir = KernelIR(fn.name, params, body, info.name_span(fn.node),
                       dict(consts or {}), dict(fn.options))
     return KernelResult(ir, all_diags, ctx.names, sig)
 
 
-def _annotated_names(node: cst.FunctionDef) -> list[str]:
-    p = node.params
-    return [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
+def _annotated_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    p = node.args
+    return [x.arg for x in (*p.posonlyargs, *p.args, *p.kwonlyargs)]
 
 
 def _param(p: ParamSpec, consts: dict[str, object] | None) -> Param:
@@ -99,7 +98,7 @@ def inline_helper(ctx: Context, fn: FunctionDef, args: list[Arg], kwargs: dict[s
     ctx.stack.append(fn.name)
     try:
         analyzer = Analyzer(ctx, env, False, call_site=span)
-        analyzer.body(stmts_of(fn.node.body))
+        analyzer.body(fn.node.body)
     finally:
         ctx.stack.pop()
     result = analyzer.env.get("__return__")
@@ -110,17 +109,20 @@ def inline_helper(ctx: Context, fn: FunctionDef, args: list[Arg], kwargs: dict[s
 
 def _bind_helper_args(ctx: Context, fn: FunctionDef, args: list[Arg], kwargs: dict[str, Arg],
                       span: Span) -> dict[str, Binding]:
-    p = fn.node.params
-    params = [*p.posonly_params, *p.params, *p.kwonly_params]
-    positional = [*p.posonly_params, *p.params]
+    p = fn.node.args
+    params = [*p.posonlyargs, *p.args, *p.kwonlyargs]
+    positional = [*p.posonlyargs, *p.args]
+    pos_defaults: list[ast.expr | None] = [None] * (len(positional) - len(p.defaults))
+    defaults = dict(zip((x.arg for x in params), [*pos_defaults, *p.defaults, *p.kw_defaults],
+                        strict=True))
     env: dict[str, Binding] = {}
     b = ctx.builder
     if len(args) > len(positional):
         b.fail(msg.TOO_MANY_ARGS, args[len(positional)].span, name=fn.name, most=len(positional),
                s="" if len(positional) == 1 else "s", given=len(args))
     for param, a in zip(positional, args, strict=False):
-        env[param.name.value] = a.value
-    names = {x.name.value for x in params}
+        env[param.arg] = a.value
+    names = {x.arg for x in params}
     for key, a in kwargs.items():
         if key not in names:
             b.fail(msg.UNKNOWN_KEYWORD, a.span, name=fn.name, param=key)
@@ -128,14 +130,13 @@ def _bind_helper_args(ctx: Context, fn: FunctionDef, args: list[Arg], kwargs: di
             b.fail(msg.DUPLICATE_ARG, a.span, name=fn.name, param=key)
         env[key] = a.value
     for param in params:
-        if param.name.value in env:
+        if param.arg in env:
             continue
-        default = literal_value(param.default) if param.default is not None else None
+        node = defaults[param.arg]
+        default = literal_value(node) if node is not None else None
         if default is None:
-            b.fail(msg.MISSING_ARG, span, name=fn.name, param=param.name.value)
-        from .exprs import literal_fvalue
-
-        env[param.name.value] = literal_fvalue(default, span)
+            b.fail(msg.MISSING_ARG, span, name=fn.name, param=param.arg)
+        env[param.arg] = literal_fvalue(default, span)
     return env
 
 
@@ -143,8 +144,7 @@ def check_helper_syntax(info: ModuleInfo, fn: FunctionDef) -> list[Diagnostic]:
     """CT1 errors of a helper with unknown arguments (its types are checked per call)."""
     ctx = Context(info, Builder(), None)
     env: dict[str, Binding] = {n: UNKNOWN for n in _annotated_names(fn.node)}
-    Analyzer(ctx, env, False).body(
-        stmts_of(fn.node.body))
+    Analyzer(ctx, env, False).body(fn.node.body)
     return [d for d in ctx.diags if d.code.startswith("CT1")]
 
 

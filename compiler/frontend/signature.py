@@ -1,9 +1,6 @@
-"""Kernel signatures read from annotations: what each parameter is, without running any code."""
+"""Kernel signatures over libcst trees, for the host checker (the frontend uses params.py)."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Literal
 
 import libcst as cst
 
@@ -12,32 +9,9 @@ from ..diagnostics import Diagnostic, Span
 from ..dtypes import BY_NAME as DTYPES
 from ..dtypes import DType
 from .module import FunctionDef, ModuleInfo, literal_value
+from .params import CONST_KINDS, KernelSignature, ParamSpec, ShapeEntry
 
-ParamKind = Literal["tensor", "mut", "const", "scalar"]
-ShapeEntry = int | str  # static extent, -1 for dynamic, or the name of a Const[int] parameter
-CONST_KINDS = {"int": "int", "bool": "bool", "float": "float", "DType": "dtype"}
-
-
-@dataclass(frozen=True)
-class ParamSpec:
-    name: str
-    kind: ParamKind
-    span: Span
-    dtype: DType | None = None  # tensor, mut and scalar parameters
-    shape: tuple[ShapeEntry, ...] = ()  # tensor and mut parameters
-    const_kind: str | None = None  # "int" | "bool" | "float" | "dtype"
-
-
-@dataclass(frozen=True)
-class KernelSignature:
-    name: str
-    span: Span  # the function's name
-    params: tuple[ParamSpec, ...]
-    is_kernel: bool
-    unsafe: bool = False
-
-    def param(self, name: str) -> ParamSpec | None:
-        return next((p for p in self.params if p.name == name), None)
+__all__ = ["CONST_KINDS", "KernelSignature", "ParamSpec", "ShapeEntry", "read_signature"]
 
 
 def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, list[Diagnostic]]:

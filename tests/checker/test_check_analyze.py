@@ -14,7 +14,7 @@ from cutile.checker import analyze
 from cutile.checker.analyze import analyze_paths, analyze_source, analyze_stdin
 from cutile.checker.config import Config, Overrides
 from cutile.compiler.diagnostics import Diagnostic, Severity
-from cutile.compiler.frontend.module import ModuleInfo
+from cutile.compiler.frontend.source import ModuleInfo
 
 USE_AFTER_MOVE = '''\
 import cutile as ct

@@ -25,8 +25,8 @@ from lower_util import EXAMPLES, module  # noqa: E402
 from cutile.compiler.compile import Compiled, compile_kernel  # noqa: E402
 from cutile.compiler.dsl.orders import TileOrder, col_major, grouped, row_major  # noqa: E402
 from cutile.compiler.dtypes import BF16, F16, F32, DType  # noqa: E402
-from cutile.compiler.frontend.module import ModuleInfo  # noqa: E402
-from cutile.compiler.frontend.signature import read_signature  # noqa: E402
+from cutile.compiler.frontend.params import read_signature  # noqa: E402
+from cutile.compiler.frontend.source import ModuleInfo  # noqa: E402
 from cutile.compiler.specialization import (  # noqa: E402
     MutFacts,
     ParamFacts,

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from cutile.compiler.dsl.orders import TileOrder, row_major
-from cutile.compiler.frontend.module import ModuleInfo, parse_module
-from cutile.compiler.frontend.signature import read_signature
+from cutile.compiler.frontend.params import read_signature
+from cutile.compiler.frontend.source import ModuleInfo, parse_module
 from cutile.compiler.specialization import (
     MutFacts,
     ParamFacts,

@@ -76,7 +76,7 @@ async def test_syntax_error_matches_the_frontend(client: RecordingClient, tmp_pa
 
 async def test_columns_are_utf16(client: RecordingClient, tmp_path: Path) -> None:
     # "𝔵" is one code point but two UTF-16 units: the column after it shifts by one.
-    text = BAD_SIGNATURE.replace("def copy(z", "def copy(𝔵=0, *, z")
+    text = BAD_SIGNATURE.replace("def copy(z", "def copy(s: f32 = \"𝔵\", *, z")
     uri = client.open(tmp_path / "utf16.py", text)
     diags = await client.wait_diagnostics(uri, 1)
     [want] = [d for d in check_source(text, "utf16.py") if "'x'" in d.message]

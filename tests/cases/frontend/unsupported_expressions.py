@@ -19,7 +19,7 @@ def bad(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)]) -> None:
     m = 1j  # E: CT102 "complex"
     o = (v for v in (t,))  # E: CT102
     p = ...  # E: CT102
-    q = "a" "b"  # E: CT102
+    q = "a" "b"  # implicit concatenation is one string literal: fine
     z.store(t)
 
 
