@@ -15,10 +15,11 @@ from ..compiler.frontend.source import ModuleInfo, parse_module
 from ..compiler.specialization import Specialization
 from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
-from .launch import launch
+from .launch import launch, launch_unchecked
 from .ops import LaunchOp
 from .ownership import State
 from .partition import Partition
+from .plans import Plans, build_plans
 from .sites import caller_site
 from .tensor import Tensor
 
@@ -41,6 +42,7 @@ class Kernel:
         self._diagnostics: list[Diagnostic] | None = None
         self._module: ModuleInfo | None = None
         self._binder: Binder | None = None
+        self._plans: Plans | None = None
         self._executables: dict[tuple[int, Any], Executable] = {}
 
     def __repr__(self) -> str:
@@ -74,6 +76,12 @@ class Kernel:
             self._binder = Binder(self, sig)
         return self._binder
 
+    def plans(self) -> Plans:
+        """Launch plans by argument descriptor (the launch fast path; see plans.py)."""
+        if self._plans is None:
+            self._plans = build_plans(self)
+        return self._plans
+
     def executable(self, backend: Backend, spec: Specialization) -> Executable:
         """The backend's compiled form of one specialization (prepared once, then cached)."""
         key = (id(backend), spec)
@@ -91,6 +99,15 @@ class Kernel:
     def __call__(self, *args: Any, **kwargs: Any) -> LaunchOp:
         """A lazy launch: run it with .sync(), await, .then(fn) or .graph()."""
         return launch(self, args, kwargs)
+
+    def unchecked(self, *args: Any, **kwargs: Any) -> LaunchOp:
+        """A launch without the safety checks, for measuring what they cost (and as an escape
+        hatch): no ownership (nothing is moved or leased; `.sync()` returns the same objects),
+        no aliasing or scalar-range checks. It compiles and launches exactly as a checked
+        launch does; the first call per kind of arguments still validates them. Two launches
+        writing the same memory, or a tensor freed while one runs, are then the caller's
+        problem."""
+        return launch_unchecked(self, args, kwargs)
 
     def compile(self, *args: Any, arch: str = "sm_90", **consts: Any) -> Compiled:
         """Specializes and compiles without launching (and without a GPU): the compiled kernel

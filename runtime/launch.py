@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
-from .backends.base import Executable
 from .binding import Bound
 from .context import backend, current_stream
 from .errors import ownership_error
 from .ops import LaunchOp
 from .ownership import State
 from .partition import Partition
+from .plans import LaunchPlan
 from .sites import Site, argument_span, argument_text, caller_site
 from .tensor import Tensor, byte_extent
 
@@ -24,23 +25,75 @@ _MUT_HERE = "'{name}' is passed here as Mut parameter '{param}'"
 
 def launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> LaunchOp:
     site = caller_site()
-    binder = kernel.binder()
-    bound = binder.bind(args, kwargs, site)
+    plans = kernel.plans()
+    key = plans.key(args, kwargs)
+    plan = plans.find(key)
+    if plan is not None:
+        values = plan.values(args, kwargs)
+        if plan.checks_pass(values):
+            return _start_launch(kernel, plan, values, len(args), site)
+    # first launch with these argument kinds, or a check failed: the full path (it raises)
+    bound = kernel.binder().bind(args, dict(kwargs), site)
     _check_aliasing(kernel, bound, site)
+    if key is not None:
+        plan = plans.record(key, bound, kwargs)
+        return _start_launch(kernel, plan, bound.values, len(args), site)
     be = backend()
     spec = bound.spec
-
-    def prepare() -> Executable:
-        return kernel.executable(be, spec)
-
-    op = LaunchOp(kernel.__name__, be, prepare, [], bound.grid, (), [], [], site,
-                  current_stream())
+    op = LaunchOp(kernel.__name__, be, lambda: kernel.executable(be, spec), [], bound.grid,
+                  (), [], [], site, current_stream())
     _commit(kernel, bound, op, site, len(args))
     return op
 
 
-def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: int) -> None:
+def launch_unchecked(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]
+                     ) -> LaunchOp:
+    """No ownership, no aliasing or value checks: the arguments are passed as they are and come
+    back as the same objects. The first call per argument descriptor still binds (that is how
+    the specialization and grid are found), so a wrong kind or shape still fails there."""
+    plans = kernel.plans()
+    key = plans.key(args, kwargs)
+    plan = plans.find(key)
+    if plan is None:
+        site = caller_site()
+        bound = kernel.binder().bind(args, dict(kwargs), site)
+        if key is None:
+            be = backend()
+            spec = bound.spec
+            return LaunchOp(kernel.__name__, be, lambda: kernel.executable(be, spec),
+                            bound.values, bound.grid, tuple(bound.values[:len(args)]), [], [],
+                            site, current_stream())
+        plan = plans.record(key, bound, kwargs)
+    be = backend()
+    values = plan.values(args, kwargs)
+    return LaunchOp(kernel.__name__, be, partial(plan.executable, kernel, be), values,
+                    plan.grid, args, [], [], caller_site(), current_stream())
+
+
+def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
+                  site: Site) -> LaunchOp:
     """Moves the Mut partitions into the launch and leases the inputs (all checks passed)."""
+    be = backend()
+    op = LaunchOp(kernel.__name__, be, partial(plan.executable, kernel, be), values, plan.grid,
+                  (), [], [], site, current_stream())
+    how = f"into a launch of {kernel.__name__}"
+    held, leased = op._held, op._leased
+    for i in plan.muts:
+        v = values[i]
+        new = v._handoff()
+        new._own.state = State.EXCLUSIVE
+        v._own.move(how, site, op)
+        values[i] = new
+        held.append(new)
+    for i in plan.tensors:
+        v = values[i]
+        v._own.lease(op, site)
+        leased.append(v)
+    op._results = tuple(values[:positional])  # positional arguments fill parameters in order
+    return op
+
+
+def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: int) -> None:
     how = f"into a launch of {kernel.__name__}"
     values = list(bound.values)
     for i, p in enumerate(kernel.binder().sig.params):

@@ -70,6 +70,13 @@ class DeviceOp(ABC):
     def _complete(self) -> None:
         """The work is done (or ordered before everything after): end leases, return handles."""
 
+    def start(self) -> DeviceOp:
+        """Enqueues the op without waiting and returns it; `.sync()` (or await) later waits
+        and hands the arguments back. Leases and moves last until then."""
+        self._check_not_graphed()
+        self._start()
+        return self
+
     def sync(self) -> Results:
         """Runs the op, waits for it, and returns its arguments (a tuple, in order)."""
         self._check_not_graphed()
@@ -175,7 +182,10 @@ class LaunchOp(DeviceOp):
 
 
 class ChainOp(DeviceOp):
-    """`first.then(fn)`: first's results go to fn as soon as first is enqueued."""
+    """`first.then(fn)`: first's results go to fn as soon as first is enqueued.
+
+    A chain of n links is n ChainOps each pointing at the previous one; every walk along it is
+    a loop, so chains of any length stay clear of the recursion limit."""
 
     def __init__(self, first: DeviceOp, fn: Callable[..., DeviceOp | Results],
                  site: Site) -> None:
@@ -187,28 +197,47 @@ class ChainOp(DeviceOp):
         self._next: DeviceOp | None = None
         self._results: Results = ()
 
+    def _root(self) -> DeviceOp:
+        op: DeviceOp = self
+        while isinstance(op, ChainOp):
+            op = op._first
+        return op
+
     @property
     def kernel_name(self) -> str:
-        return getattr(self._first, "kernel_name", "a chain")
+        return getattr(self._root(), "kernel_name", "a chain")
 
     def _prepare(self) -> None:
-        self._first._prepare()
+        self._root()._prepare()
 
     def _start(self) -> Results:
-        if self.phase is Phase.CREATED:
-            self.phase = Phase.ENQUEUED
-            first = self._first._start()
-            self._first._complete()  # what follows is ordered after it on the stream
-            nxt = self._fn(*first)
+        if self.phase is not Phase.CREATED:
+            return self._results
+        links: list[ChainOp] = []  # the links not started yet, last first
+        op: DeviceOp = self
+        while isinstance(op, ChainOp) and op.phase is Phase.CREATED:
+            op.phase = Phase.ENQUEUED
+            links.append(op)
+            op = op._first
+        results = op._start()
+        for link in reversed(links):
+            link._first._complete()  # what follows is ordered after it on the stream
+            nxt = link._fn(*results)
             if isinstance(nxt, DeviceOp):
-                self._next = nxt
-                self._results = nxt._start()
+                link._next = nxt
+                results = nxt._start()
             else:
-                self._results = tuple(nxt) if isinstance(nxt, tuple) else (nxt,)
+                results = tuple(nxt) if isinstance(nxt, tuple) else (nxt,)
+            link._results = results
         return self._results
 
     def _event(self) -> Event:
-        return self._next._event() if self._next is not None else self._first._event()
+        op: DeviceOp = self
+        while isinstance(op, ChainOp):
+            if op._next is not None:
+                return op._next._event()
+            op = op._first  # fn returned values: the last enqueued work is further back
+        return op._event()
 
     def _complete(self) -> None:
         if self._next is not None:

@@ -67,7 +67,11 @@ class Ownership:
         self.state = State.SHARED
 
     def release(self, op: LaunchOp) -> None:
-        self.leases = [le for le in self.leases if le.op is not op and le.op is not None]
+        leases = self.leases
+        if len(leases) == 1 and leases[0]._op() is op:  # the common case: one reader
+            leases.clear()
+        else:
+            self.leases = [le for le in leases if le.op is not op and le.op is not None]
         if not self.leases and self.state is State.SHARED:
             self.state = State.LIVE
 

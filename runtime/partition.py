@@ -79,7 +79,11 @@ class Partition:
 
     def _handoff(self) -> Partition:
         """A new handle for the same partition (used when a launch takes it)."""
-        return Partition(self._tensor, self.tile, self.order, self.blocks)
+        new = Partition.__new__(Partition)  # same tensor and tiling: nothing to recompute
+        new._tensor, new.tile, new.order, new.blocks = self._tensor, self.tile, self.order, \
+            self.blocks
+        new.grid, new.tiling, new._own = self.grid, self.tiling, Ownership()
+        return new
 
     def __repr__(self) -> str:
         if self._own.state is State.MOVED:

@@ -79,3 +79,8 @@ def rowsum(z: Mut[Tensor[f32, ("B", 1)]], x: Tensor[f32, (-1, 64)], B: Const[int
 def pair(a: Mut[Tensor[f32, ("B",)]], b: Mut[Tensor[f32, ("B",)]], B: Const[int]) -> None:
     a.store(ct.full((B,), 1.0, f32))
     b.store(ct.full((B,), 2.0, f32))
+
+
+@ct.kernel
+def shift(z: Mut[Tensor[i32, ("B",)]], s: i32, B: Const[int]) -> None:
+    z.store(z.load() + s)

@@ -1,0 +1,149 @@
+"""Benchmark #8/#9 (host side): what one launch of a tiny add costs on the host.
+
+    python benchmarks/launch_overhead.py [--backend null|cuda] [--launches 10000] [--profile]
+
+- `launch+sync`: `z, x, y = add(z, x, y).sync()` in a loop (validation, ownership, packing,
+  the driver call, the wait);
+- `then_chain`: launches that do not wait, as `.then` chains of 100 synced once (per launch);
+- `unchecked_*`: the same through `add.unchecked(...)`, which skips ownership and the value
+  checks: `checks_us` (chain minus unchecked chain) is what safety costs per launch
+  (BENCHMARKS #9: <= 0.3 us);
+- `graph`: a `.then` chain of 100 launches captured with `.graph()`, replayed; per kernel.
+
+`--backend null` (the default here) runs on a backend whose kernels do nothing, so the numbers
+are cutile's own host overhead; `--backend cuda` uses the GPU (and adds `graph`: wall time
+per kernel of back-to-back replays). Targets: <= 3 us per launch, <= 1 us per kernel in a graph.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import importlib.util
+import json
+import pstats
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+N, TILE = 4096, 1024
+GRAPH_LAUNCHES = 100
+
+
+def load_add() -> Any:
+    spec = importlib.util.spec_from_file_location("cutile_bench_add", ROOT / "examples" / "add.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod.add
+
+
+def null_backend() -> Any:
+    """The interpreter's memory, but kernels that do nothing: only cutile's host work is left."""
+    from cutile.runtime.backends.base import Executable
+    from cutile.runtime.backends.interpreter import InterpreterBackend
+
+    class Nothing(Executable):
+        def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None:
+            return None
+
+    class NullBackend(InterpreterBackend):
+        name = "null"
+
+        def prepare(self, kernel: Any, spec: Any) -> Executable:
+            return Nothing()
+
+    return NullBackend()
+
+
+def per_launch(fn: Callable[[int], None], launches: int, repeats: int = 5) -> float:
+    """Median over `repeats` loops of the wall time per launch, in microseconds."""
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(launches)
+        samples.append((time.perf_counter() - t0) / launches * 1e6)
+    samples.sort()
+    return samples[len(samples) // 2]
+
+
+def graph_per_kernel(add: Any, state: list[Any], launches: int) -> float:
+    """A `.then` chain of 100 launches captured once, replayed; wall time per kernel."""
+    z, x, y = state
+    op = add(z, x, y)
+    for _ in range(GRAPH_LAUNCHES - 1):
+        op = op.then(add)
+    g = op.graph()
+    replays = max(1, launches // GRAPH_LAUNCHES)
+    t0 = time.perf_counter()
+    for _ in range(replays):
+        g.replay()
+    state[:] = g.sync()
+    return (time.perf_counter() - t0) / (replays * GRAPH_LAUNCHES) * 1e6
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backend", choices=("null", "cuda"), default="null")
+    ap.add_argument("--launches", type=int, default=10_000)
+    ap.add_argument("--profile", action="store_true", help="cProfile the launch+sync loop")
+    opts = ap.parse_args(argv)
+
+    import cutile as ct
+    from cutile.runtime import context
+    from cutile.runtime.constructors import ones, zeros
+
+    be = null_backend() if opts.backend == "null" else None
+    if be is not None:
+        context.set_backend(be)
+    elif ct.backend_name() != "cuda":
+        raise SystemExit("--backend cuda needs a GPU")
+    add = load_add()
+    state = list(add(zeros((N,), ct.f32).partition((TILE,)), ones((N,), ct.f32),
+                     ones((N,), ct.f32)).sync())  # compiles once
+
+    def sync_loop(launch: Callable[..., Any]) -> Callable[[int], None]:
+        def loop(n: int) -> None:
+            z, x, y = state
+            for _ in range(n):
+                z, x, y = launch(z, x, y).sync()
+            state[:] = (z, x, y)
+        return loop
+
+    def chain_loop(launch: Callable[..., Any]) -> Callable[[int], None]:
+        """Launches that do not wait: `.then` chains of 100, synced once each."""
+        def loop(n: int) -> None:
+            z, x, y = state
+            for start in range(0, n, 100):
+                op = launch(z, x, y)
+                for _ in range(min(100, n - start) - 1):
+                    op = op.then(launch)
+                z, x, y = op.sync()
+            state[:] = (z, x, y)
+        return loop
+
+    results = {
+        "launch+sync_us": per_launch(sync_loop(add), opts.launches),
+        "unchecked+sync_us": per_launch(sync_loop(add.unchecked), opts.launches),
+        "then_chain_us": per_launch(chain_loop(add), opts.launches),
+        "unchecked_then_chain_us": per_launch(chain_loop(add.unchecked), opts.launches),
+    }
+    results["checks_us"] = results["then_chain_us"] - results["unchecked_then_chain_us"]
+
+    if opts.backend == "cuda":  # a null backend's replay does nothing: no number to report
+        results["graph_per_kernel_us"] = graph_per_kernel(add, state, opts.launches)
+
+    if opts.profile:
+        prof = cProfile.Profile()
+        prof.runcall(sync_loop(add), opts.launches)
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+    print(json.dumps({"backend": opts.backend, **{k: round(v, 3) for k, v in results.items()}}))
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""The launch fast path (plans.py): one binding per argument descriptor, and every check that
+depends on the values themselves still raising, with the full path's wording, on later
+launches. Also the unchecked path and op.start()."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import rt_kernels as k
+
+import cutile as ct
+from cutile import f32
+from cutile.runtime.binding import Binder
+from cutile.runtime.ownership import State
+
+
+@pytest.fixture
+def binds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts full-path bindings."""
+    calls: list[int] = []
+    real = Binder.bind
+
+    def bind(self: Binder, *args: Any) -> Any:
+        calls.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(Binder, "bind", bind)
+    return calls
+
+
+def _args(n: int = 256) -> tuple[Any, Any, Any]:
+    return ct.zeros((n,), f32).partition((64,)), ct.ones((n,), f32), ct.ones((n,), f32)
+
+
+def test_one_binding_per_descriptor(binds: list[int]) -> None:
+    z, x, y = _args()
+    for _ in range(5):
+        z, x, y = k.add(z, x, y).sync()
+    assert len(binds) == 1
+    np.testing.assert_array_equal(z.unpartition().numpy(), np.full(256, 2.0))
+    z, x, y = _args(512)  # another shape: another plan
+    k.add(z, x, y).sync()
+    assert len(binds) == 2
+    z2, x2, y2 = _args(512)
+    k.add(z=z2, x=x2, y=y2).sync()  # keywords: another descriptor
+    k.add(*_args(512)).sync()
+    assert len(binds) == 3
+
+
+def test_const_values_are_part_of_the_descriptor(binds: list[int]) -> None:
+    a = ct.randn((64, 32), ct.f16, seed=1)
+    b = ct.randn((32, 64), ct.f16, seed=2)
+    for bk in (16, 32, 16):
+        c, a, b = k.matmul(ct.zeros((64, 64), f32).partition((32, 32)), a, b, BK=bk).sync()
+    assert len(binds) == 2
+    ref = a.numpy().astype(np.float32) @ b.numpy().astype(np.float32)
+    np.testing.assert_allclose(c.unpartition().numpy(), ref, rtol=1e-3, atol=1e-3)
+
+
+def test_moved_partition_on_a_planned_launch_is_ct301() -> None:
+    z, x, y = _args()
+    z, x, y = k.add(z, x, y).sync()
+    k.add(z, x, y).sync()  # z is moved into this launch (the result is dropped)
+    with pytest.raises(ct.OwnershipError) as err:
+        k.add(z, x, y)
+    assert err.value.diagnostics[0].code == "CT301"
+
+
+def test_aliasing_on_a_planned_launch_is_ct302() -> None:
+    arr = np.zeros(256, dtype=np.float32)
+    k.add(ct.from_dlpack(arr).partition((64,)), ct.ones((256,), f32),
+          ct.ones((256,), f32)).sync()  # plans this descriptor
+    a, b = ct.from_dlpack(arr), ct.from_dlpack(arr)
+    zp = a.partition((64,))
+    with pytest.raises(ct.OwnershipError) as err:
+        k.add(zp, b, ct.ones((256,), f32))
+    assert err.value.diagnostics[0].code == "CT302"
+    assert zp.state is State.LIVE and b.state is State.LIVE
+
+
+def test_scalar_range_on_a_planned_launch_is_ct406() -> None:
+    z = ct.zeros((64,), ct.i32).partition((64,))
+    z, _ = k.shift(z, 5).sync()
+    z, _ = k.shift(z, -2).sync()
+    assert (z.numpy() == 3).all()
+    with pytest.raises(ct.LaunchError) as err:
+        k.shift(z, 2**31)
+    assert err.value.diagnostics[0].code == "CT406"
+
+
+def test_leases_still_taken_on_planned_launches() -> None:
+    z, x, y = _args()
+    z, x, y = k.add(z, x, y).sync()
+    op = k.add(z, x, y)
+    assert x.state is State.SHARED
+    with pytest.raises(ct.OwnershipError) as err:
+        x.partition((64,))
+    assert err.value.diagnostics[0].code == "CT303"
+    op.sync()
+    assert x.state is State.LIVE
+
+
+def test_unchecked_launch_returns_the_same_objects() -> None:
+    z, x, y = _args()
+    out = k.add.unchecked(z, x, y).sync()
+    assert out[0] is z and out[1] is x and z.state is State.LIVE and x.state is State.LIVE
+    out = k.add.unchecked(z, x, y).sync()  # planned now
+    assert out == (z, x, y)
+    np.testing.assert_array_equal(z.numpy(), np.full(256, 2.0))
+
+
+def test_unchecked_still_validates_a_new_descriptor() -> None:
+    z, _, y = _args()
+    with pytest.raises(ct.LaunchError):
+        k.add.unchecked(z, ct.ones((256,), ct.f16), y)
+
+
+def test_start_enqueues_without_waiting_and_sync_returns() -> None:
+    z, x, y = _args()
+    op = k.add(z, x, y)
+    assert op.start() is op
+    np.testing.assert_array_equal(x.numpy(), np.ones(256))  # reads are fine meanwhile
+    z, x2, _ = op.sync()
+    assert x2 is x and (z.numpy() == 2.0).all()
+
+
+def test_long_then_chains_do_not_recurse() -> None:
+    z = ct.zeros((64,), f32).partition((64,))
+    op = k.inc(z)
+    for _ in range(10_000):
+        op = op.then(k.inc)
+    (z,) = op.sync()
+    assert (z.numpy() == 10_001.0).all()
+
+
+def test_long_chain_graph_replays() -> None:
+    z = ct.zeros((64,), f32).partition((64,))
+    op = k.inc(z)
+    for _ in range(2_999):
+        op = op.then(k.inc)
+    g = op.graph()
+    g.replay()
+    (z,) = g.sync()
+    assert (z.numpy() == 6_000.0).all()
