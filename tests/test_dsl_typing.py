@@ -75,11 +75,6 @@ def test_the_user_file_is_a_clean_kernel_module() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "the DSL surface is not yet mypy-clean: the dtypes (f32, f16, ...) are variables made by "
-    "_dtype_class(), which mypy rejects as types inside Annotated[...]; TileValue has no "
-    "__index__, so range(ct.num_tiles(p, 1)) does not type; ct.zeros in a kernel is the host "
-    "constructor returning Tensor, not a TileValue"))
 def test_user_code_passes_mypy_strict(tmp_path: Path) -> None:
     path = tmp_path / "user_kernels.py"
     path.write_text(USER_FILE)

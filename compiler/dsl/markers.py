@@ -85,6 +85,7 @@ class TileValue:
     def __eq__(self, other: Any) -> TileValue: return _kernel_only("==")  # type: ignore[override]
     def __ne__(self, other: Any) -> TileValue: return _kernel_only("!=")  # type: ignore[override]
     def __bool__(self) -> bool: return _kernel_only("bool()")
+    def __index__(self) -> int: return _kernel_only("range()")
     __hash__ = None  # type: ignore[assignment]
 
     def astype(self, dtype: Any) -> TileValue: return _kernel_only("astype")
@@ -99,26 +100,70 @@ class TileValue:
     def tiles(self) -> Any: return _kernel_only("tiles")
 
 
-def _dtype_class(d: DType) -> type[TileValue]:
-    return type(d.name, (TileValue,), {"dtype": d, "__module__": "cutile"})
+# The dtypes are classes (not variables) so that mypy and pyright accept them in annotations.
+class bool_(TileValue):
+    dtype = _d.BOOL
 
 
-bool_ = _dtype_class(_d.BOOL)
-i8 = _dtype_class(_d.I8)
-i16 = _dtype_class(_d.I16)
-i32 = _dtype_class(_d.I32)
-i64 = _dtype_class(_d.I64)
-u8 = _dtype_class(_d.U8)
-u16 = _dtype_class(_d.U16)
-u32 = _dtype_class(_d.U32)
-u64 = _dtype_class(_d.U64)
-f16 = _dtype_class(_d.F16)
-bf16 = _dtype_class(_d.BF16)
-tf32 = _dtype_class(_d.TF32)
-f32 = _dtype_class(_d.F32)
-f64 = _dtype_class(_d.F64)
-f8e4m3 = _dtype_class(_d.F8E4M3)
-f8e5m2 = _dtype_class(_d.F8E5M2)
+class i8(TileValue):
+    dtype = _d.I8
+
+
+class i16(TileValue):
+    dtype = _d.I16
+
+
+class i32(TileValue):
+    dtype = _d.I32
+
+
+class i64(TileValue):
+    dtype = _d.I64
+
+
+class u8(TileValue):
+    dtype = _d.U8
+
+
+class u16(TileValue):
+    dtype = _d.U16
+
+
+class u32(TileValue):
+    dtype = _d.U32
+
+
+class u64(TileValue):
+    dtype = _d.U64
+
+
+class f16(TileValue):
+    dtype = _d.F16
+
+
+class bf16(TileValue):
+    dtype = _d.BF16
+
+
+class tf32(TileValue):
+    dtype = _d.TF32
+
+
+class f32(TileValue):
+    dtype = _d.F32
+
+
+class f64(TileValue):
+    dtype = _d.F64
+
+
+class f8e4m3(TileValue):
+    dtype = _d.F8E4M3
+
+
+class f8e5m2(TileValue):
+    dtype = _d.F8E5M2
+
 
 DTypeLike = type[TileValue] | DType
 
