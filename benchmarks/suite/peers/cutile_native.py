@@ -4,9 +4,10 @@ Everything the suite asks of cutile's runtime is here, so a change in the runtim
 this file only:
 - `ct.from_dlpack(torch_tensor)`: zero-copy views of the suite's buffers;
 - `cutile.runtime.context.set_current_stream(handle)`: launches go to the timing stream;
-- `kernel(*args, **consts)` -> lazy op; `.sync()`; `.graph()` -> `.replay()` / `.sync()`;
-- `.then(fn)` chains (host-overhead row) and, for the safety row, an unchecked launch path
-  (`Kernel.unchecked`, looked up but not assumed).
+- `kernel(*args, **consts)` -> lazy op; `.sync()`; `.start()` (enqueue without waiting);
+  `.graph()` -> `.replay()` / `.sync()`;
+- `.then(fn)` chains (host-overhead row; any length) and, for the safety row, the unchecked
+  launch path `kernel.unchecked(*args, **consts)` (no ownership or value checks).
 Kernels are loaded from their files (examples/ and benchmarks/kernels/) under private module
 names, so an unrelated installed `examples` package can never shadow them.
 """
@@ -74,8 +75,8 @@ class CutileGlue:
         return self.wrap(out).partition(v.tile, **kw)
 
     def unchecked(self, kernel: Any) -> Callable[..., Any] | None:
-        fn = getattr(kernel, "unchecked", None)
-        return fn if callable(fn) else None
+        fn: Callable[..., Any] = kernel.unchecked
+        return fn
 
 
 class CutileRunner:
@@ -83,8 +84,8 @@ class CutileRunner:
 
     `make_args(i)` returns the launch's positional arguments for set `i` (fresh cutile views:
     the output partition is moved into the launch); `out_of(i)` the torch output tensor.
-    Timing replays one captured graph per set (`launch_mode` "graph"), since a lazy op does not
-    run until synced; without `.graph()` each launch is synced ("sync").
+    Timing replays one captured graph per set (`launch_mode` "graph"); if capture fails, each
+    launch is enqueued with `.start()` without waiting ("start").
     """
 
     impl = "cutile"
@@ -116,14 +117,13 @@ class CutileRunner:
                 self.graphs.append(self.op(i).graph())
         except (AttributeError, NotImplementedError) as exc:
             self.close()
-            self.launch_mode = f"sync (no graph: {exc.__class__.__name__})"
-            self.blocking = True
+            self.launch_mode = f"start (no graph: {exc.__class__.__name__})"
 
     def enqueue(self, i: int) -> None:
         if self.graphs:
             self.graphs[i].replay()
         else:
-            self.op(i).sync()
+            self.op(i).start()
 
     def close(self) -> None:
         graphs, self.graphs = self.graphs, []
