@@ -117,6 +117,8 @@ WRITE_WHILE_LEASED = Message("CT303", "'{name}' is read by a pending launch of {
                              "cannot be {action} until that launch is synced")
 LEASED_HERE = "leased here to a launch of {kernel}"
 MUT_PASSED_HERE = "passed here as Mut parameter '{param}'"
+# the runtime names the handle: the aliased argument may be another handle of the same memory
+MUT_ARGUMENT_HERE = "'{name}' is passed here as Mut parameter '{param}'"
 UNPARTITIONED_MUT = Message("CT304", "Mut parameter '{param}' of {kernel} needs a partition; pass "
                             "{name}.partition(tile_shape) instead of the tensor")
 LAUNCH_NEVER_RUN = Message("CT305", "this launch of {kernel} is never run; call .sync(), await it, "
@@ -138,6 +140,17 @@ LAUNCH_ARG_COUNT = Message("CT406", "{kernel} takes {most} positional argument{s
 LAUNCH_UNKNOWN_KEYWORD = Message("CT406", "{kernel} has no parameter named '{param}'")
 LAUNCH_DUPLICATE_ARG = Message("CT406", "{kernel} got two values for parameter '{param}'")
 LAUNCH_MISSING_ARG = Message("CT406", "{kernel} is missing the argument '{param}'")
+LAUNCH_NO_GRID = Message("CT406", "{kernel} has no Mut parameter, so the grid cannot be inferred; "
+                         "pass grid=(x, y, z)")
+BAD_RESHAPE = Message("CT406", "cannot reshape a tensor of shape {a} ({na} elements) to {b} "
+                      "({nb} elements)")
+META_TENSOR_DATA = Message("CT406", "{name} is a meta tensor (ct.meta): it has a shape and dtype "
+                           "but no memory, so it cannot be {action}")
+BAD_CONSTRUCTOR_ARG = Message("CT406", "{what}: expected {want}, got {got!r}")
+BAD_DLPACK = Message("CT406", "from_dlpack: {detail}")
+GRAPH_OF_STARTED_OP = Message("CT406", "this op was already enqueued (by .start(), .then or "
+                              "await), so .graph() has nothing left to capture; call .graph() on "
+                              "an op that has not run")
 PARTITIONED_HERE = "partitioned here with tile shape {tile}"
 FOREIGN_TILE_INDEX = Message("CT407", "{name}.store(tile, index) needs an index from "
                              "'for index in {name}.tiles()'")
@@ -165,6 +178,9 @@ COMPILE_FAILED = Message("CT503", "tileiras could not compile {kernel} for {arch
                          "{detail}; the bytecode is kept at {kept} for a bug report")
 COMPILE_TIMEOUT = Message("CT503", "tileiras took longer than {seconds} s to compile {kernel} for "
                           "{arch}; the bytecode is kept at {kept} for a bug report")
+NO_DEVICE = Message("CT504", "{detail}")
+DRIVER_ERROR = Message("CT505", "{call} failed: {error}")
+DEVICE_ASSERT = Message("CT505", "device_assert failed in block {block}: {message}")
 
 # CT9xx
 CONFIG_UNREADABLE = Message("CT901", "cannot read {path}: {detail}")
@@ -174,6 +190,8 @@ CONFIG_BAD_CODE = Message("CT901", "'{value}' in '{key}' is not a cutile code, c
                           "code name (see cutile-check --explain)")
 CONFIG_NO_TABLE = Message("CT901", "{path} has no [tool.cutile-check] table")
 PATH_NOT_FOUND = Message("CT901", "no such file or directory: {path}")
+BAD_BACKEND_ENV = Message("CT901", "CUTILE_BACKEND must be 'cuda' or 'interpreter', not "
+                          "'{value}'")
 UNUSED_SUPPRESSION = Message("CT902", "unused suppression: no {codes} finding on this statement")
 UNUSED_SUPPRESSION_ANY = Message("CT902", "unused suppression: no finding on this statement")
 UNUSED_FILE_SUPPRESSION = Message("CT902", "unused file suppression: no {codes} finding in this "

@@ -24,13 +24,6 @@ from .partition import Partition
 from .sites import Site, argument_span, argument_text
 from .tensor import Tensor
 
-_NO_MUT_GRID = msg.Message("CT406", "{kernel} has no Mut parameter, so the grid cannot be "
-                           "inferred; pass grid=(x, y, z)")
-_EXTRA_ARG = msg.Message("CT406", "{kernel} takes {n} arguments, got {given}")
-_UNKNOWN_KW = msg.Message("CT406", "{kernel} has no parameter named '{name}'")
-_TWICE = msg.Message("CT406", "{kernel} got two values for parameter '{name}'")
-_MISSING_ARG = msg.Message("CT406", "{kernel} is missing the argument '{param}'")
-
 
 @dataclass
 class Bound:
@@ -79,7 +72,8 @@ class Binder:
                 ) -> tuple[list[Any], list[int | str], Any]:
         params = self.sig.params
         if len(args) > len(params):
-            raise self._err(_EXTRA_ARG, site.span(), n=len(params), given=len(args))
+            raise self._err(msg.LAUNCH_ARG_COUNT, site.span(), most=len(params),
+                            s="" if len(params) == 1 else "s", given=len(args))
         values: list[Any] = [_MISSING] * len(params)
         where: list[int | str] = list(range(len(params)))
         values[:len(args)] = args
@@ -87,13 +81,13 @@ class Binder:
         for key, value in kwargs.items():
             idx = next((i for i, p in enumerate(params) if p.name == key), None)
             if idx is None:
-                raise self._err(_UNKNOWN_KW, argument_span(site, key), name=key)
+                raise self._err(msg.LAUNCH_UNKNOWN_KEYWORD, argument_span(site, key), param=key)
             if idx < len(args):
-                raise self._err(_TWICE, argument_span(site, key), name=key)
+                raise self._err(msg.LAUNCH_DUPLICATE_ARG, argument_span(site, key), param=key)
             values[idx], where[idx] = value, key
         for i, p in enumerate(params):
             if values[i] is _MISSING and p.kind != "const":
-                raise self._err(_MISSING_ARG, site.span(), param=p.name)
+                raise self._err(msg.LAUNCH_MISSING_ARG, site.span(), param=p.name)
         return values, where, grid_kw
 
     def _explicit_consts(self, values: list[Any], where: list[int | str],
@@ -180,7 +174,7 @@ class Binder:
                 if p.kind == "mut"]
         if not muts:
             if grid_kw is None:
-                raise self._err(_NO_MUT_GRID, site.span())
+                raise self._err(msg.LAUNCH_NO_GRID, site.span())
             g = (*tuple(grid_kw), 1, 1, 1)
             return (int(g[0]), int(g[1]), int(g[2]))
         first_i, first = muts[0]

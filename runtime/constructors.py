@@ -23,8 +23,9 @@ from .errors import launch_error
 from .sites import caller_site
 from .tensor import Tensor, contiguous_strides
 
+_BAD_ARG = msg.BAD_CONSTRUCTOR_ARG
+
 ShapeLike = tuple[int, ...] | int
-_BAD_ARG = msg.Message("CT406", "{what}: expected {want}, got {got!r}")
 
 
 def _shape(shape: ShapeLike) -> tuple[int, ...]:

@@ -13,13 +13,12 @@ import threading
 from ..compiler import messages as msg
 from ..compiler.errors import CutileError
 from .backends.base import Backend
-from .errors import NO_DEVICE, device_error
+from .errors import device_error
 
 ENV = "CUTILE_BACKEND"
 _lock = threading.Lock()
 _backend: Backend | None = None
 _local = threading.local()
-_BAD_ENV = msg.Message("CT901", "CUTILE_BACKEND must be 'cuda' or 'interpreter', not '{value}'")
 
 
 def backend() -> Backend:
@@ -55,12 +54,12 @@ def _select() -> Backend:
     if choice not in ("", "cuda", "interpreter"):
         from .errors import diagnostic
 
-        raise CutileError([diagnostic(_BAD_ENV, None, value=choice)])
+        raise CutileError([diagnostic(msg.BAD_BACKEND_ENV, None, value=choice)])
     if choice == "interpreter":
         return _interpreter()
     if choice == "cuda":
         if not _gpu_present():
-            raise device_error(NO_DEVICE, detail="CUTILE_BACKEND=cuda but no CUDA device is "
+            raise device_error(msg.NO_DEVICE, detail="CUTILE_BACKEND=cuda but no CUDA device is "
                                "available (no driver or no GPU); unset it or use "
                                "CUTILE_BACKEND=interpreter")
         return _cuda()

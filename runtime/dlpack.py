@@ -20,11 +20,12 @@ from .backends.base import CPU, DLPACK_CUDA, Backend, Buffer, Device
 from .errors import launch_error
 from .sites import Site, caller_site
 
+_BAD = msg.BAD_DLPACK
+
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 _CUDA_HOST, _CUDA_MANAGED = 3, 13
-_BAD = msg.Message("CT406", "from_dlpack: {detail}")
 
 
 class DLDevice(ctypes.Structure):

@@ -30,8 +30,8 @@ def launch_error(message: msg.Message, site: Site | Span | None, **fields: Any) 
     return LaunchError([diagnostic(message, site, **fields)])
 
 
-NO_DEVICE = msg.Message("CT504", "{detail}")
-DRIVER_ERROR = msg.Message("CT505", "{call} failed: {error}")
+NO_DEVICE = msg.NO_DEVICE
+DRIVER_ERROR = msg.DRIVER_ERROR
 
 
 def device_error(message: msg.Message, **fields: Any) -> DeviceError:

@@ -20,7 +20,6 @@ from .tensor import Tensor, byte_extent
 if TYPE_CHECKING:
     from .kernel import Kernel
 
-_MUT_HERE = "'{name}' is passed here as Mut parameter '{param}'"
 
 
 def launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> LaunchOp:
@@ -127,7 +126,7 @@ def _check_aliasing(kernel: Kernel, bound: Bound, site: Site) -> None:
             if j != i and _overlap(r, other) and not (params[j].kind == "mut" and j < i):
                 mut_text = argument_text(site, bound.where[i], params[i].name)
                 name = argument_text(site, bound.where[j], params[j].name)
-                note = Note(_MUT_HERE.format(name=mut_text, param=params[i].name),
+                note = Note(msg.MUT_ARGUMENT_HERE.format(name=mut_text, param=params[i].name),
                             argument_span(site, bound.where[i]))
                 raise ownership_error(msg.ALIASED_MUT, argument_span(site, bound.where[j]),
                                       (note,), name=name, kernel=kernel.__name__,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
 from .backends.base import Backend, DoneEvent, Event, Executable, Graph
-from .errors import ownership_error
+from .errors import launch_error, ownership_error
 from .ownership import Ownership, State
 from .sites import Site, caller_site, receiver_name
 
@@ -106,6 +106,8 @@ class DeviceOp(ABC):
     def graph(self) -> GraphOp:
         """Captures the op into a graph (running it once); replay() runs it again."""
         self._check_not_graphed()
+        if self.phase is not Phase.CREATED:  # its work is already on the stream: nothing to record
+            raise launch_error(msg.GRAPH_OF_STARTED_OP, caller_site())
         self._graphed = True
         return GraphOp(self, caller_site())
 

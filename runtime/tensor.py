@@ -21,10 +21,6 @@ from .sites import Site, caller_site, receiver_name
 if TYPE_CHECKING:
     from .partition import Partition
 
-_BAD_RESHAPE = msg.Message("CT406", "cannot reshape a tensor of shape {a} ({na} elements) to {b} "
-                           "({nb} elements)")
-_META_DATA = msg.Message("CT406", "{name} is a meta tensor (ct.meta): it has a shape and dtype "
-                         "but no memory, so it cannot be {action}")
 
 
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -153,7 +149,7 @@ class Tensor:
         site = caller_site()
         self._use(site)
         if self._buf is None or self._backend is None:
-            raise launch_error(_META_DATA, site, name=receiver_name(site, "the tensor"),
+            raise launch_error(msg.META_TENSOR_DATA, site, name=receiver_name(site, "the tensor"),
                                action="copied to the host")
         return hostdtypes.decode(read_storage(self), self._dtype)
 
@@ -213,7 +209,7 @@ def _resolve_shape(shape: tuple[int, ...] | int, size: int, old: tuple[int, ...]
         if known and size % known == 0:
             dims = tuple(size // known if d == -1 else d for d in dims)
     if any(d < 0 for d in dims) or math.prod(dims) != size:
-        raise launch_error(_BAD_RESHAPE, site, a=old, na=size, b=tuple(shape) if not isinstance(
+        raise launch_error(msg.BAD_RESHAPE, site, a=old, na=size, b=tuple(shape) if not isinstance(
             shape, int) else (shape,), nb=math.prod(dims))
     return dims
 

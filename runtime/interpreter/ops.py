@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...compiler import messages as msg
 from ...compiler.diagnostics import Diagnostic
 from ...compiler.errors import DeviceError
 from ...compiler.ir import Op
@@ -199,8 +200,8 @@ def _printf(o: Op, args: list[Any], blk: Block) -> list[Any]:
 @op("assert")
 def _assert(o: Op, args: list[Any], blk: Block) -> list[Any]:
     if not np.all(args[0]):
-        text = f"device_assert failed in block {blk.coords}: {o.attrs.get('message', '')}"
-        raise DeviceError([Diagnostic("CT505", text, o.span)])
+        text = msg.DEVICE_ASSERT.format(block=blk.coords, message=o.attrs.get("message", ""))
+        raise DeviceError([Diagnostic(msg.DEVICE_ASSERT.code, text, o.span)])
     return []
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...compiler import api
+from ...compiler import messages as msg
 from ...compiler.diagnostics import Diagnostic
 from ...compiler.errors import KernelError
 from ...compiler.ir import Block as IRBlock
@@ -58,8 +59,9 @@ def build_program(kernel: Kernel, spec: Specialization) -> Program:
     result = api.specialize(kernel.module(), kernel.__name__, spec.const_values)
     errors = [d for d in result.diagnostics if d.severity.value == "error"]
     if result.ir is None or errors:
-        raise KernelError(errors or [Diagnostic("CT999", "internal error in cutile: no IR for "
-                                                f"{kernel.__name__}", result.signature.span)])
+        detail = f"no IR for {kernel.__name__}"
+        raise KernelError(errors or [Diagnostic(msg.INTERNAL_ERROR.code, msg.INTERNAL_ERROR.format(
+            detail=detail), result.signature.span)])
     return Program(result.ir, [p.kind for p in result.ir.params])
 
 

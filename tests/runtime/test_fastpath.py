@@ -144,3 +144,17 @@ def test_long_chain_graph_replays() -> None:
     g.replay()
     (z,) = g.sync()
     assert (z.numpy() == 6_000.0).all()
+
+
+def test_graph_of_a_started_op_is_refused() -> None:
+    op = k.add(*_args()).start()
+    with pytest.raises(ct.LaunchError) as err:
+        op.graph()
+    assert err.value.diagnostics[0].code == "CT406"
+    op.sync()
+
+
+def test_registry_wording_for_arity_errors() -> None:
+    with pytest.raises(ct.LaunchError) as err:
+        k.add(*_args(), 64, 1)
+    assert err.value.diagnostics[0].message == "add takes 4 positional arguments, 5 given"
