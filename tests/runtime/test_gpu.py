@@ -111,3 +111,34 @@ def test_ten_thousand_launches_leak_no_device_memory(cuda: Any) -> None:
     assert cuda.allocator.stats.in_use == in_use
     assert abs(driver.mem_info()[0] - free_before) < (4 << 20)
     assert z.unpartition().numpy()[0] == 10_001.0
+
+
+def test_orders_and_persistent_match_the_interpreter(cuda: Any) -> None:
+    for order in (ct.row_major, ct.col_major, ct.grouped(2)):
+        (z,) = k.where_tile(ct.zeros((80, 32), ct.i32).partition((16, 8), order=order)).sync()
+        out = z.unpartition().numpy()
+        assert out[16 * 3, 8 * 2] == 302 and out[79, 31] == 403, order
+    x = ct.arange(200, f32)
+    z, x = k.persistent_copy(ct.zeros((200,), f32).partition((16,), blocks=3), x).sync()
+    np.testing.assert_array_equal(z.unpartition().numpy(), np.arange(200) + 1)
+
+
+def test_unchecked_start_and_long_chains(cuda: Any) -> None:
+    z, x, y = ct.zeros((4096,), f32).partition((1024,)), ct.ones((4096,), f32), \
+        ct.ones((4096,), f32)
+    out = k.add.unchecked(z, x, y).sync()
+    assert out[0] is z
+    np.testing.assert_array_equal(z.unpartition().numpy(), np.full(4096, 2.0))
+    op = k.inc(ct.zeros((4096,), f32).partition((1024,)))
+    for _ in range(9_999):
+        op = op.then(k.inc)
+    (w,) = op.start().sync()
+    assert w.unpartition().numpy()[0] == 10_000.0
+
+
+def test_scalar_arguments_are_packed(cuda: Any) -> None:
+    x = ct.arange(4096, f32)
+    z, x, _ = k.scale(ct.zeros((4096,), f32).partition((512,)), x, 0.5).sync()
+    np.testing.assert_array_equal(z.unpartition().numpy(), np.arange(4096) * 0.5)
+    (w, _) = k.shift(ct.zeros((64,), ct.i32).partition((64,)), -7).sync()
+    assert (w.unpartition().numpy() == -7).all()
