@@ -7,6 +7,7 @@ configuration error or an internal error (even with --exit-zero: a crash must ne
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
@@ -70,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["lsp"]:  # `cutile-check lsp [ARGS]`: the language server (check a
+        return _serve(args_list[1:])  # folder named lsp as `lsp/` or `./lsp`)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -80,6 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
+
+
+def _serve(argv: list[str]) -> int:
+    # Imported by name: the language server depends on the checker, not the other way round.
+    server = importlib.import_module("cutile.lsp.__main__")
+    server.main(argv)
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:
