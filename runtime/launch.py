@@ -81,12 +81,12 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
         v = values[i]
         new = v._handoff()
         new._own.state = State.EXCLUSIVE
-        v._own.move(how, site, op)
+        v._own.move(how, site, op._ref)
         values[i] = new
         held.append(new)
     for i in plan.tensors:
         v = values[i]
-        v._own.lease(op, site)
+        v._own.lease(op._ref)
         leased.append(v)
     op._results = tuple(values[:positional])  # positional arguments fill parameters in order
     return op
@@ -100,11 +100,11 @@ def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: 
         if p.kind == "mut":
             new = v._handoff()
             new._own.state = State.EXCLUSIVE
-            v._own.move(how, site, op)
+            v._own.move(how, site, op._ref)
             values[i] = new
             op._held.append(new)
         elif p.kind == "tensor":
-            v._own.lease(op, site)
+            v._own.lease(op._ref)
             op._leased.append(v)
     results: list[Any] = [None] * positional
     for i, at in enumerate(bound.where):

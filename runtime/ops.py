@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import warnings
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
@@ -145,6 +146,7 @@ class LaunchOp(DeviceOp):
         self._held = held
         self._leased = leased
         self._done_event: Event = DoneEvent()
+        self._ref = weakref.ref(self)  # what moves and leases point at (weakly)
 
     def _prepare(self) -> None:
         if self._exe is None:
@@ -169,7 +171,7 @@ class LaunchOp(DeviceOp):
         for p in self._held:
             p._own.state = State.LIVE
         for t in self._leased:
-            t._own.release(self)
+            t._own.release(self._ref)
         self._args = []
 
     def __del__(self) -> None:

@@ -29,23 +29,12 @@ class State(enum.Enum):
     EXCLUSIVE = "exclusively-leased"
 
 
-class Lease:
-    """A pending launch reading the value. Weak: a launch dropped without running frees it."""
-
-    __slots__ = ("_op", "kernel_name", "site")
-
-    def __init__(self, op: LaunchOp, site: Site) -> None:
-        self._op = weakref.ref(op)
-        self.kernel_name = op.kernel_name
-        self.site = site
-
-    @property
-    def op(self) -> LaunchOp | None:
-        return self._op()
+OpRef = weakref.ref["LaunchOp"]
 
 
 class Ownership:
-    """The state of one handle. `leases` holds the pending launches reading it."""
+    """The state of one handle. `leases` holds the pending launches reading it, weakly (a
+    launch dropped without running frees its leases); the lease's site is the launch's."""
 
     __slots__ = ("how", "leases", "op", "site", "state")
 
@@ -54,32 +43,35 @@ class Ownership:
         self.site: Site | None = None  # where it was moved
         self.how = ""  # "into a partition", "into a launch of add", ...
         self.op: weakref.ref[LaunchOp] | None = None  # the launch it was moved into
-        self.leases: list[Lease] = []
+        self.leases: list[OpRef] = []
 
-    def move(self, how: str, site: Site, op: LaunchOp | None = None) -> None:
+    def move(self, how: str, site: Site, op: OpRef | None = None) -> None:
         self.state = State.MOVED
         self.how = how
         self.site = site
-        self.op = weakref.ref(op) if op is not None else None
+        self.op = op
 
-    def lease(self, op: LaunchOp, site: Site) -> None:
-        self.leases.append(Lease(op, site))
+    def lease(self, op: OpRef) -> None:
+        self.leases.append(op)
         self.state = State.SHARED
 
-    def release(self, op: LaunchOp) -> None:
+    def release(self, op: OpRef) -> None:
         leases = self.leases
-        if len(leases) == 1 and leases[0]._op() is op:  # the common case: one reader
+        if len(leases) == 1 and leases[0] is op:  # the common case: one reader
             leases.clear()
         else:
-            self.leases = [le for le in leases if le.op is not op and le.op is not None]
+            self.leases = [r for r in leases if r is not op and r() is not None]
         if not self.leases and self.state is State.SHARED:
             self.state = State.LIVE
 
-    def active_leases(self) -> list[Lease]:
-        self.leases = [le for le in self.leases if le.op is not None and not le.op.finished]
+    def active_leases(self) -> list[LaunchOp]:
+        """The pending launches reading this handle (forgetting finished or dropped ones)."""
+        pairs = [(r, r()) for r in self.leases]
+        self.leases = [r for r, op in pairs if op is not None and not op.finished]
+        live = [op for _, op in pairs if op is not None and not op.finished]
         if not self.leases and self.state is State.SHARED:
             self.state = State.LIVE
-        return self.leases
+        return live
 
     @property
     def readers(self) -> int:
@@ -97,10 +89,10 @@ def check_writable(own: Ownership, name: str, action: str, site: Site | None = N
     check_usable(own, name, site)
     leases = own.active_leases() if own.leases else None
     if leases:
-        lease = leases[0]
-        note = Note(msg.LEASED_HERE.format(kernel=lease.kernel_name), lease.site.span())
+        op = leases[0]
+        note = Note(msg.LEASED_HERE.format(kernel=op.kernel_name), op.site.span())
         raise ownership_error(msg.WRITE_WHILE_LEASED, site or caller_site(), (note,), name=name,
-                              kernel=lease.kernel_name, action=action)
+                              kernel=op.kernel_name, action=action)
 
 
 def use_after_move(own: Ownership, name: str, site: Site | Span | None) -> OwnershipError:

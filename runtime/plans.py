@@ -121,16 +121,17 @@ class Plans:
         if len(args) > len(kinds):
             return None
         parts: list[Hashable] = [len(args)]
-        parts += [_describe(kinds[i], v) for i, v in enumerate(args)]
+        for i, v in enumerate(args):
+            parts.append(_describe(kinds[i], v))
         for name, v in kwargs.items():
-            i = self.index.get(name)
-            if i is None:
+            at = self.index.get(name)
+            if at is None:
                 if name != "grid":
                     return None
                 parts.append(("grid", _grid_key(v)))
                 continue
             parts.append(name)
-            parts.append(_describe(kinds[i], v))
+            parts.append(_describe(kinds[at], v))
         return tuple(parts)
 
     def find(self, key: Key | None) -> LaunchPlan | None:

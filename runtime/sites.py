@@ -42,13 +42,19 @@ def _is_internal(filename: str) -> bool:
     return inside
 
 
-@dataclass(frozen=True, eq=False)
 class Site:
-    """An instruction in user code (a call), resolved to positions on demand."""
+    """An instruction in user code (a call), resolved to positions on demand. A plain slotted
+    class: one is made per launch, and a frozen dataclass costs several times more to build."""
 
-    code: CodeType
-    lasti: int
-    lineno: int
+    __slots__ = ("code", "lasti", "lineno")
+
+    def __init__(self, code: CodeType, lasti: int, lineno: int) -> None:
+        self.code = code
+        self.lasti = lasti
+        self.lineno = lineno
+
+    def __repr__(self) -> str:
+        return f"Site({self.code.co_filename}:{self.lineno})"
 
     @property
     def path(self) -> str:
