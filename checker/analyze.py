@@ -17,7 +17,6 @@ from typing import Protocol
 from ..compiler import messages as msg
 from ..compiler.api import check_module
 from ..compiler.diagnostics import Diagnostic, Severity, Span
-from ..compiler.frontend.module import parse_module as parse_host_module
 from ..compiler.frontend.source import parse_module
 from . import suppressions
 from .config import Config, Overrides, parse_table
@@ -69,15 +68,10 @@ def analyze_source(source: str, path: str, config: Config | TableConfig | None =
                    *, project: ProjectIndex | None = None) -> list[Diagnostic]:
     """Every finding of one file after suppressions, selection and severity overrides.
     `project` resolves kernels imported from other files (one index per run caches them)."""
-    info = parse_module(source, path)
+    info = parse_module(source, path)  # one parse: the kernel frontend and the host analysis
     raw = [info] if isinstance(info, Diagnostic) else (
-        check_module(info) + _host(source, path, project))
+        check_module(info) + check_host(info, project))
     return finish(raw, source, path, _as_config(config))
-
-
-def _host(source: str, path: str, project: ProjectIndex | None) -> list[Diagnostic]:
-    host_info = parse_host_module(source, path)
-    return [] if isinstance(host_info, Diagnostic) else check_host(host_info, project)
 
 
 def finish(raw: list[Diagnostic], source: str, path: str, config: Config) -> list[Diagnostic]:

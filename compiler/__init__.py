@@ -1,4 +1,4 @@
-"""cutile.compiler: the frontend (libcst -> typed kernel IR), diagnostics, Tile IR backend."""
+"""cutile.compiler: the frontend (Python ast -> typed kernel IR), diagnostics, Tile IR backend."""
 
 from .api import check_module, check_source
 from .diagnostics import Diagnostic, Note, Severity, Span, render_concise, render_full

@@ -1,4 +1,5 @@
-"""Host-side ownership and launch analysis (CT3xx, CT4xx) over libcst; never imports user code.
+"""Host-side ownership and launch analysis (CT3xx, CT4xx) over Python's ast; never imports
+user code.
 
 `check_host(info, project)` analyzes every host scope of a parsed module: tensors, partitions and
 lazy launches are followed through assignments, branches, loops and calls, and launches of known

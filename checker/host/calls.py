@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
-
-import libcst as cst
 
 from ...compiler.diagnostics import Diagnostic, Span
 from . import expressions as ex
@@ -19,6 +18,7 @@ from .launches import (
     check_kinds,
     kernel_label,
 )
+from .syntax import call_args, keyword_name_span
 from .values import (
     UNKNOWN,
     IntVal,
@@ -39,20 +39,20 @@ _READ_BUILTINS = {"print", "len", "repr", "str", "isinstance", "id", "type", "bo
                   "format"}
 
 
-def evaluate_call(ctx: Ctx, st: State, call: cst.Call) -> Value:
+def evaluate_call(ctx: Ctx, st: State, call: ast.Call) -> Value:
     func = call.func
     if ex.head_name(func) not in st.env:
         name = ctx.info.resolve(func)
         if name in hostapi.CONSTRUCTORS:
             return hostapi.construct(ctx, st, call, name)
-    if isinstance(func, cst.Attribute):
+    if isinstance(func, ast.Attribute):
         receiver = ex.evaluate(ctx, st, func.value)
         return _method(ctx, st, call, func, receiver)
     callee = ex.evaluate(ctx, st, func)
     if isinstance(callee, KernelVal):
         return launch(ctx, st, call, callee)
-    reads = isinstance(func, cst.Name) and func.value in _READ_BUILTINS and callee == UNKNOWN
-    for arg in call.args:
+    reads = isinstance(func, ast.Name) and func.id in _READ_BUILTINS and callee == UNKNOWN
+    for arg in call_args(call):
         value = ex.evaluate(ctx, st, arg.value)
         if reads:
             ex.read(ctx, value)
@@ -61,8 +61,8 @@ def evaluate_call(ctx: Ctx, st: State, call: cst.Call) -> Value:
     return UNKNOWN
 
 
-def _method(ctx: Ctx, st: State, call: cst.Call, func: cst.Attribute, receiver: Value) -> Value:
-    method = func.attr.value
+def _method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute, receiver: Value) -> Value:
+    method = func.attr
     if isinstance(receiver, TensorVal) and method == "partition":
         return hostapi.partition(ctx, st, call, func.value, receiver)
     if isinstance(receiver, PartitionVal) and method == "unpartition":
@@ -74,7 +74,7 @@ def _method(ctx: Ctx, st: State, call: cst.Call, func: cst.Attribute, receiver: 
         if isinstance(kernel, KernelVal):
             return launch(ctx, st, call, kernel)
     reads = isinstance(receiver, (TensorVal, PartitionVal, KernelVal))  # t.numpy(), k.compile()
-    for arg in call.args:
+    for arg in call_args(call):
         value = ex.evaluate(ctx, st, arg.value)
         if reads:
             ex.read(ctx, value)
@@ -83,7 +83,7 @@ def _method(ctx: Ctx, st: State, call: cst.Call, func: cst.Attribute, receiver: 
     return UNKNOWN
 
 
-def launch(ctx: Ctx, st: State, call: cst.Call, kernel: KernelVal) -> Value:
+def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     """`kernel(args)`: check the arguments, then move Mut partitions and lease inputs."""
     frame = LaunchFrame(ctx.span(call))
     ctx.launches.append(frame)
@@ -135,35 +135,35 @@ def _flush(ctx: Ctx, frame: LaunchFrame, covered: set[Span]) -> None:
             ctx.report(diag)
 
 
-def _launch_args(ctx: Ctx, st: State, call: cst.Call, frame: LaunchFrame
+def _launch_args(ctx: Ctx, st: State, call: ast.Call, frame: LaunchFrame
                  ) -> tuple[list[Arg], list[tuple[str, Span, Arg]], bool]:
     positional: list[Arg] = []
     keywords: list[tuple[str, Span, Arg]] = []
     starred = False
-    for a in call.args:
+    for a in call_args(call):
         frame.current = ctx.span(a.value)
         value = ex.evaluate(ctx, st, a.value)
         arg = Arg(value, frame.current, root_name(ctx, a.value))
         if a.star:
             starred = True
             ex.escape(ctx, st, value)
-        elif a.keyword is not None:
-            keywords.append((a.keyword.value, ctx.span(a.keyword), arg))
+        elif a.keyword is not None and a.keyword.arg is not None:
+            keywords.append((a.keyword.arg, keyword_name_span(ctx.info, a.keyword), arg))
         else:
             positional.append(arg)
     frame.current = None
     return positional, keywords, starred
 
 
-def root_name(ctx: Ctx, expr: cst.BaseExpression) -> str:
+def root_name(ctx: Ctx, expr: ast.expr) -> str:
     """The variable an argument comes from (`z` for `z.partition((128,))`), else its text."""
     node = expr
     while True:
-        if isinstance(node, cst.Name):
-            return node.value
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             node = node.func.value
-        elif isinstance(node, cst.Attribute):
+        elif isinstance(node, ast.Attribute):
             node = node.value
         else:
             return ctx.text(expr)
@@ -176,7 +176,7 @@ def _result(value: Value) -> Value:
     return UNKNOWN
 
 
-def _new_op(ctx: Ctx, st: State, call: cst.Call, kernel: str,
+def _new_op(ctx: Ctx, st: State, call: ast.Call, kernel: str,
             results: tuple[Value, ...] | None) -> int:
     op = ctx.world.new_op(OpInfo("launch", kernel_label(kernel), ctx.span(call), results,
                                  frozenset()))
@@ -196,8 +196,8 @@ def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
         ctx.world.lease_sites.setdefault((op, value.storage), arg.span)
 
 
-def await_value(ctx: Ctx, st: State, expr: cst.Await) -> Value:
-    value = ex.evaluate(ctx, st, expr.expression)
+def await_value(ctx: Ctx, st: State, expr: ast.Await) -> Value:
+    value = ex.evaluate(ctx, st, expr.value)
     if isinstance(value, OpVal):
         return lazyops.run(ctx, st, value)
     ex.read(ctx, value)

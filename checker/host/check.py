@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+
 from ...compiler import messages as msg
 from ...compiler.diagnostics import Diagnostic, Span
-from ...compiler.frontend.module import ModuleInfo
+from ...compiler.frontend.source import ModuleInfo
 from .context import Ctx
 from .interpret import run_block
 from .names import ModuleIndex
@@ -27,11 +29,19 @@ def check_host(info: ModuleInfo, project: ProjectIndex | None = None) -> list[Di
         except Exception as err:  # a checker bug must not hide the file's other findings
             diags.append(Diagnostic("CT999", msg.INTERNAL_ERROR.format(
                 detail=f"host analysis failed: {type(err).__name__}: {err}"),
-                info.span(scope.node)))
+                _scope_span(info, scope.node)))
             continue
         _report_unrun(world)
         diags += world.findings.values()
     return sorted(diags, key=Diagnostic.sort_key)
+
+
+def _scope_span(info: ModuleInfo, node: ast.AST) -> Span:
+    """A function or class by its name; the module's top level by its first line."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return info.name_span(node)
+    first = info.lines[0] if info.lines else ""
+    return Span(info.path, 1, 0, 1, len(first))
 
 
 def _report_unrun(world: World) -> None:

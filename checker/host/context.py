@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
-import libcst as cst
-
 from ...compiler.diagnostics import Diagnostic, Span
-from ...compiler.frontend.module import ModuleInfo
+from ...compiler.frontend.source import ModuleInfo
 from .names import ModuleIndex
 from .project import ProjectIndex
 from .values import State, Value
@@ -44,14 +43,14 @@ class Ctx:
     launches: list[LaunchFrame] = field(default_factory=list)
     flows: list[LoopFlow] = field(default_factory=list)
 
-    def span(self, node: cst.CSTNode) -> Span:
+    def span(self, node: ast.AST) -> Span:
         return self.info.span(node)
 
     def report(self, diag: Diagnostic) -> None:
         self.world.report(diag)
 
-    def text(self, node: cst.CSTNode) -> str:
-        return self.info.module.code_for_node(node).strip()
+    def text(self, node: ast.AST) -> str:
+        return self.info.code(node).strip()
 
 
 def contains(outer: Span, inner: Span) -> bool:

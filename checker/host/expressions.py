@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
-
-import libcst as cst
 
 from ...compiler import messages as msg
 from ...compiler.diagnostics import Diagnostic, Note
@@ -12,6 +11,7 @@ from ...compiler.dtypes import BY_NAME as DTYPES
 from . import calls
 from .context import Ctx, contains
 from .joins import join_states, join_value
+from .syntax import sub_expressions
 from .values import (
     ESCAPED,
     UNKNOWN,
@@ -27,36 +27,35 @@ from .values import (
     owned_in,
 )
 
-_INT_OPS = {cst.Add: int.__add__, cst.Subtract: int.__sub__, cst.Multiply: int.__mul__,
-            cst.FloorDivide: int.__floordiv__}
-_READS = (cst.Comparison, cst.BooleanOperation, cst.FormattedString, cst.UnaryOperation,
-          cst.BinaryOperation, cst.ConcatenatedString)
-_NESTED = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_INT_OPS = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
+            ast.FloorDiv: int.__floordiv__}
+_READS = (ast.Compare, ast.BoolOp, ast.JoinedStr, ast.FormattedValue, ast.UnaryOp, ast.BinOp,
+          ast.Slice)
+_NESTED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def evaluate(ctx: Ctx, st: State, expr: cst.BaseExpression) -> Value:
-    if isinstance(expr, cst.Name):
+def evaluate(ctx: Ctx, st: State, expr: ast.expr) -> Value:
+    if isinstance(expr, ast.Name):
         return load_name(ctx, st, expr)
-    if isinstance(expr, cst.Integer):
-        number = expr.evaluated_value
-        return IntVal(number) if isinstance(number, int) else UNKNOWN
-    if isinstance(expr, cst.Tuple):
+    if isinstance(expr, ast.Constant):
+        return IntVal(expr.value) if type(expr.value) is int else UNKNOWN
+    if isinstance(expr, ast.Tuple):
         return _tuple(ctx, st, expr)
-    if isinstance(expr, cst.Attribute):
+    if isinstance(expr, ast.Attribute):
         return _attribute(ctx, st, expr)
-    if isinstance(expr, cst.Call):
+    if isinstance(expr, ast.Call):
         return calls.evaluate_call(ctx, st, expr)
-    if isinstance(expr, cst.Await):
+    if isinstance(expr, ast.Await):
         return calls.await_value(ctx, st, expr)
-    if isinstance(expr, cst.NamedExpr):
+    if isinstance(expr, ast.NamedExpr):
         value = evaluate(ctx, st, expr.value)
         assign(ctx, st, expr.target, value)
         return value
-    if isinstance(expr, cst.Subscript):
+    if isinstance(expr, ast.Subscript):
         return _subscript(ctx, st, expr)
-    if isinstance(expr, cst.IfExp):
+    if isinstance(expr, ast.IfExp):
         return _if_exp(ctx, st, expr)
-    if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+    if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
         folded = _fold_int(ctx, st, expr)
         if folded is not None:
             return folded
@@ -72,19 +71,8 @@ def evaluate(ctx: Ctx, st: State, expr: cst.BaseExpression) -> Value:
     return UNKNOWN
 
 
-def sub_expressions(node: cst.CSTNode) -> list[cst.BaseExpression]:
-    """The directly nested expressions of a node, in source order."""
-    out: list[cst.BaseExpression] = []
-    for child in node.children:
-        if isinstance(child, cst.BaseExpression):
-            out.append(child)
-        else:
-            out += sub_expressions(child)
-    return out
-
-
-def load_name(ctx: Ctx, st: State, node: cst.Name) -> Value:
-    name = node.value
+def load_name(ctx: Ctx, st: State, node: ast.Name) -> Value:
+    name = node.id
     if name in st.env:
         value = st.env[name]
         check_use(ctx, st, node, name, value)
@@ -95,7 +83,7 @@ def load_name(ctx: Ctx, st: State, node: cst.Name) -> Value:
     return DTypeVal(DTYPES[dtype]) if dtype in DTYPES else UNKNOWN
 
 
-def check_use(ctx: Ctx, st: State, node: cst.CSTNode, name: str, value: Value) -> None:
+def check_use(ctx: Ctx, st: State, node: ast.AST, name: str, value: Value) -> None:
     """CT301/CT306 for a use of a moved tensor or partition; reported once per value."""
     for owned in owned_in(value) if not isinstance(value, TupleVal) else []:
         state = st.obj(owned.obj)
@@ -110,7 +98,7 @@ def check_use(ctx: Ctx, st: State, node: cst.CSTNode, name: str, value: Value) -
             ctx.report(diag)
 
 
-def use_after_move(ctx: Ctx, st: State, node: cst.CSTNode, name: str,
+def use_after_move(ctx: Ctx, st: State, node: ast.AST, name: str,
                    moved: Moved) -> Diagnostic:
     span = ctx.span(node)
     notes = (Note(msg.MOVED_HERE.format(name=moved.name), moved.site),)
@@ -143,32 +131,19 @@ def escape(ctx: Ctx, st: State, value: Value) -> None:
         st.objs[owned.obj] = ESCAPED
 
 
-def capture(ctx: Ctx, st: State, node: cst.CSTNode) -> None:
+def capture(ctx: Ctx, st: State, node: ast.AST) -> None:
     """A lambda, comprehension or nested def may use outer names at any time."""
     for name in ctx.index.names(node):
         if name in st.env:  # no use check: the name may be a local of the nested code
             escape(ctx, st, st.env[name])
 
 
-def names_in(node: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-
-    class Collect(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            names.add(n.value)
-
-    node.visit(Collect())
-    return names
-
-
-def assign(ctx: Ctx, st: State, target: cst.BaseExpression, value: Value) -> None:
-    if isinstance(target, cst.Name):
-        if target.value in ctx.captured:
-            escape(ctx, st, value)
-        st.env[target.value] = value
-    elif isinstance(target, (cst.Tuple, cst.List)):
+def assign(ctx: Ctx, st: State, target: ast.expr, value: Value) -> None:
+    if isinstance(target, ast.Name):
+        assign_name(ctx, st, target.id, value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
         _unpack(ctx, st, target, value)
-    elif isinstance(target, cst.StarredElement):
+    elif isinstance(target, ast.Starred):
         assign(ctx, st, target.value, UNKNOWN)
     else:  # obj.attr = v, d[k] = v: stored where we do not follow it
         for child in sub_expressions(target):
@@ -176,9 +151,15 @@ def assign(ctx: Ctx, st: State, target: cst.BaseExpression, value: Value) -> Non
         escape(ctx, st, value)
 
 
-def _unpack(ctx: Ctx, st: State, target: cst.Tuple | cst.List, value: Value) -> None:
-    elements = [e.value for e in target.elements]
-    starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+def assign_name(ctx: Ctx, st: State, name: str, value: Value) -> None:
+    if name in ctx.captured:
+        escape(ctx, st, value)
+    st.env[name] = value
+
+
+def _unpack(ctx: Ctx, st: State, target: ast.Tuple | ast.List, value: Value) -> None:
+    elements = target.elts
+    starred = any(isinstance(e, ast.Starred) for e in elements)
     if isinstance(value, TupleVal) and len(value.items) == len(elements) and not starred:
         for element, item in zip(elements, value.items, strict=True):
             assign(ctx, st, element, item)
@@ -188,11 +169,12 @@ def _unpack(ctx: Ctx, st: State, target: cst.Tuple | cst.List, value: Value) -> 
         assign(ctx, st, element, UNKNOWN)
 
 
-def _tuple(ctx: Ctx, st: State, expr: cst.Tuple) -> Value:
+def _tuple(ctx: Ctx, st: State, expr: ast.Tuple) -> Value:
     items: list[Value] = []
-    for element in expr.elements:
-        value = evaluate(ctx, st, element.value)
-        if isinstance(element, cst.StarredElement):
+    for element in expr.elts:
+        starred = isinstance(element, ast.Starred)
+        value = evaluate(ctx, st, element.value if isinstance(element, ast.Starred) else element)
+        if starred:
             escape(ctx, st, value)
             return _escape_rest(ctx, st, items)
         items.append(value)
@@ -205,34 +187,33 @@ def _escape_rest(ctx: Ctx, st: State, items: list[Value]) -> Value:
     return UNKNOWN
 
 
-def _attribute(ctx: Ctx, st: State, expr: cst.Attribute) -> Value:
+def _attribute(ctx: Ctx, st: State, expr: ast.Attribute) -> Value:
     dtype = ctx.info.resolve(expr)
     if dtype in DTYPES and head_name(expr) not in st.env:
         return DTypeVal(DTYPES[dtype])
     base = evaluate(ctx, st, expr.value)
     if isinstance(base, ModuleVal):
-        kernel = ctx.project.kernel(Path(base.path), expr.attr.value)
+        kernel = ctx.project.kernel(Path(base.path), expr.attr)
         return kernel if kernel is not None else UNKNOWN
     if isinstance(base, OpVal):
         read(ctx, base)
     return UNKNOWN
 
 
-def head_name(expr: cst.BaseExpression) -> str | None:
-    while isinstance(expr, cst.Attribute):
+def head_name(expr: ast.expr) -> str | None:
+    while isinstance(expr, ast.Attribute):
         expr = expr.value
-    return expr.value if isinstance(expr, cst.Name) else None
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
-def _subscript(ctx: Ctx, st: State, expr: cst.Subscript) -> Value:
+def _subscript(ctx: Ctx, st: State, expr: ast.Subscript) -> Value:
     base = evaluate(ctx, st, expr.value)
     index: Value = UNKNOWN
-    for element in expr.slice:
-        if isinstance(element.slice, cst.Index) and len(expr.slice) == 1:
-            index = evaluate(ctx, st, element.slice.value)
-        else:
-            for child in sub_expressions(element):
-                read(ctx, evaluate(ctx, st, child))
+    if isinstance(expr.slice, ast.Tuple):  # x[a, b]
+        for child in expr.slice.elts:
+            read(ctx, evaluate(ctx, st, child))
+    else:
+        index = evaluate(ctx, st, expr.slice)
     if isinstance(base, TupleVal) and isinstance(index, IntVal) and (
             -len(base.items) <= index.value < len(base.items)):
         return base.items[index.value]
@@ -240,7 +221,7 @@ def _subscript(ctx: Ctx, st: State, expr: cst.Subscript) -> Value:
     return UNKNOWN
 
 
-def _if_exp(ctx: Ctx, st: State, expr: cst.IfExp) -> Value:
+def _if_exp(ctx: Ctx, st: State, expr: ast.IfExp) -> Value:
     read(ctx, evaluate(ctx, st, expr.test))
     a, b = st.copy(), st.copy()
     va, vb = evaluate(ctx, a, expr.body), evaluate(ctx, b, expr.orelse)
@@ -252,15 +233,14 @@ def _if_exp(ctx: Ctx, st: State, expr: cst.IfExp) -> Value:
     return value
 
 
-def _fold_int(ctx: Ctx, st: State, expr: cst.BinaryOperation | cst.UnaryOperation
-              ) -> Value | None:
+def _fold_int(ctx: Ctx, st: State, expr: ast.BinOp | ast.UnaryOp) -> Value | None:
     """Integer arithmetic on known ints (shapes such as `(N // 2, 64)`)."""
-    if isinstance(expr, cst.UnaryOperation):
-        if not isinstance(expr.operator, cst.Minus):
+    if isinstance(expr, ast.UnaryOp):
+        if not isinstance(expr.op, ast.USub):
             return None
-        inner = evaluate(ctx, st, expr.expression)
+        inner = evaluate(ctx, st, expr.operand)
         return IntVal(-inner.value) if isinstance(inner, IntVal) else UNKNOWN
-    fn = _INT_OPS.get(type(expr.operator))
+    fn = _INT_OPS.get(type(expr.op))
     if fn is None:
         return None
     left, right = evaluate(ctx, st, expr.left), evaluate(ctx, st, expr.right)
@@ -268,6 +248,6 @@ def _fold_int(ctx: Ctx, st: State, expr: cst.BinaryOperation | cst.UnaryOperatio
         read(ctx, left)
         read(ctx, right)
         return UNKNOWN
-    if isinstance(expr.operator, cst.FloorDivide) and right.value == 0:
+    if isinstance(expr.op, ast.FloorDiv) and right.value == 0:
         return UNKNOWN
     return IntVal(fn(left.value, right.value))

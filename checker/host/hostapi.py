@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from ...compiler import messages as msg
 from ...compiler.diagnostics import Diagnostic, Note
-from ...compiler.frontend.module import literal_value
+from ...compiler.frontend.source import literal_value
 from . import expressions as ex
 from .context import Ctx
 from .launches import fmt_shape
+from .syntax import call_args
 from .values import (
     UNKNOWN,
     DTypeVal,
@@ -32,20 +33,20 @@ CONSTRUCTORS: dict[str, tuple[str, ...]] = {
     "from_numpy": ("array",), "from_dlpack": ("obj",),
 }
 _PARTITION = ("tile_shape", "order", "blocks")
-Bound = dict[str, tuple[Value, cst.BaseExpression]]
+Bound = dict[str, tuple[Value, ast.expr]]
 
 
-def bind_call(ctx: Ctx, st: State, call: cst.Call, names: tuple[str, ...]) -> Bound | None:
+def bind_call(ctx: Ctx, st: State, call: ast.Call, names: tuple[str, ...]) -> Bound | None:
     """Arguments by parameter name, each evaluated once; None when `*args` hides them."""
     out: Bound = {}
     hidden = False
-    for i, arg in enumerate(call.args):
+    for i, arg in enumerate(call_args(call)):
         value = ex.evaluate(ctx, st, arg.value)
         ex.read(ctx, value)
         if arg.star:
             hidden = True
-        elif arg.keyword is not None:
-            out[arg.keyword.value] = (value, arg.value)
+        elif arg.name is not None:
+            out[arg.name] = (value, arg.value)
         elif i < len(names):
             out[names[i]] = (value, arg.value)
     return None if hidden else out
@@ -59,7 +60,7 @@ def shape_of(value: Value) -> Shape | None:
     return None
 
 
-def construct(ctx: Ctx, st: State, call: cst.Call, name: str) -> Value:
+def construct(ctx: Ctx, st: State, call: ast.Call, name: str) -> Value:
     args = bind_call(ctx, st, call, CONSTRUCTORS[name])
     dtype = args.get("dtype") if args else None
     shape: Shape | None = None
@@ -73,7 +74,7 @@ def construct(ctx: Ctx, st: State, call: cst.Call, name: str) -> Value:
                      else None, shape)
 
 
-def partition(ctx: Ctx, st: State, call: cst.Call, receiver: cst.BaseExpression,
+def partition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
               t: TensorVal) -> Value:
     """Moves `t` into a partition; a write, so no pending launch may be reading it (CT303)."""
     args = bind_call(ctx, st, call, _PARTITION)
@@ -91,9 +92,9 @@ def partition(ctx: Ctx, st: State, call: cst.Call, receiver: cst.BaseExpression,
                         site)
 
 
-def unpartition(ctx: Ctx, st: State, call: cst.Call, receiver: cst.BaseExpression,
+def unpartition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
                 p: PartitionVal) -> Value:
-    for arg in call.args:
+    for arg in call_args(call):
         ex.read(ctx, ex.evaluate(ctx, st, arg.value))
     site = ctx.span(call)
     move(st, p.obj, Moved(site, "by .unpartition()", ex_name(ctx, receiver), None,
@@ -101,11 +102,11 @@ def unpartition(ctx: Ctx, st: State, call: cst.Call, receiver: cst.BaseExpressio
     return TensorVal(ctx.world.fresh(), p.storage, p.dtype, p.shape)
 
 
-def ex_name(ctx: Ctx, node: cst.BaseExpression) -> str:
-    return node.value if isinstance(node, cst.Name) else ctx.text(node)
+def ex_name(ctx: Ctx, node: ast.expr) -> str:
+    return node.id if isinstance(node, ast.Name) else ctx.text(node)
 
 
-def _leased(ctx: Ctx, st: State, receiver: cst.BaseExpression, name: str, t: TensorVal) -> bool:
+def _leased(ctx: Ctx, st: State, receiver: ast.expr, name: str, t: TensorVal) -> bool:
     world = ctx.world
     for op in sorted(st.leases.get(t.storage, frozenset())):
         if op in st.pending and op not in world.escaped_ops:
@@ -118,7 +119,7 @@ def _leased(ctx: Ctx, st: State, receiver: cst.BaseExpression, name: str, t: Ten
     return False
 
 
-def _bad_partition(ctx: Ctx, args: dict[str, tuple[Value, cst.BaseExpression]],
+def _bad_partition(ctx: Ctx, args: dict[str, tuple[Value, ast.expr]],
                    tile: Shape | None) -> Diagnostic | None:
     """CT403 for rank > 3 tiles; CT408 for literal block counts or groups below 1."""
     if tile is not None and len(tile) > 3:
@@ -137,12 +138,14 @@ def _bad_partition(ctx: Ctx, args: dict[str, tuple[Value, cst.BaseExpression]],
     return None if order is None else _bad_order(ctx, order[1])
 
 
-def _bad_order(ctx: Ctx, expr: cst.BaseExpression) -> Diagnostic | None:
-    if not (isinstance(expr, cst.Call) and ctx.info.resolve(expr.func) == "grouped"):
+def _bad_order(ctx: Ctx, expr: ast.expr) -> Diagnostic | None:
+    if not (isinstance(expr, ast.Call) and ctx.info.resolve(expr.func) == "grouped"):
         return None
-    if len(expr.args) != 1 or not isinstance(expr.args[0].value, (cst.Integer, cst.UnaryOperation)):
+    args = call_args(expr)
+    if len(args) != 1 or args[0].star or not isinstance(args[0].value, (ast.Constant,
+                                                                         ast.UnaryOp)):
         return None
-    group = literal_value(expr.args[0].value)
+    group = literal_value(args[0].value)
     if isinstance(group, int) and not isinstance(group, bool) and group < 1:
         return Diagnostic("CT408", msg.BAD_PARTITION.format(
             detail=f"ct.grouped() needs a group size of at least 1, got {group}"),

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ...compiler import messages as msg
 from ...compiler.diagnostics import Diagnostic, Note, Span
-from ...compiler.frontend.signature import KernelSignature, ParamSpec, ShapeEntry
+from ...compiler.frontend.params import KernelSignature, ParamSpec, ShapeEntry
 from .values import (
     DTypeVal,
     IntVal,

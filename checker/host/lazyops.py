@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from . import expressions as ex
 from .context import Ctx
+from .syntax import call_args
 from .values import UNKNOWN, OpVal, PartitionVal, State, TupleVal, Value
 from .world import OpInfo, OpKind
 
 
-def method(ctx: Ctx, st: State, call: cst.Call, name: str, op: OpVal) -> Value:
-    for arg in call.args:
+def method(ctx: Ctx, st: State, call: ast.Call, name: str, op: OpVal) -> Value:
+    for arg in call_args(call):
         value = ex.evaluate(ctx, st, arg.value)
         ex.escape(ctx, st, value)  # the `.then` callback and friends
     info = ctx.world.ops.get(op.op)
@@ -46,7 +47,7 @@ def _fresh(ctx: Ctx, value: Value) -> Value:
     return value
 
 
-def _successor(ctx: Ctx, st: State, call: cst.Call, op: OpVal, kind: OpKind) -> int:
+def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> int:
     """A chain or graph that takes over the op: its run, its pending state and its leases."""
     world = ctx.world
     info = world.ops.get(op.op)

@@ -1,34 +1,35 @@
 """One pass over the module: its host scopes, and the free names of nested code.
 
-libcst traversals are slow, so everything the analysis needs from whole subtrees is gathered
-here once: which names a nested def, lambda or comprehension reads from outside, and which
-names of a scope such nested code (or a `global` statement) can see.
+Everything the analysis needs from whole subtrees is gathered here once: which names a nested
+def, lambda or comprehension reads from outside, and which names of a scope such nested code
+(or a `global` statement) can see.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import libcst as cst
+from ...compiler.frontend.source import ModuleInfo
+from .syntax import target_names
 
-from ...compiler.frontend.module import ModuleInfo
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_CLOSURES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+           ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
-_SCOPES = (cst.FunctionDef, cst.ClassDef)
-_CLOSURES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
-           cst.GeneratorExp)
-
-_INTERESTING = frozenset({*_NESTED, cst.Global, cst.Nonlocal, cst.AssignTarget, cst.AnnAssign,
-                          cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName,
-                          cst.ImportAlias})
+_BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor,
+                      ast.comprehension, ast.NamedExpr, ast.withitem, ast.ExceptHandler,
+                      ast.alias, ast.MatchAs, ast.MatchStar, ast.MatchMapping})
+_INTERESTING = frozenset({*_NESTED, *_BINDERS, ast.Global, ast.Nonlocal})
 
 
 @dataclass
 class Scope:
-    node: cst.Module | cst.FunctionDef | cst.ClassDef
-    body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
+    node: ast.Module | FunctionNode | ast.ClassDef
+    body: Sequence[ast.stmt]
     params: list[str]
     captured: set[str] = field(default_factory=set)  # names nested code or `global` can see
 
@@ -44,70 +45,61 @@ class _Frame:
 
 
 class ModuleIndex:
-    """Walks the tree by its dataclass fields: several times faster than a libcst visitor."""
+    """Walks the tree once, recording scopes and the free names of nested code."""
 
     def __init__(self, info: ModuleInfo) -> None:
         self.info = info
         self.free: dict[int, frozenset[str]] = {}  # id(nested node) -> its free names
-        self.scopes = [Scope(info.module, info.module.body, [])]
+        self.scopes = [Scope(info.tree, info.tree.body, [])]
         self._stack = [self.scopes[0]]
         self._frames = [_Frame()]
-        self._skipped: set[int] = set()
-        self._walk(info.module)
+        self._walk(info.tree)
 
-    def _walk(self, node: cst.CSTNode) -> None:
-        if self.on_visit(node):
-            for name in _fields(type(node)):
-                value = getattr(node, name)
-                if isinstance(value, cst.CSTNode):
-                    self._walk(value)
-                elif type(value) in (tuple, list):
-                    for item in value:
-                        if isinstance(item, cst.CSTNode):
-                            self._walk(item)
-        self.on_leave(node)
-
-    def names(self, node: cst.CSTNode) -> frozenset[str]:
+    def names(self, node: ast.AST) -> frozenset[str]:
         return self.free.get(id(node), frozenset())
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        # Exact-type tests: isinstance on libcst's ABC-based classes dominates otherwise.
+    def _walk(self, node: ast.AST) -> None:
         kind = type(node)
-        frame = self._frames[-1]
-        if kind is cst.Name:
-            assert isinstance(node, cst.Name)
-            frame.loads.add(node.value)
-            return True
+        if kind is ast.Name:
+            assert isinstance(node, ast.Name)
+            self._frames[-1].loads.add(node.id)
+            return
         if kind not in _INTERESTING:
-            return True
-        if isinstance(node, cst.FunctionDef) and is_cutile(self.info, node):
-            self._skipped.add(id(node))
-            frame.assigned.add(node.name.value)
-            return False  # kernel bodies are the frontend's and see only constants
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
-            frame.declared.update(n.name.value for n in node.names)
-            self._stack[-1].captured.update(n.name.value for n in node.names)
-        else:
-            frame.assigned.update(bound_names(node))
-        if isinstance(node, _NESTED):
-            self._enter(node)
-        return True
+            for child in ast.iter_child_nodes(node):
+                self._walk(child)
+            return
+        frame = self._frames[-1]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_cutile(
+                self.info, node):
+            frame.assigned.add(node.name)
+            return  # kernel bodies are the frontend's and see only constants
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            frame.loads.update(node.names)
+            frame.declared.update(node.names)
+            self._stack[-1].captured.update(node.names)
+            return
+        frame.assigned.update(bound_names(node))
+        if not isinstance(node, _NESTED):
+            for child in ast.iter_child_nodes(node):
+                self._walk(child)
+            return
+        self._enter(node)
+        for child in ast.iter_child_nodes(node):
+            self._walk(child)
+        self._leave(node)
 
-    def _enter(self, node: cst.CSTNode) -> None:
+    def _enter(self, node: ast.AST) -> None:
         inner = _Frame()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-            inner.assigned.update(param_names(node.params))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            inner.assigned.update(param_names(node.args))
         self._frames.append(inner)
         if isinstance(node, _SCOPES):
-            params = param_names(node.params) if isinstance(node, cst.FunctionDef) else []
-            scope = Scope(node, node.body.body, params)
+            params = param_names(node.args) if not isinstance(node, ast.ClassDef) else []
+            scope = Scope(node, node.body, params)
             self.scopes.append(scope)
             self._stack.append(scope)
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        node = original_node
-        if type(node) not in _NESTED or id(node) in self._skipped:
-            return
+    def _leave(self, node: ast.AST) -> None:
         free = self._frames.pop().free()
         self.free[id(node)] = free
         self._frames[-1].loads |= free
@@ -117,62 +109,39 @@ class ModuleIndex:
             self._stack[-1].captured |= free
 
 
-def _fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
-    """The fields of a node type that can hold names (not whitespace or punctuation)."""
-    found = _FIELDS.get(kind)
-    if found is None:
-        found = tuple(f.name for f in dataclasses.fields(kind)
-                      if "whitespace" not in f.name and f.name not in _PUNCTUATION)
-        _FIELDS[kind] = found
-    return found
-
-
-_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
-_PUNCTUATION = frozenset({"lpar", "rpar", "comma", "leading_lines", "lines_after_decorators",
-                          "header", "footer", "semicolon", "newline", "equal", "colon", "dot",
-                          "operator", "lbracket", "rbracket", "lbrace", "rbrace"})
-
-
-def is_cutile(info: ModuleInfo, node: cst.FunctionDef) -> bool:
-    for deco in node.decorators:
-        expr = deco.decorator
-        if info.resolve(expr.func if isinstance(expr, cst.Call) else expr) in ("kernel",
-                                                                                 "function"):
+def is_cutile(info: ModuleInfo, node: FunctionNode) -> bool:
+    for deco in node.decorator_list:
+        if info.resolve(deco.func if isinstance(deco, ast.Call) else deco) in ("kernel",
+                                                                                "function"):
             return True
     return False
 
 
-def param_names(params: cst.Parameters) -> list[str]:
-    names = [p.name.value for p in (*params.posonly_params, *params.params,
-                                     *params.kwonly_params)]
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.append(star.name.value)
+def param_names(args: ast.arguments) -> list[str]:
+    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    for star in (args.vararg, args.kwarg):
+        if star is not None:
+            names.append(star.arg)
     return names
 
 
-def bound_names(node: cst.CSTNode) -> list[str]:
+def bound_names(node: ast.AST) -> list[str]:
     """Names a statement or clause binds in its own scope (not those of nested code)."""
-    if isinstance(node, cst.AssignTarget):
+    if isinstance(node, ast.Assign):
+        return [n for t in node.targets for n in target_names(t)]
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                         ast.NamedExpr)):
         return target_names(node.target)
-    if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
-        return target_names(node.target)
-    if isinstance(node, cst.NamedExpr):
-        return target_names(node.target)
-    if isinstance(node, cst.AsName):
-        return target_names(node.name) if isinstance(node.name, cst.BaseExpression) else []
-    if isinstance(node, cst.ImportAlias):
-        return [(node.evaluated_alias or node.evaluated_name).split(".")[0]]
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return [node.name.value]
-    return []
-
-
-def target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
+    if isinstance(node, ast.withitem):
+        return target_names(node.optional_vars) if node.optional_vars is not None else []
+    if isinstance(node, ast.ExceptHandler):
+        return [node.name] if node.name is not None else []
+    if isinstance(node, ast.alias):
+        return [] if node.name == "*" else [(node.asname or node.name).split(".")[0]]
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        return [node.name] if node.name is not None else []
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest is not None else []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
     return []

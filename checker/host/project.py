@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import libcst as cst
-
 from ...compiler.diagnostics import Diagnostic
-from ...compiler.frontend.module import PACKAGE, ModuleInfo, dotted_name, parse_module
-from ...compiler.frontend.signature import read_signature
+from ...compiler.frontend.params import read_signature
+from ...compiler.frontend.source import PACKAGE, ModuleInfo, parse_module
 from .values import IntVal, KernelVal, ModuleVal, Value
 
 _MAX_REEXPORT_DEPTH = 8
@@ -76,7 +75,7 @@ class ProjectIndex:
         if name in self._kernels[path]:
             return self._kernels[path][name]
         for node in _top_level_imports(info):
-            if isinstance(node, cst.ImportFrom) and name in _from_names(node):
+            if isinstance(node, ast.ImportFrom) and name in _from_names(node):
                 found = self._from_import(info, node, depth + 1, only=name).get(name)
                 return found if isinstance(found, KernelVal) else None
         return None
@@ -95,37 +94,36 @@ class ProjectIndex:
             out.update(self.import_bindings(info, node, depth))
         return out
 
-    def import_bindings(self, info: ModuleInfo, node: cst.Import | cst.ImportFrom,
+    def import_bindings(self, info: ModuleInfo, node: ast.Import | ast.ImportFrom,
                         depth: int = 0) -> dict[str, Value]:
         """The kernels and project modules one import statement binds, by local name."""
-        if isinstance(node, cst.ImportFrom):
+        if isinstance(node, ast.ImportFrom):
             return self._from_import(info, node, depth)
         return self._import(info, node)
 
-    def _import(self, info: ModuleInfo, node: cst.Import) -> dict[str, Value]:
+    def _import(self, info: ModuleInfo, node: ast.Import) -> dict[str, Value]:
         out: dict[str, Value] = {}
         for alias in node.names:
-            name = dotted_name(alias.name)
-            if name is None or (alias.asname is None and "." in name) or name.split(".")[0] == (
-                    PACKAGE):
+            name = alias.name
+            if (alias.asname is None and "." in name) or name.split(".")[0] == PACKAGE:
                 continue  # `import a.b` binds `a`, a package rather than the kernel module
             path = self.resolve(info.path, name, 0)
             if path is not None:
-                out[alias.evaluated_alias or name] = ModuleVal(str(path))
+                out[alias.asname or name] = ModuleVal(str(path))
         return out
 
-    def _from_import(self, info: ModuleInfo, node: cst.ImportFrom, depth: int,
+    def _from_import(self, info: ModuleInfo, node: ast.ImportFrom, depth: int,
                      only: str | None = None) -> dict[str, Value]:
-        if isinstance(node.names, cst.ImportStar):
+        if any(alias.name == "*" for alias in node.names):
             return {}
-        module = dotted_name(node.module) if node.module is not None else None
-        level = len(node.relative)
+        module = node.module
+        level = node.level
         if level == 0 and module is not None and module.split(".")[0] == PACKAGE:
             return {}  # cutile itself: its names are the DSL, not project kernels
         out: dict[str, Value] = {}
         for alias in node.names:
-            name = alias.evaluated_name
-            local = alias.evaluated_alias or name
+            name = alias.name
+            local = alias.asname or name
             if only is not None and local != only:
                 continue
             sub = self.resolve(info.path, f"{module}.{name}" if module else name, level)
@@ -149,12 +147,9 @@ def local_kernels(info: ModuleInfo) -> dict[str, KernelVal]:
     return out
 
 
-def _top_level_imports(info: ModuleInfo) -> list[cst.Import | cst.ImportFrom]:
-    return [small for stmt in info.module.body if isinstance(stmt, cst.SimpleStatementLine)
-            for small in stmt.body if isinstance(small, (cst.Import, cst.ImportFrom))]
+def _top_level_imports(info: ModuleInfo) -> list[ast.Import | ast.ImportFrom]:
+    return [stmt for stmt in info.tree.body if isinstance(stmt, (ast.Import, ast.ImportFrom))]
 
 
-def _from_names(node: cst.ImportFrom) -> set[str]:
-    if isinstance(node.names, cst.ImportStar):
-        return set()
-    return {a.evaluated_alias or a.evaluated_name for a in node.names}
+def _from_names(node: ast.ImportFrom) -> set[str]:
+    return {a.asname or a.name for a in node.names if a.name != "*"}

@@ -2,89 +2,90 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from . import expressions as ex
 from .context import Ctx
+from .syntax import sub_expressions
 from .values import UNKNOWN, State, Value
 
-Small = cst.BaseStatement | cst.BaseSmallStatement
 
-
-def run_small(ctx: Ctx, st: State, stmt: Small) -> State | None:
-    if isinstance(stmt, cst.Expr):
+def run_small(ctx: Ctx, st: State, stmt: ast.stmt) -> State | None:
+    if isinstance(stmt, ast.Expr):
         ex.evaluate(ctx, st, stmt.value)  # a launch dropped here stays unrun (CT305)
-    elif isinstance(stmt, cst.Assign):
+    elif isinstance(stmt, ast.Assign):
         value = ex.evaluate(ctx, st, stmt.value)
         for target in stmt.targets:
-            ex.assign(ctx, st, target.target, value)
-    elif isinstance(stmt, cst.AnnAssign):
+            ex.assign(ctx, st, target, value)
+    elif isinstance(stmt, ast.AnnAssign):
         if stmt.value is not None:
             ex.assign(ctx, st, stmt.target, ex.evaluate(ctx, st, stmt.value))
-    elif isinstance(stmt, cst.AugAssign):
+    elif isinstance(stmt, ast.AugAssign):
         _aug_assign(ctx, st, stmt)
-    elif isinstance(stmt, (cst.Return, cst.Raise)):
+    elif isinstance(stmt, (ast.Return, ast.Raise)):
         _leave(ctx, st, stmt)
         return None
-    elif isinstance(stmt, (cst.Break, cst.Continue)):
+    elif isinstance(stmt, (ast.Break, ast.Continue)):
         _jump(ctx, st, stmt)
         return None
-    elif isinstance(stmt, cst.Del):
-        _delete(ctx, st, stmt.target)
-    elif isinstance(stmt, (cst.Global, cst.Nonlocal)):
-        for item in stmt.names:
-            ctx.captured.add(item.name.value)
-            ex.escape(ctx, st, st.env.get(item.name.value, UNKNOWN))
-    elif isinstance(stmt, (cst.Import, cst.ImportFrom)):
+    elif isinstance(stmt, ast.Delete):
+        for target in stmt.targets:
+            _delete(ctx, st, target)
+    elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
+        for name in stmt.names:
+            ctx.captured.add(name)
+            ex.escape(ctx, st, st.env.get(name, UNKNOWN))
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
         _import(ctx, st, stmt)
-    elif isinstance(stmt, cst.Assert):
+    elif isinstance(stmt, ast.Assert):
         ex.read(ctx, ex.evaluate(ctx, st, stmt.test))
         if stmt.msg is not None:
             ex.read(ctx, ex.evaluate(ctx, st, stmt.msg))
     return st
 
 
-def _aug_assign(ctx: Ctx, st: State, stmt: cst.AugAssign) -> None:
+def _aug_assign(ctx: Ctx, st: State, stmt: ast.AugAssign) -> None:
     old = ex.evaluate(ctx, st, stmt.target)
     ex.read(ctx, ex.evaluate(ctx, st, stmt.value))
-    if isinstance(stmt.target, cst.Name):
+    if isinstance(stmt.target, ast.Name):
         ex.escape(ctx, st, old)  # an in-place operator we do not model
-        st.env[stmt.target.value] = UNKNOWN
+        st.env[stmt.target.id] = UNKNOWN
 
 
-def _leave(ctx: Ctx, st: State, stmt: cst.Return | cst.Raise) -> None:
+def _leave(ctx: Ctx, st: State, stmt: ast.Return | ast.Raise) -> None:
     value: Value = UNKNOWN
-    if isinstance(stmt, cst.Return) and stmt.value is not None:
+    if isinstance(stmt, ast.Return) and stmt.value is not None:
         value = ex.evaluate(ctx, st, stmt.value)
-    elif isinstance(stmt, cst.Raise) and stmt.exc is not None:
+    elif isinstance(stmt, ast.Raise) and stmt.exc is not None:
         value = ex.evaluate(ctx, st, stmt.exc)
     ex.escape(ctx, st, value)  # returned to the caller: its business now
 
 
-def _jump(ctx: Ctx, st: State, stmt: cst.Break | cst.Continue) -> None:
+def _jump(ctx: Ctx, st: State, stmt: ast.Break | ast.Continue) -> None:
     if ctx.flows:
         flow = ctx.flows[-1]
-        (flow.breaks if isinstance(stmt, cst.Break) else flow.continues).append(st)
+        (flow.breaks if isinstance(stmt, ast.Break) else flow.continues).append(st)
 
 
-def _delete(ctx: Ctx, st: State, target: cst.BaseExpression) -> None:
-    if isinstance(target, cst.Name):
-        st.env.pop(target.value, None)
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            _delete(ctx, st, element.value)
+def _delete(ctx: Ctx, st: State, target: ast.expr) -> None:
+    if isinstance(target, ast.Name):
+        st.env.pop(target.id, None)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _delete(ctx, st, element)
     else:
-        for child in ex.sub_expressions(target):
+        for child in sub_expressions(target):
             ex.read(ctx, ex.evaluate(ctx, st, child))
 
 
-def _import(ctx: Ctx, st: State, stmt: cst.Import | cst.ImportFrom) -> None:
+def _import(ctx: Ctx, st: State, stmt: ast.Import | ast.ImportFrom) -> None:
     """An import inside a function binds kernels and project modules like a module-level one."""
     found = ctx.project.import_bindings(ctx.info, stmt)
-    names = ([a.evaluated_alias or a.evaluated_name for a in stmt.names]
-             if not isinstance(stmt.names, cst.ImportStar) else [])
-    for name in names:
-        local = name.split(".")[0] if isinstance(stmt, cst.Import) else name
+    for alias in stmt.names:
+        if alias.name == "*":
+            continue
+        name = alias.asname or alias.name
+        local = name.split(".")[0] if isinstance(stmt, ast.Import) else name
         if local in found:
             st.env[local] = found[local]
         else:  # e.g. `import cutile as ct`: resolved from the module's aliases

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from ...compiler.diagnostics import Span
 from ...compiler.dtypes import DType
-from ...compiler.frontend.signature import KernelSignature
+from ...compiler.frontend.params import KernelSignature
 
 Dim = int | None  # a known extent, or None when the analysis cannot know it
 Shape = tuple[Dim, ...]

@@ -3,9 +3,13 @@ editor-style configuration tables."""
 
 from __future__ import annotations
 
+import ast
 import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from checker_fixtures import BAD_SIGNATURE, CLEAN, Runner, write
@@ -13,6 +17,7 @@ from checker_fixtures import BAD_SIGNATURE, CLEAN, Runner, write
 from cutile.checker import analyze
 from cutile.checker.analyze import analyze_paths, analyze_source, analyze_stdin
 from cutile.checker.config import Config, Overrides
+from cutile.checker.host import ProjectIndex
 from cutile.compiler.diagnostics import Diagnostic, Severity
 from cutile.compiler.frontend.source import ModuleInfo
 
@@ -53,16 +58,44 @@ def test_frontend_and_host_findings_together() -> None:
 
 
 def test_the_module_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[str] = []
-    real = analyze.parse_module
+    """One `ast.parse` of the file, and the frontend and the host analysis share its result."""
+    parses: list[str] = []
+    real_parse = ast.parse
 
-    def counting(source: str, path: str) -> object:
-        calls.append(path)
-        return real(source, path)
+    def counting_parse(source: str, filename: str = "<unknown>", *args: Any,
+                       **kwargs: Any) -> ast.AST:
+        parses.append(filename)
+        tree: ast.AST = real_parse(source, filename, *args, **kwargs)
+        return tree
 
-    monkeypatch.setattr(analyze, "parse_module", counting)
-    analyze_source(USE_AFTER_MOVE, "h.py")
-    assert calls == ["h.py"]
+    seen: dict[str, list[int]] = {"frontend": [], "host": []}
+    real_module, real_host = analyze.check_module, analyze.check_host
+
+    def frontend(info: ModuleInfo) -> list[Diagnostic]:
+        seen["frontend"].append(id(info))
+        return real_module(info)
+
+    def host(info: ModuleInfo, project: ProjectIndex | None = None) -> list[Diagnostic]:
+        seen["host"].append(id(info))
+        return real_host(info, project)
+
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    monkeypatch.setattr(analyze, "check_module", frontend)
+    monkeypatch.setattr(analyze, "check_host", host)
+    assert [d.code for d in analyze_source(USE_AFTER_MOVE, "h.py")] == ["CT301"]
+    assert parses.count("h.py") == 1
+    assert len(seen["frontend"]) == 1 and seen["host"] == seen["frontend"]
+
+
+def test_checking_does_not_load_libcst() -> None:
+    """The checker and the compiler read Python's ast; libcst stays with the editor's fixes."""
+    code = ("import sys\n"
+            "from cutile.checker.analyze import analyze_source\n"
+            f"found = analyze_source({USE_AFTER_MOVE!r}, 'h.py')\n"
+            "print([d.code for d in found], 'libcst' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["['CT301']", "False"]
 
 
 def test_internal_error_in_one_file_is_ct999_and_the_rest_is_checked(

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from cutile.checker.host import ProjectIndex, check_host
 from cutile.compiler.diagnostics import Diagnostic
-from cutile.compiler.frontend.module import parse_module
+from cutile.compiler.frontend.source import parse_module
 
 # Kernels the rule snippets launch. Snippets are appended below, so their lines come after these.
 PRELUDE = '''\
