@@ -39,8 +39,13 @@ def set_backend(new: Backend | None) -> Backend | None:
 
 
 def current_stream() -> int:
+    return stream_of(backend())
+
+
+def stream_of(be: Backend) -> int:
+    """The current stream, for callers that hold the active backend already."""
     stream: int | None = getattr(_local, "stream", None)
-    return backend().default_stream() if stream is None else stream
+    return be.default_stream() if stream is None else stream
 
 
 def set_current_stream(stream: int | None) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -98,7 +99,7 @@ class Kernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> LaunchOp:
         """A lazy launch: run it with .sync(), await, .then(fn) or .graph()."""
-        return launch(self, args, kwargs)
+        return launch(self, args, kwargs, sys._getframe(1))
 
     def unchecked(self, *args: Any, **kwargs: Any) -> LaunchOp:
         """A launch without the safety checks, for measuring what they cost (and as an escape
@@ -107,7 +108,7 @@ class Kernel:
         launch does; the first call per kind of arguments still validates them. Two launches
         writing the same memory, or a tensor freed while one runs, are then the caller's
         problem."""
-        return launch_unchecked(self, args, kwargs)
+        return launch_unchecked(self, args, kwargs, sys._getframe(1))
 
     def compile(self, *args: Any, arch: str = "sm_90", **consts: Any) -> Compiled:
         """Specializes and compiles without launching (and without a GPU): the compiled kernel

@@ -3,30 +3,33 @@
 from __future__ import annotations
 
 from functools import partial
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
 from .binding import Bound
-from .context import backend, current_stream
+from .context import backend, stream_of
 from .errors import ownership_error
 from .ops import LaunchOp
 from .ownership import State
 from .partition import Partition
 from .plans import LaunchPlan
-from .sites import Site, argument_span, argument_text, caller_site
+from .sites import Site, argument_span, argument_text, site_of
 from .tensor import Tensor, byte_extent
 
 if TYPE_CHECKING:
     from .kernel import Kernel
 
+_MOVED, _SHARED, _EXCLUSIVE = State.MOVED, State.SHARED, State.EXCLUSIVE
 
 
-def launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> LaunchOp:
-    site = caller_site()
-    plans = kernel.plans()
-    key = plans.key(args, kwargs)
-    plan = plans.find(key)
+def launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
+           frame: FrameType) -> LaunchOp:
+    """`frame`: the frame that called the kernel (the site is the first user frame from it)."""
+    site = site_of(frame)
+    plans = kernel._plans or kernel.plans()
+    key, plan = plans.lookup(args, kwargs)
     if plan is not None:
         values = plan.values(args, kwargs)
         if plan.checks_pass(values):
@@ -35,58 +38,68 @@ def launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Lau
     bound = kernel.binder().bind(args, dict(kwargs), site)
     _check_aliasing(kernel, bound, site)
     if key is not None:
-        plan = plans.record(key, bound, kwargs)
+        plan = plans.record(key, bound, kwargs, kernel.__name__)
         return _start_launch(kernel, plan, bound.values, len(args), site)
     be = backend()
     spec = bound.spec
-    op = LaunchOp(kernel.__name__, be, lambda: kernel.executable(be, spec), [], bound.grid,
-                  (), [], [], site, current_stream())
+    op = LaunchOp(kernel.__name__, be, None, lambda: kernel.executable(be, spec), [],
+                  bound.grid, site, stream_of(be))
     _commit(kernel, bound, op, site, len(args))
     return op
 
 
-def launch_unchecked(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]
-                     ) -> LaunchOp:
+def launch_unchecked(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
+                     frame: FrameType) -> LaunchOp:
     """No ownership, no aliasing or value checks: the arguments are passed as they are and come
     back as the same objects. The first call per argument descriptor still binds (that is how
     the specialization and grid are found), so a wrong kind or shape still fails there."""
-    plans = kernel.plans()
-    key = plans.key(args, kwargs)
-    plan = plans.find(key)
+    plans = kernel._plans or kernel.plans()
+    key, plan = plans.lookup(args, kwargs)
+    site = site_of(frame)
     if plan is None:
-        site = caller_site()
         bound = kernel.binder().bind(args, dict(kwargs), site)
         if key is None:
             be = backend()
             spec = bound.spec
-            return LaunchOp(kernel.__name__, be, lambda: kernel.executable(be, spec),
-                            bound.values, bound.grid, tuple(bound.values[:len(args)]), [], [],
-                            site, current_stream())
-        plan = plans.record(key, bound, kwargs)
+            op = LaunchOp(kernel.__name__, be, None, lambda: kernel.executable(be, spec),
+                          bound.values, bound.grid, site, stream_of(be))
+            op._results = tuple(bound.values[:len(args)])
+            return op
+        plan = plans.record(key, bound, kwargs, kernel.__name__)
+    op = _new_op(kernel, plan, plan.values(args, kwargs), site)
+    op._results = args
+    return op
+
+
+def _new_op(kernel: Kernel, plan: LaunchPlan, values: list[Any], site: Site) -> LaunchOp:
     be = backend()
-    values = plan.values(args, kwargs)
-    return LaunchOp(kernel.__name__, be, partial(plan.executable, kernel, be), values,
-                    plan.grid, args, [], [], caller_site(), current_stream())
+    if plan.backend is be and plan.exe is not None:  # compiled already: no preparer needed
+        return LaunchOp(kernel.__name__, be, plan.exe, None, values, plan.grid, site,
+                        stream_of(be))
+    return LaunchOp(kernel.__name__, be, None, partial(plan.executable, kernel, be), values,
+                    plan.grid, site, stream_of(be))
 
 
 def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
                   site: Site) -> LaunchOp:
-    """Moves the Mut partitions into the launch and leases the inputs (all checks passed)."""
-    be = backend()
-    op = LaunchOp(kernel.__name__, be, partial(plan.executable, kernel, be), values, plan.grid,
-                  (), [], [], site, current_stream())
-    how = f"into a launch of {kernel.__name__}"
+    """Moves the Mut partitions into the launch and leases the inputs (all checks passed).
+    Ownership.move and .lease are inlined: this runs on every launch."""
+    op = _new_op(kernel, plan, values, site)
+    ref = op.own_ref()
+    how = plan.how
     held, leased = op._held, op._leased
     for i in plan.muts:
         v = values[i]
-        new = v._handoff()
-        new._own.state = State.EXCLUSIVE
-        v._own.move(how, site, op._ref)
-        values[i] = new
+        new = values[i] = v._handoff()
+        new._own.state = _EXCLUSIVE
+        own = v._own  # the caller's handle is moved into the launch
+        own.state, own.how, own.site, own.op = _MOVED, how, site, ref
         held.append(new)
     for i in plan.tensors:
         v = values[i]
-        v._own.lease(op._ref)
+        own = v._own
+        own.leases.append(ref)
+        own.state = _SHARED
         leased.append(v)
     op._results = tuple(values[:positional])  # positional arguments fill parameters in order
     return op
@@ -100,11 +113,11 @@ def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: 
         if p.kind == "mut":
             new = v._handoff()
             new._own.state = State.EXCLUSIVE
-            v._own.move(how, site, op._ref)
+            v._own.move(how, site, op.own_ref())
             values[i] = new
             op._held.append(new)
         elif p.kind == "tensor":
-            v._own.lease(op._ref)
+            v._own.lease(op.own_ref())
             op._leased.append(v)
     results: list[Any] = [None] * positional
     for i, at in enumerate(bound.where):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import sys
 import warnings
 import weakref
 from abc import ABC, abstractmethod
@@ -21,8 +22,8 @@ from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
 from .backends.base import Backend, DoneEvent, Event, Executable, Graph
 from .errors import launch_error, ownership_error
-from .ownership import Ownership, State
-from .sites import Site, caller_site, receiver_name
+from .ownership import OpRef, Ownership, State
+from .sites import Site, caller_site, receiver_name, site_of
 
 if TYPE_CHECKING:
     from .partition import Partition
@@ -39,17 +40,26 @@ class Phase(enum.Enum):
     DONE = "done"
 
 
+# module constants: the hot paths compare against these without two attribute lookups
+_CREATED, _ENQUEUED, _DONE = Phase.CREATED, Phase.ENQUEUED, Phase.DONE
+_LIVE, _SHARED = State.LIVE, State.SHARED
+
+
 Results = tuple[Any, ...]
 
 
 class DeviceOp(ABC):
     """Work that runs on the device when asked to. Subclasses: LaunchOp, ChainOp."""
 
-    backend: Backend
-    stream: int
-    site: Site
-    phase: Phase = Phase.CREATED
-    _graphed = False
+    __slots__ = ("__weakref__", "_graph_site", "_graphed", "backend", "phase", "site", "stream")
+
+    def __init__(self, backend: Backend, stream: int, site: Site) -> None:
+        self.phase = _CREATED
+        self.backend = backend
+        self.stream = stream
+        self.site = site
+        self._graphed = False
+        self._graph_site: Site | None = None
 
     @property
     def finished(self) -> bool:
@@ -74,13 +84,15 @@ class DeviceOp(ABC):
     def start(self) -> DeviceOp:
         """Enqueues the op without waiting and returns it; `.sync()` (or await) later waits
         and hands the arguments back. Leases and moves last until then."""
-        self._check_not_graphed()
+        if self._graphed:
+            self._check_not_graphed()
         self._start()
         return self
 
     def sync(self) -> Results:
         """Runs the op, waits for it, and returns its arguments (a tuple, in order)."""
-        self._check_not_graphed()
+        if self._graphed:
+            self._check_not_graphed()
         results = self._start()
         self._event().wait()
         self._complete()
@@ -101,8 +113,9 @@ class DeviceOp(ABC):
 
     def then(self, fn: Callable[..., DeviceOp | Results]) -> DeviceOp:
         """`fn(*results)` builds the next op (or returns values); the chain's result is its."""
-        self._check_not_graphed()
-        return ChainOp(self, fn, caller_site())
+        if self._graphed:
+            self._check_not_graphed()
+        return ChainOp(self, fn, site_of(sys._getframe(1)))
 
     def graph(self) -> GraphOp:
         """Captures the op into a graph (running it once); replay() runs it again."""
@@ -120,8 +133,6 @@ class DeviceOp(ABC):
             raise ownership_error(msg.USE_AFTER_MOVE, site, _moved_note(own, site),
                                   name=receiver_name(site, "the launch"), how=own.how)
 
-    _graph_site: Site | None = None
-
 
 def _moved_note(own: Ownership, site: Site) -> tuple[Note, ...]:
     name = receiver_name(site, "the launch")
@@ -129,53 +140,79 @@ def _moved_note(own: Ownership, site: Site) -> tuple[Note, ...]:
 
 
 class LaunchOp(DeviceOp):
-    """One kernel launch. Holds its Mut partitions exclusively and leases its inputs."""
+    """One kernel launch. Holds its Mut partitions exclusively and leases its inputs.
 
-    def __init__(self, kernel_name: str, backend: Backend, prepare: Callable[[], Executable],
-                 args: list[Any], grid: tuple[int, int, int], results: Results,
-                 held: list[Partition], leased: list[Tensor], site: Site, stream: int) -> None:
+    Built once per launch, so it stays light: slots, no event until someone waits (`_event`
+    records one then: the stream's work up to that point includes this launch), and the weak
+    reference that moves and leases point at only when the launch owns something."""
+
+    __slots__ = ("_args", "_done_event", "_exe", "_get_exe", "_grid", "_held", "_leased",
+                 "_ref", "_results", "kernel_name")
+
+    def __init__(self, kernel_name: str, backend: Backend, exe: Executable | None,
+                 prepare: Callable[[], Executable] | None, args: list[Any],
+                 grid: tuple[int, int, int], site: Site, stream: int) -> None:
+        """`exe` when already known, else `prepare` gets it (compiling) before enqueueing."""
+        DeviceOp.__init__(self, backend, stream, site)
         self.kernel_name = kernel_name
-        self.backend = backend
-        self.site = site
-        self.stream = stream
+        self._exe = exe
         self._get_exe = prepare
-        self._exe: Executable | None = None
         self._args = args
         self._grid = grid
-        self._results = results
-        self._held = held
-        self._leased = leased
-        self._done_event: Event = DoneEvent()
-        self._ref = weakref.ref(self)  # what moves and leases point at (weakly)
+        self._results: Results = ()
+        self._held: list[Partition] = []
+        self._leased: list[Tensor] = []
+        self._done_event: Event | None = None
+        self._ref: OpRef | None = None
+
+    def own_ref(self) -> OpRef:
+        """What moves and leases of this launch point at (weakly: a dropped launch frees them)."""
+        ref = self._ref
+        if ref is None:
+            ref = self._ref = weakref.ref(self)
+        return ref
 
     def _prepare(self) -> None:
         if self._exe is None:
+            assert self._get_exe is not None
             self._exe = self._get_exe()
 
     def _start(self) -> Results:
-        if self.phase is Phase.CREATED:
-            self._prepare()
+        if self.phase is _CREATED:
+            if self._exe is None:
+                self._prepare()
             assert self._exe is not None
-            self.phase = Phase.ENQUEUED
+            self.phase = _ENQUEUED
             self._exe.enqueue(self._args, self._grid, self.stream)
-            self._done_event = self.backend.record(self.stream)
         return self._results
 
     def _event(self) -> Event:
-        return self._done_event
+        event = self._done_event
+        if event is None:
+            event = self._done_event = self.backend.record(self.stream)
+        return event
 
     def _complete(self) -> None:
-        if self.phase is Phase.DONE:
+        if self.phase is _DONE:
             return
-        self.phase = Phase.DONE
+        self.phase = _DONE
         for p in self._held:
-            p._own.state = State.LIVE
+            p._own.state = _LIVE
+        ref = self._ref
         for t in self._leased:
-            t._own.release(self._ref)
+            own = t._own
+            leases = own.leases
+            if len(leases) == 1 and leases[0] is ref:  # the common case: one reader (inlined)
+                leases.clear()
+                if own.state is _SHARED:
+                    own.state = _LIVE
+            else:
+                assert ref is not None
+                own.release(ref)
         self._args = []
 
     def __del__(self) -> None:
-        if self.phase is Phase.CREATED and not self._graphed:
+        if self.phase is _CREATED and not self._graphed:
             span = self.site.span()
             text = msg.LAUNCH_NEVER_RUN.format(kernel=self.kernel_name)
             warnings.warn_explicit(f"{msg.LAUNCH_NEVER_RUN.code} {text}", LaunchNeverRunWarning,
@@ -191,11 +228,11 @@ class ChainOp(DeviceOp):
     A chain of n links is n ChainOps each pointing at the previous one; every walk along it is
     a loop, so chains of any length stay clear of the recursion limit."""
 
+    __slots__ = ("_first", "_fn", "_next", "_results")
+
     def __init__(self, first: DeviceOp, fn: Callable[..., DeviceOp | Results],
                  site: Site) -> None:
-        self.backend = first.backend
-        self.stream = first.stream
-        self.site = site
+        DeviceOp.__init__(self, first.backend, first.stream, site)
         self._first = first
         self._fn = fn
         self._next: DeviceOp | None = None

@@ -24,7 +24,8 @@ MAX_GRID = (2**31 - 1, 65535, 65535)
 class Partition:
     """A tensor moved into tiles of `tile` shape. `unpartition()` moves it back out."""
 
-    __slots__ = ("__weakref__", "_own", "_tensor", "blocks", "grid", "order", "tile", "tiling")
+    __slots__ = ("__weakref__", "_base", "_kid", "_own", "_tensor", "blocks", "grid", "order",
+                 "tile", "tiling")
 
     def __init__(self, tensor: Tensor, tile: tuple[int, ...], order: TileOrder,
                  blocks: int | None) -> None:
@@ -35,6 +36,8 @@ class Partition:
         self.grid = tuple(-(-n // t) for n, t in zip(tensor._shape, tile, strict=True))
         self.tiling = Tiling(self.grid, order, blocks)
         self._own = Ownership()
+        self._base = tensor._base  # cached for launches, as on Tensor
+        self._kid = 0
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -83,6 +86,7 @@ class Partition:
         new._tensor, new.tile, new.order, new.blocks = self._tensor, self.tile, self.order, \
             self.blocks
         new.grid, new.tiling, new._own = self.grid, self.tiling, Ownership()
+        new._base, new._kid = self._base, self._kid
         return new
 
     def __repr__(self) -> str:

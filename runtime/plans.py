@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from ..compiler.dtypes import integer_range
@@ -31,42 +30,72 @@ if TYPE_CHECKING:
 Key = tuple[Hashable, ...]
 
 
-def _describe(kind: str, v: Any) -> Hashable:
-    cls = type(v)
-    if cls is Partition:
+_ids: dict[Hashable, int] = {}  # handle descriptors -> small ints (1, 2, ...)
+
+
+def handle_id(v: Tensor | Partition) -> int:
+    """A tensor's or partition's part of the descriptor as a small int, computed once per handle
+    (its dtype, shape, strides, address and tiling never change) and equal for equal
+    descriptors, so a launch's key is a tuple of ints that hashes and compares quickly."""
+    if isinstance(v, Partition):
         t = v._tensor
-        buf = t._buf
-        # the low 4 bits decide the alignment fact (capped at 16 bytes); None: a meta tensor
-        align = None if buf is None else (buf.ptr + t._offset) & 15
         order = v.order
-        return (t._dtype.name, t._shape, t._strides, align, v.tile, order.kind, order.group,
-                v.blocks)
-    if cls is Tensor:
-        buf = v._buf
-        align = None if buf is None else (buf.ptr + v._offset) & 15
-        return (v._dtype.name, v._shape, v._strides, align)  # names hash faster than DTypes
+        desc: Hashable = ("p", t._kid or handle_id(t), v.tile, order.kind, order.group, v.blocks)
+    else:
+        # the low 4 bits decide the alignment fact (capped at 16 bytes); None: a meta tensor
+        align = None if v._buf is None else v._base & 15
+        desc = (v._dtype.name, v._shape, v._strides, align)  # names hash faster than DTypes
+    kid = _ids.get(desc)
+    if kid is None:
+        kid = _ids[desc] = len(_ids) + 1
+    v._kid = kid
+    return kid
+
+
+def _describe(kind: str, v: Any) -> Hashable | None:
+    """One argument's part of the descriptor; None: this argument never gets a plan."""
+    cls = type(v)
+    if cls is Tensor or cls is Partition:
+        return v._kid or handle_id(v)
     if kind == "const":
         return (cls, v)  # the class too: 1, 1.0 and True hash alike
+    if kind != "scalar" and issubclass(cls, (Tensor, Partition)):
+        return None  # a subclass: not worth a plan
     return cast(Hashable, cls)  # a scalar's value is checked per launch, not keyed
 
 
-@dataclass
 class LaunchPlan:
-    spec: Specialization
-    grid: tuple[int, int, int]
-    template: list[Any]  # per parameter: the Const's value, None for the others
-    sources: tuple[tuple[int, int | str], ...]  # (parameter, positional index or keyword)
-    muts: tuple[int, ...]
-    tensors: tuple[int, ...]
-    int_scalars: tuple[tuple[int, int, int], ...]  # (parameter, lo, hi)
-    # (Mut parameter, another, their byte ranges from their bases): they must not overlap
-    alias_pairs: tuple[tuple[int, int, int, int, int, int], ...]
-    executables: dict[int, Executable]  # by id(backend)
+    """What the binder decided for one descriptor, laid out for the launch fast path."""
 
-    def __post_init__(self) -> None:
-        self.owned = self.muts + self.tensors
+    __slots__ = ("alias_pairs", "backend", "exe", "executables", "grid", "how", "int_scalars",
+                 "muts", "owned", "prefix", "sources", "spec", "template", "tensors")
+
+    def __init__(self, spec: Specialization, grid: tuple[int, int, int], template: list[Any],
+                 sources: tuple[tuple[int, int | str], ...], muts: tuple[int, ...],
+                 tensors: tuple[int, ...], int_scalars: tuple[tuple[int, int, int], ...],
+                 alias_pairs: tuple[tuple[int, int, int, int, int, int], ...],
+                 how: str) -> None:
+        self.spec = spec
+        self.grid = grid
+        self.template = template  # per parameter: the Const's value, None for the others
+        self.sources = sources  # (parameter, positional index or keyword)
+        self.muts = muts
+        self.tensors = tensors
+        self.owned = muts + tensors
+        self.int_scalars = int_scalars  # (parameter, lo, hi)
+        # (Mut parameter, another, their byte ranges from their bases): they must not overlap
+        self.alias_pairs = alias_pairs
+        self.how = how  # what a moved Mut argument says it was moved into
+        # the common call: parameters 0..n-1 given positionally, the rest Consts
+        n = len(sources)
+        self.prefix = n if sources == tuple((i, i) for i in range(n)) else -1
+        self.executables: dict[int, Executable] = {}  # by id(backend)
+        self.backend: Backend | None = None  # the last backend asked for, and its executable
+        self.exe: Executable | None = None
 
     def values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        if self.prefix == len(args) and not kwargs:
+            return [*args, *self.template[len(args):]]
         values = self.template.copy()
         for i, src in self.sources:
             values[i] = args[src] if isinstance(src, int) else kwargs[src]
@@ -82,21 +111,26 @@ class LaunchPlan:
             if not lo <= int(values[i]) <= hi:
                 return False
         for i, j, alo, ahi, blo, bhi in self.alias_pairs:
-            a = _tensor(values[i])
-            b = _tensor(values[j])
-            abuf, bbuf = a._buf, b._buf
-            assert abuf is not None and bbuf is not None
-            a0 = abuf.ptr + a._offset
-            b0 = bbuf.ptr + b._offset
-            if a0 + alo < b0 + bhi and b0 + blo < a0 + ahi and abuf.device == bbuf.device:
+            a0 = values[i]._base  # Tensor and Partition both cache their base address
+            b0 = values[j]._base
+            if a0 + alo < b0 + bhi and b0 + blo < a0 + ahi and _same_device(values[i],
+                                                                            values[j]):
                 return False
         return True
 
     def executable(self, kernel: Kernel, backend: Backend) -> Executable:
+        if self.backend is backend and self.exe is not None:
+            return self.exe
         exe = self.executables.get(id(backend))
         if exe is None:
             exe = self.executables[id(backend)] = kernel.executable(backend, self.spec)
+        self.backend, self.exe = backend, exe
         return exe
+
+
+def _same_device(a: Any, b: Any) -> bool:
+    abuf, bbuf = _tensor(a)._buf, _tensor(b)._buf
+    return abuf is not None and bbuf is not None and abuf.device == bbuf.device
 
 
 def _tensor(v: Any) -> Tensor:
@@ -120,9 +154,13 @@ class Plans:
         kinds = self.kinds
         if len(args) > len(kinds):
             return None
-        parts: list[Hashable] = [len(args)]
-        for i, v in enumerate(args):
-            parts.append(_describe(kinds[i], v))
+        parts: list[Hashable | None] = [len(args)]
+        for kind, v in zip(kinds, args, strict=False):  # len(args) <= len(kinds)
+            cls = type(v)
+            if cls is Tensor or cls is Partition:  # inlined _describe: the common arguments
+                parts.append(v._kid or handle_id(v))
+            else:
+                parts.append(_describe(kind, v))
         for name, v in kwargs.items():
             at = self.index.get(name)
             if at is None:
@@ -132,17 +170,21 @@ class Plans:
                 continue
             parts.append(name)
             parts.append(_describe(kinds[at], v))
-        return tuple(parts)
+        return None if None in parts else tuple(parts)
 
-    def find(self, key: Key | None) -> LaunchPlan | None:
+    def lookup(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+               ) -> tuple[Key | None, LaunchPlan | None]:
+        """The call's descriptor and its plan (either may be None)."""
+        key = self.key(args, kwargs)
         if key is None:
-            return None
+            return None, None
         try:
-            return self.plans.get(key)
+            return key, self.plans.get(key)
         except TypeError:  # an unhashable Const value: the full path every time
-            return None
+            return None, None
 
-    def record(self, key: Key, bound: Bound, kwargs: dict[str, Any]) -> LaunchPlan:
+    def record(self, key: Key, bound: Bound, kwargs: dict[str, Any], kernel_name: str
+               ) -> LaunchPlan:
         """A plan from a launch the binder accepted (`bound.values` are the caller's values)."""
         kinds = self.kinds
         template = [v if kinds[i] == "const" else None for i, v in enumerate(bound.values)]
@@ -155,7 +197,7 @@ class Plans:
                       if j != i and not (kinds[j] == "mut" and j < i))
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
-                          pairs, {})
+                          pairs, f"into a launch of {kernel_name}")
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
         return plan

@@ -11,7 +11,7 @@ import linecache
 import os
 import sys
 from dataclasses import dataclass
-from types import CodeType
+from types import CodeType, FrameType
 
 from ..compiler.diagnostics import Span
 
@@ -44,14 +44,14 @@ def _is_internal(filename: str) -> bool:
 
 class Site:
     """An instruction in user code (a call), resolved to positions on demand. A plain slotted
-    class: one is made per launch, and a frozen dataclass costs several times more to build."""
+    class holding only what the frame gives for free (its code object and instruction offset):
+    one is made per launch, and even `f_lineno` costs a line-table walk."""
 
-    __slots__ = ("code", "lasti", "lineno")
+    __slots__ = ("code", "lasti")
 
-    def __init__(self, code: CodeType, lasti: int, lineno: int) -> None:
+    def __init__(self, code: CodeType, lasti: int) -> None:
         self.code = code
         self.lasti = lasti
-        self.lineno = lineno
 
     def __repr__(self) -> str:
         return f"Site({self.code.co_filename}:{self.lineno})"
@@ -60,10 +60,18 @@ class Site:
     def path(self) -> str:
         return self.code.co_filename
 
+    @property
+    def lineno(self) -> int:
+        for start, end, line in self.code.co_lines():
+            if start <= self.lasti < end and line is not None:
+                return line
+        return self.code.co_firstlineno
+
     def span(self) -> Span:
         pos = _positions(self.code, self.lasti)
         if pos is None:
-            return Span(self.path, self.lineno, 0, self.lineno, 0)
+            line = self.lineno
+            return Span(self.path, line, 0, line, 0)
         line, end_line, col, end_col = pos
         lines = linecache.getlines(self.path)
         # co_positions counts UTF-8 bytes; Span counts characters.
@@ -77,10 +85,22 @@ class Site:
 
 def caller_site() -> Site:
     """The innermost frame outside cutile: the user's line that called into the runtime."""
-    frame = sys._getframe(1)
-    while frame.f_back is not None and _is_internal(frame.f_code.co_filename):
-        frame = frame.f_back
-    return Site(frame.f_code, frame.f_lasti, frame.f_lineno)
+    return site_of(sys._getframe(1))
+
+
+def site_of(frame: FrameType) -> Site:
+    """The first frame from `frame` outwards that is outside cutile (`frame` itself when it is
+    user code: callers that know their caller's frame skip walking their own)."""
+    known = _internal_files
+    while True:
+        code = frame.f_code
+        inside = known.get(code.co_filename)
+        if inside is None:
+            inside = _is_internal(code.co_filename)
+        back = frame.f_back
+        if not inside or back is None:
+            return Site(code, frame.f_lasti)
+        frame = back
 
 
 def _positions(code: CodeType, lasti: int) -> tuple[int, int, int, int] | None:

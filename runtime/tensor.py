@@ -34,8 +34,8 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 class Tensor:
     """A tensor handle. Element strides; memory owned by a Buffer (None for meta tensors)."""
 
-    __slots__ = ("__weakref__", "_backend", "_buf", "_dtype", "_offset", "_own", "_shape",
-                 "_strides")
+    __slots__ = ("__weakref__", "_backend", "_base", "_buf", "_dtype", "_kid", "_offset", "_own",
+                 "_shape", "_strides")
 
     def __init__(self, backend: Backend | None, buf: Buffer | None, offset: int,
                  shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType) -> None:
@@ -46,6 +46,10 @@ class Tensor:
         self._strides = strides
         self._dtype = dtype
         self._own = Ownership()
+        # fixed for the handle's life, cached for launches: the address of element 0 (0 for a
+        # meta tensor), and the launch descriptor's id (0 until a launch computes it)
+        self._base = buf.ptr + offset if buf is not None else 0
+        self._kid = 0
 
     def __class_getitem__(cls, args: Any) -> _Marker:
         # `Tensor[f32, (-1,)]` in annotations evaluated at run time: the frontend's marker.

@@ -79,6 +79,9 @@ class DoneEvent(Event):
         return None
 
 
+DONE = DoneEvent()  # one is enough: it has no state
+
+
 class Graph(ABC):
     @abstractmethod
     def replay(self, stream: int) -> None: ...

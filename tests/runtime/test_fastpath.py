@@ -4,11 +4,13 @@ launches. Also the unchecked path and op.start()."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import numpy as np
 import pytest
 import rt_kernels as k
+from rt_util import line_of
 
 import cutile as ct
 from cutile import f32
@@ -158,3 +160,87 @@ def test_registry_wording_for_arity_errors() -> None:
     with pytest.raises(ct.LaunchError) as err:
         k.add(*_args(), 64, 1)
     assert err.value.diagnostics[0].message == "add takes 4 positional arguments, 5 given"
+
+
+def test_errors_after_planned_launches_name_both_sites(binds: list[int]) -> None:
+    z, x, y = _args()
+    z, x, y = k.add(z, x, y).sync()
+    before = len(binds)
+    op = k.add(z, x, y)  # planned-site
+    assert len(binds) == before  # this launch took the plan
+    with pytest.raises(ct.OwnershipError) as err:
+        z.unpartition()  # moved-use-site
+    (d,) = err.value.diagnostics
+    assert d.code == "CT301" and d.span.line == line_of("# moved-use-site")
+    assert d.span.path == __file__
+    assert d.notes[0].span is not None and d.notes[0].span.line == line_of("# planned-site")
+    with pytest.raises(ct.OwnershipError) as err:
+        x.reshape((16, 16))  # leased-use-site
+    (d,) = err.value.diagnostics
+    assert d.code == "CT303" and d.span.line == line_of("# leased-use-site")
+    assert d.notes[0].span is not None and d.notes[0].span.line == line_of("# planned-site")
+    assert d.notes[0].span.path == __file__
+    op.sync()
+
+
+def test_sites_of_launches_made_inside_a_then_chain() -> None:
+    z, x, y = _args()
+    op = k.add(z, x, y).then(k.add)  # chain-site
+    z2, x2, y2 = op.sync()
+    with pytest.raises(ct.OwnershipError) as err:
+        z.unpartition()
+    assert err.value.diagnostics[0].notes[0].span is not None
+    assert err.value.diagnostics[0].notes[0].span.line == line_of("# chain-site")
+    # a launch made by a user's function that cutile calls: its site is the function's line
+    other = ct.zeros((256,), f32).partition((64,))
+    op = k.add(z2, x2, y2).then(lambda a, b, c: k.add(other, b, c))  # lambda-site
+    z4, _, _ = op.sync()
+    with pytest.raises(ct.OwnershipError) as err:
+        other.unpartition()
+    assert err.value.diagnostics[0].notes[0].span is not None
+    assert err.value.diagnostics[0].notes[0].span.line == line_of("# lambda-site")
+    assert (z4.unpartition().numpy() == 2.0).all()
+
+
+def test_dropped_planned_launch_warns_at_its_line() -> None:
+    z, x, y = _args()
+    z, x, y = k.add(z, x, y).sync()
+    with pytest.warns(ct.LaunchNeverRunWarning) as got:
+        k.add(z, x, y)  # dropped-planned-site
+        gc.collect()
+    (w,) = got
+    assert w.lineno == line_of("# dropped-planned-site") and w.filename == __file__
+    assert "CT305" in str(w.message)
+
+
+def test_site_lineno_of_a_call_spanning_lines() -> None:
+    z, x, y = _args()
+    op = k.add(
+        z,
+        x,  # inner-line
+        y)
+    assert op.site.lineno == line_of("op = k.add(") and op.site.path == __file__
+    assert op.site.span().line == line_of("op = k.add(")
+    assert op.site.span().end_line == line_of("y)")
+    op.sync()
+
+
+def test_descriptor_ids_follow_alignment_and_tiling(binds: list[int]) -> None:
+    n = 448  # a size no other test plans
+    arr = np.zeros(n + 4, dtype=np.float32)
+
+    def run(tile: int, start: int, blocks: int | None = None) -> None:
+        z = ct.zeros((n,), f32).partition((tile,), blocks=blocks)
+        k.add(z, ct.from_dlpack(arr[start:start + n]), ct.ones((n,), f32)).sync()
+
+    run(64, 0)
+    run(64, 0)
+    assert len(binds) == 1  # new handles, equal descriptors: one plan
+    run(64, 1)
+    assert len(binds) == 2  # 4 bytes off: another alignment class
+    run(64, 4)
+    assert len(binds) == 2  # 16 bytes off: the same class again
+    run(32, 0)
+    assert len(binds) == 3  # another tile
+    run(64, 0, blocks=2)
+    assert len(binds) == 4  # persistent
