@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import linecache
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -17,7 +16,6 @@ from ..compiler.specialization import Specialization
 from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
 from .launch import launch, launch_unchecked
-from .ops import LaunchOp
 from .ownership import State
 from .partition import Partition
 from .plans import Plans, build_plans
@@ -97,18 +95,17 @@ class Kernel:
         if errors:
             raise KernelError(errors)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> LaunchOp:
-        """A lazy launch: run it with .sync(), await, .then(fn) or .graph()."""
-        return launch(self, args, kwargs, sys._getframe(1))
+    # `kernel(*args)`: a lazy launch (run it with .sync(), await, .then(fn) or .graph()).
+    # The launcher itself, not a method calling it: one Python frame less on every launch.
+    __call__ = launch
 
-    def unchecked(self, *args: Any, **kwargs: Any) -> LaunchOp:
-        """A launch without the safety checks, for measuring what they cost (and as an escape
-        hatch): no ownership (nothing is moved or leased; `.sync()` returns the same objects),
-        no aliasing or scalar-range checks. It compiles and launches exactly as a checked
-        launch does; the first call per kind of arguments still validates them. Two launches
-        writing the same memory, or a tensor freed while one runs, are then the caller's
-        problem."""
-        return launch_unchecked(self, args, kwargs, sys._getframe(1))
+    # `kernel.unchecked(*args)`: a launch without the safety checks, for measuring what they
+    # cost (and as an escape hatch): no ownership (nothing is moved or leased; `.sync()`
+    # returns the same objects), no aliasing or scalar-range checks. It compiles and launches
+    # exactly as a checked launch does; the first call per kind of arguments still validates
+    # them. Two launches writing the same memory, or a tensor freed while one runs, are then
+    # the caller's problem.
+    unchecked = launch_unchecked
 
     def compile(self, *args: Any, arch: str = "sm_90", **consts: Any) -> Compiled:
         """Specializes and compiles without launching (and without a GPU): the compiled kernel

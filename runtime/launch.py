@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import sys
 from functools import partial
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ..compiler import messages as msg
@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 _MOVED, _SHARED, _EXCLUSIVE = State.MOVED, State.SHARED, State.EXCLUSIVE
 
 
-def launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
-           frame: FrameType) -> LaunchOp:
-    """`frame`: the frame that called the kernel (the site is the first user frame from it)."""
-    site = site_of(frame)
+def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
+    """`kernel(*args)` (this is `Kernel.__call__`): validates and takes ownership now, runs
+    nothing: run it with .sync(), await, .then(fn) or .graph()."""
+    site = site_of(sys._getframe(1))  # the caller's frame: the user's, unless cutile's own
     plans = kernel._plans or kernel.plans()
     key, plan = plans.lookup(args, kwargs)
     if plan is not None:
@@ -48,14 +48,15 @@ def launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
     return op
 
 
-def launch_unchecked(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
-                     frame: FrameType) -> LaunchOp:
-    """No ownership, no aliasing or value checks: the arguments are passed as they are and come
-    back as the same objects. The first call per argument descriptor still binds (that is how
-    the specialization and grid are found), so a wrong kind or shape still fails there."""
+def launch_unchecked(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
+    """`kernel.unchecked(*args)`: no ownership, no aliasing or value checks: the arguments are
+    passed as they are and come back as the same objects. The first call per argument
+    descriptor still binds (that is how the specialization and grid are found), so a wrong
+    kind or shape still fails there. Two launches writing the same memory, or a tensor freed
+    while one runs, are then the caller's problem."""
     plans = kernel._plans or kernel.plans()
     key, plan = plans.lookup(args, kwargs)
-    site = site_of(frame)
+    site = site_of(sys._getframe(1))
     if plan is None:
         bound = kernel.binder().bind(args, dict(kwargs), site)
         if key is None:

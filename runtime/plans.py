@@ -73,7 +73,7 @@ class LaunchPlan:
     def __init__(self, spec: Specialization, grid: tuple[int, int, int], template: list[Any],
                  sources: tuple[tuple[int, int | str], ...], muts: tuple[int, ...],
                  tensors: tuple[int, ...], int_scalars: tuple[tuple[int, int, int], ...],
-                 alias_pairs: tuple[tuple[int, int, int, int, int, int], ...],
+                 alias_pairs: tuple[tuple[int, int, int, int], ...],
                  how: str) -> None:
         self.spec = spec
         self.grid = grid
@@ -83,7 +83,7 @@ class LaunchPlan:
         self.tensors = tensors
         self.owned = muts + tensors
         self.int_scalars = int_scalars  # (parameter, lo, hi)
-        # (Mut parameter, another, their byte ranges from their bases): they must not overlap
+        # (Mut parameter i, another j, lo, hi): their bytes overlap iff lo < base j - base i < hi
         self.alias_pairs = alias_pairs
         self.how = how  # what a moved Mut argument says it was moved into
         # the common call: parameters 0..n-1 given positionally, the rest Consts
@@ -110,11 +110,10 @@ class LaunchPlan:
         for i, lo, hi in self.int_scalars:
             if not lo <= int(values[i]) <= hi:
                 return False
-        for i, j, alo, ahi, blo, bhi in self.alias_pairs:
-            a0 = values[i]._base  # Tensor and Partition both cache their base address
-            b0 = values[j]._base
-            if a0 + alo < b0 + bhi and b0 + blo < a0 + ahi and _same_device(values[i],
-                                                                            values[j]):
+        for i, j, lo, hi in self.alias_pairs:
+            a, b = values[i], values[j]
+            # Tensor and Partition both cache their base address
+            if lo < b._base - a._base < hi and _same_device(a, b):
                 return False
         return True
 
@@ -193,14 +192,21 @@ class Plans:
         muts = tuple(i for i, k in enumerate(kinds) if k == "mut")
         tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
         extents = {i: byte_extent(_tensor(bound.values[i])) for i in (*muts, *tensors)}
-        pairs = tuple((i, j, *extents[i], *extents[j]) for i in muts for j in (*muts, *tensors)
-                      if j != i and not (kinds[j] == "mut" and j < i))
+        pairs = tuple(_alias_pair(i, j, extents[i], extents[j]) for i in muts
+                      for j in (*muts, *tensors) if j != i and not (kinds[j] == "mut" and j < i))
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
                           pairs, f"into a launch of {kernel_name}")
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
         return plan
+
+
+def _alias_pair(i: int, j: int, a: tuple[int, int], b: tuple[int, int]
+                ) -> tuple[int, int, int, int]:
+    """[A + a0, A + a1) and [B + b0, B + b1) overlap iff A + a0 < B + b1 and B + b0 < A + a1,
+    that is iff a0 - b1 < B - A < a1 - b0: one subtraction and one chained compare per launch."""
+    return (i, j, a[0] - b[1], a[1] - b[0])
 
 
 def _grid_key(v: Any) -> Hashable:
