@@ -6,6 +6,9 @@ import functools
 
 import pytest
 
+from cutile.compiler.errors import CompileError
+from cutile.compiler.toolchain import Toolchain, find_toolchain
+
 
 @functools.cache
 def gpu_available() -> bool:
@@ -30,3 +33,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def toolchain() -> Toolchain:
+    """The real tileiras toolchain (a pinned dependency, so normally present)."""
+    try:
+        return find_toolchain()
+    except CompileError as exc:  # only when the pinned wheels are really absent
+        pytest.skip(f"tileiras not found: {exc}")
+
+
+@pytest.fixture(scope="session")
+def disasm_toolchain(toolchain: Toolchain) -> Toolchain:
+    if toolchain.disasm is None:
+        pytest.skip(f"no tileirdisasm next to {toolchain.tileiras}")
+    return toolchain

@@ -11,8 +11,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ...compiler.frontend.source import ModuleInfo
-from .syntax import target_names
+from ...compiler.frontend.source import ModuleInfo, target_names
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -65,16 +65,6 @@ def sub_expressions(node: ast.AST) -> list[ast.expr]:
     return out
 
 
-def target_names(target: ast.AST) -> list[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for e in target.elts for n in target_names(e)]
-    if isinstance(target, ast.Starred):
-        return target_names(target.value)
-    return []
-
-
 def pattern_names(pattern: ast.pattern) -> list[str]:
     """The names a `case` pattern binds (captures, `*rest`, `**rest`)."""
     out: list[str] = []

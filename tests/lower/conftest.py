@@ -7,18 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from cutile.compiler.errors import CompileError
-from cutile.compiler.toolchain import DiskCache, KernelCompiler, Toolchain, find_toolchain
+from cutile.compiler.toolchain import DiskCache, KernelCompiler, Toolchain
 
 sys.path.insert(0, str(Path(__file__).parent))
-
-
-@pytest.fixture(scope="session")
-def toolchain() -> Toolchain:
-    try:
-        return find_toolchain()
-    except CompileError as exc:
-        pytest.skip(f"tileiras not found: {exc}")
 
 
 @pytest.fixture(scope="session")
