@@ -4,6 +4,7 @@ their failures into CT502/CT503 errors that say what to do."""
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 import re
 import subprocess
@@ -16,6 +17,7 @@ from .. import messages
 from ..bytecode.version import SUPPORTED, Version, pick
 from ..diagnostics import Span
 from .atomic import atomic_write
+from .cache import default_cache_dir
 from .discover import TOOLKIT_VARS, Toolchain
 from .errors import PIN_COMMAND, toolchain_error
 
@@ -43,23 +45,40 @@ _INFO: dict[tuple[str, int, int], ToolInfo] = {}
 
 
 def tool_info(tc: Toolchain) -> ToolInfo:
-    """`tileiras --version` and `--list-versions`, memoized per binary (path, size, mtime)."""
+    """`tileiras --version` and `--list-versions`, memoized per binary (path, size, mtime) in
+    memory and on disk, so a process whose kernels are all cached runs no subprocess."""
     st = tc.tileiras.stat()
     key = (str(tc.tileiras), st.st_size, st.st_mtime_ns)
     if key not in _INFO:
-        env = tc.environment()
-        listed = _run_tool(tc, ["--list-versions"], env)
-        versions = []
-        for line in listed.split():
-            try:
-                versions.append(Version.parse(line))
-            except ValueError:
-                continue
-        release_text = _run_tool(tc, ["--version"], env)
-        m = re.search(r"V(\d+\.\d+\.\d+)", release_text) or re.search(
-            r"release (\d+\.\d+)", release_text)
-        _INFO[key] = ToolInfo(m.group(1) if m else "unknown", tuple(versions))
+        memo = default_cache_dir() / "tools" / (hashlib.sha256(repr(key).encode()).hexdigest()
+                                                 + ".json")
+        _INFO[key] = _read_info(memo) or _probe_info(tc)
+        if not memo.exists():
+            atomic_write(memo, json.dumps({"release": _INFO[key].release, "versions": [
+                str(v) for v in _INFO[key].versions]}).encode())
     return _INFO[key]
+
+
+def _read_info(memo: Path) -> ToolInfo | None:
+    try:
+        data = json.loads(memo.read_text())
+        return ToolInfo(str(data["release"]), tuple(Version.parse(v) for v in data["versions"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent or damaged: ask the binary again
+
+
+def _probe_info(tc: Toolchain) -> ToolInfo:
+    env = tc.environment()
+    versions = []
+    for line in _run_tool(tc, ["--list-versions"], env).split():
+        try:
+            versions.append(Version.parse(line))
+        except ValueError:
+            continue
+    release_text = _run_tool(tc, ["--version"], env)
+    m = re.search(r"V(\d+\.\d+\.\d+)", release_text) or re.search(
+        r"release (\d+\.\d+)", release_text)
+    return ToolInfo(m.group(1) if m else "unknown", tuple(versions))
 
 
 def negotiate(tc: Toolchain, want: Version | None = None) -> Version:
