@@ -6,7 +6,8 @@ checker's resolver (the nearest pyproject.toml with a [tool.cutile-check] table)
 `reset()`; files the configuration excludes get no diagnostics, as on the command line.
 
 Typed names for hovers and inlay hints come from the compiler (`cutile.compiler.api.typed_names`):
-the names each kernel binds and their tile types.
+the names each kernel binds and their tile types. Ownership states for hovers on host names come
+from the host checker (`cutile.checker.host.ownership_view`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from cutile.checker.analyze import analyze_source
 from cutile.checker.discovery import ConfigResolver
+from cutile.checker.host import OwnershipView, ProjectIndex, ownership_view
 from cutile.compiler.api import typed_names as compiler_typed_names
 from cutile.compiler.diagnostics import Diagnostic, Span
 from cutile.compiler.frontend.source import parse_module
@@ -71,3 +73,11 @@ def typed_names(source: str, path: str) -> list[TypedName]:
     if isinstance(info, Diagnostic):
         return []
     return [TypedName(n.name, n.span, n.type) for n in compiler_typed_names(info)]
+
+
+def ownership(source: str, path: str) -> OwnershipView:
+    """The host ownership facts of one file; nothing for a file that does not parse."""
+    info = parse_module(source, path)
+    if isinstance(info, Diagnostic):
+        return OwnershipView((), ())
+    return ownership_view(info, ProjectIndex())

@@ -1,8 +1,13 @@
-"""Hover text for a name in a kernel: its tile type as the compiler computed it.
+"""Hover text: a kernel name's tile type, a host name's ownership state.
 
 The compiler reports the names a kernel binds (assignment targets). A use of a name shows the
 type of the latest binding of that name before it in the same function; every binding of a name
 has the same type, or the kernel has a CT212 error.
+
+The host checker reports ownership facts (`cutile.checker.host.ownership_view`): the state of a
+tensor, partition or launch at each name it met. A name shows the latest fact at its own position;
+a name the analysis did not reach (e.g. inside a lambda) shows the latest fact before it in the
+same scope, unless the name was bound again in between (to something the analysis does not know).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from cutile.checker.host import NameSite, OwnershipFact, OwnershipView
 from cutile.compiler.diagnostics import Span
 
 from .engine import TypedName
@@ -78,3 +84,37 @@ def _function_at(parsed: Parsed, line: int, col: int) -> tuple[int, int] | None:
 
 def _inside(span: Span, lines: tuple[int, int]) -> bool:
     return lines[0] <= span.line <= lines[1]
+
+
+def ownership_hover(view: OwnershipView, line: int, col: int) -> HoverInfo | None:
+    """The ownership state of the host name under (1-based line, code-point column)."""
+    site = next((n for n in view.names if contains(n.span, line, col)), None)
+    if site is None:
+        return None
+    facts = [f for f in view.facts if f.name == site.name and f.scope == site.scope]
+    here = [f for f in facts if f.span == site.span]
+    if here:
+        return _state(here[-1], site.span)
+    if site.binds:
+        return None  # bound to something the analysis does not follow
+    start = _start(site.span)
+    earlier = [(i, f) for i, f in enumerate(facts) if _start(f.span) < start]
+    if not earlier:
+        return None
+    _, latest = max(earlier, key=lambda item: (_start(item[1].span), item[0]))
+    if any(_rebinds(n, site, latest) for n in view.names):
+        return None
+    return _state(latest, site.span)
+
+
+def _start(span: Span) -> tuple[int, int]:
+    return (span.line, span.col)
+
+
+def _rebinds(other: NameSite, site: NameSite, fact: OwnershipFact) -> bool:
+    return (other.binds and other.name == site.name and other.scope == site.scope
+            and _start(fact.span) < _start(other.span) < _start(site.span))
+
+
+def _state(fact: OwnershipFact, span: Span) -> HoverInfo:
+    return HoverInfo(f"`{fact.name}`: {fact.summary}", span)

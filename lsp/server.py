@@ -20,6 +20,7 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
+from cutile.checker.host import OwnershipView
 from cutile.compiler.diagnostics import Diagnostic
 
 from . import SERVER_NAME, engine
@@ -27,7 +28,7 @@ from .convert import to_lsp
 from .edits import Fix
 from .engine import is_config_file
 from .fixes import astype_fixes, sync_fixes
-from .hover import hover_at
+from .hover import hover_at, ownership_hover
 from .inlay import inlay_hints
 from .options import SECTION, ClientOptions, parse_options
 from .positions import UTF16, from_position, to_position, to_range
@@ -63,6 +64,7 @@ class CutileLanguageServer(LanguageServer):
         self.analyzer = engine.Analyzer()
         self.published: dict[str, Analysis] = {}
         self._typed: dict[str, tuple[int | None, list[engine.TypedName]]] = {}
+        self._owned: dict[str, tuple[int | None, OwnershipView]] = {}
         self._config_uris: set[str] = set()
         self.scheduler: Scheduler[engine.FileResult] = Scheduler(
             debounce_s, self._snapshot, self._analyze, self._publish, self._analysis_failed)
@@ -148,10 +150,11 @@ class CutileLanguageServer(LanguageServer):
         self.scheduler.forget(uri)
         self.published.pop(uri, None)
         self._typed.pop(uri, None)
+        self._owned.pop(uri, None)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    # -- typed names for hovers and inlay hints -----------------------------------------------
+    # -- typed names and ownership states for hovers and inlay hints --------------------------
 
     def typed_names(self, uri: str) -> list[engine.TypedName]:
         doc = self.document(uri)
@@ -161,12 +164,23 @@ class CutileLanguageServer(LanguageServer):
             self._typed[uri] = cached
         return cached[1]
 
+    def ownership(self, uri: str) -> OwnershipView:
+        doc = self.document(uri)
+        cached = self._owned.get(uri)
+        if cached is None or cached[0] != doc.version:
+            cached = (doc.version, engine.ownership(doc.source, self.path_of(uri)))
+            self._owned[uri] = cached
+        return cached[1]
+
     def hover(self, params: types.HoverParams) -> types.Hover | None:
+        """A kernel name's tile type, else a host name's ownership state."""
         uri = params.text_document.uri
         names = self.typed_names(uri)
         doc = self.document(uri)
         line, col = from_position(doc.lines, params.position, self.encoding)
         info = hover_at(names, doc.source, line, col)
+        if info is None:
+            info = ownership_hover(self.ownership(uri), line, col)
         if info is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
@@ -303,7 +317,7 @@ def _register(server: CutileLanguageServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: CutileLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        # Typing and parsing take a while on big files: keep them off the event loop.
+        # Typing, parsing and the host analysis take a while on big files: off the event loop.
         return await asyncio.get_running_loop().run_in_executor(None, ls.hover, params)
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions())

@@ -4,11 +4,14 @@ user code.
 `check_host(info, project)` analyzes every host scope of a parsed module: tensors, partitions and
 lazy launches are followed through assignments, branches, loops and calls, and launches of known
 kernels (of this module or, through `project`, of other project modules) are checked against
-their signatures.
+their signatures. `ownership_facts(info, project)` runs the same analysis for editors and returns
+the ownership state of each tensor, partition and launch at every name that refers to one.
 """
 
-from .check import check_host
+from .check import OwnershipView, check_host, ownership_facts, ownership_view
+from .facts import NameSite, OwnershipFact
 from .project import ProjectIndex
 from .rules import HOST_RULES, HostRule
 
-__all__ = ["HOST_RULES", "HostRule", "ProjectIndex", "check_host"]
+__all__ = ["HOST_RULES", "HostRule", "NameSite", "OwnershipFact", "OwnershipView",
+           "ProjectIndex", "check_host", "ownership_facts", "ownership_view"]

@@ -9,6 +9,7 @@ from ...compiler.diagnostics import Diagnostic, Span
 from . import expressions as ex
 from . import hostapi, lazyops
 from .context import Ctx, LaunchFrame
+from .facts import call_names
 from .launches import (
     Arg,
     bind,
@@ -40,6 +41,13 @@ _READ_BUILTINS = {"print", "len", "repr", "str", "isinstance", "id", "type", "bo
 
 
 def evaluate_call(ctx: Ctx, st: State, call: ast.Call) -> Value:
+    value = _call(ctx, st, call)
+    if ctx.facts is not None:  # what the call left its receiver and arguments in
+        ctx.facts.record_names(ctx.world, st, call_names(call), ctx.span)
+    return value
+
+
+def _call(ctx: Ctx, st: State, call: ast.Call) -> Value:
     func = call.func
     if ex.head_name(func) not in st.env:
         name = ctx.info.resolve(func)
@@ -199,6 +207,9 @@ def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
 def await_value(ctx: Ctx, st: State, expr: ast.Await) -> Value:
     value = ex.evaluate(ctx, st, expr.value)
     if isinstance(value, OpVal):
-        return lazyops.run(ctx, st, value)
+        result = lazyops.run(ctx, st, value)
+        if ctx.facts is not None:
+            ctx.facts.record_names(ctx.world, st, [expr.value], ctx.span)
+        return result
     ex.read(ctx, value)
     return UNKNOWN

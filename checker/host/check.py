@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ...compiler import messages as msg
 from ...compiler.diagnostics import Diagnostic, Span
 from ...compiler.frontend.source import ModuleInfo
 from .context import Ctx
+from .facts import FactLog, NameSite, OwnershipFact, name_sites, scope_span
 from .interpret import run_block
-from .names import ModuleIndex
+from .names import ModuleIndex, Scope
 from .project import ProjectIndex
 from .values import UNKNOWN, State
 from .world import World
@@ -25,7 +27,7 @@ def check_host(info: ModuleInfo, project: ProjectIndex | None = None) -> list[Di
         world = World()
         ctx = Ctx(info, project, world, module_globals, index, set(scope.captured))
         try:
-            run_block(ctx, State(env=dict.fromkeys(scope.params, UNKNOWN)), scope.body)
+            _run_scope(ctx, scope)
         except Exception as err:  # a checker bug must not hide the file's other findings
             diags.append(Diagnostic("CT999", msg.INTERNAL_ERROR.format(
                 detail=f"host analysis failed: {type(err).__name__}: {err}"),
@@ -34,6 +36,44 @@ def check_host(info: ModuleInfo, project: ProjectIndex | None = None) -> list[Di
         _report_unrun(world)
         diags += world.findings.values()
     return sorted(diags, key=Diagnostic.sort_key)
+
+
+@dataclass(frozen=True)
+class OwnershipView:
+    """What an editor shows on hover: the facts, and every name written in host code."""
+
+    facts: tuple[OwnershipFact, ...]
+    names: tuple[NameSite, ...]
+
+
+def ownership_facts(info: ModuleInfo, project: ProjectIndex | None = None
+                    ) -> list[OwnershipFact]:
+    """The ownership state of every tensor, partition and lazy op at each of its names, in the
+    order the analysis met them (a scope that fails to analyse contributes nothing)."""
+    return list(ownership_view(info, project).facts)
+
+
+def ownership_view(info: ModuleInfo, project: ProjectIndex | None = None) -> OwnershipView:
+    project = project if project is not None else ProjectIndex()
+    module_globals = project.module_globals(info)
+    index = ModuleIndex(info)
+    facts: list[OwnershipFact] = []
+    names: list[NameSite] = []
+    for scope in index.scopes:
+        where = scope_span(info, scope.node)
+        names += name_sites(info, scope, where)
+        log = FactLog(where)
+        ctx = Ctx(info, project, World(), module_globals, index, set(scope.captured), facts=log)
+        try:
+            _run_scope(ctx, scope)
+        except Exception:  # check_host reports it (CT999); hovers just know nothing here
+            continue
+        facts += log.facts
+    return OwnershipView(tuple(facts), tuple(names))
+
+
+def _run_scope(ctx: Ctx, scope: Scope) -> None:
+    run_block(ctx, State(env=dict.fromkeys(scope.params, UNKNOWN)), scope.body)
 
 
 def _scope_span(info: ModuleInfo, node: ast.AST) -> Span:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ...compiler.diagnostics import Diagnostic, Span
 from ...compiler.frontend.source import ModuleInfo
+from .facts import FactLog
 from .names import ModuleIndex
 from .project import ProjectIndex
 from .values import State, Value
@@ -42,6 +43,7 @@ class Ctx:
     loops: list[tuple[int, int]] = field(default_factory=list)  # (loop id, pass) innermost last
     launches: list[LaunchFrame] = field(default_factory=list)
     flows: list[LoopFlow] = field(default_factory=list)
+    facts: FactLog | None = None  # only for editors: ownership states at each name
 
     def span(self, node: ast.AST) -> Span:
         return self.info.span(node)

@@ -75,6 +75,8 @@ def load_name(ctx: Ctx, st: State, node: ast.Name) -> Value:
     name = node.id
     if name in st.env:
         value = st.env[name]
+        if ctx.facts is not None:
+            ctx.facts.record(ctx.world, st, name, ctx.span(node), value)
         check_use(ctx, st, node, name, value)
         return value
     if name in ctx.globals:
@@ -90,6 +92,8 @@ def check_use(ctx: Ctx, st: State, node: ast.AST, name: str, value: Value) -> No
         if not isinstance(state, Moved):
             continue
         st.objs[owned.obj] = ESCAPED  # one root cause, one diagnostic
+        if ctx.facts is not None:
+            ctx.facts.silenced[owned.obj] = state
         diag = use_after_move(ctx, st, node, name, state)
         frame = ctx.launches[-1] if ctx.launches else None
         if frame is not None and frame.current is not None and contains(frame.span, state.site):
@@ -141,6 +145,8 @@ def capture(ctx: Ctx, st: State, node: ast.AST) -> None:
 def assign(ctx: Ctx, st: State, target: ast.expr, value: Value) -> None:
     if isinstance(target, ast.Name):
         assign_name(ctx, st, target.id, value)
+        if ctx.facts is not None:
+            ctx.facts.record(ctx.world, st, target.id, ctx.span(target), value)
     elif isinstance(target, (ast.Tuple, ast.List)):
         _unpack(ctx, st, target, value)
     elif isinstance(target, ast.Starred):

@@ -88,6 +88,8 @@ def partition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
         return UNKNOWN
     site = ctx.span(call)
     move(st, t.obj, Moved(site, "by .partition()", name, None, tuple(ctx.loops)))
+    if ctx.facts is not None and isinstance(receiver, ast.Name):
+        ctx.facts.origins[t.storage] = name
     return PartitionVal(ctx.world.fresh(), t.storage, t.dtype, t.shape, tile, "blocks" in args,
                         site)
 

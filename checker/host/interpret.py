@@ -80,7 +80,10 @@ def run_loop(ctx: Ctx, st: State, node: ast.For | ast.AsyncFor | ast.While,
     """Passes over the body from the joined loop-head state until it is stable."""
     loop = ctx.world.phi(("loop", node))
     head, breaks = st, []
+    mark = len(ctx.facts.facts) if ctx.facts is not None else 0
     for n in range(1, _MAX_PASSES + 1):
+        if ctx.facts is not None:
+            ctx.facts.rewind(mark)  # only the last pass, from the stable head, is kept
         ctx.loops.append((loop, n))
         ctx.flows.append(LoopFlow())
         entry = head.copy()

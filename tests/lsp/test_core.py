@@ -6,11 +6,12 @@ from lsprotocol import types
 
 from cutile.compiler.diagnostics import Diagnostic, Note, Span
 from cutile.compiler.messages import DTYPE_MIX, MOVED_HERE, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
+from cutile.lsp import engine
 from cutile.lsp.convert import to_lsp
 from cutile.lsp.edits import apply
 from cutile.lsp.engine import TypedName
 from cutile.lsp.fixes import astype_fixes, sync_fixes
-from cutile.lsp.hover import hover_at
+from cutile.lsp.hover import hover_at, ownership_hover
 from cutile.lsp.options import ClientOptions, parse_options
 from cutile.lsp.positions import UTF8, UTF16, from_position, to_range
 from cutile.lsp.suppress import suppression_fix
@@ -141,3 +142,32 @@ def test_hover_on_a_use_takes_the_latest_binding_in_its_function() -> None:
 
 def test_utf16_is_the_default() -> None:
     assert UTF16 == "utf-16"
+
+
+OWNED = '''\
+import cutile as ct
+from cutile import f32
+
+
+def main():
+    x = ct.ones((1024,), f32)
+    both = [x for _ in range(2)]
+    x = make()
+    print(x)
+    return both
+'''
+
+
+def test_ownership_hover_falls_back_to_the_latest_fact_until_a_rebinding() -> None:
+    view = engine.ownership(OWNED, "m.py")
+    live = "`x`: live tensor (f32, shape (1024,))"
+    bound = ownership_hover(view, 6, 4)
+    assert bound is not None and bound.markdown == live
+    assert bound.span == span(6, 4, 5)
+    # The comprehension is not analysed: it shows the state where it starts.
+    inside = ownership_hover(view, 7, 12)
+    assert inside is not None and inside.markdown == live and inside.span == span(7, 12, 13)
+    assert ownership_hover(view, 8, 4) is None  # bound to something unknown
+    assert ownership_hover(view, 9, 10) is None  # so nothing after it either
+    assert ownership_hover(view, 5, 4) is None  # `main` is no tensor
+    assert ownership_hover(engine.ownership("def f(:\n", "m.py"), 1, 4) is None

@@ -67,6 +67,45 @@ async def test_hover_shows_the_type(client: RecordingClient, tmp_path: Path) -> 
     assert nothing is None
 
 
+HOST = TYPED + '''
+
+x = ct.ones((1024,), f32)
+zp = ct.zeros((1024,), f32).partition((128,))
+op = add(zp, x)
+zp, x = op.sync()
+'''
+
+
+async def _hover(client: RecordingClient, uri: str, line: int, character: int) -> str | None:
+    got = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=character)))
+    if got is None:
+        return None
+    assert isinstance(got.contents, types.MarkupContent)
+    return got.contents.value
+
+
+async def test_hover_shows_ownership_in_host_code(client: RecordingClient,
+                                                  tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "owned.py", HOST)
+    assert await client.wait_diagnostics(uri, 1) == []
+    # `op = add(zp, x)` is line 14 (0-based 13): zp moves into the launch, x is leased.
+    assert await _hover(client, uri, 13, 10) == (
+        "`zp`: moved into a launch of 'add' at line 14 (not yet synced)")
+    assert await _hover(client, uri, 13, 13) == (
+        "`x`: live tensor (f32, shape (1024,)), read by a pending launch of 'add' (line 14)")
+    assert await _hover(client, uri, 13, 1) == "`op`: launch of 'add' (line 14), not yet run"
+    # Rebound from .sync(): live again.
+    assert await _hover(client, uri, 14, 0) == (
+        "`zp`: partition, tile (128,) (f32, shape (1024,), grid (8,))")
+    assert await _hover(client, uri, 14, 4) == "`x`: live tensor (f32, shape (1024,))"
+    # Kernel names keep their tile types in the same file.
+    tile = await _hover(client, uri, 6, 5)
+    assert tile is not None and "tx: Tile[f32, (128,)]" in tile
+    assert await _hover(client, uri, 13, 6) is None  # the kernel name is neither
+
+
 async def test_inlay_hints_follow_assignments(client: RecordingClient, tmp_path: Path) -> None:
     uri = client.open(tmp_path / "inlay.py", TYPED)
     await client.wait_diagnostics(uri, 1)
