@@ -27,6 +27,7 @@ class _PerThread(threading.local):
 
 
 _local = _PerThread()
+_target: tuple[Backend, int] | None = None  # the active backend and its default stream
 
 
 def backend() -> Backend:
@@ -40,10 +41,21 @@ def backend() -> Backend:
 
 def set_backend(new: Backend | None) -> Backend | None:
     """Replaces the active backend (None: choose again on next use); returns the old one."""
-    global _backend
+    global _backend, _target
     with _lock:
-        old, _backend = _backend, new
+        old, _backend, _target = _backend, new, None
     return old
+
+
+def launch_target() -> tuple[Backend, int]:
+    """The active backend and the current stream, in one call for the launch path."""
+    global _target
+    target = _target
+    if target is None:
+        be = backend()
+        target = _target = (be, be.default_stream())  # a backend's default stream is fixed
+    stream = _local.stream
+    return target if stream is None else (target[0], stream)
 
 
 def current_stream() -> int:

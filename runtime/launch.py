@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import sys
+import weakref
 from functools import partial
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
 from .binding import Bound
-from .context import backend, stream_of
+from .context import backend, launch_target, stream_of
 from .errors import ownership_error
 from .ops import LaunchOp
 from .ownership import State
 from .partition import Partition
 from .plans import LaunchPlan
-from .sites import Site, argument_span, argument_text, site_of
+from .sites import Site, argument_span, argument_text, internal_files, site_of
 from .tensor import Tensor, byte_extent
 
 if TYPE_CHECKING:
@@ -27,11 +29,14 @@ _MOVED, _SHARED, _EXCLUSIVE = State.MOVED, State.SHARED, State.EXCLUSIVE
 def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     """`kernel(*args)` (this is `Kernel.__call__`): validates and takes ownership now, runs
     nothing: run it with .sync(), await, .then(fn) or .graph()."""
-    site = site_of(sys._getframe(1))  # the caller's frame: the user's, unless cutile's own
+    site = _caller(sys._getframe(1))
     plans = kernel._plans or kernel.plans()
     key, plan = plans.lookup(args, kwargs)
     if plan is not None:
-        values = plan.values(args, kwargs)
+        if plan.prefix == len(args) and not kwargs:  # plan.values, inlined for the usual call
+            values = [*args, *plan.tail]
+        else:
+            values = plan.values(args, kwargs)
         if plan.checks_pass(values):
             return _start_launch(kernel, plan, values, len(args), site)
     # first launch with these argument kinds, or a check failed: the full path (it raises)
@@ -56,7 +61,7 @@ def launch_unchecked(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     while one runs, are then the caller's problem."""
     plans = kernel._plans or kernel.plans()
     key, plan = plans.lookup(args, kwargs)
-    site = site_of(sys._getframe(1))
+    site = _caller(sys._getframe(1))
     if plan is None:
         bound = kernel.binder().bind(args, dict(kwargs), site)
         if key is None:
@@ -72,13 +77,21 @@ def launch_unchecked(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     return op
 
 
+def _caller(frame: FrameType) -> Site:
+    """The site of a kernel call made from `frame`: with no walk when it is a known user
+    file (site_of walks out of cutile's own frames, e.g. a `.then` chain calling the kernel)."""
+    code = frame.f_code
+    if internal_files.get(code.co_filename) is False:
+        return Site(code, frame.f_lasti)
+    return site_of(frame)
+
+
 def _new_op(kernel: Kernel, plan: LaunchPlan, values: list[Any], site: Site) -> LaunchOp:
-    be = backend()
+    be, stream = launch_target()
     if plan.backend is be and plan.exe is not None:  # compiled already: no preparer needed
-        return LaunchOp(kernel.__name__, be, plan.exe, None, values, plan.grid, site,
-                        stream_of(be))
+        return LaunchOp(kernel.__name__, be, plan.exe, None, values, plan.grid, site, stream)
     return LaunchOp(kernel.__name__, be, None, partial(plan.executable, kernel, be), values,
-                    plan.grid, site, stream_of(be))
+                    plan.grid, site, stream)
 
 
 def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
@@ -86,7 +99,7 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
     """Moves the Mut partitions into the launch and leases the inputs (all checks passed).
     Ownership.move and .lease are inlined: this runs on every launch."""
     op = _new_op(kernel, plan, values, site)
-    ref = op.own_ref()
+    ref = op._ref = weakref.ref(op)  # op.own_ref(), inlined
     how = plan.how
     held, leased = op._held, op._leased
     for i in plan.muts:

@@ -13,6 +13,7 @@ the full path, which raises the error with its usual wording.
 from __future__ import annotations
 
 import contextlib
+import operator
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -31,6 +32,7 @@ Key = tuple[Hashable, ...]
 
 
 _ids: dict[Hashable, int] = {}  # handle descriptors -> small ints (1, 2, ...)
+_cached_id = operator.attrgetter("_kid")  # a handle's id, 0 until handle_id computes it
 
 
 def handle_id(v: Tensor | Partition) -> int:
@@ -53,7 +55,9 @@ def handle_id(v: Tensor | Partition) -> int:
 
 
 def _describe(kind: str, v: Any) -> Hashable | None:
-    """One argument's part of the descriptor; None: this argument never gets a plan."""
+    """One argument's part of the descriptor; None: this argument never gets a plan. Keys hold
+    ints (handles), classes (scalars), (class, value) pairs (Consts), and after the positional
+    parts, keyword names (str) each followed by its part."""
     cls = type(v)
     if cls is Tensor or cls is Partition:
         return v._kid or handle_id(v)
@@ -68,7 +72,8 @@ class LaunchPlan:
     """What the binder decided for one descriptor, laid out for the launch fast path."""
 
     __slots__ = ("alias_pairs", "backend", "exe", "executables", "grid", "how", "int_scalars",
-                 "muts", "owned", "prefix", "sources", "spec", "template", "tensors")
+                 "muts", "owned", "prefix", "sources", "spec", "tail", "template",
+                 "tensors")
 
     def __init__(self, spec: Specialization, grid: tuple[int, int, int], template: list[Any],
                  sources: tuple[tuple[int, int | str], ...], muts: tuple[int, ...],
@@ -89,13 +94,15 @@ class LaunchPlan:
         # the common call: parameters 0..n-1 given positionally, the rest Consts
         n = len(sources)
         self.prefix = n if sources == tuple((i, i) for i in range(n)) else -1
+        self.tail = template[n:]
         self.executables: dict[int, Executable] = {}  # by id(backend)
         self.backend: Backend | None = None  # the last backend asked for, and its executable
         self.exe: Executable | None = None
 
     def values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """Per parameter, its value in this call (the launch inlines the common case)."""
         if self.prefix == len(args) and not kwargs:
-            return [*args, *self.template[len(args):]]
+            return [*args, *self.tail]
         values = self.template.copy()
         for i, src in self.sources:
             values[i] = args[src] if isinstance(src, int) else kwargs[src]
@@ -146,41 +153,55 @@ class Plans:
         self.index = {n: i for i, n in enumerate(names)}
         self.scalar_ranges = scalar_ranges
         self.plans: dict[Key, LaunchPlan] = {}
-
-    def key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Key | None:
-        """The descriptor, or None when this call cannot have a plan (unknown keyword, too many
-        arguments, an unhashable value): it then always takes the full path."""
-        kinds = self.kinds
-        if len(args) > len(kinds):
-            return None
-        parts: list[Hashable | None] = [len(args)]
-        for kind, v in zip(kinds, args, strict=False):  # len(args) <= len(kinds)
-            cls = type(v)
-            if cls is Tensor or cls is Partition:  # inlined _describe: the common arguments
-                parts.append(v._kid or handle_id(v))
-            else:
-                parts.append(_describe(kind, v))
-        for name, v in kwargs.items():
-            at = self.index.get(name)
-            if at is None:
-                if name != "grid":
-                    return None
-                parts.append(("grid", _grid_key(v)))
-                continue
-            parts.append(name)
-            parts.append(_describe(kinds[at], v))
-        return None if None in parts else tuple(parts)
+        # how many leading parameters take tensors or partitions
+        self.handles = next((i for i, k in enumerate(kinds) if k not in ("mut", "tensor")),
+                            len(kinds))
 
     def lookup(self, args: tuple[Any, ...], kwargs: dict[str, Any]
                ) -> tuple[Key | None, LaunchPlan | None]:
-        """The call's descriptor and its plan (either may be None)."""
-        key = self.key(args, kwargs)
-        if key is None:
+        """The call's descriptor and its plan. The descriptor is None when this call cannot
+        have a plan (unknown keyword, too many arguments, an unhashable value): it then always
+        takes the full path."""
+        if not kwargs and len(args) <= self.handles:
+            # the usual call, tensors and partitions only: their cached ids, gathered in C
+            try:
+                key = tuple(map(_cached_id, args))
+            except AttributeError:  # not a handle (the binder will say so)
+                key = ()
+            if key and 0 not in key:  # 0: an id not computed yet
+                return key, self.plans.get(key)
+        return self._lookup_each(args, kwargs)
+
+    def _lookup_each(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+                     ) -> tuple[Key | None, LaunchPlan | None]:
+        """`lookup`, describing one argument at a time (the same key for the same call)."""
+        kinds = self.kinds
+        if len(args) > len(kinds):
             return None, None
+        parts: list[Hashable | None] = [_describe(kind, v) for kind, v in
+                                        zip(kinds, args, strict=False)]  # len(args) <= len(kinds)
+        if kwargs and not self._describe_keywords(kwargs, parts):
+            return None, None
+        if None in parts:
+            return None, None
+        key = tuple(parts)
         try:
             return key, self.plans.get(key)
         except TypeError:  # an unhashable Const value: the full path every time
             return None, None
+
+    def _describe_keywords(self, kwargs: dict[str, Any], parts: list[Hashable | None]
+                           ) -> bool:
+        for name, v in kwargs.items():
+            at = self.index.get(name)
+            if at is None:
+                if name != "grid":
+                    return False
+                parts.append(("grid", _grid_key(v)))
+                continue
+            parts.append(name)
+            parts.append(_describe(self.kinds[at], v))
+        return True
 
     def record(self, key: Key, bound: Bound, kwargs: dict[str, Any], kernel_name: str
                ) -> LaunchPlan:

@@ -27,18 +27,18 @@ def _internal_dirs() -> tuple[str, ...]:
 
 
 _internal: tuple[str, ...] | None = None
-_internal_files: dict[str, bool] = {}
+internal_files: dict[str, bool] = {}  # file name -> inside cutile?
 
 
 def _is_internal(filename: str) -> bool:
-    known = _internal_files.get(filename)
+    known = internal_files.get(filename)
     if known is not None:
         return known
     global _internal
     if _internal is None:
         _internal = _internal_dirs()
     inside = os.path.realpath(filename).startswith(_internal) and not filename.startswith("<")
-    _internal_files[filename] = inside
+    internal_files[filename] = inside
     return inside
 
 
@@ -91,7 +91,7 @@ def caller_site() -> Site:
 def site_of(frame: FrameType) -> Site:
     """The first frame from `frame` outwards that is outside cutile (`frame` itself when it is
     user code: callers that know their caller's frame skip walking their own)."""
-    known = _internal_files
+    known = internal_files
     while True:
         code = frame.f_code
         inside = known.get(code.co_filename)
