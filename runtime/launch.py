@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import weakref
 from functools import partial
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ..compiler import messages as msg
@@ -17,7 +16,7 @@ from .ops import LaunchOp
 from .ownership import State
 from .partition import Partition
 from .plans import LaunchPlan
-from .sites import Site, argument_span, argument_text, internal_files, site_of
+from .sites import Site, argument_span, argument_text, caller_of
 from .tensor import Tensor, byte_extent
 
 if TYPE_CHECKING:
@@ -29,7 +28,7 @@ _MOVED, _SHARED, _EXCLUSIVE = State.MOVED, State.SHARED, State.EXCLUSIVE
 def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     """`kernel(*args)` (this is `Kernel.__call__`): validates and takes ownership now, runs
     nothing: run it with .sync(), await, .then(fn) or .graph()."""
-    site = _caller(sys._getframe(1))
+    site = caller_of(sys._getframe(1))
     plans = kernel._plans or kernel.plans()
     key, plan = plans.lookup(args, kwargs)
     if plan is not None:
@@ -61,7 +60,7 @@ def launch_unchecked(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     while one runs, are then the caller's problem."""
     plans = kernel._plans or kernel.plans()
     key, plan = plans.lookup(args, kwargs)
-    site = _caller(sys._getframe(1))
+    site = caller_of(sys._getframe(1))
     if plan is None:
         bound = kernel.binder().bind(args, dict(kwargs), site)
         if key is None:
@@ -75,15 +74,6 @@ def launch_unchecked(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     op = _new_op(kernel, plan, plan.values(args, kwargs), site)
     op._results = args
     return op
-
-
-def _caller(frame: FrameType) -> Site:
-    """The site of a kernel call made from `frame`: with no walk when it is a known user
-    file (site_of walks out of cutile's own frames, e.g. a `.then` chain calling the kernel)."""
-    code = frame.f_code
-    if internal_files.get(code.co_filename) is False:
-        return Site(code, frame.f_lasti)
-    return site_of(frame)
 
 
 def _new_op(kernel: Kernel, plan: LaunchPlan, values: list[Any], site: Site) -> LaunchOp:
@@ -101,20 +91,17 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
     op = _new_op(kernel, plan, values, site)
     ref = op._ref = weakref.ref(op)  # op.own_ref(), inlined
     how = plan.how
-    held, leased = op._held, op._leased
     for i in plan.muts:
         v = values[i]
         new = values[i] = v._handoff()
         new._own.state = _EXCLUSIVE
         own = v._own  # the caller's handle is moved into the launch
         own.state, own.how, own.site, own.op = _MOVED, how, site, ref
-        held.append(new)
     for i in plan.tensors:
-        v = values[i]
-        own = v._own
+        own = values[i]._own
         own.leases.append(ref)
         own.state = _SHARED
-        leased.append(v)
+    op._muts, op._reads = plan.muts, plan.tensors
     op._results = tuple(values[:positional])  # positional arguments fill parameters in order
     return op
 
@@ -122,22 +109,23 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
 def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: int) -> None:
     how = f"into a launch of {kernel.__name__}"
     values = list(bound.values)
-    for i, p in enumerate(kernel.binder().sig.params):
+    params = kernel.binder().sig.params
+    for i, p in enumerate(params):
         v = values[i]
         if p.kind == "mut":
             new = v._handoff()
             new._own.state = State.EXCLUSIVE
             v._own.move(how, site, op.own_ref())
             values[i] = new
-            op._held.append(new)
         elif p.kind == "tensor":
             v._own.lease(op.own_ref())
-            op._leased.append(v)
     results: list[Any] = [None] * positional
     for i, at in enumerate(bound.where):
         if isinstance(at, int) and at < positional:
             results[at] = values[i]
     op._args = values
+    op._muts = tuple(i for i, p in enumerate(params) if p.kind == "mut")
+    op._reads = tuple(i for i, p in enumerate(params) if p.kind == "tensor")
     op._results = tuple(results)
 
 

@@ -16,18 +16,14 @@ import warnings
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
 from .backends.base import Backend, DoneEvent, Event, Executable, Graph
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Ownership, State
-from .sites import Site, caller_site, receiver_name, site_of
-
-if TYPE_CHECKING:
-    from .partition import Partition
-    from .tensor import Tensor
+from .sites import Site, caller_of, caller_site, receiver_name
 
 
 class LaunchNeverRunWarning(UserWarning):
@@ -115,7 +111,7 @@ class DeviceOp(ABC):
         """`fn(*results)` builds the next op (or returns values); the chain's result is its."""
         if self._graphed:
             self._check_not_graphed()
-        return ChainOp(self, fn, site_of(sys._getframe(1)))
+        return ChainOp(self, fn, caller_of(sys._getframe(1)))
 
     def graph(self) -> GraphOp:
         """Captures the op into a graph (running it once); replay() runs it again."""
@@ -146,7 +142,7 @@ class LaunchOp(DeviceOp):
     records one then: the stream's work up to that point includes this launch), and the weak
     reference that moves and leases point at only when the launch owns something."""
 
-    __slots__ = ("_args", "_done_event", "_exe", "_get_exe", "_grid", "_held", "_leased",
+    __slots__ = ("_args", "_done_event", "_exe", "_get_exe", "_grid", "_muts", "_reads",
                  "_ref", "_results", "kernel_name")
 
     def __init__(self, kernel_name: str, backend: Backend, exe: Executable | None,
@@ -165,8 +161,10 @@ class LaunchOp(DeviceOp):
         self._args = args
         self._grid = grid
         self._results: Results = ()
-        self._held: list[Partition] = []
-        self._leased: list[Tensor] = []
+        # indices into _args: the Mut partitions it holds, the tensors it leases (the plan's
+        # tuples, so a launch allocates no lists for them)
+        self._muts: tuple[int, ...] = ()
+        self._reads: tuple[int, ...] = ()
         self._done_event: Event | None = None
         self._ref: OpRef | None = None
 
@@ -218,11 +216,12 @@ class LaunchOp(DeviceOp):
         if self.phase is _DONE:
             return
         self.phase = _DONE
-        for p in self._held:
-            p._own.state = _LIVE
+        args = self._args
+        for i in self._muts:
+            args[i]._own.state = _LIVE
         ref = self._ref
-        for t in self._leased:
-            own = t._own
+        for i in self._reads:
+            own = args[i]._own
             leases = own.leases
             if len(leases) == 1 and leases[0] is ref:  # the common case: one reader (inlined)
                 leases.clear()
@@ -254,7 +253,12 @@ class ChainOp(DeviceOp):
 
     def __init__(self, first: DeviceOp, fn: Callable[..., DeviceOp | Results],
                  site: Site) -> None:
-        DeviceOp.__init__(self, first.backend, first.stream, site)
+        self.phase = _CREATED  # DeviceOp.__init__, inlined: one call less per link
+        self.backend = first.backend
+        self.stream = first.stream
+        self.site = site
+        self._graphed = False
+        self._graph_site = None
         self._first = first
         self._fn = fn
         self._next: DeviceOp | None = None
