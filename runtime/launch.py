@@ -16,7 +16,7 @@ from .ops import LaunchOp
 from .ownership import State
 from .partition import Partition
 from .plans import LaunchPlan
-from .sites import Site, argument_span, argument_text, caller_of
+from .sites import Site, argument_span, argument_text, caller_of, internal_files, site_of
 from .tensor import Tensor, byte_extent
 
 if TYPE_CHECKING:
@@ -28,7 +28,10 @@ _MOVED, _SHARED, _EXCLUSIVE = State.MOVED, State.SHARED, State.EXCLUSIVE
 def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     """`kernel(*args)` (this is `Kernel.__call__`): validates and takes ownership now, runs
     nothing: run it with .sync(), await, .then(fn) or .graph()."""
-    site = caller_of(sys._getframe(1))
+    frame = sys._getframe(1)
+    code = frame.f_code  # caller_of(frame), inlined: a user's file needs no walk
+    site = (Site((code, frame.f_lasti)) if internal_files.get(code.co_filename) is False
+            else site_of(frame))
     plans = kernel._plans or kernel.plans()
     key, plan = plans.lookup(args, kwargs)
     if plan is not None:
@@ -87,8 +90,11 @@ def _new_op(kernel: Kernel, plan: LaunchPlan, values: list[Any], site: Site) -> 
 def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
                   site: Site) -> LaunchOp:
     """Moves the Mut partitions into the launch and leases the inputs (all checks passed).
-    Ownership.move and .lease are inlined: this runs on every launch."""
-    op = _new_op(kernel, plan, values, site)
+    Ownership.move and .lease (and _new_op) are inlined: this runs on every launch."""
+    be, stream = launch_target()
+    exe = plan.exe if plan.backend is be else None  # None: prepared (compiled) when started
+    op = LaunchOp(kernel.__name__, be, exe, None if exe else partial(plan.executable, kernel, be),
+                  values, plan.grid, site, stream)
     ref = op._ref = weakref.ref(op)  # op.own_ref(), inlined
     how = plan.how
     for i in plan.muts:

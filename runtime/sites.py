@@ -42,16 +42,21 @@ def _is_internal(filename: str) -> bool:
     return inside
 
 
-class Site:
-    """An instruction in user code (a call), resolved to positions on demand. A plain slotted
-    class holding only what the frame gives for free (its code object and instruction offset):
-    one is made per launch, and even `f_lineno` costs a line-table walk."""
+class Site(tuple[CodeType, int]):
+    """An instruction in user code (a call), resolved to positions on demand: `Site((code,
+    lasti))`, only what the frame gives for free (its code object and instruction offset).
+    One is made per launch: a tuple subclass builds without running any Python code, and even
+    `f_lineno` would cost a line-table walk."""
 
-    __slots__ = ("code", "lasti")
+    __slots__ = ()
 
-    def __init__(self, code: CodeType, lasti: int) -> None:
-        self.code = code
-        self.lasti = lasti
+    @property
+    def code(self) -> CodeType:
+        return self[0]
+
+    @property
+    def lasti(self) -> int:
+        return self[1]
 
     def __repr__(self) -> str:
         return f"Site({self.code.co_filename}:{self.lineno})"
@@ -93,7 +98,7 @@ def caller_of(frame: FrameType) -> Site:
     case on the launch path: a user calling a kernel or `.then`)."""
     code = frame.f_code
     if internal_files.get(code.co_filename) is False:
-        return Site(code, frame.f_lasti)
+        return Site((code, frame.f_lasti))
     return site_of(frame)
 
 
@@ -108,7 +113,7 @@ def site_of(frame: FrameType) -> Site:
             inside = _is_internal(code.co_filename)
         back = frame.f_back
         if not inside or back is None:
-            return Site(code, frame.f_lasti)
+            return Site((code, frame.f_lasti))
         frame = back
 
 
