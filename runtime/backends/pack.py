@@ -44,11 +44,8 @@ def _getter(slot: EntrySlot) -> Getter:
     def tensor(v: Any) -> Any:
         return getattr(v, "_tensor", v)  # a Mut partition passes its tensor
 
-    if slot.field == "ptr":
-        def ptr(args: Sequence[Any]) -> int:
-            t = tensor(args[i])
-            return int(t._buf.ptr + t._offset)
-        return ptr
+    if slot.field == "ptr":  # tensors and partitions cache the address of element 0
+        return lambda args: args[i]._base
     if slot.field == "shape":
         return lambda args: tensor(args[i])._shape[axis]
     if slot.field == "stride":
