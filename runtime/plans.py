@@ -13,6 +13,7 @@ the full path, which raises the error with its usual wording.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import operator
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, cast
@@ -32,6 +33,7 @@ Key = tuple[Hashable, ...]
 
 
 _ids: dict[Hashable, int] = {}  # handle descriptors -> small ints (1, 2, ...)
+_next_id = itertools.count(1).__next__
 _cached_id = operator.attrgetter("_kid")  # a handle's id, 0 until handle_id computes it
 
 
@@ -49,7 +51,9 @@ def handle_id(v: Tensor | Partition) -> int:
         desc = (v._dtype.name, v._shape, v._strides, align)  # names hash faster than DTypes
     kid = _ids.get(desc)
     if kid is None:
-        kid = _ids[desc] = len(_ids) + 1
+        # a fresh number, and setdefault (atomic: the key hashes in C): two threads meeting a
+        # new descriptor at once agree on one id, and no two descriptors ever share one
+        kid = _ids.setdefault(desc, _next_id())
     v._kid = kid
     return kid
 

@@ -244,3 +244,19 @@ def test_descriptor_ids_follow_alignment_and_tiling(binds: list[int]) -> None:
     assert len(binds) == 3  # another tile
     run(64, 0, blocks=2)
     assert len(binds) == 4  # persistent
+
+
+def test_handle_ids_from_many_threads_are_one_per_descriptor() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cutile.runtime.plans import handle_id
+
+    shapes = [(7, n) for n in range(1, 41)]  # descriptors no other test makes
+    tensors = [ct.zeros(s, f32) for s in shapes for _ in range(4)]
+    with ThreadPoolExecutor(8) as pool:
+        ids = list(pool.map(handle_id, tensors))
+    by_shape: dict[tuple[int, ...], set[int]] = {}
+    for t, i in zip(tensors, ids, strict=True):
+        by_shape.setdefault(t.shape, set()).add(i)
+    assert all(len(v) == 1 for v in by_shape.values())  # equal descriptors: one id
+    assert len({next(iter(v)) for v in by_shape.values()}) == len(shapes)  # distinct ones: not
