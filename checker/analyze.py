@@ -16,7 +16,7 @@ from typing import Protocol
 
 from ..compiler import messages as msg
 from ..compiler.api import check_module
-from ..compiler.diagnostics import Diagnostic, Severity, Span
+from ..compiler.diagnostics import Diagnostic, Severity, Span, dedupe
 from ..compiler.frontend.source import parse_module
 from . import suppressions
 from .config import Config, Overrides, parse_table
@@ -78,7 +78,7 @@ def finish(raw: list[Diagnostic], source: str, path: str, config: Config) -> lis
     """Suppressions first (so their use is judged on every finding, whatever is selected), then
     select/ignore/per-file-ignores (which also filter CT902/CT903), then severities."""
     found = suppressions.scan(source, path)
-    kept = suppressions.apply(_dedupe(raw), found)
+    kept = suppressions.apply(dedupe(raw), found)
     kept += found.problems + suppressions.unused(found)
     out: list[Diagnostic] = []
     for diag in kept:
@@ -178,12 +178,3 @@ def _as_config(config: Config | TableConfig | None) -> Config:
     return parsed  # CT901 for the table is reported by the CLI on the pyproject.toml itself
 
 
-def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
-    seen: set[tuple[str, str, Span]] = set()
-    out: list[Diagnostic] = []
-    for diag in diags:
-        key = (diag.code, diag.message, diag.span)
-        if key not in seen:
-            seen.add(key)
-            out.append(diag)
-    return out

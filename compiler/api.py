@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import messages as msg
-from .diagnostics import Diagnostic, Span
+from .diagnostics import Diagnostic, Span, dedupe
 from .frontend.exprs import TypedName
 from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
 from .frontend.params import KernelSignature, read_signature
@@ -22,7 +22,7 @@ def check_source(source: str, path: str) -> list[Diagnostic]:
 
 
 def check_module(info: ModuleInfo) -> list[Diagnostic]:
-    diags: dict[tuple[str, object, str], Diagnostic] = {}
+    diags: list[Diagnostic] = []
     for fn in info.functions.values():
         if fn.is_kernel:
             found = _analyze(info, fn).diagnostics
@@ -31,9 +31,8 @@ def check_module(info: ModuleInfo) -> list[Diagnostic]:
                 found = read_signature(info, fn)[1] + check_helper_syntax(info, fn)
             except Exception as err:
                 found = [_internal(err, f"checking '{fn.name}'", info.name_span(fn.node))]
-        for d in found:
-            diags.setdefault((d.code, d.span, d.message), d)
-    return sorted(diags.values(), key=Diagnostic.sort_key)
+        diags += found
+    return sorted(dedupe(diags), key=Diagnostic.sort_key)
 
 
 def _analyze(info: ModuleInfo, fn: FunctionDef,

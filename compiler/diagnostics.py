@@ -58,6 +58,18 @@ class Diagnostic:
         return (self.span.path, self.span.line, self.span.col, self.code)
 
 
+def dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Drops repeats (same code, span and message), keeping the first of each in order."""
+    seen: set[tuple[str, Span, str]] = set()
+    out: list[Diagnostic] = []
+    for d in diags:
+        key = (d.code, d.span, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
 def render_concise(diag: Diagnostic) -> str:
     """`path:line:col: CT201 message` with a 1-based column."""
     return f"{diag.span}: {diag.code} {diag.message}"

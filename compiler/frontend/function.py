@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from .. import messages as msg
-from ..diagnostics import Diagnostic, Span
+from ..diagnostics import Diagnostic, Span, dedupe
 from ..ir import KernelIR, Param, Value
 from ..types import ConstType, Dim, SymInt, TensorType, TileType
 from .builder import Arg, Builder
@@ -57,7 +57,7 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
     analyzer = Analyzer(ctx, env, True, const_params={p.name for p in sig.params
                                                        if p.kind == "const"})
     analyzer.body(fn.node.body)
-    all_diags = _dedupe(diags + ctx.diags)
+    all_diags = dedupe(diags + ctx.diags)
     ir = None
     if not any(d.severity.value == "error" for d in all_diags):
         body = ctx.builder.blocks[0]
@@ -148,15 +148,6 @@ def check_helper_syntax(info: ModuleInfo, fn: FunctionDef) -> list[Diagnostic]:
     return [d for d in ctx.diags if d.code.startswith("CT1")]
 
 
-def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
-    seen: set[tuple[str, Span, str]] = set()
-    out = []
-    for d in diags:
-        key = (d.code, d.span, d.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(d)
-    return out
 
 
 __all__ = ["Analyzer", "KernelResult", "Reject", "analyze_kernel", "check_helper_syntax",
