@@ -87,14 +87,15 @@ def _arg_facts(kind: str, f: TensorFacts) -> ArgFacts:
 
 def compile_kernel(info: ModuleInfo, name: str, spec: Specialization, arch: str | None = None,
                    *, compiler: KernelCompiler | None = None, want: Version | None = None,
-                   remarks: str | None = None) -> Compiled:
-    """Specialize, lower and assemble `name` from `info`; cached in memory and on disk."""
+                   remarks: str | None = None, tileir: bool = True) -> Compiled:
+    """Specialize, lower and assemble `name` from `info`; cached in memory and on disk.
+    `tileir=False` (launches) skips the disassembled text, which needs tileirdisasm."""
     if arch is not None and arch != spec.arch:
         spec = Specialization(spec.consts, spec.args, arch)
     lowered = lower_kernel(info, name, spec)
     key = specialization_key(info, name, spec, lowered)
     kc = compiler or default_compiler()
-    out = kc.compile(key, lambda v: encode(lowered.module, v), want=want, with_tileir=True,
+    out = kc.compile(key, lambda v: encode(lowered.module, v), want=want, with_tileir=tileir,
                      remarks=remarks)
     log = ""
     if remarks and out.source != "tileiras":  # remarks come from a real tileiras run

@@ -72,7 +72,7 @@ class KernelCompiler:
         if bundle is None:
             bundle = self._build(key, build, remarks, span)
             source = "tileiras"
-        if with_tileir and "tileir" not in bundle:
+        if with_tileir and "tileir" not in bundle and self.toolchain.disasm is not None:
             bundle = {**bundle, "tileir": disassemble(self.toolchain, bundle["bytecode"]).encode()}
             dirty = True
         if dirty and self.disk is not None:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def compile_for(backend: CudaBackend, kernel: Kernel, spec: Specialization) -> Compiled:
     """The launcher's specialization compiled for the backend's device (its arch)."""
-    return compile_kernel(kernel.module(), kernel.__name__, spec, backend.arch)
+    return compile_kernel(kernel.module(), kernel.__name__, spec, backend.arch, tileir=False)
 
 
 def load_kernel(backend: CudaBackend, kernel: Kernel, spec: Specialization) -> CudaExecutable:

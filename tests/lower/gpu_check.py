@@ -162,7 +162,7 @@ class Checker:
     def run(self, path: Path, name: str, args: list[Any], consts: dict[str, Any]) -> Compiled:
         info = module(path)
         spec = specialization(info, name, args, consts, self.arch)
-        c = compile_kernel(info, name, spec)
+        c = compile_kernel(info, name, spec, tileir=False)
         launch(c, args)
         return c
 
