@@ -29,6 +29,7 @@ from .values import (
     Unbound,
     Unknown,
     const_of,
+    const_value,
 )
 
 SCALAR_I32 = TileType(I32, ())
@@ -225,8 +226,8 @@ class ControlFlow(Statements):
             self.b.fail(msg.TOO_MANY_ARGS, self.span(it),
                         name="range", most=3, s="s", given=len(args) + len(kwargs))
         if len(args) == 1:
-            args = [Arg(_zero(args[0].span), args[0].span), args[0]]
-        step_arg = args[2] if len(args) == 3 else Arg(_one(self.span(it)), self.span(it))
+            args = [Arg(const_value(args[0].span, 0), args[0].span), args[0]]
+        step_arg = args[2] if len(args) == 3 else Arg(const_value(self.span(it), 1), self.span(it))
         step_const = const_of(self.b.known(step_arg))
         if isinstance(step_const, int) and step_const <= 0:
             self.b.fail(msg.BAD_OPERAND, step_arg.span, op="range()",
@@ -429,17 +430,6 @@ def _changed(before: dict[str, Binding], envs: list[dict[str, Binding]]) -> list
                 names.append(name)
     return names
 
-
-def _zero(span: Span) -> FValue:
-    from .values import const_value
-
-    return const_value(span, 0)
-
-
-def _one(span: Span) -> FValue:
-    from .values import const_value
-
-    return const_value(span, 1)
 
 
 def _early_return(span: Span) -> Diagnostic:

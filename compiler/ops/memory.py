@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import messages as msg
+from ..diagnostics import Span
 from ..dtypes import I32
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal, none_value
@@ -42,10 +43,10 @@ def tensor(b: Builder, arg: Arg, what: str, mutable: bool | None = None) -> Valu
     return v
 
 
-def tile_index(b: Builder, z: Value, span: object) -> list[Value]:
+def tile_index(b: Builder, z: Value, span: Span) -> list[Value]:
     """This block's tile coordinates in z's partition (following the partition's order)."""
     assert isinstance(z.type, TensorType)
-    op = b.emit("tile_index", [z], [SCALAR_I32] * z.type.rank, span)  # type: ignore[arg-type]
+    op = b.emit("tile_index", [z], [SCALAR_I32] * z.type.rank, span)
     return op.results
 
 
