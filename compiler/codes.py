@@ -82,6 +82,16 @@ def k(z: Mut[Tensor[f32, (128,)]]) -> None:
     _c("CT113", "unsupported-loop", "A loop that does not iterate over range() or z.tiles()",
        """`for` loops in kernels iterate over `range(...)` (with tile or Const bounds) or over
        `z.tiles()` of a persistent partition. Iterating over other objects is not supported."""),
+    _c("CT114", "bad-kernel-option", "A kernel option that does not exist or a bad value",
+       """`@ct.kernel(...)` takes `unsafe` (bool) and the code-generation hints `occupancy` (1-32
+       CTAs per SM), `num_ctas` (1, 2, 4, 8 or 16 CTAs per cluster) and `opt_level` (0-3); the
+       same hints can be set per launch configuration with `kernel.with_hints(...)`. Options
+       must be literal values.""",
+       """
+@ct.kernel(occupancy=0)  # E: CT114
+def k(z: Mut[Tensor[f32, (128,)]]) -> None:
+    z.store(ct.zeros((128,), f32))
+"""),
     # CT2xx: tile types.
     _c("CT201", "shape-mismatch", "Tile shapes that do not broadcast or do not match",
        """Elementwise operations broadcast NumPy-style: shapes are right-aligned and a dimension of

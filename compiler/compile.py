@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import messages as msg
@@ -91,7 +91,7 @@ def compile_kernel(info: ModuleInfo, name: str, spec: Specialization, arch: str 
     """Specialize, lower and assemble `name` from `info`; cached in memory and on disk.
     `tileir=False` (launches) skips the disassembled text, which needs tileirdisasm."""
     if arch is not None and arch != spec.arch:
-        spec = Specialization(spec.consts, spec.args, arch)
+        spec = replace(spec, arch=arch)
     lowered = lower_kernel(info, name, spec)
     key = specialization_key(info, name, spec, lowered)
     kc = compiler or default_compiler()

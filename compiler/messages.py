@@ -60,6 +60,7 @@ POSSIBLY_UNBOUND = Message("CT111", "'{name}' is only bound {where}; assign it b
 UNSAFE_ONLY = Message("CT112", "{what} is only allowed in @ct.kernel(unsafe=True)")
 UNSUPPORTED_LOOP = Message("CT113", "for loops in kernels iterate over range(...) or z.tiles(), "
                            "not over {what}")
+BAD_KERNEL_OPTION = Message("CT114", "kernel option '{name}' {problem}")
 
 # CT2xx
 NOT_BROADCASTABLE = Message("CT201", "cannot {op} tiles of shapes {a} and {b}: not broadcastable")

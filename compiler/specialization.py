@@ -53,6 +53,8 @@ class Specialization:
     consts: tuple[tuple[str, Any], ...]  # Const values by name, in signature order
     args: tuple[ParamFacts, ...]  # per parameter, in signature order (None for Consts)
     arch: str = "sm_90"
+    # `kernel.with_hints(...)`: code-generation hints over the decorator's, by name
+    hints: tuple[tuple[str, int], ...] = ()
 
     @property
     def const_values(self) -> dict[str, Any]:

@@ -64,7 +64,7 @@ class Binder:
                 values[i] = consts[p.name]
         grid = self._grid(values, where, grid_kw, site)
         ordered = tuple((p.name, consts[p.name]) for p in self.sig.params if p.kind == "const")
-        spec = Specialization(ordered, tuple(facts))
+        spec = Specialization(ordered, tuple(facts), hints=self.kernel.hints)
         return Bound(values, where, len(args), consts, grid, spec)
 
     # -- assignment of arguments to parameters ---------------------------------------------

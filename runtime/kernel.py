@@ -7,14 +7,17 @@ import linecache
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from ..compiler import messages as msg
 from ..compiler.api import check_kernel
 from ..compiler.diagnostics import Diagnostic
 from ..compiler.errors import KernelError
 from ..compiler.frontend.params import read_signature
 from ..compiler.frontend.source import ModuleInfo, parse_module
+from ..compiler.kernel_options import HINTS, option_problem
 from ..compiler.specialization import Specialization
 from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
+from .errors import launch_error
 from .launch import launch, launch_unchecked
 from .ownership import State
 from .partition import Partition
@@ -33,9 +36,11 @@ __all__ = ["Kernel", "Tensor", "function", "kernel"]
 class Kernel:
     """A kernel function: checked by the shared frontend on first use."""
 
-    def __init__(self, fn: Callable[..., Any], options: dict[str, Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], options: dict[str, Any],
+                 hints: tuple[tuple[str, int], ...] = ()) -> None:
         self.fn = fn
         self.options = options
+        self.hints = hints  # from with_hints: over the decorator's options when compiling
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self._diagnostics: list[Diagnostic] | None = None
@@ -89,6 +94,22 @@ class Kernel:
             exe = backend.prepare(self, spec)
             self._executables[key] = exe
         return exe
+
+    def with_hints(self, **hints: int | None) -> Kernel:
+        """The same kernel compiled with other code-generation hints (`occupancy`, `num_ctas`,
+        `opt_level`) than its decorator gives, e.g. per GPU architecture from a tuning table.
+        A hint set to None goes back to the decorator's value."""
+        merged = dict(self.hints)
+        for name, value in hints.items():
+            problem = option_problem(name, value) if name in HINTS else (
+                f"is not a hint (hints: {', '.join(HINTS)})")
+            if problem is not None:
+                raise launch_error(msg.BAD_KERNEL_OPTION, None, name=name, problem=problem)
+            if value is None:
+                merged.pop(name, None)
+            else:
+                merged[name] = value
+        return Kernel(self.fn, self.options, tuple(sorted(merged.items())))
 
     def ensure_valid(self) -> None:
         errors = [d for d in self.check() if d.severity.value == "error"]

@@ -10,6 +10,7 @@ from .. import messages as msg
 from ..diagnostics import Diagnostic, Span
 from ..dtypes import BY_NAME as DTYPES
 from ..dtypes import DType
+from ..kernel_options import option_problem
 from .source import FunctionDef, ModuleInfo, literal_value
 
 ParamKind = Literal["tensor", "mut", "const", "scalar"]
@@ -66,9 +67,33 @@ def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, 
             params.append(spec)
     if fn.is_kernel:
         diags += _check_shape_names(params)
+        diags += _check_options(info, node)
     sig = KernelSignature(fn.name, info.name_span(node), tuple(params), fn.is_kernel,
                           bool(fn.options.get("unsafe", False)))
     return sig, diags
+
+
+def _check_options(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef
+                   ) -> list[Diagnostic]:
+    """CT114 for `@ct.kernel(...)` keywords that are unknown, not literals or out of range."""
+    diags = []
+    for deco in node.decorator_list:
+        if not (isinstance(deco, ast.Call) and info.resolve(deco.func) == "kernel"):
+            continue
+        for kw in deco.keywords:
+            value = literal_value(kw.value)
+            problem: str | None
+            if kw.arg is None:
+                problem, name = "must be given by name (no **options)", "**"
+            elif value is None and not (isinstance(kw.value, ast.Constant)
+                                        and kw.value.value is None):
+                problem, name = "must be a literal value", kw.arg
+            else:
+                problem, name = option_problem(kw.arg, value), kw.arg
+            if problem is not None:
+                diags.append(Diagnostic("CT114", msg.BAD_KERNEL_OPTION.format(
+                    name=name, problem=problem), info.span(kw)))
+    return diags
 
 
 def _read_param(

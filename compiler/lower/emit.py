@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..bytecode import Builder, Module, Value, entry
 from ..bytecode.attrs import Dense, Hints
@@ -57,8 +58,13 @@ def lower(kernel: KernelIR, spec: Specialization) -> Lowered:
     return _Lowerer(kernel, spec).run()
 
 
-def _hints(kernel: KernelIR) -> Hints | None:
-    values = {_HINT_KEYS[k]: int(v) for k, v in kernel.options.items()
+def _options(kernel: KernelIR, spec: Specialization) -> dict[str, Any]:
+    """The decorator's options, with the specialization's hints (`with_hints`) over them."""
+    return {**kernel.options, **dict(spec.hints)}
+
+
+def _hints(options: dict[str, Any]) -> Hints | None:
+    values = {_HINT_KEYS[k]: int(v) for k, v in options.items()
               if k in _HINT_KEYS and v is not None}
     return Hints.entry("default", **values) if values else None
 
@@ -69,7 +75,8 @@ class _Lowerer:
         self.spec = spec
         self.abi: EntryABI = entry_abi(kernel, spec)
         self.module = Module()
-        fn, self.pro = entry(self.module, kernel.name, self.abi.types, hints=_hints(kernel))
+        hints = _hints(_options(kernel, spec))
+        fn, self.pro = entry(self.module, kernel.name, self.abi.types, hints=hints)
         self.fn = fn
         self.body = BcBlock([])
         self.b = Builder(self.body)
@@ -94,7 +101,7 @@ class _Lowerer:
         self._block(self.k.body)
         self.b.op("return", [])
         self.fn.body.ops += self.body.ops  # prologue first: it dominates the whole body
-        opt = self.k.options.get("opt_level")
+        opt = _options(self.k, self.spec).get("opt_level")
         return Lowered(self.module, self.k.name, tuple(self.abi.slots),
                        3 if opt is None else int(opt))
 

@@ -56,3 +56,33 @@ def test_compile_real_tensors_matches_meta(monkeypatch: pytest.MonkeyPatch) -> N
                        ct.meta((4096,), f32))
     assert real.key.digest() == meta.key.digest()
     _ = z.unpartition()  # compiling moved nothing: the partition is still usable
+
+
+def test_with_hints_overrides_the_decorator_per_configuration() -> None:
+    add = _example("add").add
+    args = (ct.meta((4096,), f32).partition((1024,)), ct.meta((4096,), f32),
+            ct.meta((4096,), f32))
+    plain = add.compile(*args)
+    tuned = add.with_hints(occupancy=4, num_ctas=2, opt_level=2)
+    hinted = tuned.compile(*args)
+    assert "occupancy" not in plain.tileir and plain.key.opt_level == 3
+    assert "occupancy = 4" in hinted.tileir and "num_cta_in_cga = 2" in hinted.tileir
+    assert hinted.key.opt_level == 2 and hinted.key.digest() != plain.key.digest()
+    back = tuned.with_hints(occupancy=None, num_ctas=None, opt_level=None).compile(*args)
+    assert back.key.digest() == plain.key.digest()
+
+
+@pytest.mark.parametrize(("hints", "fragment"), [
+    ({"occupancy": 0}, "'occupancy' must be an int from 1 to 32"),
+    ({"num_ctas": 3}, "'num_ctas' must be 1, 2, 4, 8 or 16"),
+    ({"unsafe": True}, "'unsafe' is not a hint"),
+    ({"opt_level": 1.5}, "'opt_level' must be an int from 0 to 3"),
+])
+def test_with_hints_rejects_bad_hints_at_the_call(hints: dict[str, object], fragment: str
+                                                  ) -> None:
+    add = _example("add").add
+    with pytest.raises(ct.LaunchError) as err:
+        add.with_hints(**hints)  # type: ignore[arg-type]
+    d = err.value.diagnostics[0]
+    assert d.code == "CT114" and fragment in d.message
+    assert d.span.path == __file__

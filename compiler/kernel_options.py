@@ -1,0 +1,31 @@
+"""`@ct.kernel(...)` options and `kernel.with_hints(...)`: which exist and which values they take.
+
+One table for the frontend (decorator keywords, checked at edit time) and the runtime (hints
+given per launch configuration), so both say the same thing about the same mistake.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# option -> (what a valid value is, the test); hints are the options that tune code generation
+HINTS: dict[str, tuple[str, Any]] = {
+    "occupancy": ("an int from 1 to 32 (CTAs per SM)", lambda v: 1 <= v <= 32),
+    "num_ctas": ("1, 2, 4, 8 or 16 (CTAs per cluster)", lambda v: v in (1, 2, 4, 8, 16)),
+    "opt_level": ("an int from 0 to 3", lambda v: 0 <= v <= 3),
+}
+OPTIONS = ("unsafe", *HINTS)
+
+
+def option_problem(name: str, value: object) -> str | None:
+    """Why `name=value` is not a valid kernel option, in plain words; None when it is."""
+    if name == "unsafe":
+        return None if isinstance(value, bool) else "must be True or False"
+    want = HINTS.get(name)
+    if want is None:
+        return f"is not a kernel option (options: {', '.join(OPTIONS)})"
+    if value is None:
+        return None  # the default: tileiras chooses
+    if isinstance(value, bool) or not isinstance(value, int) or not want[1](value):
+        return f"must be {want[0]}, not {value!r}"
+    return None
