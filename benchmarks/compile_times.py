@@ -1,6 +1,6 @@
 """Benchmark #8 (compile part): what a user waits for the first time a kernel runs.
 
-    python benchmarks/compile_times.py [--arch sm_90] [--repeat 3]
+    python benchmarks/compile_times.py [--arch sm_90] [--repeat 3] [--profile]
 
 Each probe runs in a fresh process with its own cache directory and times `kernel.compile(...)`
 on `ct.meta` arguments (frontend, lowering, bytecode, tileiras; no GPU needed), after importing
@@ -43,17 +43,26 @@ else:
             ct.meta((4096, 4096), bf16))
     consts = {{"BK": 64}}
 start = time.perf_counter()
-compiled = k.compile(*args, arch=arch, **consts)
+if {profile!r}:
+    import cProfile, pstats
+    prof = cProfile.Profile()
+    compiled = prof.runcall(k.compile, *args, arch=arch, **consts)
+    pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
+else:
+    compiled = k.compile(*args, arch=arch, **consts)
 print(time.perf_counter() - start, len(compiled.cubin))
 
 """
 
 
-def probe(kind: str, arch: str, cache: str) -> float:
-    code = PROBE.format(examples=str(ROOT / "examples"), kind=kind, arch=arch)
+def probe(kind: str, arch: str, cache: str, profile: bool = False) -> float:
+    """Seconds for one compile in a fresh process; `profile` prints its cProfile to stderr."""
+    code = PROBE.format(examples=str(ROOT / "examples"), kind=kind, arch=arch, profile=profile)
     env = {**os.environ, "CUTILE_CACHE_DIR": cache}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          check=True, cwd=ROOT)
+    if profile:
+        print(out.stderr, file=sys.stderr)
     seconds, cubin_bytes = out.stdout.split()
     assert int(cubin_bytes) > 0
     return float(seconds)
@@ -74,7 +83,14 @@ def main() -> None:
     parser.add_argument("--arch", default="sm_90")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", metavar="PATH", help="also write the results here")
+    parser.add_argument("--profile", action="store_true",
+                        help="print a cProfile of one disk-cache hit and exit")
     args = parser.parse_args()
+    if args.profile:
+        with tempfile.TemporaryDirectory() as cache:
+            probe("gemm", args.arch, cache)
+            print(f"disk hit: {probe('gemm', args.arch, cache, profile=True) * 1000:.1f} ms")
+        return
     times = measure(args.arch, args.repeat)
     rows = []
     for name, values in times.items():

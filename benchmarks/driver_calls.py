@@ -1,0 +1,95 @@
+"""What each driver call on the launch path costs on the host, through each Python binding.
+
+    python benchmarks/driver_calls.py [--launches 20000]
+
+Needs a GPU. Loads the vector-add cubin (compiled by cutile) and times, per call, in batches of
+200 launches that are synced outside the timed part (so a full launch queue never blocks):
+- `bindings`: `cuda.bindings.driver.cuLaunchKernel` as cutile's driver module calls it;
+- `bindings_prebuilt`: the same with the CUfunction/CUstream objects built once;
+- `ctypes`: `cuLaunchKernel` from libcuda through ctypes with declared argument types;
+- `executable`: cutile's whole `enqueue` (stream bookkeeping, packing, the driver call);
+- `event_record`, `event_query`: what `.sync()` adds per launch (record, then a ready check).
+The answer decides which binding cutile's launch path uses (issue: launch overhead per launch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+BATCH = 200
+
+
+def per_call(fn: Callable[[], Any], sync: Callable[[], None], calls: int) -> float:
+    """Best of 5 rounds, microseconds per call; only the calls are timed, not the syncs."""
+    best = float("inf")
+    for _ in range(5):
+        spent = 0.0
+        for _ in range(calls // BATCH):
+            t0 = time.perf_counter()
+            for _ in range(BATCH):
+                fn()
+            spent += time.perf_counter() - t0
+            sync()
+        best = min(best, spent / (calls // BATCH * BATCH) * 1e6)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--launches", type=int, default=20_000)
+    calls = ap.parse_args().launches
+
+    import cutile as ct
+    from cutile.runtime import context
+    from cutile.runtime.cuda import driver
+
+    if ct.backend_name() != "cuda":
+        raise SystemExit("driver_calls.py needs a GPU")
+    from launch_overhead import TILE, N, load_add
+
+    add = load_add()
+    z, x, y = add(ct.zeros((N,), ct.f32).partition((TILE,)), ct.ones((N,), ct.f32),
+                  ct.ones((N,), ct.f32)).sync()
+    backend = context.backend()
+    spec = next(iter(add.plans().plans.values())).spec
+    exe = add.executable(backend, spec)
+    args = [z, x, y]
+    params = exe._packer.pack(args)
+    fn, stream = exe._function, backend.default_stream()
+    grid = ((N + TILE - 1) // TILE, 1, 1)
+
+    from cuda.bindings import driver as drv
+
+    cf, cs = drv.CUfunction(fn), drv.CUstream(stream)
+    lib = ctypes.CDLL("libcuda.so.1")
+    launch_c = lib.cuLaunchKernel
+    u = ctypes.c_uint
+    launch_c.argtypes = [ctypes.c_void_p, u, u, u, u, u, u, u, ctypes.c_void_p, ctypes.c_void_p,
+                         ctypes.c_void_p]
+    launch_c.restype = ctypes.c_int
+    event = driver.event_create()
+
+    def sync() -> None:
+        driver.stream_synchronize(stream)
+
+    out = {
+        "bindings": per_call(lambda: driver.launch(fn, grid, stream, params), sync, calls),
+        "bindings_prebuilt": per_call(lambda: drv.cuLaunchKernel(
+            cf, grid[0], 1, 1, 1, 1, 1, 0, cs, params, 0), sync, calls),
+        "ctypes": per_call(lambda: launch_c(fn, grid[0], 1, 1, 1, 1, 1, 0, stream, params, None),
+                           sync, calls),
+        "executable": per_call(lambda: exe.enqueue(args, grid, stream), sync, calls),
+        "event_record": per_call(lambda: driver.event_record(event, stream), sync, calls),
+        "event_query": per_call(lambda: driver.event_query(event), sync, calls),
+        "pack": per_call(lambda: exe._packer.pack(args), sync, calls),
+    }
+    print(json.dumps({k: round(v, 3) for k, v in out.items()}))
+
+
+if __name__ == "__main__":
+    main()
