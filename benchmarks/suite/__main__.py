@@ -1,4 +1,4 @@
-"""`python -m benchmarks.suite [--quick] [--only NAME ...] [--out DIR] [--dry-run]`."""
+"""`python -m benchmarks.suite [--quick] [--only NAME ...] [--out DIR] [--dry-run] [--sweep]`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .config import SuiteConfig
 from .plan import ROWS, build_plan
+from .tuning import set_sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,13 +25,16 @@ def parse(argv: list[str]) -> SuiteConfig:
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     ap.add_argument("--dry-run", action="store_true",
                     help="build the plan and check the cutile kernels; no GPU needed")
+    ap.add_argument("--sweep", action="store_true",
+                    help="also time more cutile candidates per case (tuning.sweep_variants)")
     a = ap.parse_args(argv)
-    return SuiteConfig.make(a.quick, only=a.only, out=a.out, dry_run=a.dry_run)
+    return SuiteConfig.make(a.quick, only=a.only, out=a.out, dry_run=a.dry_run, sweep=a.sweep)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     cfg = parse(argv)
+    set_sweep(cfg.sweep)
     plan = build_plan(cfg.quick, cfg.only)
     if cfg.dry_run:
         from .dryrun import report

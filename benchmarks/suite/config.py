@@ -14,6 +14,7 @@ class SuiteConfig:
     only: list[str] = field(default_factory=list)
     out: Path = Path("benchmarks/results")
     dry_run: bool = False
+    sweep: bool = False  # also time tuning.sweep_variants for cutile
     arch: str = "sm_90"
     windows: int = 25  # >= 25 timed windows per implementation and shape
     shape_cap_s: float = 1.0  # timed work per shape, all implementations together

@@ -3,6 +3,12 @@ each case, its partition (tile shape, tile order, persistent block count) and it
 
 The kernels themselves stay as written in `examples/` (and `benchmarks/kernels/`); only the launch
 parameters live here. Several variants per case are timed and the best is the row's cutile number.
+Code-generation hints (`occupancy`, `num_ctas`, `opt_level`) go per variant through
+`kernel.with_hints(...)`, over the kernel's decorator.
+
+`cutile_variants` is the default list (the current best guesses, 2-3 per case);
+`sweep_variants` adds more candidates per case (at most 8), timed as well under
+`python -m benchmarks.suite --sweep` (which calls `set_sweep(True)`).
 """
 
 from __future__ import annotations
@@ -38,18 +44,82 @@ class Variant:
     blocks: int | None = None  # persistent launch: this many blocks
     consts: dict[str, Any] = field(default_factory=dict, hash=False)  # passed by keyword
     inferred: dict[str, Any] = field(default_factory=dict, hash=False)  # inferred by the launcher
+    hints: dict[str, int] = field(default_factory=dict, hash=False)  # kernel.with_hints(**hints)
 
     @property
     def all_consts(self) -> dict[str, Any]:
         return {**self.inferred, **self.consts}
 
 
+_SWEEP = False
+
+
+def set_sweep(on: bool) -> None:
+    """`--sweep`: `cutile_variants` also returns `sweep_variants` (each label once)."""
+    global _SWEEP
+    _SWEEP = on
+
+
+def _label(base: str, hints: dict[str, int]) -> str:
+    return base + "".join(f" {k}={v}" for k, v in hints.items())
+
+
 def _rows_per_block(n: int, elems: int) -> int:
     return max(1, elems // n)
 
 
+def _row_occupancy(elems: int) -> int:
+    """Blocks per SM for a (BM, N) f32 row tile of `elems` values on 256 threads: the most that
+    fit 64 K registers without spilling (tileiras, sm_90: 16 values per thread need ~64
+    registers, 64 values ~128), at most 4."""
+    return max(1, min(4, 32768 // elems))
+
+
+def _row(name: str, n: int, bm: int, occ: int | None = None) -> Variant:
+    hints = {} if occ is None else {"occupancy": occ}
+    return Variant(_label(f"{bm} rows/block", hints), name, (bm, n), hints=hints,
+                   inferred={"BM": bm, "N": n})
+
+
+def _gemm(bm: int, bn: int, bk: int, hints: dict[str, int] | None = None) -> Variant:
+    h = hints or {}
+    return Variant(_label(f"grouped {bm}x{bn}x{bk}", h), "gemm", (bm, bn), "grouped8",
+                   consts={"BK": bk}, inferred={"BM": bm, "BN": bn}, hints=h)
+
+
+def _attention(d: int, causal: bool, bm: int, bn: int, occ: int | None = None) -> Variant:
+    hints = {} if occ is None else {"occupancy": occ}
+    return Variant(_label(f"BM={bm} BN={bn}", hints), "attention", (1, bm, d),
+                   consts={"BN": bn, "CAUSAL": causal}, inferred={"BM": bm, "D": d}, hints=hints)
+
+
+def _gemv(bn: int, bk: int, occ: int | None = None) -> Variant:
+    hints = {} if occ is None else {"occupancy": occ}
+    return Variant(_label(f"BN={bn} BK={bk}", hints), "gemv", (1, bn), consts={"BK": bk},
+                   inferred={"BN": bn}, hints=hints)
+
+
+def _gemv_mma(m: int, bn: int, bk: int, occ: int | None = None) -> Variant:
+    hints = {} if occ is None else {"occupancy": occ}
+    return Variant(_label(f"mma BN={bn} BK={bk}", hints), "gemv_mma", (m, bn),
+                   consts={"BK": bk}, inferred={"M": m, "BN": bn}, hints=hints)
+
+
+_ROW_KERNELS = {"softmax": "softmax", "rmsnorm": "rms_norm", "layernorm": "layer_norm"}
+
+
 def cutile_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
-    """The cutile launch configurations timed for a case (best one reported)."""
+    """The cutile launch configurations timed for a case (best one reported); with `--sweep`
+    also `sweep_variants`."""
+    out = default_variants(case, arch)
+    if _SWEEP:
+        seen = {v.label for v in out}
+        out += [v for v in sweep_variants(case, arch) if v.label not in seen]
+    return out
+
+
+def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
+    """The current best guesses (2-3 per case): what the default suite times."""
     p = case.params
     sms = SM_COUNT.get(arch, 132)
     k = case.kernel
@@ -58,30 +128,64 @@ def cutile_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         tiles = (1024,) if k != "vector_add" else (1024, 4096, 16384)
         return [Variant(f"tile={t}", name, (t,), inferred={"B": t}) for t in tiles]
     if k == "gemm":
-        out = []
-        for bm, bn, bk in ((128, 256, 64), (128, 128, 64)):
-            out.append(Variant(f"grouped {bm}x{bn}x{bk}", "gemm", (bm, bn), "grouped8",
-                               consts={"BK": bk}, inferred={"BM": bm, "BN": bn}))
-        out.append(Variant(f"persistent {sms} blocks 128x256x64", "gemm_persistent", (128, 256),
-                           "grouped8", blocks=sms, consts={"BK": 64},
-                           inferred={"BM": 128, "BN": 256}))
-        return out
-    if k in ("softmax", "rmsnorm", "layernorm"):
-        name = {"softmax": "softmax", "rmsnorm": "rms_norm", "layernorm": "layer_norm"}[k]
+        # 128x256 spills without a 2-CTA cluster (STACK 1808 bytes); with num_ctas=2 it does not
+        return [_gemm(128, 128, 64), _gemm(128, 256, 64, {"num_ctas": 2}),
+                Variant(f"persistent {sms} blocks 128x128x64", "gemm_persistent", (128, 128),
+                        "grouped8", blocks=sms, consts={"BK": 64},
+                        inferred={"BM": 128, "BN": 128})]
+    if k in _ROW_KERNELS:
+        # whole rows in registers; the occupancy hint caps registers so that 2-4 blocks share an
+        # SM (without it tileiras takes 255 registers: one block per SM, loads not overlapped)
         n = p["n"]
-        bms = sorted({_rows_per_block(n, 8192), _rows_per_block(n, 16384)})
-        return [Variant(f"{bm} rows/block", name, (bm, n), inferred={"BM": bm, "N": n})
-                for bm in bms]
+        out: list[Variant] = []
+        for elems in (8192, 16384):
+            bm = _rows_per_block(n, elems)
+            v = _row(_ROW_KERNELS[k], n, bm, _row_occupancy(bm * n))
+            if v.label not in {o.label for o in out}:
+                out.append(v)
+        # and without a hint (tileiras' choice), as measured before
+        return [*out, _row(_ROW_KERNELS[k], n, _rows_per_block(n, 16384))]
     if k == "attention":
-        d = p["d"]
-        return [Variant(f"BM={bm} BN={bn}", "attention", (1, bm, d), consts={
-            "BN": bn, "CAUSAL": bool(p["causal"])}, inferred={"BM": bm, "D": d})
-            for bm, bn in ((128, 64), (64, 64))]
+        d, causal = p["d"], bool(p["causal"])
+        # occupancy=2 is in the example's decorator
+        return [_attention(d, causal, 128, 64), _attention(d, causal, 64, 64)]
     if k == "gemv":
         m = p["m"]
         if m == 1:
-            return [Variant(f"BN={bn} BK={bk}", "gemv", (1, bn), consts={"BK": bk},
-                            inferred={"BN": bn}) for bn, bk in ((32, 256), (16, 512))]
-        return [Variant(f"mma BN={bn} BK={bk}", "gemv_mma", (m, bn), consts={"BK": bk},
-                        inferred={"M": m, "BN": bn}) for bn, bk in ((64, 128), (32, 256))]
+            return [_gemv(32, 256, 4), _gemv(16, 512, 4), _gemv(32, 256)]
+        return [_gemv_mma(m, 64, 128), _gemv_mma(m, 32, 256), _gemv_mma(m, 64, 128, 2)]
     return []
+
+
+def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
+    """More candidates per case (at most 8), for `--sweep`."""
+    p = case.params
+    k = case.kernel
+    if k == "gemm":
+        return [_gemm(128, 128, 64), _gemm(128, 128, 64, {"num_ctas": 2}),
+                _gemm(128, 256, 64, {"num_ctas": 2}), _gemm(256, 128, 64, {"num_ctas": 2}),
+                _gemm(128, 128, 128), _gemm(128, 256, 64, {"num_ctas": 2, "occupancy": 1}),
+                _gemm(128, 256, 64)]
+    if k in _ROW_KERNELS:
+        n, name = p["n"], _ROW_KERNELS[k]
+        out: list[Variant] = []
+        for elems, occs in ((4096, (4, 2)), (8192, (4, 2)), (16384, (2, 1)), (32768, (1,))):
+            bm = _rows_per_block(n, elems)
+            for occ in occs:
+                v = _row(name, n, bm, min(occ, _row_occupancy(bm * n)))
+                if v.label not in {o.label for o in out}:
+                    out.append(v)
+        return out[:8]
+    if k == "attention":
+        d, causal = p["d"], bool(p["causal"])
+        return [_attention(d, causal, 128, 64), _attention(d, causal, 64, 64),
+                _attention(d, causal, 128, 64, 1), _attention(d, causal, 128, 128),
+                _attention(d, causal, 64, 128), _attention(d, causal, 128, 32)]
+    if k == "gemv":
+        m = p["m"]
+        if m == 1:
+            return [_gemv(32, 256, 4), _gemv(16, 512, 4), _gemv(64, 128, 4), _gemv(32, 256, 2),
+                    _gemv(32, 256), _gemv(16, 512), _gemv(8, 1024, 4), _gemv(16, 256, 4)]
+        return [_gemv_mma(m, 64, 128), _gemv_mma(m, 32, 256), _gemv_mma(m, 64, 128, 2),
+                _gemv_mma(m, 64, 128, 4), _gemv_mma(m, 32, 256, 4), _gemv_mma(m, 128, 64, 2)]
+    return default_variants(case, arch)

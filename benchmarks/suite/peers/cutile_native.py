@@ -52,9 +52,11 @@ class CutileGlue:
             return f"cutile runtime lacks {', '.join('ct.' + n for n in needed)}"
         return None
 
-    def kernel(self, key: str) -> Any:
+    def kernel(self, key: str, hints: dict[str, int] | None = None) -> Any:
+        """The kernel named `key` in KERNELS; with `hints`, `kernel.with_hints(**hints)`."""
         rel, name = KERNELS[key]
-        return getattr(load_kernel_module(self.root, rel), name)
+        k = getattr(load_kernel_module(self.root, rel), name)
+        return k.with_hints(**hints) if hints else k
 
     def use_stream(self, handle: int) -> None:
         from cutile.runtime import context

@@ -36,7 +36,7 @@ def cutile_add(ctx: Context, v: Variant, xs: list[Any], ys: list[Any],
     from ..peers.cutile_native import CutileRunner
 
     glue = ctx.need_cutile()
-    kernel = glue.kernel(v.kernel)
+    kernel = glue.kernel(v.kernel, v.hints)
     zs = outs(ctx.torch, xs)
     if launcher is not None:
         unchecked = launcher(kernel)
