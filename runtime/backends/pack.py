@@ -23,9 +23,6 @@ FORMATS = {"u64": "Q", "i64": "q", "i32": "i", "u32": "I", "i16": "h", "u16": "H
             "u8": "B", "f32": "f", "f64": "d", "f16": "e", "bool_": "?", "bf16": "H",
             "tf32": "f", "f8e4m3": "B", "f8e5m2": "B"}
 
-Getter = Callable[[Sequence[Any]], Any]
-
-
 def _scalar_encoder(ctype: str) -> Callable[[Any], Any]:
     """A Python number -> what struct packs for this ctype (rounded as the device rounds)."""
     if ctype in ("bf16", "tf32", "f8e4m3", "f8e5m2"):
@@ -38,20 +35,35 @@ def _scalar_encoder(ctype: str) -> Callable[[Any], Any]:
     return int
 
 
-def _getter(slot: EntrySlot) -> Getter:
+def _value_source(slot: EntrySlot, encoders: dict[str, Callable[[Any], Any]]) -> str:
+    """The Python expression for one slot's value, over `a` (the launch's arguments) and `t<i>`
+    (argument i's tensor: a Mut partition passes its tensor)."""
     i, axis = slot.arg, slot.axis
-
-    def tensor(v: Any) -> Any:
-        return getattr(v, "_tensor", v)  # a Mut partition passes its tensor
-
     if slot.field == "ptr":  # tensors and partitions cache the address of element 0
-        return lambda args: args[i]._base
+        return f"a[{i}]._base"
     if slot.field == "shape":
-        return lambda args: tensor(args[i])._shape[axis]
+        return f"t{i}._shape[{axis}]"
     if slot.field == "stride":
-        return lambda args: tensor(args[i])._strides[axis]
-    encode = _scalar_encoder(slot.ctype)
-    return lambda args: encode(args[i])
+        return f"t{i}._strides[{axis}]"
+    name = f"enc_{slot.ctype}"
+    encoders[name] = _scalar_encoder(slot.ctype)
+    return f"{name}(a[{i}])"
+
+
+def _pack_function(slots: Sequence[EntrySlot], write: Callable[..., None], buffer: Any,
+                   address: int) -> Callable[[Sequence[Any]], int]:
+    """`pack(a)`, generated once per specialization as straight-line code: one struct write of
+    every slot's value and no call per slot (this runs on every launch)."""
+    encoders: dict[str, Callable[[Any], Any]] = {}
+    values = [_value_source(s, encoders) for s in slots]
+    tensors = sorted({s.arg for s in slots if s.field in ("shape", "stride")})
+    lines = ["def pack(a):"]
+    lines += [f"    t{i} = getattr(a[{i}], '_tensor', a[{i}])" for i in tensors]
+    lines += [f"    write(buffer, 0, {', '.join(values)})", "    return address"]
+    scope: dict[str, Any] = {"write": write, "buffer": buffer, "address": address, **encoders}
+    exec("\n".join(lines), scope)  # the source is built above from slot fields only
+    pack: Callable[[Sequence[Any]], int] = scope["pack"]
+    return pack
 
 
 class Packer:
@@ -71,17 +83,12 @@ class Packer:
         self.offsets = tuple(offsets)
         self.size = end
         self._struct = struct.Struct(fmt)
-        self._getters = tuple(_getter(s) for s in self.slots)
         self._buffer = ctypes.create_string_buffer(max(end, 8))
         base = ctypes.addressof(self._buffer)
         self._pointers = (ctypes.c_void_p * max(len(offsets), 1))(*[base + o for o in offsets])
         self.address = ctypes.addressof(self._pointers)
         # parameters whose memory a launch touches (their buffers learn the launch's stream)
         self.tensor_args = tuple(sorted({s.arg for s in self.slots if s.field == "ptr"}))
-
-    def values(self, args: Sequence[Any]) -> list[Any]:
-        return [get(args) for get in self._getters]
-
-    def pack(self, args: Sequence[Any]) -> int:
-        self._struct.pack_into(self._buffer, 0, *[get(args) for get in self._getters])
-        return self.address
+        # writes one launch's values into the buffer; returns the `void*[]` address
+        self.pack = _pack_function(self.slots, self._struct.pack_into, self._buffer,
+                                   self.address)
