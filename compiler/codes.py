@@ -204,6 +204,10 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
        on the CPU."""),
     _c("CT505", "driver-error", "The CUDA driver reported an error",
        """A driver call failed; the message names the call and the driver's error."""),
+    _c("CT506", "unreadable-cubin", "A cubin whose resource usage cannot be read",
+       """`Compiled.resources` reads registers, threads and memory sizes from the cubin's ELF
+       sections. The bytes were not a cubin, or one of a layout this reader does not know (the
+       message says what was missing); tileiras's output format may have changed."""),
     # CT9xx: configuration, suppressions, internal errors.
     _c("CT901", "bad-config", "Invalid cutile-check configuration",
        """A key or value in `[tool.cutile-check]` of `pyproject.toml` is not valid."""),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from . import messages as msg
@@ -23,6 +24,7 @@ from .lower import EntrySlot, Lowered, LowerError, lower
 from .specialization import MutFacts, Specialization, TensorFacts
 from .toolchain import ArgFacts, KernelCompiler, SpecializationKey, default_compiler, source_hash
 from .toolchain.atomic import atomic_write
+from .toolchain.cubin_info import Resources, cubin_resources
 
 DUMP_KINDS = ("bytecode", "tileir")
 
@@ -42,6 +44,12 @@ class Compiled:
     @property
     def entry(self) -> str:
         return self.name
+
+    @cached_property
+    def resources(self) -> Resources:
+        """Registers, threads per CTA, shared/local/stack memory of the cubin's kernel, read
+        from its ELF sections on first access (launches never pay for it)."""
+        return cubin_resources(self.cubin, self.name)
 
 
 def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:

@@ -182,6 +182,7 @@ COMPILE_TIMEOUT = Message("CT503", "tileiras took longer than {seconds} s to com
 NO_DEVICE = Message("CT504", "{detail}")
 DRIVER_ERROR = Message("CT505", "{call} failed: {error}")
 DEVICE_ASSERT = Message("CT505", "device_assert failed in block {block}: {message}")
+CUBIN_UNREADABLE = Message("CT506", "cannot read the cubin's resource usage: {detail}")
 
 # CT9xx
 CONFIG_UNREADABLE = Message("CT901", "cannot read {path}: {detail}")
