@@ -1,16 +1,23 @@
 """`--dry-run`: the plan, every cutile kernel checked by the shared frontend (module check plus
-the specializations the suite launches), and an estimate of the run time. No GPU, no torch."""
+the specializations the suite launches), and an estimate of the run time. No GPU, no torch.
+
+`compile_variant` compiles one cutile variant of a case as the suite would launch it (`ct.meta`
+arguments with the case's shapes), for scripts that look at the cubins
+(`benchmarks/kernel_resources.py`)."""
 
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .config import SuiteConfig
 from .plan import Case
+from .rows.rowwise import EPS
 from .timing import plan_window, rotating_sets
-from .tuning import KERNELS, cutile_variants
+from .tuning import KERNELS, Variant, cutile_variants
 
 ROW_MODULES = {"ceilings": "ceilings", "vector_add": "vector_add", "gemm": "gemm",
                "softmax": "rowwise", "rmsnorm": "rowwise", "layernorm": "rowwise",
@@ -43,13 +50,12 @@ def check_kernels(root: Path, plan: list[Case], arch: str) -> list[KernelCheck]:
 
     out: list[KernelCheck] = []
     infos = {}
-    for key, (rel, _name) in KERNELS.items():
+    for rel, _name in KERNELS.values():
         src = (root / rel).read_text()
         if rel not in infos:
             diags = check_source(src, rel)
             out.append(KernelCheck(rel, "(module)", [render_concise(d) for d in diags]))
             infos[rel] = parse_module(src, rel)
-        del key
     seen = set()
     for case in plan:
         for v in cutile_variants(case, arch):
@@ -66,6 +72,55 @@ def check_kernels(root: Path, plan: list[Case], arch: str) -> list[KernelCheck]:
                      if d.severity.value == "error"]
             out.append(KernelCheck(f"{rel}:{name}", str(v.all_consts), probs))
     return out
+
+
+def compile_variant(root: Path, case: Case, v: Variant, arch: str) -> Any:
+    """`kernel.compile(...)` of one variant with the arguments the case's row launches it with
+    (same shapes, dtypes and partition, so the same cubin); returns the `Compiled`."""
+    import cutile as ct
+
+    from .peers.cutile_native import load_kernel_module
+
+    rel, name = KERNELS[v.kernel]
+    kernel = getattr(load_kernel_module(root, rel), name)
+    out, *inputs = variant_args(ct, case, v)
+    return kernel.compile(_partition(ct, out, v), *inputs, arch=arch, **v.consts)
+
+
+def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
+    """`ct.meta` stand-ins for a variant's launch arguments, output tensor first (unpartitioned),
+    mirroring the argument lists built in rows/*.py."""
+    p, m = case.params, ct.meta
+    if v.kernel in ("add", "add_f16"):
+        dt = ct.f16 if v.kernel == "add_f16" else ct.f32
+        n = p.get("n", 1 << 24)  # the "compile" case has no shape; compile_probe uses 2^24
+        return [m((n,), dt), m((n,), dt), m((n,), dt)]
+    if v.kernel in ("gemm", "gemm_persistent"):
+        return [m((p["m"], p["n"]), ct.bf16), m((p["m"], p["k"]), ct.bf16),
+                m((p["k"], p["n"]), ct.bf16)]
+    if v.kernel in ("softmax", "rms_norm", "layer_norm"):
+        x = (p["m"], p["n"])
+        vecs = {"softmax": 0, "rms_norm": 1, "layer_norm": 2}[v.kernel]
+        eps = [EPS[case.kernel]] if vecs else []
+        return [m(x, ct.bf16), m(x, ct.bf16)] + [m((p["n"],), ct.bf16)] * vecs + eps
+    if v.kernel == "attention":
+        flat = (p["b"] * p["h"], p["s"], p["d"])
+        return [m(flat, ct.bf16) for _ in range(4)] + [1.0 / math.sqrt(p["d"])]
+    if v.kernel in ("gemv", "gemv_mma"):
+        return [m((p["m"], p["n"]), ct.bf16), m((p["m"], p["k"]), ct.bf16),
+                m((p["n"], p["k"]), ct.bf16)]
+    raise ValueError(f"no launch arguments known for kernel {v.kernel!r}")
+
+
+def _partition(ct: Any, t: Any, v: Variant) -> Any:
+    kw: dict[str, Any] = {}
+    if v.order == "grouped8":
+        kw["order"] = ct.grouped(8)
+    elif v.order == "col_major":
+        kw["order"] = ct.col_major
+    if v.blocks is not None:
+        kw["blocks"] = v.blocks
+    return t.partition(v.tile, **kw)
 
 
 def estimate_s(plan: list[Case], cfg: SuiteConfig) -> tuple[float, dict[str, float]]:

@@ -1,0 +1,42 @@
+"""benchmarks/kernel_resources.py: every cutile variant of the suite compiled on the CPU, and its
+resources as a Markdown table."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import cutile as ct  # noqa: E402
+from benchmarks import kernel_resources  # noqa: E402
+from benchmarks.suite.dryrun import variant_args  # noqa: E402
+from benchmarks.suite.plan import build_plan  # noqa: E402
+from benchmarks.suite.tuning import cutile_variants  # noqa: E402
+from cutile.compiler.toolchain import Toolchain  # noqa: E402
+
+
+def test_every_variant_has_launch_arguments() -> None:
+    plan = build_plan(quick=False)
+    count = 0
+    for case in plan:
+        for v in cutile_variants(case):
+            args = variant_args(ct, case, v)
+            assert args[0].shape[-1] % v.tile[-1] == 0  # the output tiles evenly
+            count += 1
+    assert count > 40
+
+
+def test_table_for_two_rows(toolchain: Toolchain, tmp_path: Path) -> None:
+    out = tmp_path / "resources.md"
+    assert kernel_resources.main(["--quick", "--only", "vector_add", "--only", "attention",
+                                  "--out", str(out)]) == 0
+    text = out.read_text()
+    lines = [ln for ln in text.splitlines() if ln.startswith("| ")]
+    assert lines[0] == "| row | shape | variant | registers | threads | smem | spill | stack |"
+    plan = build_plan(True, ["vector_add", "attention"])
+    assert len(lines) - 1 == sum(len(cutile_variants(c)) for c in plan)
+    add = next(ln for ln in lines if "add tile=1024" in ln).split(" | ")
+    assert int(add[3]) <= 255 and int(add[4]) % 32 == 0 and add[5] == "0 B"
