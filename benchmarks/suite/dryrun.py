@@ -83,6 +83,8 @@ def compile_variant(root: Path, case: Case, v: Variant, arch: str) -> Any:
 
     rel, name = KERNELS[v.kernel]
     kernel = getattr(load_kernel_module(root, rel), name)
+    if v.hints:  # occupancy / num_ctas / opt_level over the decorator's, as the row launches
+        kernel = kernel.with_hints(**v.hints)
     out, *inputs = variant_args(ct, case, v)
     return kernel.compile(_partition(ct, out, v), *inputs, arch=arch, **v.consts)
 

@@ -40,3 +40,19 @@ def test_table_for_two_rows(toolchain: Toolchain, tmp_path: Path) -> None:
     assert len(lines) - 1 == sum(len(cutile_variants(c)) for c in plan)
     add = next(ln for ln in lines if "add tile=1024" in ln).split(" | ")
     assert int(add[3]) <= 255 and int(add[4]) % 32 == 0 and add[5] == "0 B"
+
+
+def test_variant_hints_reach_the_cubin(toolchain: Toolchain) -> None:
+    """A variant's `occupancy` / `num_ctas` hints are compiled in, as its row launches it."""
+    from benchmarks.suite.dryrun import compile_variant
+
+    hinted = [(c, v) for c in build_plan(True, ["rmsnorm", "gemm"]) for v in cutile_variants(c)
+              if v.hints][:3]
+    assert hinted
+    for case, v in hinted:
+        r = compile_variant(ROOT, case, v, "sm_90").resources
+        occ, ctas = v.hints.get("occupancy"), v.hints.get("num_ctas")
+        if occ is not None:
+            assert r.registers <= 65536 // (occ * r.threads)
+        if ctas is not None:
+            assert r.cluster is not None and r.cluster[0] * r.cluster[1] * r.cluster[2] == ctas
