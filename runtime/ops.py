@@ -186,9 +186,9 @@ class LaunchOp(DeviceOp):
             self.phase = _ENQUEUED
             self._exe.enqueue(self._args, self._grid, self.stream)
         event = self._done_event
-        if event is None:
-            event = self._done_event = self.backend.record(self.stream)
-        if event is not DONE:  # the host backends' work is done when enqueued
+        if event is None:  # nothing asked about it yet: wait for the stream, no event needed
+            self.backend.finish(self.stream)
+        elif event is not DONE:  # the host backends' work is done when enqueued
             event.wait()
         self._complete()
         return self._results

@@ -129,6 +129,13 @@ class Backend(ABC):
     @abstractmethod
     def synchronize(self, stream: int) -> None: ...
 
+    def finish(self, stream: int) -> None:
+        """Waits for the work enqueued on `stream` so far (maybe more: work enqueued meanwhile
+        from other threads), as cheaply as the backend can; no-op while capturing a graph."""
+        event = self.record(stream)
+        if event is not DONE:
+            event.wait()
+
     @abstractmethod
     def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
         """Compiles (or fetches from cache) what runs this specialization on this backend."""

@@ -141,6 +141,11 @@ class CudaBackend(Backend):
         self.current()
         driver.stream_synchronize(stream)
 
+    def finish(self, stream: int) -> None:
+        if not self._capturing:  # one driver call instead of an event record and its wait
+            self.current()
+            driver.stream_synchronize(stream)
+
     def order_consumer(self, consumer_stream: int) -> None:
         """DLPack export: the consumer's stream waits for our work so far."""
         self.current()

@@ -12,6 +12,20 @@ from cuda.bindings import driver as drv
 
 from ..errors import DRIVER_ERROR, NO_DEVICE, device_error
 
+_SUCCESS = drv.CUresult.CUDA_SUCCESS
+# Handle objects by value, built once: constructing them costs about a microsecond per call on
+# the launch path (measured with benchmarks/driver_calls.py on the H200 host).
+_functions: dict[int, Any] = {}
+_streams: dict[int, Any] = {}
+_events: dict[int, Any] = {}
+
+
+def _handle(cache: dict[int, Any], kind: Any, value: int) -> Any:
+    obj = cache.get(value)
+    if obj is None:
+        obj = cache[value] = kind(value)
+    return obj
+
 
 def _check(call: str, result: Any) -> Any:
     """Unpacks `(CUresult, *values)`; a failure becomes DeviceError CT505 naming the call."""
@@ -81,11 +95,14 @@ def stream_create() -> int:
 
 
 def stream_destroy(stream: int) -> None:
+    _streams.pop(stream, None)
     _check("cuStreamDestroy", drv.cuStreamDestroy(drv.CUstream(stream)))
 
 
 def stream_synchronize(stream: int) -> None:
-    _check("cuStreamSynchronize", drv.cuStreamSynchronize(drv.CUstream(stream)))
+    err = drv.cuStreamSynchronize(_handle(_streams, drv.CUstream, stream))[0]
+    if err is not _SUCCESS:
+        _check("cuStreamSynchronize", (err,))
 
 
 def stream_wait_event(stream: int, event: int) -> None:
@@ -99,16 +116,20 @@ def event_create() -> int:
 
 
 def event_destroy(event: int) -> None:
+    _events.pop(event, None)
     _check("cuEventDestroy", drv.cuEventDestroy(drv.CUevent(event)))
 
 
 def event_record(event: int, stream: int) -> None:
-    _check("cuEventRecord", drv.cuEventRecord(drv.CUevent(event), drv.CUstream(stream)))
+    err = drv.cuEventRecord(_handle(_events, drv.CUevent, event),
+                            _handle(_streams, drv.CUstream, stream))[0]
+    if err is not _SUCCESS:
+        _check("cuEventRecord", (err,))
 
 
 def event_query(event: int) -> bool:
     """True when the work before the event is done (NOT_READY is an answer, not an error)."""
-    err = drv.cuEventQuery(drv.CUevent(event))[0]
+    err = drv.cuEventQuery(_handle(_events, drv.CUevent, event))[0]
     if err == drv.CUresult.CUDA_ERROR_NOT_READY:
         return False
     _check("cuEventQuery", (err,))
@@ -116,7 +137,9 @@ def event_query(event: int) -> bool:
 
 
 def event_synchronize(event: int) -> None:
-    _check("cuEventSynchronize", drv.cuEventSynchronize(drv.CUevent(event)))
+    err = drv.cuEventSynchronize(_handle(_events, drv.CUevent, event))[0]
+    if err is not _SUCCESS:
+        _check("cuEventSynchronize", (err,))
 
 
 def memcpy_htod(dst: int, src_addr: int, nbytes: int, stream: int) -> None:
@@ -156,9 +179,11 @@ def module_function(module: int, name: str) -> int:
 
 def launch(function: int, grid: tuple[int, int, int], stream: int, params_addr: int) -> None:
     """Block (1, 1, 1): the driver reads a tile kernel's thread count from the cubin."""
-    _check("cuLaunchKernel", drv.cuLaunchKernel(
-        drv.CUfunction(function), grid[0], grid[1], grid[2], 1, 1, 1, 0,
-        drv.CUstream(stream), params_addr, 0))
+    err = drv.cuLaunchKernel(_handle(_functions, drv.CUfunction, function), grid[0], grid[1],
+                             grid[2], 1, 1, 1, 0, _handle(_streams, drv.CUstream, stream),
+                             params_addr, 0)[0]
+    if err is not _SUCCESS:
+        _check("cuLaunchKernel", (err,))
 
 
 def begin_capture(stream: int) -> None:
