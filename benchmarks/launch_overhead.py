@@ -1,6 +1,7 @@
 """Benchmark #8/#9 (host side): what one launch of a tiny add costs on the host.
 
     python benchmarks/launch_overhead.py [--backend null|cuda] [--launches 10000] [--profile]
+                                         [--torch-memory] [--chain N]
 
 - `launch+sync`: `z, x, y = add(z, x, y).sync()` in a loop (validation, ownership, packing,
   the driver call, the wait);
@@ -10,6 +11,8 @@
   (BENCHMARKS #9: <= 0.3 us);
 - `graph`: a `.then` chain of 100 launches captured with `.graph()`, replayed; per kernel.
 
+`--torch-memory` launches on torch tensors (through `ct.from_dlpack`) on torch's current stream, as
+the benchmark suite does; `--chain` sets the `.then` chain length (the suite uses 250).
 `--backend null` (the default here) runs on a backend whose kernels do nothing, so the numbers
 are cutile's own host overhead; `--backend cuda` uses the GPU (and adds `graph`: wall time
 per kernel of back-to-back replays). Targets: <= 3 us per launch, <= 1 us per kernel in a graph.
@@ -91,7 +94,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", choices=("null", "cuda"), default="null")
     ap.add_argument("--launches", type=int, default=10_000)
-    ap.add_argument("--profile", action="store_true", help="cProfile the launch+sync loop")
+    ap.add_argument("--profile", action="store_true", help="cProfile the .then chain loop")
+    ap.add_argument("--torch-memory", action="store_true",
+                    help="torch tensors through ct.from_dlpack, on torch's current stream")
+    ap.add_argument("--chain", type=int, default=100, help="launches per .then chain")
     opts = ap.parse_args(argv)
 
     import cutile as ct
@@ -104,8 +110,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     elif ct.backend_name() != "cuda":
         raise SystemExit("--backend cuda needs a GPU")
     add = load_add()
-    state = list(add(zeros((N,), ct.f32).partition((TILE,)), ones((N,), ct.f32),
-                     ones((N,), ct.f32)).sync())  # compiles once
+    if opts.torch_memory:
+        import torch
+
+        context.set_current_stream(torch.cuda.current_stream().cuda_stream)
+        z, x, y = (ct.from_dlpack(torch.ones(N, device="cuda")) for _ in range(3))
+        first = (z.partition((TILE,)), x, y)
+    else:
+        first = (zeros((N,), ct.f32).partition((TILE,)), ones((N,), ct.f32), ones((N,), ct.f32))
+    state = list(add(*first).sync())  # compiles once
+    chain = opts.chain
 
     def sync_loop(launch: Callable[..., Any]) -> Callable[[int], None]:
         def loop(n: int) -> None:
@@ -116,12 +130,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         return loop
 
     def chain_loop(launch: Callable[..., Any]) -> Callable[[int], None]:
-        """Launches that do not wait: `.then` chains of 100, synced once each."""
+        """Launches that do not wait: `.then` chains of `chain` launches, synced once each."""
         def loop(n: int) -> None:
             z, x, y = state
-            for start in range(0, n, 100):
+            for start in range(0, n, chain):
                 op = launch(z, x, y)
-                for _ in range(min(100, n - start) - 1):
+                for _ in range(min(chain, n - start) - 1):
                     op = op.then(launch)
                 z, x, y = op.sync()
             state[:] = (z, x, y)
@@ -144,7 +158,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
 
     if opts.profile:
         prof = cProfile.Profile()
-        prof.runcall(sync_loop(add), opts.launches)
+        prof.runcall(chain_loop(add), opts.launches)
         pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
     print(json.dumps({"backend": opts.backend, **{k: round(v, 3) for k, v in results.items()}}))
     return results
