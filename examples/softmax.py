@@ -1,18 +1,25 @@
-"""Row softmax: each block owns BM full rows, reads bf16, computes in f32, writes bf16."""
+"""Row softmax: each block owns BM full rows, reads bf16, computes in f32, writes bf16.
+
+Written for speed: exp2 with log2(e) folded into one multiply-add per element (`ct.exp` adds a
+range reduction of about six instructions), and one reciprocal per row times each element
+(`e / s` is an IEEE division: a check and a slow-path call per element).
+"""
 
 import numpy as np
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, bf16, f32
 
+LOG2E = 1.4426950408889634
+
 
 @ct.kernel
 def softmax(out: Mut[Tensor[bf16, ("BM", "N")]], x: Tensor[bf16, (-1, "N")], BM: Const[int],
             N: Const[int]) -> None:
     rows = ct.load_tile_like(x, out).astype(f32)
-    shifted = rows - ct.max(rows, 1, keepdims=True)
-    e = ct.exp(shifted)
-    out.store((e / ct.sum(e, 1, keepdims=True)).astype(bf16))
+    top = ct.max(rows, 1, keepdims=True) * LOG2E
+    e = ct.exp2(rows * LOG2E - top)
+    out.store((e * (1.0 / ct.sum(e, 1, keepdims=True))).astype(bf16))
 
 
 def reference(x: np.ndarray) -> np.ndarray:

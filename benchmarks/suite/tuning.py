@@ -68,17 +68,29 @@ def _rows_per_block(n: int, elems: int) -> int:
     return max(1, elems // n)
 
 
-def _row_occupancy(elems: int) -> int:
+def _row_occupancy(elems: int, cap: int = 4) -> int:
     """Blocks per SM for a (BM, N) f32 row tile of `elems` values on 256 threads: the most that
     fit 64 K registers without spilling (tileiras, sm_90: 16 values per thread need ~64
-    registers, 64 values ~128), at most 4."""
-    return max(1, min(4, 32768 // elems))
+    registers, 64 values ~128), at most `cap`."""
+    return max(1, min(cap, 32768 // elems))
 
 
-def _row(name: str, n: int, bm: int, occ: int | None = None) -> Variant:
+def _row(name: str, n: int, bm: int, occ: int | None = None, ctas: int | None = None
+         ) -> Variant:
     hints = {} if occ is None else {"occupancy": occ}
+    if ctas is not None and ctas > 1:
+        hints["num_ctas"] = ctas
     return Variant(_label(f"{bm} rows/block", hints), name, (bm, n), hints=hints,
                    inferred={"BM": bm, "N": n})
+
+
+def _split_row(name: str, n: int, per_cta: int, ctas: int, occ: int) -> Variant:
+    """A (BM, N) row tile shared by a cluster of `ctas` CTAs (the `num_ctas` hint: tileiras
+    splits the tile and reduces across the cluster), about `per_cta` values per CTA. Each CTA has
+    one consumer warpgroup (128 threads), so this sets the values per thread: a 16384-wide
+    softmax row on one CTA is 128 per thread at 2 CTAs/SM; on 4 CTAs it is 32 at 4 per SM."""
+    bm = max(1, per_cta * ctas // n)
+    return _row(name, n, bm, min(occ, _row_occupancy(bm * n // ctas, 8)), ctas)
 
 
 def _gemm(bm: int, bn: int, bk: int, hints: dict[str, int] | None = None) -> Variant:
@@ -133,6 +145,13 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
                 Variant(f"persistent {sms} blocks 128x128x64", "gemm_persistent", (128, 128),
                         "grouped8", blocks=sms, consts={"BK": 64},
                         inferred={"BM": 128, "BN": 128})]
+    if k == "softmax":
+        # one row per CTA at N=16384 is 128 values per thread with only 4 consumer warps per
+        # CTA and 2 CTAs/SM; splitting the row over a cluster gives more warps per row
+        n = p["n"]
+        return [_row("softmax", n, _rows_per_block(n, 16384),
+                     _row_occupancy(_rows_per_block(n, 16384) * n)),
+                _split_row("softmax", n, 8192, 2, 4), _split_row("softmax", n, 4096, 4, 4)]
     if k in _ROW_KERNELS:
         # whole rows in registers; the occupancy hint caps registers so that 2-4 blocks share an
         # SM (without it tileiras takes 255 registers: one block per SM, loads not overlapped)
@@ -166,13 +185,23 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
                 _gemm(128, 256, 64, {"num_ctas": 2}), _gemm(256, 128, 64, {"num_ctas": 2}),
                 _gemm(128, 128, 128), _gemm(128, 256, 64, {"num_ctas": 2, "occupancy": 1}),
                 _gemm(128, 256, 64)]
+    if k == "softmax":
+        n = p["n"]
+        bm = _rows_per_block(n, 16384)
+        out = [_row("softmax", n, bm, _row_occupancy(bm * n))]
+        for per_cta, ctas, occ in ((8192, 2, 4), (8192, 2, 3), (4096, 4, 4), (4096, 4, 6),
+                                   (2048, 8, 8), (2048, 8, 4), (4096, 2, 6)):
+            v = _split_row("softmax", n, per_cta, ctas, occ)
+            if v.label not in {o.label for o in out}:
+                out.append(v)
+        return out[:8]
     if k in _ROW_KERNELS:
         n, name = p["n"], _ROW_KERNELS[k]
-        out: list[Variant] = []
-        for elems, occs in ((4096, (4, 2)), (8192, (4, 2)), (16384, (2, 1)), (32768, (1,))):
+        out = [_split_row(name, n, 8192, 2, 4)]  # 2 rows per CTA as a 2-CTA cluster
+        for elems, occs in ((4096, (6, 4)), (8192, (4, 2)), (16384, (2,)), (32768, (1,))):
             bm = _rows_per_block(n, elems)
             for occ in occs:
-                v = _row(name, n, bm, min(occ, _row_occupancy(bm * n)))
+                v = _row(name, n, bm, min(occ, _row_occupancy(bm * n, 8)))
                 if v.label not in {o.label for o in out}:
                     out.append(v)
         return out[:8]
