@@ -190,3 +190,15 @@ def mma(b: Builder, x: Value, y: Value, acc: Value, a_dtype: DType, b_dtype: DTy
         return b.emit("mmaf", [out], x, y, acc)
     return b.emit("mmai", [out], x, y, acc, signedness_lhs=sign(a_dtype),
                   signedness_rhs=sign(b_dtype))
+
+
+def fma(b: Builder, x: Value, y: Value, c: Value, *, negate_product: bool = False,
+        negate_acc: bool = False) -> Value:
+    """x * y + c rounded once. `c - x*y` is fma(-x, y, c) and `x*y - c` is fma(x, y, -c):
+    negation is exact, so each equals the separate ops up to that one rounding."""
+    t = _ty(c)
+    if negate_product:
+        x = b.emit("negf", [_ty(x)], x)
+    if negate_acc:
+        c = b.emit("negf", [t], c)
+    return b.emit("fma", [t], x, y, c)

@@ -26,6 +26,7 @@ from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
 from . import arith
 from .abi import EntryABI, EntrySlot, entry_abi, make_views
+from .contract import plan
 from .table import BINARY, COMPOSITE, UNARY
 from .types import I32_TILE, LowerError, dims, dtype_of, scalar, tile_type
 
@@ -87,6 +88,7 @@ class _Lowerer:
         self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
         self.tok: dict[int, Value] = {}
         self.scope = _Scope()
+        self.contract = plan(kernel.body)
 
     # -- driver --------------------------------------------------------------------------
     def run(self) -> Lowered:
@@ -296,6 +298,10 @@ class _Lowerer:
         handler = _HANDLERS.get(name)
         if handler is not None:
             handler(self, op)
+        elif op in self.contract.muls:
+            pass  # emitted by its add/sub, as an fma
+        elif op in self.contract.adds:
+            self._fma(op)
         elif name in BINARY or (name in COMPOSITE and len(op.operands) == 2):
             x, y = op.operands
             self.vals[op.result] = arith.binary(self.b, name, self.v(x), self.v(y),
@@ -305,6 +311,15 @@ class _Lowerer:
             self.vals[op.result] = arith.unary(self.b, name, self.v(x), dtype_of(x.type))
         else:
             raise LowerError(f"no lowering for the '{name}' op")
+
+    def _fma(self, op: Op) -> None:
+        """add/sub with a single-use product operand (contract.py): one fma."""
+        fused = self.contract.adds[op]
+        x, y = (self.v(o) for o in fused.mul.operands)
+        c = self.v(op.operands[1 - fused.side])
+        sub = op.name == "sub"
+        self.vals[op.result] = arith.fma(self.b, x, y, c, negate_product=sub and fused.side == 1,
+                                         negate_acc=sub and fused.side == 0)
 
 
 def _no_facts(t: TensorType) -> TensorFacts:

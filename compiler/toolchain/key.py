@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 
 # Bump when the encoder or lowering changes what it writes for the same key.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: fma contraction in the lowering
 
 
 @dataclass(frozen=True)

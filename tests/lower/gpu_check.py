@@ -175,6 +175,36 @@ class Checker:
         print(f"{'PASS' if ok else 'FAIL'} {what}: max_err={err:.3g} (tol {tol:g})", flush=True)
 
 
+def check_contraction(chk: Checker, rng: np.random.Generator, gk: Path) -> None:
+    """fma contraction (compiler/lower/contract.py) on the device."""
+    shape = (128, 64)
+    x, y = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+    p = x * y  # rounded to f32: the contracted x * y - p is exactly its rounding error
+    zr = DeviceArray(np.zeros(shape, np.float32), F32)
+    chk.run(gk, "fma_residual", [Mut(zr, (64, 32)), DeviceArray(x, F32), DeviceArray(y, F32),
+                                 DeviceArray(p, F32)], {})
+    exact = x.astype(np.float64) * y - p
+    chk.report("fma residual (single rounding)", float(np.abs(zr.read() - exact).max()), 0.0)
+
+    s = 1.5
+    col = rng.standard_normal((shape[0], 1)).astype(np.float32)
+    row = rng.standard_normal((1, shape[1])).astype(np.float32)
+    hx = rng.standard_normal(shape).astype(np.float16)
+    z = DeviceArray(np.zeros(shape, np.float32), F32)
+    h = DeviceArray(np.zeros(shape, np.float16), F16)
+    chk.run(gk, "fma_mix", [Mut(z, (64, 32)), Mut(h, (64, 32)), DeviceArray(x, F32),
+                            DeviceArray(col, F32), DeviceArray(row, F32), DeviceArray(hx, F16),
+                            s], {})
+    xd, cd = x.astype(np.float64), col.astype(np.float64)
+    ref = (xd * row - cd) + (cd - xd * s) * (s * s + 1.0)
+    chk.report("fma broadcast f32", float(np.abs(z.read() - ref).max() / np.abs(ref).max()),
+               1e-6)
+    hd = hx.astype(np.float64)
+    href = hd * hd + hd
+    chk.report("fma f16", float(np.abs(h.read().astype(np.float64) - href).max()
+                                / np.abs(href).max()), 2e-3)
+
+
 def main(argv: list[str] | None = None) -> int:
     global COMPILE_ONLY
     parser = argparse.ArgumentParser()
@@ -257,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     zr = DeviceArray(np.zeros((64, 96), np.float32), F32)
     chk.run(gk, "reread", [Mut(zr, (32, 32)), DeviceArray(src, F32), 4], {})
     chk.report("Mut reread (tokens)", float(np.abs(zr.read() - (src * 16 + 1)).max()), 1e-4)
+
+    check_contraction(chk, rng, gk)
 
     print(f"{'FAIL' if chk.failures else 'PASS'}: {chk.failures} failure(s) on {ns.arch}")
     return 1 if chk.failures else 0

@@ -36,7 +36,7 @@ EXAMPLE_CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
 
 OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
     # kernel, consts, spec options, Tile IR ops its text must contain
-    ("float_math", {}, {}, ["addf", "subf", "mulf", "divf", "fpowf", "floor", "remf", "maxf",
+    ("float_math", {}, {}, ["addf", "subf", "mulf", "fma", "divf", "fpowf", "floor", "remf", "maxf",
                             "minf", "negf", "absf", "exp", "exp2", "log", "log2", "sqrt",
                             "rsqrt", "sin", "cos", "tanh", "ceil", "cmpf", "select"]),
     ("int_math", {}, {}, ["addi", "subi", "muli", "divi", "remi", "andi", "ori", "xori", "shli",
