@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import linecache
 from collections.abc import Callable
+from types import MethodType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ..compiler import messages as msg
@@ -18,7 +19,8 @@ from ..compiler.specialization import Specialization
 from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
 from .errors import launch_error
-from .launch import launch, launch_unchecked
+from .launch import launch, launch_linked, launch_unchecked, launch_unchecked_linked
+from .ops import linked_launchers
 from .ownership import State
 from .partition import Partition
 from .plans import Plans, build_plans
@@ -138,6 +140,11 @@ class Kernel:
         bound = self.binder().bind(tuple(_stand_in(a) for a in args),
                                    {k: _stand_in(v) for k, v in consts.items()}, caller_site())
         return compile_kernel(self.module(), self.__name__, bound.spec, arch)
+
+
+# `.then(kernel)` and `.then(kernel.unchecked)` launch with the link's site
+linked_launchers[Kernel] = launch_linked
+linked_launchers[MethodType] = launch_unchecked_linked
 
 
 def _stand_in(value: Any) -> Any:

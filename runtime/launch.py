@@ -9,20 +9,21 @@ from typing import TYPE_CHECKING, Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
+from . import context as _context
 from .binding import Bound
 from .context import backend, launch_target, stream_of
 from .errors import ownership_error
 from .ops import LaunchOp
 from .ownership import State
 from .partition import Partition
-from .plans import LaunchPlan
+from .plans import Key, LaunchPlan, same_device
 from .sites import Site, argument_span, argument_text, caller_of, internal_files, site_of
 from .tensor import Tensor, byte_extent
 
 if TYPE_CHECKING:
     from .kernel import Kernel
 
-_MOVED, _SHARED, _EXCLUSIVE = State.MOVED, State.SHARED, State.EXCLUSIVE
+_MOVED, _SHARED = State.MOVED, State.SHARED
 
 
 def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
@@ -39,9 +40,36 @@ def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
             values = [*args, *plan.tail]
         else:
             values = plan.values(args, kwargs)
-        if plan.checks_pass(values):
-            return _start_launch(kernel, plan, values, len(args), site)
-    # first launch with these argument kinds, or a check failed: the full path (it raises)
+        op = _start_planned(kernel, plan, values, len(args), site)
+        if op is not None:
+            return op
+    return _full_launch(kernel, key, args, kwargs, site)
+
+
+def launch_linked(kernel: Kernel, site: Site, args: tuple[Any, ...]) -> LaunchOp:
+    """`kernel(*args)` made by a `.then(kernel)` link with the previous op's results: `launch`
+    without looking for the caller (the link knows its site: the `.then` call)."""
+    plans = kernel._plans or kernel.plans()
+    key, plan = plans.lookup(args, _NO_KEYWORDS)
+    if plan is not None:
+        if plan.prefix == len(args):
+            values = [*args, *plan.tail]
+        else:
+            values = plan.values(args, _NO_KEYWORDS)
+        op = _start_planned(kernel, plan, values, len(args), site)
+        if op is not None:
+            return op
+    return _full_launch(kernel, key, args, {}, site)
+
+
+_NO_KEYWORDS: dict[str, Any] = {}  # read only
+
+
+def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
+                 kwargs: dict[str, Any], site: Site) -> LaunchOp:
+    """The first launch with these argument kinds, or one whose checks failed: binds and
+    checks everything (raising the error with its wording and sites), then records a plan."""
+    plans = kernel._plans or kernel.plans()
     bound = kernel.binder().bind(args, dict(kwargs), site)
     _check_aliasing(kernel, bound, site)
     if key is not None:
@@ -61,9 +89,21 @@ def launch_unchecked(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     descriptor still binds (that is how the specialization and grid are found), so a wrong
     kind or shape still fails there. Two launches writing the same memory, or a tensor freed
     while one runs, are then the caller's problem."""
+    return _launch_unchecked(kernel, caller_of(sys._getframe(1)), args, kwargs)
+
+
+def launch_unchecked_linked(method: Any, site: Site, args: tuple[Any, ...]) -> Any:
+    """A `.then` link calling a bound method: `kernel.unchecked` launches with the link's site
+    (as `launch_linked`), any other method is called as usual."""
+    if method.__func__ is launch_unchecked:
+        return _launch_unchecked(method.__self__, site, args, {})
+    return method(*args)
+
+
+def _launch_unchecked(kernel: Kernel, site: Site, args: tuple[Any, ...],
+                      kwargs: dict[str, Any]) -> LaunchOp:
     plans = kernel._plans or kernel.plans()
     key, plan = plans.lookup(args, kwargs)
-    site = caller_of(sys._getframe(1))
     if plan is None:
         bound = kernel.binder().bind(args, dict(kwargs), site)
         if key is None:
@@ -87,11 +127,40 @@ def _new_op(kernel: Kernel, plan: LaunchPlan, values: list[Any], site: Site) -> 
                     plan.grid, site, stream)
 
 
+def _start_planned(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
+                   site: Site) -> LaunchOp | None:
+    """The checks that depend on the values, then the launch (`_start_launch`); None when a
+    check fails: the caller then takes the full path, which raises the error. The checks are
+    inlined (this runs on every launch): a moved handle, an integer scalar out of range, a Mut
+    argument's bytes overlapping another argument's."""
+    moved = _MOVED
+    for i in plan.owned:
+        if values[i]._own.state is moved:
+            return None
+    for i, lo, hi in plan.int_scalars:
+        if not lo <= int(values[i]) <= hi:
+            return None
+    for i, j, lo, hi in plan.alias_pairs:
+        a, b = values[i], values[j]
+        # Tensor and Partition both cache their base address
+        if lo < b._base - a._base < hi and same_device(a, b):
+            return None
+    return _start_launch(kernel, plan, values, positional, site)
+
+
 def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
                   site: Site) -> LaunchOp:
     """Moves the Mut partitions into the launch and leases the inputs (all checks passed).
-    Ownership.move and .lease (and _new_op) are inlined: this runs on every launch."""
-    be, stream = launch_target()
+    Ownership.move and .lease, launch_target and _new_op are inlined: this runs on every
+    launch."""
+    target = _context._target
+    if target is None:
+        be, stream = launch_target()
+    else:
+        be, stream = target
+        current = _context._local.stream
+        if current is not None:
+            stream = current
     exe = plan.exe if plan.backend is be else None  # None: prepared (compiled) when started
     op = LaunchOp(kernel.__name__, be, exe, None if exe else partial(plan.executable, kernel, be),
                   values, plan.grid, site, stream)
@@ -99,8 +168,7 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
     how = plan.how
     for i in plan.muts:
         v = values[i]
-        new = values[i] = v._handoff()
-        new._own.state = _EXCLUSIVE
+        values[i] = v._handoff()  # the launch's handle, exclusively leased
         own = v._own  # the caller's handle is moved into the launch
         own.state, own.how, own.site, own.op = _MOVED, how, site, ref
     for i in plan.tensors:
@@ -108,7 +176,10 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
         own.leases.append(ref)
         own.state = _SHARED
     op._muts, op._reads = plan.muts, plan.tensors
-    op._results = tuple(values[:positional])  # positional arguments fill parameters in order
+    # positional arguments fill parameters in order
+    pick = plan.pick
+    op._results = (pick(values) if pick is not None and positional == plan.prefix
+                   else tuple(values[:positional]))
     return op
 
 
@@ -120,7 +191,6 @@ def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: 
         v = values[i]
         if p.kind == "mut":
             new = v._handoff()
-            new._own.state = State.EXCLUSIVE
             v._own.move(how, site, op.own_ref())
             values[i] = new
         elif p.kind == "tensor":

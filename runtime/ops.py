@@ -23,7 +23,7 @@ from ..compiler.diagnostics import Note
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Ownership, State
-from .sites import Site, caller_of, caller_site, receiver_name
+from .sites import LinkSite, Site, caller_site, internal_files, receiver_name, site_of
 
 
 class LaunchNeverRunWarning(UserWarning):
@@ -42,6 +42,10 @@ _LIVE, _SHARED = State.LIVE, State.SHARED
 
 
 Results = tuple[Any, ...]
+
+# launchers of callables a `.then` link calls with (callable, link site, results) instead of
+# fn(*results), by the callable's exact type (kernel.py registers Kernel's)
+linked_launchers: dict[type, Callable[[Any, Site, Results], Any]] = {}
 
 
 class DeviceOp(ABC):
@@ -111,7 +115,11 @@ class DeviceOp(ABC):
         """`fn(*results)` builds the next op (or returns values); the chain's result is its."""
         if self._graphed:
             self._check_not_graphed()
-        return ChainOp(self, fn, caller_of(sys._getframe(1)))
+        frame = sys._getframe(1)
+        code = frame.f_code  # caller_of(frame), inlined: a user's file needs no walk
+        site = ((code, frame.f_lasti) if internal_files.get(code.co_filename) is False
+                else site_of(frame))
+        return ChainOp(self, fn, LinkSite(site))
 
     def graph(self) -> GraphOp:
         """Captures the op into a graph (running it once); replay() runs it again."""
@@ -158,7 +166,7 @@ class LaunchOp(DeviceOp):
         self.kernel_name = kernel_name
         self._exe = exe
         self._get_exe = prepare
-        self._args = args
+        self._args: list[Any] | tuple[()] = args  # () once complete
         self._grid = grid
         self._results: Results = ()
         # indices into _args: the Mut partitions it holds, the tensors it leases (the plan's
@@ -231,7 +239,7 @@ class LaunchOp(DeviceOp):
             else:
                 assert ref is not None
                 own.release(ref)
-        self._args = []
+        self._args = ()  # no allocation
 
     def __del__(self) -> None:
         if self.phase is _CREATED and not self._graphed:
@@ -291,7 +299,10 @@ class ChainOp(DeviceOp):
         results = op._start()
         for link in reversed(links):
             link._first._complete()  # what follows is ordered after it on the stream
-            nxt = link._fn(*results)
+            fn = link._fn
+            direct = linked_launchers.get(type(fn))
+            # a kernel: launched with the link's site (no walk for the caller)
+            nxt = fn(*results) if direct is None else direct(fn, link.site, results)
             if type(nxt) is LaunchOp or isinstance(nxt, DeviceOp):
                 link._next = nxt
                 results = nxt._start()

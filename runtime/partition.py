@@ -19,6 +19,8 @@ from .sites import Site, caller_site, receiver_name
 from .tensor import Tensor
 
 MAX_GRID = (2**31 - 1, 65535, 65535)
+_new = object.__new__
+_EXCLUSIVE = State.EXCLUSIVE
 
 
 class Partition:
@@ -81,11 +83,11 @@ class Partition:
             check_usable(self._own, receiver_name(site, "the partition"), site)
 
     def _handoff(self) -> Partition:
-        """A new handle for the same partition (used when a launch takes it)."""
-        new = Partition.__new__(Partition)  # same tensor and tiling: nothing to recompute
+        """A new handle for the same partition, exclusively leased (a launch takes it)."""
+        new = _new(Partition)  # same tensor and tiling: nothing to recompute
         new._tensor, new.tile, new.order, new.blocks = self._tensor, self.tile, self.order, \
             self.blocks
-        new.grid, new.tiling, new._own = self.grid, self.tiling, Ownership()
+        new.grid, new.tiling, new._own = self.grid, self.tiling, Ownership(_EXCLUSIVE)
         new._base, new._kid = self._base, self._kid
         return new
 

@@ -6,8 +6,8 @@ per argument its type; for tensors and partitions the dtype, shape, strides and 
 of the base address (plus tile, order and blocks); for Consts the value. The first launch with
 a descriptor goes through the binder and records a `LaunchPlan`; later ones only redo the checks
 that depend on the values themselves (moved handles, Mut aliasing by address, integer scalars in
-range) and the ownership bookkeeping. When one of those checks fails, the launch is redone on
-the full path, which raises the error with its usual wording.
+range: launch.py's `_start_planned`) and the ownership bookkeeping. When one of those checks
+fails, the launch is redone on the full path, which raises the error with its usual wording.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from __future__ import annotations
 import contextlib
 import itertools
 import operator
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, cast
 
 from ..compiler.dtypes import integer_range
 from ..compiler.specialization import Specialization
 from .backends.base import Backend, Executable
 from .binding import Bound
-from .ownership import State
 from .partition import Partition
 from .tensor import Tensor, byte_extent
 
@@ -76,7 +75,7 @@ class LaunchPlan:
     """What the binder decided for one descriptor, laid out for the launch fast path."""
 
     __slots__ = ("alias_pairs", "backend", "exe", "executables", "grid", "how", "int_scalars",
-                 "muts", "owned", "prefix", "sources", "spec", "tail", "template",
+                 "muts", "owned", "pick", "prefix", "sources", "spec", "tail", "template",
                  "tensors")
 
     def __init__(self, spec: Specialization, grid: tuple[int, int, int], template: list[Any],
@@ -99,6 +98,10 @@ class LaunchPlan:
         n = len(sources)
         self.prefix = n if sources == tuple((i, i) for i in range(n)) else -1
         self.tail = template[n:]
+        # the launch's results (its positional arguments) from its values, in C, for the
+        # common call; None: tuple(values[:n])
+        self.pick: Callable[[list[Any]], tuple[Any, ...]] | None = (
+            operator.itemgetter(*range(n)) if n >= 2 and self.prefix == n else None)
         self.executables: dict[int, Executable] = {}  # by id(backend)
         self.backend: Backend | None = None  # the last backend asked for, and its executable
         self.exe: Executable | None = None
@@ -112,22 +115,6 @@ class LaunchPlan:
             values[i] = args[src] if isinstance(src, int) else kwargs[src]
         return values
 
-    def checks_pass(self, values: list[Any]) -> bool:
-        """The value-dependent checks; False sends the launch down the full path."""
-        moved = State.MOVED
-        for i in self.owned:
-            if values[i]._own.state is moved:
-                return False
-        for i, lo, hi in self.int_scalars:
-            if not lo <= int(values[i]) <= hi:
-                return False
-        for i, j, lo, hi in self.alias_pairs:
-            a, b = values[i], values[j]
-            # Tensor and Partition both cache their base address
-            if lo < b._base - a._base < hi and _same_device(a, b):
-                return False
-        return True
-
     def executable(self, kernel: Kernel, backend: Backend) -> Executable:
         if self.backend is backend and self.exe is not None:
             return self.exe
@@ -138,7 +125,7 @@ class LaunchPlan:
         return exe
 
 
-def _same_device(a: Any, b: Any) -> bool:
+def same_device(a: Any, b: Any) -> bool:
     abuf, bbuf = _tensor(a)._buf, _tensor(b)._buf
     return abuf is not None and bbuf is not None and abuf.device == bbuf.device
 

@@ -88,6 +88,17 @@ class Site(tuple[CodeType, int]):
         return _call_text(self)
 
 
+class LinkSite(Site):
+    """A `.then(fn)` call: the site of the link and of the launch it makes when `fn` is a kernel
+    (the launch is written there, its arguments are not: they are the previous op's results, so
+    argument texts fall back to parameter names and argument spans to the whole call)."""
+
+    __slots__ = ()
+
+    def call(self) -> CallText | None:
+        return None
+
+
 def caller_site() -> Site:
     """The innermost frame outside cutile: the user's line that called into the runtime."""
     return site_of(sys._getframe(1))

@@ -202,6 +202,16 @@ def test_sites_of_launches_made_inside_a_then_chain() -> None:
     assert (z4.unpartition().numpy() == 2.0).all()
 
 
+def test_a_kernel_launched_by_a_then_link_takes_the_links_site() -> None:
+    z, x, y = _args()
+    op = k.add(z, x, y)
+    chain = op.then(k.add)  # then-site
+    chain.sync()
+    launched = chain._next
+    assert launched is not None and launched.site.lineno == line_of("# then-site")
+    assert launched.site.call() is None  # its arguments are not written there
+
+
 def test_dropped_planned_launch_warns_at_its_line() -> None:
     z, x, y = _args()
     z, x, y = k.add(z, x, y).sync()
