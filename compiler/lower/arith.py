@@ -43,7 +43,10 @@ def _rule_op(b: Builder, rule: Rule, name: str, dtype: DType, out: BcTile,
     if dtype.is_float:
         if rule.float_op is None:
             raise LowerError(f"'{name}' has no lowering for {dtype} tiles")
-        return b.emit(rule.float_op, [out], *args, **rule.float_attrs)
+        attrs = rule.float_attrs
+        if rule.f32_attrs and dtype.name == "f32":
+            attrs = {**attrs, **rule.f32_attrs}
+        return b.emit(rule.float_op, [out], *args, **attrs)
     if rule.int_op is None:
         raise LowerError(f"'{name}' has no lowering for {dtype} tiles")
     attrs = dict(rule.int_attrs)

@@ -16,6 +16,7 @@ class Rule:
     signed: bool = False  # the int op takes `signedness` from the operand dtype
     float_attrs: dict[str, object] = field(default_factory=dict)
     int_attrs: dict[str, object] = field(default_factory=dict)
+    f32_attrs: dict[str, object] = field(default_factory=dict)  # over float_attrs for f32
 
 
 def _cmp(pred: CmpPredicate) -> Rule:
@@ -53,7 +54,9 @@ UNARY: dict[str, Rule] = {
     "neg": Rule("negf", "negi"),
     "abs": Rule("absf", "absi"),
     "exp": Rule("exp"),
-    "exp2": Rule("exp2"),
+    # the hardware ex2 flushes subnormals; keeping them costs 3 instructions per element, for
+    # results below 2**-126 only (softmax and attention are dominated by this op)
+    "exp2": Rule("exp2", f32_attrs={"flush_to_zero": True}),
     "log": Rule("log"),
     "log2": Rule("log2"),
     "sqrt": Rule("sqrt"),
