@@ -80,8 +80,10 @@ class EventTimer:
         self.clock_hz = 2.0e9  # cycles per second for the sleep kernel (H200 boost ~1.98 GHz)
 
     def _next(self, r: Runner) -> int:
-        i = self.cursor.get(id(r), 0)
-        self.cursor[id(r)] = (i + 1) % max(1, r.n_sets)
+        # modulo on read too: a runner of an earlier shape may have had this id and more sets
+        n = max(1, r.n_sets)
+        i = self.cursor.get(id(r), 0) % n
+        self.cursor[id(r)] = (i + 1) % n
         return i
 
     def host_and_device(self, r: Runner, launches: int) -> tuple[float, float]:

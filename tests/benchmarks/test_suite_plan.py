@@ -182,3 +182,17 @@ def test_cutile_python_peers_import_where_installed() -> None:
 
 def test_rows_registry_matches_plan() -> None:
     assert set(ROWS) == set(dryrun.ROW_MODULES)
+
+
+def test_timer_cursor_stays_in_range_when_a_runner_id_is_reused() -> None:
+    """The timer keys its set cursor by id(runner); ids of freed runners come back with other
+    runners (the rmsnorm row once failed with IndexError after a row with more input sets)."""
+    from types import SimpleNamespace
+
+    class Runner:
+        n_sets = 3
+
+    fake_torch = SimpleNamespace(cuda=SimpleNamespace())
+    timer, r = timing.EventTimer(fake_torch, SuiteConfig()), Runner()
+    timer.cursor[id(r)] = 7  # left behind by an earlier runner with 8 sets
+    assert [timer._next(r) for _ in range(4)] == [1, 2, 0, 1]
