@@ -140,18 +140,13 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         tiles = (1024,) if k != "vector_add" else (1024, 4096, 16384)
         return [Variant(f"tile={t}", name, (t,), inferred={"B": t}) for t in tiles]
     if k == "gemm":
-        # 128x256 spills without a 2-CTA cluster (STACK 1808 bytes); with num_ctas=2 it does not
+        # 128x256 spills without a 2-CTA cluster (STACK 1808 bytes); with num_ctas=2 it does not.
+        # H200 sweep (4096^3 / 8192^3): persistent 128x128x64 747/754 TFLOP/s, grouped 128x128x64
+        # 709/741, 256x128 num_ctas=2 664/696, 128x256 num_ctas=2 654/690, 128x128x128 646/680
         return [_gemm(128, 128, 64), _gemm(128, 256, 64, {"num_ctas": 2}),
                 Variant(f"persistent {sms} blocks 128x128x64", "gemm_persistent", (128, 128),
                         "grouped8", blocks=sms, consts={"BK": 64},
                         inferred={"BM": 128, "BN": 128})]
-    if k == "softmax":
-        # one row per CTA at N=16384 is 128 values per thread with only 4 consumer warps per
-        # CTA and 2 CTAs/SM; splitting the row over a cluster gives more warps per row
-        n = p["n"]
-        return [_row("softmax", n, _rows_per_block(n, 16384),
-                     _row_occupancy(_rows_per_block(n, 16384) * n)),
-                _split_row("softmax", n, 8192, 2, 4), _split_row("softmax", n, 4096, 4, 4)]
     if k in _ROW_KERNELS:
         # whole rows in registers; the occupancy hint caps registers so that 2-4 blocks share an
         # SM (without it tileiras takes 255 registers: one block per SM, loads not overlapped)
@@ -162,16 +157,21 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
             v = _row(_ROW_KERNELS[k], n, bm, _row_occupancy(bm * n))
             if v.label not in {o.label for o in out}:
                 out.append(v)
-        # and without a hint (tileiras' choice), as measured before
-        return [*out, _row(_ROW_KERNELS[k], n, _rows_per_block(n, 16384))]
+        # H200, 2026-12-02 (--quick --sweep): softmax 16384 1 row occ 2 3.16 TB/s (no hint 1.09;
+        # rows split over 2-8 CTA clusters 0.57-2.17); rmsnorm/layernorm 4096 2 rows occ 4
+        # 4.11/3.78 TB/s (4 rows occ 2 3.82/3.41, no hint 2.51/2.14)
+        return out
     if k == "attention":
         d, causal = p["d"], bool(p["causal"])
-        # occupancy=2 is in the example's decorator
-        return [_attention(d, causal, 128, 64), _attention(d, causal, 64, 64)]
+        # occupancy=2 is in the example's decorator; H200 sweep: 128x64 482/459 TFLOP/s
+        # (non-causal/causal), 128x32 395/354, 64x64 301/277, 128x128 241/209
+        return [_attention(d, causal, 128, 64), _attention(d, causal, 128, 32)]
     if k == "gemv":
         m = p["m"]
         if m == 1:
-            return [_gemv(32, 256, 4), _gemv(16, 512, 4), _gemv(32, 256)]
+            # H200 sweep (8192^2 / 28672x4096): 32x256 occ 4 3.23/3.99 TB/s, 16x512 occ 4
+            # 3.78/3.87, 32x256 occ 2 3.79/3.39, no hint 3.20/3.49
+            return [_gemv(32, 256, 4), _gemv(16, 512, 4), _gemv(32, 256, 2)]
         return [_gemv_mma(m, 64, 128), _gemv_mma(m, 32, 256), _gemv_mma(m, 64, 128, 2)]
     return []
 
