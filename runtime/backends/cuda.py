@@ -4,7 +4,7 @@ streams of the device's primary context, and cubins launched with block (1, 1, 1
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -101,10 +101,13 @@ class CudaBackend(Backend):
         def release(buf: Buffer) -> None:
             allocator.free(ptr, size, stream, buf.streams)
 
-        return Buffer(self.device, ptr, nbytes, release=release)
+        buf = Buffer(self.device, ptr, nbytes, release=release)
+        buf.streams.add(stream)  # launches on it then only test membership (free skips it)
+        return buf
 
     def write(self, dst: Buffer, offset: int, data: NDArray[Any], stream: int) -> None:
         self.current()
+        dst.streams.add(stream)  # the allocator's reuse waits for copies as for launches
         src = np.ascontiguousarray(data)
         driver.memcpy_htod(dst.ptr + offset, int(src.ctypes.data), src.nbytes, stream)
 
@@ -118,6 +121,7 @@ class CudaBackend(Backend):
 
     def fill(self, dst: Buffer, pattern: bytes, count: int, stream: int) -> None:
         self.current()
+        dst.streams.add(stream)
         width = len(pattern)
         if width == 8 and pattern[:4] == pattern[4:]:
             pattern, width, count = pattern[:4], 4, count * 2
@@ -129,6 +133,8 @@ class CudaBackend(Backend):
     def copy(self, dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int,
              stream: int) -> None:
         self.current()
+        dst.streams.add(stream)
+        src.streams.add(stream)
         driver.memcpy_dtod(dst.ptr + dst_offset, src.ptr + src_offset, nbytes, stream)
 
     # -- events, graphs ---------------------------------------------------------------------
@@ -143,7 +149,8 @@ class CudaBackend(Backend):
 
     def finish(self, stream: int) -> None:
         if not self._capturing:  # one driver call instead of an event record and its wait
-            self.current()
+            if not hasattr(self._local, "ctx"):  # current(), inlined: every synced launch
+                self.current()
             driver.stream_synchronize(stream)
 
     def order_consumer(self, consumer_stream: int) -> None:
@@ -179,21 +186,58 @@ class CudaBackend(Backend):
         return fn
 
 
+def _runner(tensor_args: Sequence[int], pack: Callable[[Sequence[Any]], int],
+            launch: Callable[[tuple[int, int, int], int, int], None]
+            ) -> Callable[[Sequence[Any], tuple[int, int, int], int], None]:
+    """`run(a, grid, s)` for one executable in one thread, generated as straight-line code: each
+    tensor argument's buffer learns the stream (the caching allocator reuses a block only after
+    every stream that used it; a buffer starts out knowing its allocation stream, so the common
+    launch only tests membership), then the parameters are packed and the kernel launched."""
+    lines = ["def run(a, grid, s):"]
+    for n, i in enumerate(tensor_args):
+        lines += [f"    b{n} = getattr(a[{i}], '_tensor', a[{i}])._buf",
+                  f"    if b{n} is not None and s not in b{n}.streams:",
+                  f"        b{n}.streams.add(s)"]
+    lines.append("    launch(grid, s, pack(a))")
+    scope: dict[str, Any] = {"pack": pack, "launch": launch}
+    exec("\n".join(lines), scope)  # the source is built above from argument indices only
+    run: Callable[[Sequence[Any], tuple[int, int, int], int], None] = scope["run"]
+    return run
+
+
 class CudaExecutable(Executable):
-    """A loaded kernel plus its parameter packer (built once per specialization)."""
+    """A loaded kernel plus its parameter packer (built once per specialization).
+
+    Each thread that launches it gets its own parameter buffer: cuLaunchKernel reads the packed
+    values while the GIL may be released, so a shared buffer could be overwritten by another
+    thread's launch (await enqueues from worker threads). The first thread takes the packer
+    built with the executable; later threads build their own on their first launch, which is
+    also when the backend's context is made current in that thread."""
 
     def __init__(self, backend: CudaBackend, function: int, packer: Packer) -> None:
         self._backend = backend
         self._function = function
         self._packer = packer
         self._tensor_args = packer.tensor_args
-        self._lock = threading.Lock()
+        self._launch = driver.launcher(function)
+        self._threads = threading.local()  # .run: this thread's `_runner`; .packer
+        self._claim = threading.Lock()
+        self._packer_taken = False
 
     def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None:
+        try:
+            run = self._threads.run
+        except AttributeError:
+            run = self._enter_thread()
+        run(args, grid, stream)
+
+    def _enter_thread(self) -> Callable[[Sequence[Any], tuple[int, int, int], int], None]:
+        """The first launch from this thread: the context current here, a packer of its own."""
         self._backend.current()
-        for i in self._tensor_args:  # the allocator reuses a block only after these streams
-            buf = getattr(args[i], "_tensor", args[i])._buf
-            if buf is not None:
-                buf.streams.add(stream)
-        with self._lock:  # cuLaunchKernel copies the packed parameters before it returns
-            driver.launch(self._function, grid, stream, self._packer.pack(args))
+        with self._claim:
+            packer = Packer(self._packer.slots) if self._packer_taken else self._packer
+            self._packer_taken = True
+        run = _runner(self._tensor_args, packer.pack, self._launch)
+        self._threads.packer = packer  # owns the memory `pack` writes and the driver reads
+        self._threads.run = run
+        return run

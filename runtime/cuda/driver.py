@@ -6,6 +6,7 @@ long-standing driver entry points are used (they exist in every cuda-bindings 12
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from cuda.bindings import driver as drv
@@ -100,7 +101,10 @@ def stream_destroy(stream: int) -> None:
 
 
 def stream_synchronize(stream: int) -> None:
-    err = drv.cuStreamSynchronize(_handle(_streams, drv.CUstream, stream))[0]
+    handle = _streams.get(stream)
+    if handle is None:
+        handle = _handle(_streams, drv.CUstream, stream)
+    err = drv.cuStreamSynchronize(handle)[0]
     if err is not _SUCCESS:
         _check("cuStreamSynchronize", (err,))
 
@@ -184,6 +188,24 @@ def launch(function: int, grid: tuple[int, int, int], stream: int, params_addr: 
                              params_addr, 0)[0]
     if err is not _SUCCESS:
         _check("cuLaunchKernel", (err,))
+
+
+def launcher(function: int) -> Callable[[tuple[int, int, int], int, int], None]:
+    """`launch` for one function, its handle built once: `(grid, stream, params_addr)`. An
+    executable keeps one, so a launch makes one Python call around cuLaunchKernel."""
+    fn = _handle(_functions, drv.CUfunction, function)
+    launch_kernel, streams, success = drv.cuLaunchKernel, _streams, _SUCCESS
+
+    def launch(grid: tuple[int, int, int], stream: int, params_addr: int) -> None:
+        handle = streams.get(stream)
+        if handle is None:
+            handle = _handle(streams, drv.CUstream, stream)
+        err = launch_kernel(fn, grid[0], grid[1], grid[2], 1, 1, 1, 0, handle, params_addr,
+                            0)[0]
+        if err is not success:
+            _check("cuLaunchKernel", (err,))
+
+    return launch
 
 
 def begin_capture(stream: int) -> None:

@@ -71,6 +71,11 @@ class FakeDriver:
         self.launches.append(Launch(function, grid, stream,
                                     decode_params(params, self.slots[function])))
 
+    def launcher(self, function: int) -> Any:
+        def launch(grid: tuple[int, int, int], stream: int, params: int) -> None:
+            self.launch(function, grid, stream, params)
+        return launch
+
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         from cutile.runtime.backends import cuda_kernels
         from cutile.runtime.cuda import driver
@@ -89,6 +94,7 @@ class FakeDriver:
             "memcpy_dtod": lambda dst, src, n, s: ctypes.memmove(dst, src, n),
             "memset": self.memset, "module_load": self.module_load,
             "module_function": self.module_function, "launch": self.launch,
+            "launcher": self.launcher,
         }
         for name, fn in calls.items():
             assert hasattr(driver, name), name

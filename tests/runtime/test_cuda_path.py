@@ -108,3 +108,89 @@ def test_orders_launch_the_tiling_grid(fake: FakeDriver) -> None:
     assert grid == {"ct.row_major": (5, 4, 1), "ct.col_major": (20, 1, 1),
                     "ct.grouped(2)": (20, 1, 1)}
     assert len(fake.modules) == 3  # the order is part of the specialization
+
+
+def test_a_block_used_on_a_second_stream_waits_for_it(fake: FakeDriver) -> None:
+    """A buffer knows its allocation stream from the start; a launch or copy on another stream
+    adds that stream, and freeing the block then records an event there before reuse."""
+    from cutile.runtime.backends.cuda import CudaBackend
+
+    be = context.backend()
+    assert isinstance(be, CudaBackend)
+    recorded: list[int] = []
+    ops = be.allocator._ops
+    record = ops.record_event
+    ops.record_event = lambda stream: recorded.append(stream) or record(stream)
+    main = be.default_stream()
+    z, x, y = ct.zeros((4096,), f32).partition((1024,)), ct.ones((4096,), f32), ct.ones((4096,),
+                                                                                       f32)
+    zbuf, xbuf = z._tensor._buf, x._buf
+    assert zbuf is not None and xbuf is not None
+    z, x, y = k.add(z, x, y).sync()
+    assert zbuf.streams == xbuf.streams == {main}  # the same stream: nothing to add
+    side = ct.Stream()
+    with side:
+        z, x, y = k.add(z, x, y).sync()
+    assert fake.launches[-1].stream == side.handle
+    assert zbuf.streams == xbuf.streams == {main, side.handle}
+    w = be.allocate(64, main)
+    be.copy(w, 0, xbuf, 0, 64, side.handle)  # copies are stream work too
+    assert w.streams == {main, side.handle}
+    before = len(recorded)
+    del z, x, y, xbuf, zbuf, w
+    assert recorded[before:].count(side.handle) == 4  # z, x, y, w: each waits for the side
+    assert main not in recorded[before:]  # the allocation stream is ordered already
+
+
+def test_launches_from_another_thread_use_their_own_parameters(fake: FakeDriver,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """cuLaunchKernel may release the GIL while it reads the parameters: each thread packs into
+    its own buffer, and its first launch makes the context current there."""
+    import threading
+
+    from cutile.runtime.cuda import driver
+
+    current: list[int] = []
+    monkeypatch.setattr(driver, "set_current", lambda ctx: current.append(threading.get_ident()))
+    addresses: list[int] = []
+    launch = fake.launch
+
+    def spy(function: int, grid: tuple[int, int, int], stream: int, params: int) -> None:
+        addresses.append(params)
+        launch(function, grid, stream, params)
+
+    monkeypatch.setattr(fake, "launch", spy)
+    z, x, y = ct.zeros((4096,), f32).partition((1024,)), ct.ones((4096,), f32), ct.ones((4096,),
+                                                                                       f32)
+    z, x, y = k.add(z, x, y).sync()
+    z, x, y = k.add(z, x, y).sync()
+    out: list[tuple[int, ...]] = []
+
+    def worker() -> None:
+        a = ct.zeros((2048,), f32).partition((1024,))
+        b, c = ct.ones((2048,), f32), ct.ones((2048,), f32)
+        k.add(a, b, c).sync()
+        out.append(fake.launches[-1].params)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert len(out) == 1 and 2048 in out[0]  # the worker's own shapes reached the driver
+    assert thread.ident in current  # the context made current in the worker thread
+    assert addresses[0] == addresses[1] != addresses[2]  # one buffer per thread
+    z, x, y = k.add(z, x, y).sync()
+    assert addresses[3] == addresses[0] and 4096 in fake.launches[-1].params
+
+
+def test_a_failed_launch_raises_the_driver_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuda.bindings import driver as drv
+
+    from cutile.compiler.errors import DeviceError
+    from cutile.runtime.cuda import driver
+
+    error = drv.CUresult.CUDA_ERROR_INVALID_VALUE
+    monkeypatch.setattr(drv, "cuLaunchKernel", lambda *args: (error,))
+    launch = driver.launcher(0x1234)
+    with pytest.raises(DeviceError, match=r"CT505.*cuLaunchKernel.*CUDA_ERROR_INVALID_VALUE"):
+        launch((1, 1, 1), 0x5678, 0)
