@@ -105,7 +105,7 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
         vecs = {"softmax": 0, "rms_norm": 1, "layer_norm": 2}[v.kernel]
         eps = [EPS[case.kernel]] if vecs else []
         return [m(x, ct.bf16), m(x, ct.bf16)] + [m((p["n"],), ct.bf16)] * vecs + eps
-    if v.kernel == "attention":
+    if v.kernel.startswith("attention"):
         flat = (p["b"] * p["h"], p["s"], p["d"])
         return [m(flat, ct.bf16) for _ in range(4)] + [1.0 / math.sqrt(p["d"])]
     if v.kernel in ("gemv", "gemv_mma"):
