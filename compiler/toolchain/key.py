@@ -7,12 +7,26 @@ argument dtypes/ranks and the divisibility/alignment facts the lowering assumes 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
-# Bump when the encoder or lowering changes what it writes for the same key.
-CACHE_FORMAT = 2  # 2: fma contraction in the lowering
+# Bump when the layout of cache entries changes. Changes to what the compiler writes need no bump:
+# every key carries `compiler_fingerprint()` (a hand-kept counter was once forgotten).
+CACHE_FORMAT = 2
+
+
+@functools.cache
+def compiler_fingerprint() -> str:
+    """A hash of the compiler's own source files (read once per process, a few milliseconds):
+    a cutile that lowers or encodes differently never reads another's cubins."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -43,7 +57,8 @@ class SpecializationKey:
 
     def canonical(self) -> str:
         body = {
-            "format": CACHE_FORMAT, "kernel": self.kernel, "source": self.source_hash,
+            "format": CACHE_FORMAT, "compiler": compiler_fingerprint(), "kernel": self.kernel,
+            "source": self.source_hash,
             "args": [vars(a) for a in self.args], "consts": sorted(self.consts),
             "arch": self.arch, "tileiras": self.tileiras, "bytecode": self.bytecode,
             "opt": self.opt_level, "options": sorted(self.options),

@@ -9,6 +9,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from cutile.compiler.bytecode import Module, Version, encode, entry
 from cutile.compiler.bytecode.types import Scalar, tile
 from cutile.compiler.toolchain import (
@@ -33,6 +35,16 @@ def test_key_digest_tracks_every_field() -> None:
                     replace(KEY, tileiras="13.4.93"), replace(KEY, bytecode="13.3"),
                     replace(KEY, source_hash=source_hash("other"))):
         assert changed.digest() != KEY.digest()
+
+
+def test_key_digest_tracks_the_compiler_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compiler that lowers differently (any change to its source) never reuses old cubins."""
+    from cutile.compiler.toolchain import key as keymod
+
+    assert len(keymod.compiler_fingerprint()) == 16
+    before = KEY.digest()
+    monkeypatch.setattr(keymod, "compiler_fingerprint", lambda: "another-compiler")
+    assert KEY.digest() != before
 
 
 def test_cache_dir_default_and_override(tmp_path: Path) -> None:
