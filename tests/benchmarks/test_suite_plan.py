@@ -5,21 +5,18 @@ plot writers on made-up records (written to a temporary directory, never committ
 from __future__ import annotations
 
 import importlib
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from benchmarks.suite import __main__ as cli
+from benchmarks.suite import dryrun, plots, records, report, targets, timing
+from benchmarks.suite.config import SuiteConfig
+from benchmarks.suite.plan import ROWS, build_plan
+from benchmarks.suite.records import Record
+from benchmarks.suite.tuning import KERNELS, cutile_variants
 
-from benchmarks.suite import __main__ as cli  # noqa: E402
-from benchmarks.suite import dryrun, plots, records, report, targets, timing  # noqa: E402
-from benchmarks.suite.config import SuiteConfig  # noqa: E402
-from benchmarks.suite.plan import ROWS, build_plan  # noqa: E402
-from benchmarks.suite.records import Record  # noqa: E402
-from benchmarks.suite.tuning import KERNELS, cutile_variants  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_plan_covers_every_row_of_benchmarks_md() -> None:
