@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import importlib
 import importlib.metadata
+import os
 import platform
 import shutil
 import subprocess
@@ -86,6 +87,11 @@ def cuda_info() -> dict[str, str]:
 
 
 def git_commit(root: Path) -> str:
+    """The commit measured: CUTILE_COMMIT when given (a copy of the tree on a GPU machine may
+    carry a stale .git), else git's HEAD (+dirty for uncommitted changes)."""
+    given = os.environ.get("CUTILE_COMMIT")
+    if given:
+        return given
     text = _run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"])
     dirty = _run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"])
     return text + ("+dirty" if dirty and "unavailable" not in dirty else "")
