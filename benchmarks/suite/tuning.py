@@ -28,8 +28,6 @@ KERNELS: dict[str, tuple[str, str]] = {
     "gemm": ("examples/gemm.py", "gemm"),
     "gemm_persistent": ("examples/gemm.py", "gemm_persistent"),
     "attention": ("examples/attention.py", "attention"),
-    "attention_fma": ("benchmarks/kernels/attention.py", "attention_fma"),
-    "attention_split": ("benchmarks/kernels/attention.py", "attention_split"),
     "attention_lazy": ("benchmarks/kernels/attention.py", "attention_lazy"),
     "gemv": ("benchmarks/kernels/gemv.py", "gemv"),
     "gemv_mma": ("benchmarks/kernels/gemv.py", "gemv_mma"),
@@ -172,14 +170,10 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         d, causal = p["d"], bool(p["causal"])
         # occupancy=2 is in the example's decorator; H200 sweep: 128x64 482/459 TFLOP/s
         # (non-causal/causal), 128x32 395/354, 64x64 301/277, 128x128 241/209
-        # benchmarks/kernels/attention.py, not yet timed (SASS per 128x64 key block, sm_90):
-        # example 680 instrs (causal 833), no spills; fma 656 incl. 36 spill/refill (causal
-        # off-diagonal 675 incl. 55); lazy ~520 on blocks without a rescale, no spills (causal:
-        # 31); split: causal off-diagonal 738 incl. 54 spill/refill
+        # full run: lazy (benchmarks/kernels/attention.py) 465-480 / causal 447, example 442-479 /
+        # causal 460
         return [_attention(d, causal, 128, 64), _attention(d, causal, 128, 32),
-                _attention(d, causal, 128, 64, kernel="attention_fma"),
-                _attention(d, causal, 128, 64, kernel="attention_lazy"),
-                _attention(d, causal, 128, 64, kernel="attention_split")]
+                _attention(d, causal, 128, 64, kernel="attention_lazy")]
     if k == "gemv":
         m = p["m"]
         if m == 1:

@@ -16,7 +16,7 @@ from cutile.runtime import context
 from cutile.runtime.backends.interpreter import InterpreterBackend
 
 ROOT = Path(__file__).resolve().parents[2]
-VARIANTS = ("attention_fma", "attention_split", "attention_lazy")
+VARIANTS = ("attention_lazy",)
 
 
 @pytest.fixture
