@@ -23,7 +23,7 @@ from .tensor import Tensor, byte_extent
 if TYPE_CHECKING:
     from .kernel import Kernel
 
-_MOVED, _SHARED = State.MOVED, State.SHARED
+_MOVED = State.MOVED
 
 
 def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
@@ -33,33 +33,13 @@ def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     code = frame.f_code  # caller_of(frame), inlined: a user's file needs no walk
     site = (Site((code, frame.f_lasti)) if internal_files.get(code.co_filename) is False
             else site_of(frame))
-    plans = kernel._plans or kernel.plans()
-    key, plan = plans.lookup(args, kwargs)
-    if plan is not None:
-        if plan.prefix == len(args) and not kwargs:  # plan.values, inlined for the usual call
-            values = [*args, *plan.tail]
-        else:
-            values = plan.values(args, kwargs)
-        op = _start_planned(kernel, plan, values, len(args), site)
-        if op is not None:
-            return op
-    return _full_launch(kernel, key, args, kwargs, site)
+    return _launch(kernel, args, kwargs, site)
 
 
 def launch_linked(kernel: Kernel, site: Site, args: tuple[Any, ...]) -> LaunchOp:
     """`kernel(*args)` made by a `.then(kernel)` link with the previous op's results: `launch`
     without looking for the caller (the link knows its site: the `.then` call)."""
-    plans = kernel._plans or kernel.plans()
-    key, plan = plans.lookup(args, _NO_KEYWORDS)
-    if plan is not None:
-        if plan.prefix == len(args):
-            values = [*args, *plan.tail]
-        else:
-            values = plan.values(args, _NO_KEYWORDS)
-        op = _start_planned(kernel, plan, values, len(args), site)
-        if op is not None:
-            return op
-    return _full_launch(kernel, key, args, {}, site)
+    return _launch(kernel, args, _NO_KEYWORDS, site)
 
 
 _NO_KEYWORDS: dict[str, Any] = {}  # read only
@@ -127,32 +107,40 @@ def _new_op(kernel: Kernel, plan: LaunchPlan, values: list[Any], site: Site) -> 
                     plan.grid, site, stream)
 
 
-def _start_planned(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
-                   site: Site) -> LaunchOp | None:
-    """The checks that depend on the values, then the launch (`_start_launch`); None when a
-    check fails: the caller then takes the full path, which raises the error. The checks are
-    inlined (this runs on every launch): a moved handle, an integer scalar out of range, a Mut
-    argument's bytes overlapping another argument's."""
+def _launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
+            site: Site) -> LaunchOp:
+    """The plan for these arguments, the checks that depend on the values, then the launch
+    (`_start_launch`). Without a plan, or when a check fails, the full path (which raises the
+    error). The checks are inlined (this runs on every launch): a moved handle, an integer
+    scalar out of range, a Mut argument's bytes overlapping another argument's."""
+    plans = kernel._plans or kernel.plans()
+    key, plan = plans.lookup(args, kwargs)
+    if plan is None:
+        return _full_launch(kernel, key, args, kwargs, site)
+    if plan.prefix == len(args) and not kwargs:  # plan.values, inlined for the usual call
+        values = [*args, *plan.tail]
+    else:
+        values = plan.values(args, kwargs)
     moved = _MOVED
     for i in plan.owned:
-        if values[i]._own.state is moved:
-            return None
+        if values[i]._state is moved:
+            return _full_launch(kernel, key, args, kwargs, site)
     for i, lo, hi in plan.int_scalars:
         if not lo <= int(values[i]) <= hi:
-            return None
+            return _full_launch(kernel, key, args, kwargs, site)
     for i, j, lo, hi in plan.alias_pairs:
         a, b = values[i], values[j]
         # Tensor and Partition both cache their base address
         if lo < b._base - a._base < hi and same_device(a, b):
-            return None
-    return _start_launch(kernel, plan, values, positional, site)
+            return _full_launch(kernel, key, args, kwargs, site)
+    return _start_launch(kernel, plan, values, len(args), site)
 
 
 def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
                   site: Site) -> LaunchOp:
     """Moves the Mut partitions into the launch and leases the inputs (all checks passed).
-    Ownership.move and .lease, launch_target and _new_op are inlined: this runs on every
-    launch."""
+    Owned._move and ._lease (its first reader's case), launch_target and _new_op are inlined:
+    this runs on every launch."""
     target = _context._target
     if target is None:
         be, stream = launch_target()
@@ -169,12 +157,14 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
     for i in plan.muts:
         v = values[i]
         values[i] = v._handoff()  # the launch's handle, exclusively leased
-        own = v._own  # the caller's handle is moved into the launch
-        own.state, own.how, own.site, own.op = _MOVED, how, site, ref
+        # the caller's handle is moved into the launch
+        v._state, v._how, v._site, v._op = _MOVED, how, site, ref
     for i in plan.tensors:
-        own = values[i]._own
-        own.leases.append(ref)
-        own.state = _SHARED
+        v = values[i]
+        if v._leases is None:  # the only reader
+            v._leases = ref
+        else:
+            v._lease(ref)
     op._muts, op._reads = plan.muts, plan.tensors
     # positional arguments fill parameters in order
     pick = plan.pick
@@ -191,10 +181,10 @@ def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: 
         v = values[i]
         if p.kind == "mut":
             new = v._handoff()
-            v._own.move(how, site, op.own_ref())
+            v._move(how, site, op.own_ref())
             values[i] = new
         elif p.kind == "tensor":
-            v._own.lease(op.own_ref())
+            v._lease(op.own_ref())
     results: list[Any] = [None] * positional
     for i, at in enumerate(bound.where):
         if isinstance(at, int) and at < positional:

@@ -22,7 +22,7 @@ from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
 from .errors import launch_error, ownership_error
-from .ownership import OpRef, Ownership, State
+from .ownership import OpRef, Owned, State
 from .sites import LinkSite, Site, caller_site, internal_files, receiver_name, site_of
 
 
@@ -38,7 +38,7 @@ class Phase(enum.Enum):
 
 # module constants: the hot paths compare against these without two attribute lookups
 _CREATED, _ENQUEUED, _DONE = Phase.CREATED, Phase.ENQUEUED, Phase.DONE
-_LIVE, _SHARED = State.LIVE, State.SHARED
+_LIVE = State.LIVE
 
 
 Results = tuple[Any, ...]
@@ -132,15 +132,15 @@ class DeviceOp(ABC):
     def _check_not_graphed(self) -> None:
         if self._graphed:
             site = caller_site()
-            own = Ownership()
-            own.move("into a graph by .graph()", self._graph_site or site)
+            own = Owned()
+            own._move("into a graph by .graph()", self._graph_site or site)
             raise ownership_error(msg.USE_AFTER_MOVE, site, _moved_note(own, site),
-                                  name=receiver_name(site, "the launch"), how=own.how)
+                                  name=receiver_name(site, "the launch"), how=own._how)
 
 
-def _moved_note(own: Ownership, site: Site) -> tuple[Note, ...]:
+def _moved_note(own: Owned, site: Site) -> tuple[Note, ...]:
     name = receiver_name(site, "the launch")
-    return (Note(msg.MOVED_HERE.format(name=name), own.site.span()),) if own.site else ()
+    return (Note(msg.MOVED_HERE.format(name=name), own._site.span()),) if own._site else ()
 
 
 class LaunchOp(DeviceOp):
@@ -227,18 +227,15 @@ class LaunchOp(DeviceOp):
         self.phase = _DONE
         args = self._args
         for i in self._muts:
-            args[i]._own.state = _LIVE
+            args[i]._state = _LIVE
         ref = self._ref
         for i in self._reads:
-            own = args[i]._own
-            leases = own.leases
-            if len(leases) == 1 and leases[0] is ref:  # the common case: one reader (inlined)
-                leases.clear()
-                if own.state is _SHARED:
-                    own.state = _LIVE
+            v = args[i]
+            if v._leases is ref:  # the common case: the only reader (Owned._release, inlined)
+                v._leases = None
             else:
                 assert ref is not None
-                own.release(ref)
+                v._release(ref)
         self._args = ()  # no allocation
 
     def __del__(self) -> None:
@@ -340,7 +337,7 @@ class GraphOp:
             self._results = op._start()
         finally:
             self._graph: Graph | None = self._backend.end_capture(self._stream)
-        self._own = Ownership()
+        self._own = Owned()
         self._last: Event = DoneEvent()
         self.replay()
 
@@ -372,14 +369,14 @@ class GraphOp:
         if self._graph is not None:
             self._graph.close()
         self._graph = None
-        self._own.move("by .sync()", caller_site())
+        self._own._move("by .sync()", caller_site())
         return self._results
 
     def _live(self) -> Graph:
         if self._graph is None:
             site = caller_site()
             name = receiver_name(site, "the graph")
-            note = (Note(msg.MOVED_HERE.format(name=name), self._own.site.span()),
-                    ) if self._own.site else ()
-            raise ownership_error(msg.USE_AFTER_MOVE, site, note, name=name, how=self._own.how)
+            note = (Note(msg.MOVED_HERE.format(name=name), self._own._site.span()),
+                    ) if self._own._site else ()
+            raise ownership_error(msg.USE_AFTER_MOVE, site, note, name=name, how=self._own._how)
         return self._graph

@@ -4,13 +4,16 @@ Every `Tensor` and `Partition` object is a handle. Moving (partition, unpartitio
 `Mut` argument) kills the handle and gives the value a new one, as a Rust move does; the old
 handle remembers where and into what it was moved. A read-only launch argument takes a shared
 lease that ends when the launch hands its arguments back. Errors use the checker's CT3xx wording.
+
+The record is kept on the handle itself (`Owned`, the base of `Tensor` and `Partition`), so a
+move that makes a new handle makes one object, not two.
 """
 
 from __future__ import annotations
 
 import enum
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note, Span
@@ -31,63 +34,97 @@ class State(enum.Enum):
 
 OpRef = weakref.ref["LaunchOp"]
 
+_LIVE, _MOVED, _SHARED = State.LIVE, State.MOVED, State.SHARED
 
-class Ownership:
-    """The state of one handle. `leases` holds the pending launches reading it, weakly (a
-    launch dropped without running frees its leases); the lease's site is the launch's."""
 
-    __slots__ = ("how", "leases", "op", "site", "state")
+class Owned:
+    """The ownership record of one handle, in the handle's own slots.
 
-    def __init__(self, state: State = State.LIVE) -> None:
-        self.state = state
-        self.site: Site | None = None  # where it was moved
-        self.how = ""  # "into a partition", "into a launch of add", ...
-        self.op: weakref.ref[LaunchOp] | None = None  # the launch it was moved into
-        self.leases: list[OpRef] = []
+    `_state` is LIVE, MOVED or EXCLUSIVE (a launch's handle of its Mut partition); shared-leased
+    is not stored but read off `_leases` (`state`), so taking and ending a lease is one store.
+    When moved: `_how` ("into a partition", "into a launch of add", ...), `_site` (where) and
+    `_op` (the launch it was moved into, weakly, or None). `_leases`: the pending launches
+    reading it, weakly (a launch dropped without running frees its leases): None for none,
+    the launch's reference itself for one reader (the usual case: a launch takes and ends
+    the lease with one compare and one store, no list), a list from a second reader on."""
 
-    def move(self, how: str, site: Site, op: OpRef | None = None) -> None:
-        self.state = State.MOVED
-        self.how = how
-        self.site = site
-        self.op = op
+    __slots__ = ("_how", "_leases", "_op", "_site", "_state")
 
-    def lease(self, op: OpRef) -> None:
-        self.leases.append(op)
-        self.state = State.SHARED
+    def __init__(self, state: State = _LIVE) -> None:
+        self._state = state
+        self._how = ""
+        self._site: Site | None = None
+        self._op: OpRef | None = None
+        self._leases: OpRef | list[OpRef] | None = None
 
-    def release(self, op: OpRef) -> None:
-        leases = self.leases
-        if len(leases) == 1 and leases[0] is op:  # the common case: one reader
-            leases.clear()
+    @property
+    def _own(self) -> Self:
+        """The handle's ownership record: the handle itself (kept for callers that ask for it)."""
+        return self
+
+    @property
+    def state(self) -> State:
+        """Live, moved, shared-leased (a pending launch reads it) or exclusively-leased."""
+        state = self._state
+        if state is _LIVE and self._leases is not None and self.active_leases():
+            return _SHARED
+        return state
+
+    def _move(self, how: str, site: Site, op: OpRef | None = None) -> None:
+        self._state = _MOVED
+        self._how = how
+        self._site = site
+        self._op = op
+
+    def _lease(self, op: OpRef) -> None:
+        """A shared lease to the launch `op` (launch.py inlines the first reader's case)."""
+        leases = self._leases
+        if leases is None:
+            self._leases = op
+        elif isinstance(leases, list):
+            leases.append(op)
+        elif leases() is None:  # a dropped launch's
+            self._leases = op
         else:
-            self.leases = [r for r in leases if r is not op and r() is not None]
-        if not self.leases and self.state is State.SHARED:
-            self.state = State.LIVE
+            self._leases = [leases, op]
+
+    def _release(self, op: OpRef) -> None:
+        """Ends `op`'s leases (all of them: a launch may read one tensor twice), forgetting
+        those of dropped launches (LaunchOp._complete inlines the one reader's case)."""
+        leases = self._leases
+        if leases is None or leases is op:
+            self._leases = None
+            return
+        if isinstance(leases, list):
+            rest = [r for r in leases if r is not op and r() is not None]
+            self._leases = rest if len(rest) > 1 else rest[0] if rest else None
 
     def active_leases(self) -> list[LaunchOp]:
         """The pending launches reading this handle (forgetting finished or dropped ones)."""
-        pairs = [(r, r()) for r in self.leases]
-        self.leases = [r for r, op in pairs if op is not None and not op.finished]
-        live = [op for _, op in pairs if op is not None and not op.finished]
-        if not self.leases and self.state is State.SHARED:
-            self.state = State.LIVE
-        return live
+        leases = self._leases
+        if leases is None:
+            return []
+        refs = leases if isinstance(leases, list) else [leases]
+        pairs = [(r, r()) for r in refs]
+        live = [(r, op) for r, op in pairs if op is not None and not op.finished]
+        self._leases = ([r for r, _ in live] if len(live) > 1 else live[0][0] if live else None)
+        return [op for _, op in live]
 
     @property
     def readers(self) -> int:
         return len(self.active_leases())
 
 
-def check_usable(own: Ownership, name: str, site: Site | Span | None = None) -> None:
+def check_usable(own: Owned, name: str, site: Site | Span | None = None) -> None:
     """Raises CT301 if the handle was moved (reading a shared-leased handle is fine)."""
-    if own.state is State.MOVED:
+    if own._state is _MOVED:
         raise use_after_move(own, name, site)
 
 
-def check_writable(own: Ownership, name: str, action: str, site: Site | None = None) -> None:
+def check_writable(own: Owned, name: str, action: str, site: Site | None = None) -> None:
     """Raises CT301 if moved, CT303 if a pending launch reads it."""
     check_usable(own, name, site)
-    leases = own.active_leases() if own.leases else None
+    leases = own.active_leases() if own._leases is not None else None
     if leases:
         op = leases[0]
         note = Note(msg.LEASED_HERE.format(kernel=op.kernel_name), op.site.span())
@@ -95,10 +132,10 @@ def check_writable(own: Ownership, name: str, action: str, site: Site | None = N
                               kernel=op.kernel_name, action=action)
 
 
-def use_after_move(own: Ownership, name: str, site: Site | Span | None) -> OwnershipError:
-    notes = (Note(msg.MOVED_HERE.format(name=name), own.site.span()),) if own.site else ()
-    op = own.op() if own.op is not None else None
+def use_after_move(own: Owned, name: str, site: Site | Span | None) -> OwnershipError:
+    notes = (Note(msg.MOVED_HERE.format(name=name), own._site.span()),) if own._site else ()
+    op = own._op() if own._op is not None else None
     if op is not None and not op.finished:
         return ownership_error(msg.USE_AFTER_MOVE_LAUNCH, site, notes, name=name,
                                kernel=op.kernel_name)
-    return ownership_error(msg.USE_AFTER_MOVE, site, notes, name=name, how=own.how)
+    return ownership_error(msg.USE_AFTER_MOVE, site, notes, name=name, how=own._how)

@@ -14,20 +14,21 @@ from ..compiler.dtypes import DType
 from ..compiler.errors import LaunchError
 from ..compiler.tiling import Tiling
 from .errors import diagnostic, launch_error
-from .ownership import Ownership, State, check_usable
+from .ownership import Owned, State, check_usable
 from .sites import Site, caller_site, receiver_name
 from .tensor import Tensor
 
 MAX_GRID = (2**31 - 1, 65535, 65535)
 _new = object.__new__
-_EXCLUSIVE = State.EXCLUSIVE
+_EXCLUSIVE, _MOVED = State.EXCLUSIVE, State.MOVED
 
 
-class Partition:
-    """A tensor moved into tiles of `tile` shape. `unpartition()` moves it back out."""
+class Partition(Owned):
+    """A tensor moved into tiles of `tile` shape. `unpartition()` moves it back out. Its
+    ownership record is its own (`Owned`'s slots)."""
 
-    __slots__ = ("__weakref__", "_base", "_kid", "_own", "_tensor", "blocks", "grid", "order",
-                 "tile", "tiling")
+    __slots__ = ("__weakref__", "_base", "_kid", "_tensor", "blocks", "grid", "order", "tile",
+                 "tiling")
 
     def __init__(self, tensor: Tensor, tile: tuple[int, ...], order: TileOrder,
                  blocks: int | None) -> None:
@@ -37,7 +38,11 @@ class Partition:
         self.blocks = blocks
         self.grid = tuple(-(-n // t) for n, t in zip(tensor._shape, tile, strict=True))
         self.tiling = Tiling(self.grid, order, blocks)
-        self._own = Ownership()
+        self._state = State.LIVE  # Owned.__init__, inlined
+        self._how = ""
+        self._site = None
+        self._op = None
+        self._leases = None
         self._base = tensor._base  # cached for launches, as on Tensor
         self._kid = 0
 
@@ -50,10 +55,6 @@ class Partition:
     def dtype(self) -> DType:
         self._use()
         return self._tensor._dtype
-
-    @property
-    def state(self) -> State:
-        return self._own.state
 
     @property
     def launch_grid(self) -> tuple[int, int, int]:
@@ -69,7 +70,7 @@ class Partition:
         self._use(site)
         t = self._tensor
         new = Tensor(t._backend, t._buf, t._offset, t._shape, t._strides, t._dtype)
-        self._own.move("by unpartition()", site)
+        self._move("by unpartition()", site)
         return new
 
     def numpy(self) -> object:
@@ -78,22 +79,24 @@ class Partition:
         return self._tensor.numpy()
 
     def _use(self, site: Site | None = None) -> None:
-        if self._own.state is State.MOVED:
+        if self._state is _MOVED:
             site = site or caller_site()
-            check_usable(self._own, receiver_name(site, "the partition"), site)
+            check_usable(self, receiver_name(site, "the partition"), site)
 
     def _handoff(self) -> Partition:
-        """A new handle for the same partition, exclusively leased (a launch takes it)."""
+        """A new handle for the same partition, exclusively leased (a launch takes it). Of its
+        ownership record only the state and the leases are set: the move fields are read only
+        once a move has set them (`_move`, or the launch's inlined move)."""
         new = _new(Partition)  # same tensor and tiling: nothing to recompute
         new._tensor, new.tile, new.order, new.blocks = self._tensor, self.tile, self.order, \
             self.blocks
-        new.grid, new.tiling, new._own = self.grid, self.tiling, Ownership(_EXCLUSIVE)
-        new._base, new._kid = self._base, self._kid
+        new.grid, new.tiling, new._base, new._kid = self.grid, self.tiling, self._base, self._kid
+        new._state, new._leases = _EXCLUSIVE, None
         return new
 
     def __repr__(self) -> str:
-        if self._own.state is State.MOVED:
-            return f"<cutile.Partition moved {self._own.how}>"
+        if self._state is _MOVED:
+            return f"<cutile.Partition moved {self._how}>"
         return (f"cutile.Partition(shape={self._tensor._shape}, tile={self.tile}, "
                 f"order={self.order!r}, grid={self.grid}"
                 + (f", blocks={self.blocks})" if self.blocks is not None else ")"))

@@ -6,7 +6,7 @@ per argument its type; for tensors and partitions the dtype, shape, strides and 
 of the base address (plus tile, order and blocks); for Consts the value. The first launch with
 a descriptor goes through the binder and records a `LaunchPlan`; later ones only redo the checks
 that depend on the values themselves (moved handles, Mut aliasing by address, integer scalars in
-range: launch.py's `_start_planned`) and the ownership bookkeeping. When one of those checks
+range: launch.py's `_launch`) and the ownership bookkeeping. When one of those checks
 fails, the launch is redone on the full path, which raises the error with its usual wording.
 """
 

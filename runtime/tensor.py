@@ -15,7 +15,7 @@ from ..compiler.dtypes import DType
 from . import hostdtypes
 from .backends.base import Backend, Buffer, Device
 from .errors import launch_error
-from .ownership import Ownership, State, check_usable, check_writable
+from .ownership import Owned, State, check_usable, check_writable
 from .sites import Site, caller_site, receiver_name
 
 if TYPE_CHECKING:
@@ -31,10 +31,11 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-class Tensor:
-    """A tensor handle. Element strides; memory owned by a Buffer (None for meta tensors)."""
+class Tensor(Owned):
+    """A tensor handle. Element strides; memory owned by a Buffer (None for meta tensors).
+    Its ownership record is its own (`Owned`'s slots)."""
 
-    __slots__ = ("__weakref__", "_backend", "_base", "_buf", "_dtype", "_kid", "_offset", "_own",
+    __slots__ = ("__weakref__", "_backend", "_base", "_buf", "_dtype", "_kid", "_offset",
                  "_shape", "_strides")
 
     def __init__(self, backend: Backend | None, buf: Buffer | None, offset: int,
@@ -45,7 +46,11 @@ class Tensor:
         self._shape = shape
         self._strides = strides
         self._dtype = dtype
-        self._own = Ownership()
+        self._state = State.LIVE  # Owned.__init__, inlined
+        self._how = ""
+        self._site = None
+        self._op = None
+        self._leases = None
         # fixed for the handle's life, cached for launches: the address of element 0 (0 for a
         # meta tensor), and the launch descriptor's id (0 until a launch computes it)
         self._base = buf.ptr + offset if buf is not None else 0
@@ -89,13 +94,6 @@ class Tensor:
     def is_meta(self) -> bool:
         return self._buf is None
 
-    @property
-    def state(self) -> State:
-        """Ownership state of this handle: live, moved, shared-leased or exclusively-leased."""
-        if self._own.leases:
-            self._own.active_leases()  # drops leases of launches that finished or were dropped
-        return self._own.state
-
     def is_contiguous(self) -> bool:
         return _is_contiguous(self._shape, self._strides)
 
@@ -105,23 +103,23 @@ class Tensor:
         return self._buf.ptr + self._offset if self._buf is not None else 0
 
     def __repr__(self) -> str:
-        if self._own.state is State.MOVED:
-            return f"<cutile.Tensor moved {self._own.how}>"
+        if self._state is State.MOVED:
+            return f"<cutile.Tensor moved {self._how}>"
         where = "meta" if self._buf is None else str(self._buf.device)
         return f"cutile.Tensor(shape={self._shape}, dtype={self._dtype}, device={where})"
 
     # -- ownership ------------------------------------------------------------------------
     def _use(self, site: Site | None = None) -> None:
-        if self._own.state is State.MOVED:
+        if self._state is State.MOVED:
             site = site or caller_site()
-            check_usable(self._own, receiver_name(site, "the tensor"), site)
+            check_usable(self, receiver_name(site, "the tensor"), site)
 
     def _moved_copy(self, how: str, site: Site, shape: tuple[int, ...] | None = None,
                     strides: tuple[int, ...] | None = None) -> Tensor:
         """A new handle on the same memory; this handle becomes moved."""
         new = Tensor(self._backend, self._buf, self._offset, shape or self._shape,
                      strides or self._strides, self._dtype)
-        self._own.move(how, site)
+        self._move(how, site)
         return new
 
     # -- operations ------------------------------------------------------------------------
@@ -131,20 +129,20 @@ class Tensor:
         from .partition import make_partition
 
         site = caller_site()
-        check_writable(self._own, receiver_name(site, "the tensor"), "partitioned", site)
+        check_writable(self, receiver_name(site, "the tensor"), "partitioned", site)
         return make_partition(self, tile_shape, order, blocks, site)
 
     def reshape(self, shape: tuple[int, ...] | int) -> Tensor:
         """Moves this tensor into a new handle of another shape (a view when contiguous)."""
         site = caller_site()
         name = receiver_name(site, "the tensor")
-        check_writable(self._own, name, "reshaped", site)
+        check_writable(self, name, "reshaped", site)
         new_shape = _resolve_shape(shape, self.size, self._shape, site)
         if self.is_contiguous() or self._buf is None:
             return self._moved_copy("by reshape()", site, new_shape,
                                     contiguous_strides(new_shape))
         copy = _compact(self)
-        self._own.move("by reshape()", site)
+        self._move("by reshape()", site)
         return Tensor(copy._backend, copy._buf, 0, new_shape, contiguous_strides(new_shape),
                       self._dtype)
 

@@ -160,3 +160,27 @@ def test_unpartition_moves_partition() -> None:
     assert t.shape == (64,)
     with pytest.raises(ct.OwnershipError, match="moved by unpartition"):
         p.unpartition()
+
+
+def test_leases_from_one_reader_to_several_and_back() -> None:
+    # one reader is kept without a list; a second reader, a dropped launch's lease and the
+    # syncs in any order must still leave the right readers (and CT303 names a pending one)
+    x, y = ct.ones((256,), f32), ct.ones((256,), f32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ct.LaunchNeverRunWarning)
+        k.add(ct.zeros((256,), f32).partition((128,)), x, y)
+        gc.collect()
+    op1 = k.add(ct.zeros((256,), f32).partition((128,)), x, y)  # the dead lease is replaced
+    assert x._own.readers == 1
+    op2 = k.add(ct.zeros((256,), f32).partition((128,)), y, x)  # second-site
+    assert x._own.readers == 2 and x.state is State.SHARED
+    op1.sync()
+    assert x._own.readers == 1
+    with pytest.raises(ct.OwnershipError) as err:
+        x.reshape((16, 16))
+    (d,) = err.value.diagnostics
+    assert d.code == "CT303"
+    assert d.notes[0].span is not None and d.notes[0].span.line == line_of("# second-site")
+    op2.sync()
+    assert x.state is State.LIVE and y.state is State.LIVE
+    x.reshape((16, 16))
