@@ -4,8 +4,9 @@
 
 Needs a GPU. Loads the vector-add cubin (compiled by cutile) and times, per call, in batches of
 200 launches that are synced outside the timed part (so a full launch queue never blocks):
-- `bindings`: `cuda.bindings.driver.cuLaunchKernel` as cutile's driver module calls it;
-- `bindings_prebuilt`: the same with the CUfunction/CUstream objects built once;
+- `bindings`: cutile's `driver.launcher` (cuda.bindings' cuLaunchKernel, handle objects built
+  once, the error check);
+- `bindings_prebuilt`: the bare cuda.bindings call with prebuilt CUfunction/CUstream objects;
 - `ctypes`: `cuLaunchKernel` from libcuda through ctypes with declared argument types;
 - `executable`: cutile's whole `enqueue` (stream bookkeeping, packing, the driver call);
 - `event_record`, `event_query`: what `.sync()` adds per launch (record, then a ready check).
@@ -73,12 +74,13 @@ def main() -> None:
                          ctypes.c_void_p]
     launch_c.restype = ctypes.c_int
     event = driver.event_create()
+    launch = driver.launcher(fn)  # cutile's own call, handles built once
 
     def sync() -> None:
         driver.stream_synchronize(stream)
 
     out = {
-        "bindings": per_call(lambda: driver.launch(fn, grid, stream, params), sync, calls),
+        "bindings": per_call(lambda: launch(grid, stream, params), sync, calls),
         "bindings_prebuilt": per_call(lambda: drv.cuLaunchKernel(
             cf, grid[0], 1, 1, 1, 1, 1, 0, cs, params, 0), sync, calls),
         "ctypes": per_call(lambda: launch_c(fn, grid[0], 1, 1, 1, 1, 1, 0, stream, params, None),

@@ -55,10 +55,7 @@ def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
     if key is not None:
         plan = plans.record(key, bound, kwargs, kernel.__name__)
         return _start_launch(kernel, plan, bound.values, len(args), site)
-    be = backend()
-    spec = bound.spec
-    op = LaunchOp(kernel.__name__, be, None, lambda: kernel.executable(be, spec), [],
-                  bound.grid, site, stream_of(be))
+    op = _unplanned_op(kernel, bound, [], site)
     _commit(kernel, bound, op, site, len(args))
     return op
 
@@ -87,16 +84,22 @@ def _launch_unchecked(kernel: Kernel, site: Site, args: tuple[Any, ...],
     if plan is None:
         bound = kernel.binder().bind(args, dict(kwargs), site)
         if key is None:
-            be = backend()
-            spec = bound.spec
-            op = LaunchOp(kernel.__name__, be, None, lambda: kernel.executable(be, spec),
-                          bound.values, bound.grid, site, stream_of(be))
+            op = _unplanned_op(kernel, bound, bound.values, site)
             op._results = tuple(bound.values[:len(args)])
             return op
         plan = plans.record(key, bound, kwargs, kernel.__name__)
     op = _new_op(kernel, plan, plan.values(args, kwargs), site)
     op._results = args
     return op
+
+
+def _unplanned_op(kernel: Kernel, bound: Bound, values: list[Any], site: Site) -> LaunchOp:
+    """A launch whose arguments cannot have a plan (e.g. an unhashable Const): compiled when
+    started, on the current backend."""
+    be = backend()
+    spec = bound.spec
+    return LaunchOp(kernel.__name__, be, None, lambda: kernel.executable(be, spec), values,
+                    bound.grid, site, stream_of(be))
 
 
 def _new_op(kernel: Kernel, plan: LaunchPlan, values: list[Any], site: Site) -> LaunchOp:

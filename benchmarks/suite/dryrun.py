@@ -86,7 +86,7 @@ def compile_variant(root: Path, case: Case, v: Variant, arch: str) -> Any:
     if v.hints:  # occupancy / num_ctas / opt_level over the decorator's, as the row launches
         kernel = kernel.with_hints(**v.hints)
     out, *inputs = variant_args(ct, case, v)
-    return kernel.compile(_partition(ct, out, v), *inputs, arch=arch, **v.consts)
+    return kernel.compile(v.partition(ct, out), *inputs, arch=arch, **v.consts)
 
 
 def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
@@ -112,17 +112,6 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
         return [m((p["m"], p["n"]), ct.bf16), m((p["m"], p["k"]), ct.bf16),
                 m((p["n"], p["k"]), ct.bf16)]
     raise ValueError(f"no launch arguments known for kernel {v.kernel!r}")
-
-
-def _partition(ct: Any, t: Any, v: Variant) -> Any:
-    kw: dict[str, Any] = {}
-    if v.order == "grouped8":
-        kw["order"] = ct.grouped(8)
-    elif v.order == "col_major":
-        kw["order"] = ct.col_major
-    if v.blocks is not None:
-        kw["blocks"] = v.blocks
-    return t.partition(v.tile, **kw)
 
 
 def estimate_s(plan: list[Case], cfg: SuiteConfig) -> tuple[float, dict[str, float]]:

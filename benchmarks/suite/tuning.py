@@ -51,6 +51,18 @@ class Variant:
     def all_consts(self) -> dict[str, Any]:
         return {**self.inferred, **self.consts}
 
+    def partition(self, ct: Any, t: Any) -> Any:
+        """`t.partition(...)` with this variant's tile, order and persistent block count (`ct`:
+        the cutile module; the suite and the dry run both partition through here)."""
+        kw: dict[str, Any] = {}
+        if self.order == "grouped8":
+            kw["order"] = ct.grouped(8)
+        elif self.order == "col_major":
+            kw["order"] = ct.col_major
+        if self.blocks is not None:
+            kw["blocks"] = self.blocks
+        return t.partition(self.tile, **kw)
+
 
 _SWEEP = False
 
@@ -59,6 +71,10 @@ def set_sweep(on: bool) -> None:
     """`--sweep`: `cutile_variants` also returns `sweep_variants` (each label once)."""
     global _SWEEP
     _SWEEP = on
+
+
+def _occupancy(occ: int | None) -> dict[str, int]:
+    return {} if occ is None else {"occupancy": occ}
 
 
 def _label(base: str, hints: dict[str, int]) -> str:
@@ -78,7 +94,7 @@ def _row_occupancy(elems: int, cap: int = 4) -> int:
 
 def _row(name: str, n: int, bm: int, occ: int | None = None, ctas: int | None = None
          ) -> Variant:
-    hints = {} if occ is None else {"occupancy": occ}
+    hints = _occupancy(occ)
     if ctas is not None and ctas > 1:
         hints["num_ctas"] = ctas
     return Variant(_label(f"{bm} rows/block", hints), name, (bm, n), hints=hints,
@@ -102,7 +118,7 @@ def _gemm(bm: int, bn: int, bk: int, hints: dict[str, int] | None = None) -> Var
 
 def _attention(d: int, causal: bool, bm: int, bn: int, occ: int | None = None,
                kernel: str = "attention") -> Variant:
-    hints = {} if occ is None else {"occupancy": occ}
+    hints = _occupancy(occ)
     name = kernel.removeprefix("attention").lstrip("_")
     return Variant(_label(f"{name + ' ' if name else ''}BM={bm} BN={bn}", hints), kernel,
                    (1, bm, d),
@@ -110,13 +126,13 @@ def _attention(d: int, causal: bool, bm: int, bn: int, occ: int | None = None,
 
 
 def _gemv(bn: int, bk: int, occ: int | None = None) -> Variant:
-    hints = {} if occ is None else {"occupancy": occ}
+    hints = _occupancy(occ)
     return Variant(_label(f"BN={bn} BK={bk}", hints), "gemv", (1, bn), consts={"BK": bk},
                    inferred={"BN": bn}, hints=hints)
 
 
 def _gemv_mma(m: int, bn: int, bk: int, occ: int | None = None) -> Variant:
-    hints = {} if occ is None else {"occupancy": occ}
+    hints = _occupancy(occ)
     return Variant(_label(f"mma BN={bn} BK={bk}", hints), "gemv_mma", (m, bn),
                    consts={"BK": bk}, inferred={"M": m, "BN": bn}, hints=hints)
 

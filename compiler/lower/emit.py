@@ -76,7 +76,8 @@ class _Lowerer:
         self.spec = spec
         self.abi: EntryABI = entry_abi(kernel, spec)
         self.module = Module()
-        hints = _hints(_options(kernel, spec))
+        self.options = _options(kernel, spec)
+        hints = _hints(self.options)
         fn, self.pro = entry(self.module, kernel.name, self.abi.types, hints=hints)
         self.fn = fn
         self.body = BcBlock([])
@@ -103,7 +104,7 @@ class _Lowerer:
         self._block(self.k.body)
         self.b.op("return", [])
         self.fn.body.ops += self.body.ops  # prologue first: it dominates the whole body
-        opt = _options(self.k, self.spec).get("opt_level")
+        opt = self.options.get("opt_level")
         return Lowered(self.module, self.k.name, tuple(self.abi.slots),
                        3 if opt is None else int(opt))
 

@@ -101,10 +101,7 @@ def stream_destroy(stream: int) -> None:
 
 
 def stream_synchronize(stream: int) -> None:
-    handle = _streams.get(stream)
-    if handle is None:
-        handle = _handle(_streams, drv.CUstream, stream)
-    err = drv.cuStreamSynchronize(handle)[0]
+    err = drv.cuStreamSynchronize(_handle(_streams, drv.CUstream, stream))[0]
     if err is not _SUCCESS:
         _check("cuStreamSynchronize", (err,))
 
@@ -181,18 +178,10 @@ def module_function(module: int, name: str) -> int:
         drv.CUmodule(module), name.encode())))
 
 
-def launch(function: int, grid: tuple[int, int, int], stream: int, params_addr: int) -> None:
-    """Block (1, 1, 1): the driver reads a tile kernel's thread count from the cubin."""
-    err = drv.cuLaunchKernel(_handle(_functions, drv.CUfunction, function), grid[0], grid[1],
-                             grid[2], 1, 1, 1, 0, _handle(_streams, drv.CUstream, stream),
-                             params_addr, 0)[0]
-    if err is not _SUCCESS:
-        _check("cuLaunchKernel", (err,))
-
-
 def launcher(function: int) -> Callable[[tuple[int, int, int], int, int], None]:
-    """`launch` for one function, its handle built once: `(grid, stream, params_addr)`. An
-    executable keeps one, so a launch makes one Python call around cuLaunchKernel."""
+    """`launch(grid, stream, params_addr)` of one function, its handle built once (an executable
+    keeps one, so a launch makes one Python call around cuLaunchKernel). Block (1, 1, 1): the
+    driver reads a tile kernel's thread count from the cubin."""
     fn = _handle(_functions, drv.CUfunction, function)
     launch_kernel, streams, success = drv.cuLaunchKernel, _streams, _SUCCESS
 

@@ -93,7 +93,7 @@ class FakeDriver:
             "memcpy_dtoh": lambda dst, src, n, s: ctypes.memmove(dst, src, n),
             "memcpy_dtod": lambda dst, src, n, s: ctypes.memmove(dst, src, n),
             "memset": self.memset, "module_load": self.module_load,
-            "module_function": self.module_function, "launch": self.launch,
+            "module_function": self.module_function,
             "launcher": self.launcher,
         }
         for name, fn in calls.items():

@@ -22,8 +22,6 @@ from typing import Any
 
 from ..tuning import KERNELS, Variant
 
-ORDERS = ("row_major", "col_major", "grouped8")
-
 
 def load_kernel_module(root: Path, rel: str) -> Any:
     name = "cutile_suite_" + rel.replace("/", "_").removesuffix(".py")
@@ -67,14 +65,7 @@ class CutileGlue:
         return self.ct.from_dlpack(t)
 
     def partition(self, out: Any, v: Variant) -> Any:
-        kw: dict[str, Any] = {}
-        if v.order == "grouped8":
-            kw["order"] = self.ct.grouped(8)
-        elif v.order == "col_major":
-            kw["order"] = self.ct.col_major
-        if v.blocks is not None:
-            kw["blocks"] = v.blocks
-        return self.wrap(out).partition(v.tile, **kw)
+        return v.partition(self.ct, self.wrap(out))
 
     def unchecked(self, kernel: Any) -> Callable[..., Any] | None:
         fn: Callable[..., Any] = kernel.unchecked
