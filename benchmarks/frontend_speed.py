@@ -128,15 +128,15 @@ def persistent_{i}(z: Mut[Tensor[f32, (64, 64)]], a: Tensor[f16, (-1, -1)],
                    b: Tensor[f16, (-1, -1)], K: Const[int]) -> None:
     pa = a.partition((64, 32))
     pb = b.partition((32, 64))
-    for idx in z.tiles():
-        i, j = idx
+    for zt in z.tiles():
+        i, j = zt.tile_index()
         acc = ct.zeros((64, 64), f32)
         for k in range(K // 32):
             acc = ct.mma(pa.load((i, k)), pb.load((k, j)), acc)
         out = acc.transpose().transpose()
         ct.device_assert(ct.max(ct.max(out, 1), 0) < 1e30, "overflow")
         shaped = out.reshape((4096,)).reshape((64, 64))
-        z.store(shaped, idx)
+        zt.store(shaped)
 '''
 
 TEMPLATES = [ELEMENTWISE, REDUCTION, GEMM, LOOPS, PERSISTENT]

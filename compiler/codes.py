@@ -183,12 +183,17 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT406", "argument-mismatch", "A launch argument that does not fit its parameter",
        """Each argument must match its parameter: a tensor of the declared dtype and rank (and
        static extents), a partition for `Mut`, a number for a scalar."""),
-    _c("CT407", "foreign-tile-index", "A store index that does not come from z.tiles()",
-       """`z.store(tile, idx)` is only allowed with an `idx` produced by `for idx in z.tiles()`,
-       so that every tile is written by exactly one block."""),
+    _c("CT407", "foreign-tile-index", "A store into a Mut tensor at a chosen tile index",
+       """In safe kernels each block writes only its own slab, so `z.store(tile)` takes no index.
+       A persistent kernel writes each of its slabs through the slab the loop gives it:
+       `for zt in z.tiles(): zt.store(tile)`."""),
     _c("CT408", "bad-partition", "An invalid partition order or block count",
        """`order` must be `ct.row_major`, `ct.col_major` or `ct.grouped(n)` with n >= 1, and
        `blocks` a positive integer."""),
+    _c("CT409", "partition-in-tiles-loop", "A Mut tensor used inside its own z.tiles() loop",
+       """Inside `for zt in z.tiles():` the block is working on the slab `zt`; `z` itself names
+       no single slab there, so `z.load()` or `z.store(t)` would touch the wrong one. Use `zt`:
+       `zt.store(t)`, `zt.load()`, `zt.tile_index()`, `ct.load_tile_like(x, zt)`."""),
     # CT5xx: toolchain and device.
     _c("CT501", "toolchain-missing", "tileiras (or its ptxas/libnvvm) was not found",
        """cutile compiles through NVIDIA's `tileiras`. Install the pinned wheels

@@ -153,9 +153,17 @@ GRAPH_OF_STARTED_OP = Message("CT406", "this op was already enqueued (by .start(
                               "await), so .graph() has nothing left to capture; call .graph() on "
                               "an op that has not run")
 PARTITIONED_HERE = "partitioned here with tile shape {tile}"
-FOREIGN_TILE_INDEX = Message("CT407", "{name}.store(tile, index) needs an index from "
-                             "'for index in {name}.tiles()'")
+FOREIGN_TILE_INDEX = Message("CT407", "{name}.store(tile) takes no tile index: each block "
+                             "writes only its own slab; a persistent kernel writes each of its "
+                             "slabs through the loop 'for {name}t in {name}.tiles(): "
+                             "{name}t.store(tile)'")
 BAD_PARTITION = Message("CT408", "{detail}")
+PARENT_IN_TILES_LOOP = Message("CT409", "'{name}' cannot be used inside 'for {slab} in "
+                               "{name}.tiles()': it names no single slab there; use the slab "
+                               "'{slab}' ({slab}.store(t), {slab}.load(), {slab}.tile_index(), "
+                               "ct.load_tile_like(x, {slab}))")
+TILES_LOOP_TARGET = Message("CT113", "'for ... in {name}.tiles()' binds one name, the slab "
+                            "(for {name}t in {name}.tiles()), not {what}")
 
 # CT5xx: the tileiras toolchain.
 TOOLCHAIN_MISSING = Message("CT501", "tileiras was not found ({searched}); install the pinned "

@@ -48,6 +48,15 @@ class Tiling:
     def coords(self, linear: int) -> tuple[int, ...]:
         return tile_coords(self.tile_grid, self.order, linear)
 
+    def tiles_start_step(self, block: tuple[int, int, int]) -> tuple[int, int]:
+        """Where `for zt in z.tiles()` starts and how it steps, in linear tile numbers: the
+        block's linear id and the block count (row-major over the grid's axes when the grid
+        is the tile grid itself), so every tile is visited by exactly one block."""
+        grid = self.grid()
+        if self.linear:
+            return block[0], grid[0]
+        return block[0] + grid[0] * (block[1] + grid[1] * block[2]), math.prod(grid)
+
     def tile_of_block(self, block: tuple[int, int, int]) -> tuple[int, ...]:
         if self.linear:
             return self.coords(block[0])

@@ -99,14 +99,15 @@ class TupleType:
 
 
 @dataclass(frozen=True)
-class TileIndexType:
-    """The index of a tile of a Mut partition, as given by `z.tile_index()` or `z.tiles()`."""
+class SlabType:
+    """One slab of a persistent Mut partition: `zt` in `for zt in z.tiles()`. It has the methods
+    of a non-persistent `z`; the slab's tile coordinates ride on the value (`SlabVal`)."""
 
-    rank: int
-    owner: str  # the Mut parameter it indexes
+    tensor: TensorType
+    owner: str  # the Mut parameter whose slab this is
 
     def __str__(self) -> str:
-        return f"TileIndex[{self.owner}]"
+        return f"Slab[{self.tensor}] of {self.owner}"
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ class TokenType:
         return "token"
 
 
-Type = TileType | TensorType | PartitionType | ConstType | TupleType | TileIndexType | TokenType
+Type = TileType | TensorType | PartitionType | ConstType | TupleType | SlabType | TokenType
 
 
 def describe(t: Type) -> str:
@@ -132,6 +133,6 @@ def describe(t: Type) -> str:
         return f"a Const {t.kind}"
     if isinstance(t, TupleType):
         return f"a tuple of {len(t.items)}"
-    if isinstance(t, TileIndexType):
-        return "a tile index"
+    if isinstance(t, SlabType):
+        return f"a slab of '{t.owner}'"
     return "a token"

@@ -4,7 +4,8 @@ Two safe variants of the same kernel body:
 - `gemm`: one output tile per block, visited in grouped order (`order=ct.grouped(8)`) so that
   consecutive blocks reuse A and B tiles from L2;
 - `gemm_persistent`: a fixed number of blocks (`blocks=...`), each looping over its tiles with
-  `for idx in c.tiles()`, storing through the index the loop gave it.
+  `for slab in c.tiles()`, where `slab` is this iteration's tile of `c`: `slab.tile_index()`
+  picks the inputs and `slab.store(...)` writes it, so no block can write another's tile.
 """
 
 import numpy as np
@@ -34,9 +35,9 @@ def gemm(c: Mut[Tensor[bf16, ("BM", "BN")]], a: Tensor[bf16, (-1, -1)],
 def gemm_persistent(c: Mut[Tensor[bf16, ("BM", "BN")]], a: Tensor[bf16, (-1, -1)],
                     b: Tensor[bf16, (-1, -1)], BM: Const[int], BN: Const[int],
                     BK: Const[int]) -> None:
-    for idx in c.tiles():
-        i, j = idx
-        c.store(tile_product(a, b, i, j, BM, BN, BK).astype(bf16), idx)
+    for slab in c.tiles():
+        i, j = slab.tile_index()
+        slab.store(tile_product(a, b, i, j, BM, BN, BK).astype(bf16))
 
 
 def main(m: int = 256, n: int = 256, k: int = 128, tiles: tuple[int, int, int] = (64, 64, 32),

@@ -120,15 +120,31 @@ def export_tensor(t: Tensor, stream: int | None, copy: bool | None, site: Site) 
                                                              ctypes.c_void_p))
 
 
+# DLPack numbers CUDA streams its own way: 0 is forbidden, 1 is the legacy default stream, 2 the
+# per-thread default stream, anything else a stream handle. The driver API takes 1 and 2 as
+# handles of the same streams (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) and 0 as the legacy one.
+_LEGACY = 1
+
+
+def to_dlpack_stream(handle: int) -> int:
+    """The DLPack number of a driver stream handle (the stream we ask a producer to order on)."""
+    return _LEGACY if handle == 0 else handle
+
+
+def from_dlpack_stream(stream: int | None) -> int:
+    """The driver handle of the stream a DLPack consumer names (None: the legacy default)."""
+    return _LEGACY if stream is None or stream == 0 else stream
+
+
 def _order_for_consumer(t: Tensor, stream: int | None) -> None:
-    """Makes the consumer's stream wait for our pending work on the tensor (CUDA only)."""
+    """Makes the consumer's stream wait for our work on the tensor (CUDA only; -1: no wait)."""
     if t._buf is None or t._buf.device.kind != "cuda" or stream == -1:
         return
     from .backends.cuda import CudaBackend
 
     be = t._backend
     if isinstance(be, CudaBackend):
-        be.order_consumer(1 if stream is None else stream)
+        be.order_consumer(from_dlpack_stream(stream), t._buf.streams)
 
 
 # -- import ------------------------------------------------------------------------------------
@@ -157,7 +173,7 @@ def from_dlpack(obj: Any) -> Tensor:
     on_gpu = dev_type in (DLPACK_CUDA, _CUDA_MANAGED)
     stream: int | None = None
     if on_gpu:
-        stream = current_stream() if be.device.kind == "cuda" else 1
+        stream = to_dlpack_stream(current_stream()) if be.device.kind == "cuda" else _LEGACY
     try:
         capsule = obj.__dlpack__(stream=stream) if on_gpu else obj.__dlpack__()
     except (BufferError, TypeError, ValueError, RuntimeError) as err:

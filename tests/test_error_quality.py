@@ -98,7 +98,7 @@ def test_error_in_a_helper_points_into_the_helper_and_notes_the_call() -> None:
 
 # -- plain words ----------------------------------------------------------------------------------
 INTERNAL = re.compile(
-    r"TileType|TensorType|PartitionType|ConstType|TupleType|TileIndexType|SymInt|TupleVal|"
+    r"TileType|TensorType|PartitionType|ConstType|TupleType|SlabType|SlabVal|SymInt|TupleVal|"
     r"\bValue\b|Unknown|Unbound|Poisoned|Reject|Traceback|object at 0x|<\w[^>]*>|"
     r"\bNone\(|expr=|kind=|\bcst\.|libcst|\w+Error\b")
 

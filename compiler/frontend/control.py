@@ -14,7 +14,7 @@ from .. import messages as msg
 from ..diagnostics import Diagnostic, Note, Span
 from ..dtypes import BOOL, I32
 from ..ir import Block, Op, Value
-from ..types import ConstType, TensorType, TileType, Type, describe
+from ..types import ConstType, SlabType, TensorType, TileType, Type, describe
 from .builder import Arg, natural_dtype
 from .scan import assigned_names, has_jumps
 from .source import target_names
@@ -25,7 +25,8 @@ from .values import (
     FValue,
     Poisoned,
     Reject,
-    TupleVal,
+    SlabParent,
+    SlabVal,
     Unbound,
     Unknown,
     const_of,
@@ -237,13 +238,14 @@ class ControlFlow(Statements):
         return lb, ub, step, None
 
     def tiles_header(self, it: ast.Call) -> tuple[Value, Value, Value, str | None]:
+        """Linear tile numbers from this block's linear id, stepping by the block count
+        (`tiles_start_step`, see tiling.py): each tile is visited by exactly one block."""
         assert isinstance(it.func, ast.Attribute)
         from ..ops.memory import tensor
 
         z = tensor(self.b, self.arg(it.func.value), "tiles", mutable=True)
         span = self.span(it)
-        lb = self.b.emit1("block_id", [], SCALAR_I32, span, axis=0)
-        step = self.b.emit1("num_blocks", [], SCALAR_I32, span, axis=0)
+        lb, step = self.b.emit("tiles_start_step", [z], [SCALAR_I32] * 2, span).results
         ub = self.b.emit1("tile_count", [z], SCALAR_I32, span)
         return lb, ub, step, z.name or "z"
 
@@ -324,14 +326,21 @@ class ControlFlow(Statements):
             return
         z = self.env.get(owner)
         assert isinstance(z, Value) and isinstance(z.type, TensorType)
-        coords = self.b.emit("tile_coords", [z, iv], [SCALAR_I32] * z.type.rank, iv.span)
-        index = TupleVal(tuple(coords.results), origin=owner)
-        try:
-            self.assign(target, index)
-        except Reject as err:
-            self.record(err)
+        if not isinstance(target, ast.Name):
+            self.record(Reject(Diagnostic("CT113", msg.TILES_LOOP_TARGET.format(
+                name=owner, what=f"'{self.ctx.info.code(target)}'"), self.span(target))))
             for name in _target_list(target):
                 self.env[name] = UNKNOWN
+            return
+        coords = self.b.emit("tile_coords", [z, iv], [SCALAR_I32] * z.type.rank, iv.span)
+        slab = SlabVal(SlabType(z.type, owner), self.span(target), target.id, base=z,
+                       index=tuple(coords.results))
+        try:
+            self.assign(target, slab)
+        except Reject as err:
+            self.record(err)
+            self.env[target.id] = UNKNOWN
+        self.env[owner] = SlabParent("inside its tiles loop", target.id)
 
     def _exit_unless(self, cond: Value, ctx: LoopCtx) -> None:
         stay = Block(ops=[Op("yield", [], [], ctx.span)])

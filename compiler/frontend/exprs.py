@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from .. import messages as msg
 from ..diagnostics import Diagnostic, Note, Span
 from ..dtypes import BY_NAME as DTYPES
+from ..ir import Value
 from ..ops import FUNCTIONS, METHODS, bind
 from ..ops.elementwise import binary, unary
 from ..ops.matmul import matmul
-from ..types import ConstType, PartitionType, TensorType, TileType
+from ..types import ConstType, PartitionType, SlabType, TensorType, TileType
 from .builder import Arg, Builder
 from .source import FunctionDef, ModuleInfo
 from .values import (
@@ -22,6 +23,7 @@ from .values import (
     FValue,
     Poisoned,
     Reject,
+    SlabParent,
     TupleVal,
     Unbound,
     Unknown,
@@ -150,6 +152,8 @@ class Expressions:
         ident = node.id
         if ident in self.env:
             bound = self.env[ident]
+            if isinstance(bound, SlabParent):
+                self.b.fail(msg.PARENT_IN_TILES_LOOP, span, name=ident, slab=bound.slab)
             if isinstance(bound, Unbound):
                 self.b.fail(msg.POSSIBLY_UNBOUND, span, name=ident, where=bound.where)
             return bound
@@ -182,6 +186,8 @@ class Expressions:
         if isinstance(base, Unknown):
             raise Poisoned
         attr = node.attr
+        if isinstance(base, Value) and isinstance(base.type, SlabType):
+            base = Value(base.type.tensor, base.span, base.name)  # a slab's shape, dtype, ndim
         if isinstance(base, TupleVal) or not isinstance(
                 base.type, (TileType, TensorType)) or attr not in ("shape", "dtype", "ndim"):
             kind = "a tuple" if isinstance(base, TupleVal) else _kind(base.type)
@@ -386,6 +392,8 @@ def _receiver(t: object) -> str:
         return "tile"
     if isinstance(t, TensorType):
         return "mut" if t.mutable else "tensor"
+    if isinstance(t, SlabType):
+        return "mut"
     if isinstance(t, PartitionType):
         return "partition"
     if isinstance(t, ConstType):

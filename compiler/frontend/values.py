@@ -12,7 +12,15 @@ from ..types import ConstType, SymInt
 @dataclass(frozen=True)
 class TupleVal:
     items: tuple[FValue, ...]
-    origin: str | None = None  # the Mut parameter whose z.tiles() produced this index
+
+
+@dataclass(eq=False)
+class SlabVal(Value):
+    """`zt` in `for zt in z.tiles()`: the Mut tensor `base` at this iteration's tile `index`.
+    Frontend-only: memory ops unpack it, so no backend ever sees it as an operand."""
+
+    base: Value | None = None
+    index: tuple[Value, ...] = ()
 
 
 class Unknown:
@@ -28,6 +36,13 @@ UNKNOWN = Unknown()
 @dataclass(frozen=True)
 class Unbound:
     where: str  # "inside a loop", "in some branches of an if"
+
+
+@dataclass(frozen=True)
+class SlabParent(Unbound):
+    """A Mut parameter inside its own `for zt in z.tiles()` loop: it names no single slab."""
+
+    slab: str = "zt"  # the loop's target, for the message
 
 
 FValue = Value | TupleVal | Unknown

@@ -209,6 +209,24 @@ class _Lowerer:
         else:
             self.bind(op, self.block_ids[:len(op.results)])
 
+    def tiles_start_step(self, op: Op) -> None:
+        """`Tiling.tiles_start_step` as i32 arithmetic: a linear tiling's grid is 1-D."""
+        _, f = self._mut(op.operands[0])
+        start, step = self.block_ids[0], self.num_blocks[0]
+        if not f.linear:
+            for axis in (1, 2):
+                n, b = self.num_blocks[axis], self.block_ids[axis]
+                ids = self.b.emit("muli", [I32_TILE], b, self._prefix_blocks(axis))
+                start = self.b.emit("addi", [I32_TILE], start, ids)
+                step = self.b.emit("muli", [I32_TILE], step, n)
+        self.bind(op, [start, step])
+
+    def _prefix_blocks(self, axis: int) -> Value:
+        total = self.num_blocks[0]
+        for a in range(1, axis):
+            total = self.b.emit("muli", [I32_TILE], total, self.num_blocks[a])
+        return total
+
     def tile_count(self, op: Op) -> None:
         g = self.grid(op.operands[0])
         total = g[0]
@@ -475,6 +493,7 @@ _HANDLERS: dict[str, Handler] = {
     "tile_index": _Lowerer.tile_index,
     "tile_coords": _tile_coords,
     "tile_count": _Lowerer.tile_count,
+    "tiles_start_step": _Lowerer.tiles_start_step,
     "partition": _partition,
     "num_tiles": _num_tiles,
     "load": _Lowerer.load,

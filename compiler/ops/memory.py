@@ -6,7 +6,7 @@ from .. import messages as msg
 from ..diagnostics import Span
 from ..dtypes import I32
 from ..frontend.builder import Arg, Builder
-from ..frontend.values import FValue, TupleVal, none_value
+from ..frontend.values import FValue, SlabVal, TupleVal, none_value
 from ..ir import Value
 from ..types import PartitionType, Shape, TensorType, TileType, describe, fmt_shape
 from .registry import Call, function, method
@@ -43,6 +43,16 @@ def tensor(b: Builder, arg: Arg, what: str, mutable: bool | None = None) -> Valu
     return v
 
 
+def mut_target(b: Builder, arg: Arg, what: str) -> tuple[Value, list[Value]]:
+    """A Mut tensor or a slab of one (`zt` of `for zt in z.tiles()`), as the tensor and the
+    coordinates of the tile this block works on."""
+    v = b.known(arg)
+    if isinstance(v, SlabVal) and v.base is not None:
+        return v.base, list(v.index)
+    z = tensor(b, arg, what, mutable=True)
+    return z, tile_index(b, z, arg.span)
+
+
 def tile_index(b: Builder, z: Value, span: Span) -> list[Value]:
     """This block's tile coordinates in z's partition (following the partition's order)."""
     assert isinstance(z.type, TensorType)
@@ -63,21 +73,21 @@ def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
 @function("load_tile_like", "x, z")
 def _load_tile_like(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["x"], "load_tile_like")
-    z = tensor(b, c["z"], "load_tile_like", mutable=True)
+    z, idx = mut_target(b, c["z"], "load_tile_like")
     assert isinstance(x.type, TensorType) and isinstance(z.type, TensorType)
     if x.type.rank != z.type.rank:
-        b.fail(msg.LOAD_LIKE_RANK, c.span, a=x.name or "x", ra=x.type.rank, b=z.name or "z",
+        b.fail(msg.LOAD_LIKE_RANK, c.span, a=x.name or "x", ra=x.type.rank,
+               b=c["z"].value.name if isinstance(c["z"].value, Value) else "z",
                rb=z.type.rank)
-    idx = tile_index(b, z, c.span)
     return b.emit1("load", [x, *idx], TileType(x.type.dtype, z.type.shape), c.span,
                    shape=z.type.shape)
 
 
 @method("mut", "store", "tile, index=None")
 def _store(b: Builder, c: Call) -> FValue:
-    z = tensor(b, c["self"], "store", mutable=True)
+    z, idx = mut_target(b, c["self"], "store")
     assert isinstance(z.type, TensorType)
-    name = z.name or "z"
+    name = _shown(c["self"], z)
     value = b.tile_or_const(c["tile"], "store")
     if isinstance(value.type, TileType):
         _check_store(b, c, value.type, z.type, name)
@@ -86,14 +96,18 @@ def _store(b: Builder, c: Call) -> FValue:
         tile = b.broadcast(b.materialize(value, z.type.dtype, c["tile"].span), z.type.shape,
                            c.span)
     index = b.known(c["index"])
-    if isinstance(index, Value) and index.const is None and index.is_const:
-        idx = tile_index(b, z, c.span)
-    elif (isinstance(index, TupleVal) and index.origin == name) or b.unsafe:
+    if not (isinstance(index, Value) and index.const is None and index.is_const):
+        if not b.unsafe:
+            b.fail(msg.FOREIGN_TILE_INDEX, c["index"].span, name=z.name or "z")
         idx = index_values(b, c["index"], z.type.rank, "the store index")
-    else:
-        b.fail(msg.FOREIGN_TILE_INDEX, c["index"].span, name=name)
     b.emit("store", [z, tile, *idx], [], c.span)
     return none_value(c.span)
+
+
+def _shown(arg: Arg, z: Value) -> str:
+    """The name the user wrote for a Mut receiver: the slab's own name inside a tiles loop."""
+    v = arg.value
+    return (v.name if isinstance(v, Value) else None) or z.name or "z"
 
 
 def _check_store(b: Builder, c: Call, t: TileType, z: TensorType, name: str) -> None:
@@ -131,17 +145,15 @@ def _store_shared(b: Builder, c: Call) -> FValue:
 
 @method("mut", "load", "")
 def _load_mut(b: Builder, c: Call) -> FValue:
-    z = tensor(b, c["self"], "load", mutable=True)
+    z, idx = mut_target(b, c["self"], "load")
     assert isinstance(z.type, TensorType)
-    idx = tile_index(b, z, c.span)
     return b.emit1("load", [z, *idx], TileType(z.type.dtype, z.type.shape), c.span,
                    shape=z.type.shape)
 
 
 @method("mut", "tile_index", "")
 def _tile_index(b: Builder, c: Call) -> FValue:
-    z = tensor(b, c["self"], "tile_index", mutable=True)
-    return TupleVal(tuple(tile_index(b, z, c.span)))
+    return TupleVal(tuple(mut_target(b, c["self"], "tile_index")[1]))
 
 
 def _tile_shape_for(b: Builder, arg: Arg, t: TensorType, what: str) -> Shape:

@@ -4,7 +4,7 @@ streams of the device's primary context, and cubins launched with block (1, 1, 1
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -153,12 +153,16 @@ class CudaBackend(Backend):
                 self.current()
             driver.stream_synchronize(stream)
 
-    def order_consumer(self, consumer_stream: int) -> None:
-        """DLPack export: the consumer's stream waits for our work so far."""
+    def order_consumer(self, consumer_stream: int, streams: Iterable[int] = ()) -> None:
+        """DLPack export: the consumer's stream waits for our work so far on every stream that
+        used the buffer (the default stream when none did)."""
         self.current()
-        event = self._raw_event(self._stream)
-        driver.stream_wait_event(consumer_stream, event)
-        self._events.append(event)
+        for stream in set(streams) or {self._stream}:
+            if stream == consumer_stream:
+                continue  # stream order already holds
+            event = self._raw_event(stream)
+            driver.stream_wait_event(consumer_stream, event)
+            self._events.append(event)
 
     def begin_capture(self, stream: int) -> None:
         self.current()

@@ -157,6 +157,11 @@ def _tile_coords(o: Op, args: list[Any], blk: Block) -> list[Any]:
     return [np.int32(i) for i in tiling_of(args[0]).coords(_scalar(args[1]))]
 
 
+@op("tiles_start_step")
+def _tiles_start_step(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    return [np.int32(i) for i in tiling_of(args[0]).tiles_start_step(blk.coords)]
+
+
 @op("tile_count")
 def _tile_count(o: Op, args: list[Any], blk: Block) -> list[Any]:
     return [np.int32(tiling_of(args[0]).tile_count)]

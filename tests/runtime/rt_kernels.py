@@ -57,8 +57,8 @@ def where_tile(z: Mut[Tensor[i32, ("BM", "BN")]], BM: Const[int], BN: Const[int]
 
 @ct.kernel
 def persistent_copy(z: Mut[Tensor[f32, (16,)]], x: Tensor[f32, (-1,)]) -> None:
-    for idx in z.tiles():
-        z.store(x.load_tile((16,), idx) + 1.0, idx)
+    for zt in z.tiles():
+        zt.store(x.load_tile((16,), zt.tile_index()) + 1.0)
 
 
 @ct.kernel
@@ -84,3 +84,22 @@ def pair(a: Mut[Tensor[f32, ("B",)]], b: Mut[Tensor[f32, ("B",)]], B: Const[int]
 @ct.kernel
 def shift(z: Mut[Tensor[i32, ("B",)]], s: i32, B: Const[int]) -> None:
     z.store(z.load() + s)
+
+
+@ct.kernel
+def persistent_inc(z: Mut[Tensor[f32, (1,)]]) -> None:
+    for zt in z.tiles():
+        zt.store(zt.load() + 1.0)
+
+
+@ct.kernel
+def persistent_scale2d(z: Mut[Tensor[f32, (2, 4)]], x: Tensor[f32, (-1, -1)]) -> None:
+    for zt in z.tiles():
+        i, j = zt.tile_index()
+        zt.store(ct.load_tile_like(x, zt) * 2.0 + ct.full((2, 4), 0.0, f32) * (i + j).astype(f32))
+
+
+@ct.kernel
+def persistent_old_form(z: Mut[Tensor[f32, (1,)]]) -> None:
+    for idx in z.tiles():
+        z.store(z.load() + 1.0, idx)

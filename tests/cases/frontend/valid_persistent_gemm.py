@@ -1,4 +1,4 @@
-"""A persistent GEMM: each block visits its tiles with z.tiles() and stores by that index."""
+"""A persistent GEMM: each block visits its slabs with `for zt in z.tiles()` and stores each."""
 import cutile as ct
 from cutile import Const, Mut, Tensor, bf16, f32
 
@@ -9,17 +9,17 @@ def persistent_gemm(z: Mut[Tensor[f32, ("BM", "BN")]], a: Tensor[bf16, (-1, -1)]
                     BK: Const[int]) -> None:
     pa = a.partition((BM, BK))
     pb = b.partition((BK, BN))
-    for idx in z.tiles():
-        i, j = idx
+    for zt in z.tiles():
+        i, j = zt.tile_index()
         acc = ct.zeros((BM, BN), f32)
         for k in range(ct.num_tiles(pa, 1)):
             acc = ct.mma(pa.load((i, k)), pb.load((k, j)), acc)
-        z.store(acc, idx)
+        zt.store(acc)
 
 
 @ct.kernel
 def persistent_copy(z: Mut[Tensor[f32, (256,)]], x: Tensor[f32, (-1,)]) -> None:
     px = x.partition((256,))
-    for idx in z.tiles():
-        (i,) = idx
-        z.store(px.load(i) * 2.0, idx)
+    for zt in z.tiles():
+        (i,) = zt.tile_index()
+        zt.store(px.load(i) * 2.0)

@@ -9,9 +9,9 @@ BK = 32
 @ct.kernel
 def gemm(c: Mut[Tensor[f32, ("BM", "BN")]], a: Tensor[f16, (-1, -1)],
          b: Tensor[f16, (-1, -1)], BM: Const[int], BN: Const[int], BK: Const[int]) -> None:
-    for idx in c.tiles():
+    for slab in c.tiles():
         acc = ct.zeros((BM, BN), f32)
-        c.store(acc, idx)
+        slab.store(acc)
 
 
 def run(m: int, n: int, k: int) -> object:

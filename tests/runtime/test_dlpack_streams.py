@@ -1,0 +1,86 @@
+"""DLPack stream handshakes: DLPack forbids stream 0 for CUDA (1 is the legacy default stream,
+2 the per-thread one), while the driver's handle of the legacy default stream is 0."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+import rt_kernels as k
+from test_gpu import _gpu_backend
+
+import cutile as ct
+from cutile import f32
+from cutile.runtime import context
+from cutile.runtime.dlpack import from_dlpack_stream, to_dlpack_stream
+
+
+def test_stream_numbers_follow_the_dlpack_spec() -> None:
+    assert to_dlpack_stream(0) == 1  # what ct.from_dlpack asks a producer to order on
+    assert [to_dlpack_stream(h) for h in (1, 2, 0x7F00AB)] == [1, 2, 0x7F00AB]
+    assert [from_dlpack_stream(s) for s in (None, 0, 1, 2, 0x7F00AB)] == [1, 1, 1, 2, 0x7F00AB]
+
+
+@pytest.fixture
+def cuda() -> Iterator[Any]:
+    be = _gpu_backend()
+    if be is None:
+        pytest.skip("no CUDA device")
+    old = context.set_backend(be)
+    yield be
+    context.set_backend(old)
+
+
+def _round_trip(torch: Any, stream: Any) -> None:
+    """torch writes x on `stream` after a long sleep; cutile, on the same stream, reads it
+    through DLPack; torch reads cutile's result back. No synchronize anywhere in between:
+    only the streams' order makes the values right."""
+    n = 1 << 16
+    old = context.set_current_stream(stream.cuda_stream)
+    try:
+        with torch.cuda.stream(stream):
+            x = torch.zeros(n, dtype=torch.float32, device="cuda")
+            torch.cuda._sleep(20_000_000)
+            x.fill_(3.0)
+            cx = ct.from_dlpack(x)
+            z, _, _ = k.add(ct.zeros((n,), f32).partition((1024,)), cx, cx).sync()
+            back = torch.from_dlpack(z.unpartition())
+            assert torch.equal(back, torch.full_like(x, 6.0))
+    finally:
+        context.set_current_stream(old)
+
+
+@pytest.mark.gpu
+def test_torch_default_stream_round_trip(cuda: Any) -> None:
+    torch = pytest.importorskip("torch")
+    stream = torch.cuda.current_stream()
+    assert stream.cuda_stream == 0  # torch's default stream: the handle DLPack forbids
+    _round_trip(torch, stream)
+
+
+@pytest.mark.gpu
+def test_torch_side_stream_round_trip(cuda: Any) -> None:
+    torch = pytest.importorskip("torch")
+    _round_trip(torch, torch.cuda.Stream())
+
+
+@pytest.mark.gpu
+def test_producer_on_a_side_stream_orders_before_our_stream(cuda: Any) -> None:
+    # torch writes on a non-blocking side stream; cutile works on its own default stream, so
+    # only the DLPack handshake (the producer's event waited on by our stream) orders them.
+    torch = pytest.importorskip("torch")
+    side = torch.cuda.Stream()
+    n = 1 << 16
+    with torch.cuda.stream(side):
+        x = torch.zeros(n, dtype=torch.float32, device="cuda")
+        torch.cuda._sleep(20_000_000)
+        x.fill_(5.0)
+    cx = ct.from_dlpack(x)
+    z, _, _ = k.add(ct.zeros((n,), f32).partition((1024,)), cx, cx).sync()
+    out = z.unpartition()
+    np.testing.assert_array_equal(out.numpy(), np.full(n, 10.0, np.float32))
+    with torch.cuda.stream(side):  # and torch reads our result on its side stream
+        back = torch.from_dlpack(out)
+        assert torch.equal(back, torch.full_like(x, 10.0))

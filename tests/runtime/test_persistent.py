@@ -1,0 +1,68 @@
+"""Persistent kernels (`for zt in z.tiles()`): every slab is visited once, by one block, and the
+slab's methods act on it. Runs on the interpreter, and on CUDA under `pytest -m gpu`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import rt_kernels as k
+from test_gpu import _gpu_backend
+
+import cutile as ct
+from cutile import f32
+from cutile.compiler.api import check_source
+from cutile.runtime import context
+
+BACKENDS = ["interpreter", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    if request.param == "cuda":
+        be = _gpu_backend()
+        if be is None:
+            pytest.skip("no CUDA device")
+        old = context.set_backend(be)
+        yield "cuda"
+        context.set_backend(old)
+    else:
+        yield "interpreter"
+
+
+@pytest.mark.parametrize("blocks", [1, 3, 8, 20])
+def test_each_slab_of_a_block_is_its_own(backend: str, blocks: int) -> None:
+    # The issue's program: with the old form every block kept rewriting its first tile.
+    z = ct.arange(8, f32).partition((1,), blocks=blocks)
+    (z,) = k.persistent_inc(z).sync()
+    np.testing.assert_array_equal(z.unpartition().numpy(), np.arange(1, 9, dtype=np.float32))
+
+
+@pytest.mark.parametrize("how", [{}, {"blocks": 5}, {"order": ct.grouped(2)},
+                                 {"order": ct.grouped(2), "blocks": 4},
+                                 {"order": ct.col_major, "blocks": 2}, {"order": ct.col_major}])
+def test_two_d_slabs_in_every_order(backend: str, how: dict[str, Any]) -> None:
+    # A 6x12 tensor in 2x4 slabs: a 3x3 tile grid, also with a 2-D grid of blocks (no blocks=).
+    xa = np.arange(72, dtype=np.float32).reshape(6, 12)
+    z = ct.zeros((6, 12), f32).partition((2, 4), **how)
+    z, _ = k.persistent_scale2d(z, ct.from_numpy(xa)).sync()
+    np.testing.assert_array_equal(z.unpartition().numpy(), 2 * xa)
+
+
+def test_old_form_is_rejected_with_the_checkers_code_and_line(backend: str) -> None:
+    z = ct.zeros((8,), f32).partition((1,), blocks=2)
+    with pytest.raises(ct.KernelError) as err:
+        k.persistent_old_form(z).sync()
+    (diag,) = err.value.diagnostics
+    source = Path(k.__file__).read_text(encoding="utf-8")
+    lines = source.splitlines()
+    start = lines.index("def persistent_old_form(z: Mut[Tensor[f32, (1,)]]) -> None:")
+    want_line = 1 + next(i for i in range(start, len(lines)) if "z.store(" in lines[i])
+    assert (diag.code, diag.span.line) == ("CT409", want_line)
+    assert "'for idx in z.tiles()'" in diag.message
+    edit_time = [d for d in check_source(source, k.__file__) if d.code == "CT409"]
+    assert [(d.code, d.span.line, d.message) for d in edit_time] == [
+        (diag.code, diag.span.line, diag.message)]
