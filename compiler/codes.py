@@ -194,6 +194,11 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
        """Inside `for zt in z.tiles():` the block is working on the slab `zt`; `z` itself names
        no single slab there, so `z.load()` or `z.store(t)` would touch the wrong one. Use `zt`:
        `zt.store(t)`, `zt.load()`, `zt.tile_index()`, `ct.load_tile_like(x, zt)`."""),
+    _c("CT410", "persistent-without-loop", "A persistent partition for a kernel that does not loop",
+       """`z.partition(tile, blocks=n)` launches n blocks that each own several slabs, which
+       only `for zt in z.tiles():` visits. A kernel that uses `z.store(t)`, `z.load()`,
+       `z.tile_index()` or `ct.load_tile_like(x, z)` outside such a loop would reach one slab per
+       block and leave the others unwritten, so the launch is refused."""),
     # CT5xx: toolchain and device.
     _c("CT501", "toolchain-missing", "tileiras (or its ptxas/libnvvm) was not found",
        """cutile compiles through NVIDIA's `tileiras`. Install the pinned wheels

@@ -15,10 +15,10 @@ from functools import cached_property
 from pathlib import Path
 
 from . import messages as msg
-from .api import specialize
+from .api import specialized_ir
 from .bytecode import Version, encode
 from .diagnostics import Diagnostic
-from .errors import CompileError, KernelError
+from .errors import CompileError
 from .frontend.source import ModuleInfo
 from .lower import EntrySlot, Lowered, LowerError, lower
 from .specialization import MutFacts, Specialization, TensorFacts
@@ -54,16 +54,13 @@ class Compiled:
 
 def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
     """The Tile IR module of one specialization (raises KernelError on frontend errors)."""
-    result = specialize(info, name, spec.const_values)
-    errors = [d for d in result.diagnostics if d.severity.value == "error"]
-    if errors or result.ir is None:
-        raise KernelError(errors or result.diagnostics)
+    ir = specialized_ir(info, name, spec)
     try:
-        return lower(result.ir, spec)
+        return lower(ir, spec)
     except LowerError as err:
         detail = f"lowering '{name}' failed: {err}; please report this with the file"
         raise CompileError([Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail),
-                                       result.ir.span)]) from None
+                                       ir.span)]) from None
 
 
 def specialization_key(info: ModuleInfo, name: str, spec: Specialization, lowered: Lowered

@@ -19,7 +19,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from . import messages as msg
+from .diagnostics import Diagnostic
 from .dsl.orders import TileOrder, row_major
+from .ir import KernelIR
+from .specialization import MutFacts, Specialization
 
 
 @dataclass(frozen=True)
@@ -79,3 +83,18 @@ def tile_coords(grid: tuple[int, ...], order: TileOrder, linear: int) -> tuple[i
         out[axis] = linear % grid[axis]
         linear //= grid[axis]
     return tuple(out)
+
+
+def persistent_misuse(ir: KernelIR, spec: Specialization) -> list[Diagnostic]:
+    """A persistent partition (`blocks=`) gives each block several slabs; a kernel that reaches
+    its slab by block (`z.store(t)` outside `for zt in z.tiles()`) would leave some unwritten."""
+    out = []
+    for param, facts in zip(ir.params, spec.args, strict=False):
+        if not (isinstance(facts, MutFacts) and facts.persistent):
+            continue
+        use = next((op for op in ir.walk() if op.name == "tile_index" and
+                    op.operands[0] is param.value), None)
+        if use is not None:
+            out.append(Diagnostic("CT410", msg.PERSISTENT_WITHOUT_LOOP.format(name=param.name),
+                                  use.span))
+    return out

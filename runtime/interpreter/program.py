@@ -15,9 +15,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...compiler import api
-from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic
-from ...compiler.errors import KernelError
 from ...compiler.ir import Block as IRBlock
 from ...compiler.ir import KernelIR, Value
 from ...compiler.specialization import Specialization
@@ -56,13 +53,8 @@ class Program:
 
 
 def build_program(kernel: Kernel, spec: Specialization) -> Program:
-    result = api.specialize(kernel.module(), kernel.__name__, spec.const_values)
-    errors = [d for d in result.diagnostics if d.severity.value == "error"]
-    if result.ir is None or errors:
-        detail = f"no IR for {kernel.__name__}"
-        raise KernelError(errors or [Diagnostic(msg.INTERNAL_ERROR.code, msg.INTERNAL_ERROR.format(
-            detail=detail), result.signature.span)])
-    return Program(result.ir, [p.kind for p in result.ir.params])
+    ir = api.specialized_ir(kernel.module(), kernel.__name__, spec)
+    return Program(ir, [p.kind for p in ir.params])
 
 
 def _run(block: IRBlock, env: dict[int, Any], blk: Block) -> Signal:

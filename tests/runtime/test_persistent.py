@@ -66,3 +66,21 @@ def test_old_form_is_rejected_with_the_checkers_code_and_line(backend: str) -> N
     edit_time = [d for d in check_source(source, k.__file__) if d.code == "CT409"]
     assert [(d.code, d.span.line, d.message) for d in edit_time] == [
         (diag.code, diag.span.line, diag.message)]
+
+
+@pytest.mark.parametrize("kernel", [k.inc, k.add])
+def test_persistent_partition_for_a_kernel_without_a_tiles_loop_is_refused(
+        backend: str, kernel: Any) -> None:
+    # Block b would reach only slab b: slabs past `blocks` would silently stay unwritten.
+    z = ct.zeros((64,), f32).partition((16,), blocks=2)
+    args = (z,) if kernel is k.inc else (z, ct.ones((64,), f32), ct.ones((64,), f32))
+    with pytest.raises(ct.LaunchError) as err:
+        kernel(*args).sync()
+    (diag,) = err.value.diagnostics
+    assert diag.code == "CT410" and diag.span.path == k.__file__
+    assert "'for zt in z.tiles()'" in diag.message
+
+
+def test_without_blocks_the_same_kernels_run() -> None:
+    (z,) = k.inc(ct.zeros((64,), f32).partition((16,), order=ct.col_major)).sync()
+    np.testing.assert_array_equal(z.unpartition().numpy(), np.ones(64, np.float32))
