@@ -239,8 +239,8 @@ def test_descriptor_ids_follow_alignment_and_tiling(binds: list[int]) -> None:
     n = 448  # a size no other test plans
     arr = np.zeros(n + 4, dtype=np.float32)
 
-    def run(tile: int, start: int, blocks: int | None = None) -> None:
-        z = ct.zeros((n,), f32).partition((tile,), blocks=blocks)
+    def run(tile: int, start: int, order: ct.TileOrder = ct.row_major) -> None:
+        z = ct.zeros((n,), f32).partition((tile,), order=order)
         k.add(z, ct.from_dlpack(arr[start:start + n]), ct.ones((n,), f32)).sync()
 
     run(64, 0)
@@ -252,8 +252,8 @@ def test_descriptor_ids_follow_alignment_and_tiling(binds: list[int]) -> None:
     assert len(binds) == 2  # 16 bytes off: the same class again
     run(32, 0)
     assert len(binds) == 3  # another tile
-    run(64, 0, blocks=2)
-    assert len(binds) == 4  # persistent
+    run(64, 0, order=ct.col_major)
+    assert len(binds) == 4  # another order
 
 
 def test_handle_ids_from_many_threads_are_one_per_descriptor() -> None:
