@@ -25,9 +25,6 @@ from .host import ProjectIndex, check_host
 from .parallel import FileResult, check_all, default_jobs
 from .sources import read_source
 
-FATAL_CODES = frozenset({"CT901", "CT999"})  # exit 2: the run itself is not trustworthy
-# Codes whose findings do not fail a run by default (a stale comment is not a bug).
-DEFAULT_SEVERITY: Mapping[str, Severity] = {"CT902": Severity.WARNING}
 
 class TableConfig(Protocol):
     """What an editor may pass instead of a Config: a raw `[tool.cutile-check]` table and the
@@ -56,7 +53,7 @@ class Report:
     @property
     def broken(self) -> bool:
         """A configuration or internal error: the run could not check everything it was asked."""
-        return any(d.code in FATAL_CODES for d in self.diagnostics)
+        return any(d.entry.fatal for d in self.diagnostics)
 
     def statistics(self) -> list[tuple[str, int]]:
         """(code, count) pairs, most frequent first."""
@@ -84,8 +81,7 @@ def finish(raw: list[Diagnostic], source: str, path: str, config: Config) -> lis
     for diag in kept:
         if not config.enabled(diag.code, path):
             continue
-        default = DEFAULT_SEVERITY.get(diag.code, diag.severity)
-        severity = config.severity_of(diag.code, default)
+        severity = config.severity_of(diag.code, diag.entry.severity)
         out.append(diag if severity is diag.severity else diag.with_severity(severity))
     return sorted(out, key=Diagnostic.sort_key)
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from . import messages as msg
 from .api import specialize
 from .bytecode import Version, encode
-from .diagnostics import Diagnostic
-from .errors import CompileError, KernelError
+from .errors import error_for
 from .frontend.source import ModuleInfo
 from .lower import EntrySlot, Lowered, LowerError, lower
 from .specialization import MutFacts, Specialization, TensorFacts
@@ -57,13 +56,12 @@ def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
     result = specialize(info, name, spec.const_values)
     errors = [d for d in result.diagnostics if d.severity.value == "error"]
     if errors or result.ir is None:
-        raise KernelError(errors or result.diagnostics)
+        raise error_for(errors or result.diagnostics)
     try:
         return lower(result.ir, spec)
     except LowerError as err:
         detail = f"lowering '{name}' failed: {err}; please report this with the file"
-        raise CompileError([Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail),
-                                       result.ir.span)]) from None
+        raise error_for([msg.INTERNAL_ERROR.at(result.ir.span, detail=detail)]) from None
 
 
 def specialization_key(info: ModuleInfo, name: str, spec: Specialization, lowered: Lowered

@@ -16,8 +16,7 @@ import numpy as np
 
 from ...compiler import api
 from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic
-from ...compiler.errors import KernelError
+from ...compiler.errors import error_for
 from ...compiler.ir import Block as IRBlock
 from ...compiler.ir import KernelIR, Value
 from ...compiler.specialization import Specialization
@@ -60,8 +59,7 @@ def build_program(kernel: Kernel, spec: Specialization) -> Program:
     errors = [d for d in result.diagnostics if d.severity.value == "error"]
     if result.ir is None or errors:
         detail = f"no IR for {kernel.__name__}"
-        raise KernelError(errors or [Diagnostic(msg.INTERNAL_ERROR.code, msg.INTERNAL_ERROR.format(
-            detail=detail), result.signature.span)])
+        raise error_for(errors or [msg.INTERNAL_ERROR.at(result.signature.span, detail=detail)])
     return Program(result.ir, [p.kind for p in result.ir.params])
 
 
