@@ -141,11 +141,10 @@ def check_file(path: str, config: Config, project: ProjectIndex) -> FileResult:
     try:
         source = read_source(path)
     except (SyntaxError, UnicodeDecodeError) as err:  # a bad coding cookie or bytes
-        return None, [Diagnostic("CT100", msg.UNDECODABLE_FILE.format(detail=str(err)),
-                                 Span(path, 1, 0, 1, 0))]
+        return None, [msg.UNDECODABLE_FILE.at(Span(path, 1, 0, 1, 0), detail=str(err))]
     except OSError as err:
-        return None, [Diagnostic("CT999", msg.UNREADABLE_FILE.format(
-            detail=err.strerror or str(err)), Span(path, 1, 0, 1, 0))]
+        return None, [msg.UNREADABLE_FILE.at(Span(path, 1, 0, 1, 0),
+                                             detail=err.strerror or str(err))]
     return source, _guarded(
         path, lambda: analyze_source(source, path, config, project=project))
 
@@ -158,8 +157,7 @@ def _guarded(path: str, run: Callable[[], list[Diagnostic]]) -> list[Diagnostic]
         where = traceback.extract_tb(err.__traceback__)[-1]
         detail = (f"{type(err).__name__}: {err} (at {os.path.basename(where.filename)}:"
                   f"{where.lineno}); please report this with the file")
-        return [Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail),
-                           Span(path, 1, 0, 1, 0))]
+        return [msg.INTERNAL_ERROR.at(Span(path, 1, 0, 1, 0), detail=detail)]
 
 
 def _as_config(config: Config | TableConfig | None) -> Config:

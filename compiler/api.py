@@ -51,7 +51,7 @@ def _internal(err: Exception, doing: str, span: Span) -> Diagnostic:
     what = text[0][:120] if text else ""
     detail = f"{doing} failed with {type(err).__name__}{': ' + what if what else ''}; please " \
         "report this with the file"
-    return Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail), span)
+    return msg.INTERNAL_ERROR.at(span, detail=detail)
 
 
 def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:

@@ -22,7 +22,7 @@ class Message:
     def __post_init__(self) -> None:
         assert self.code in CODES, self.code
 
-    def at(self, span: Span, notes: Sequence[Note] = (), **fields: Any) -> Diagnostic:
+    def at(self, span: Span, notes: Sequence[Note] = (), /, **fields: Any) -> Diagnostic:
         """The finding this message makes at `span`: its text built once from `fields`, which the
         Diagnostic keeps (quick fixes read them rather than parsing the text)."""
         return Diagnostic(self.code, self.template.format(**fields), span, notes=tuple(notes),
