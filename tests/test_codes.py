@@ -4,6 +4,7 @@ server and the runtime derive these from the entry. No other table of codes is l
 
 from __future__ import annotations
 
+import pickle
 import re
 from pathlib import Path
 
@@ -157,3 +158,11 @@ def test_no_other_table_of_codes() -> None:
                 if rel != "compiler/errors.py" and _BY_HAND.search(line):
                     offenders.append(f"{rel}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def test_findings_pickle_with_their_fields() -> None:
+    # cutile-check sends findings between processes.
+    diag = msg.USE_AFTER_MOVE_LAUNCH.at(SPAN, name="z", kernel="'add'")
+    back = pickle.loads(pickle.dumps(diag))
+    assert back == diag and dict(back.fields) == {"name": "z", "kernel": "'add'"}
+    assert msg.USE_AFTER_MOVE_LAUNCH.made(back) and back.severity is diag.severity
