@@ -25,9 +25,6 @@ from .host import ProjectIndex, check_host
 from .parallel import FileResult, check_all, default_jobs
 from .sources import read_source
 
-FATAL_CODES = frozenset({"CT901", "CT999"})  # exit 2: the run itself is not trustworthy
-# Codes whose findings do not fail a run by default (a stale comment is not a bug).
-DEFAULT_SEVERITY: Mapping[str, Severity] = {"CT902": Severity.WARNING}
 
 class TableConfig(Protocol):
     """What an editor may pass instead of a Config: a raw `[tool.cutile-check]` table and the
@@ -56,7 +53,7 @@ class Report:
     @property
     def broken(self) -> bool:
         """A configuration or internal error: the run could not check everything it was asked."""
-        return any(d.code in FATAL_CODES for d in self.diagnostics)
+        return any(d.entry.fatal for d in self.diagnostics)
 
     def statistics(self) -> list[tuple[str, int]]:
         """(code, count) pairs, most frequent first."""
@@ -84,8 +81,7 @@ def finish(raw: list[Diagnostic], source: str, path: str, config: Config) -> lis
     for diag in kept:
         if not config.enabled(diag.code, path):
             continue
-        default = DEFAULT_SEVERITY.get(diag.code, diag.severity)
-        severity = config.severity_of(diag.code, default)
+        severity = config.severity_of(diag.code, diag.entry.severity)
         out.append(diag if severity is diag.severity else diag.with_severity(severity))
     return sorted(out, key=Diagnostic.sort_key)
 
@@ -145,11 +141,10 @@ def check_file(path: str, config: Config, project: ProjectIndex) -> FileResult:
     try:
         source = read_source(path)
     except (SyntaxError, UnicodeDecodeError) as err:  # a bad coding cookie or bytes
-        return None, [Diagnostic("CT100", msg.UNDECODABLE_FILE.format(detail=str(err)),
-                                 Span(path, 1, 0, 1, 0))]
+        return None, [msg.UNDECODABLE_FILE.at(Span(path, 1, 0, 1, 0), detail=str(err))]
     except OSError as err:
-        return None, [Diagnostic("CT999", msg.UNREADABLE_FILE.format(
-            detail=err.strerror or str(err)), Span(path, 1, 0, 1, 0))]
+        return None, [msg.UNREADABLE_FILE.at(Span(path, 1, 0, 1, 0),
+                                             detail=err.strerror or str(err))]
     return source, _guarded(
         path, lambda: analyze_source(source, path, config, project=project))
 
@@ -162,8 +157,7 @@ def _guarded(path: str, run: Callable[[], list[Diagnostic]]) -> list[Diagnostic]
         where = traceback.extract_tb(err.__traceback__)[-1]
         detail = (f"{type(err).__name__}: {err} (at {os.path.basename(where.filename)}:"
                   f"{where.lineno}); please report this with the file")
-        return [Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail),
-                           Span(path, 1, 0, 1, 0))]
+        return [msg.INTERNAL_ERROR.at(Span(path, 1, 0, 1, 0), detail=detail)]
 
 
 def _as_config(config: Config | TableConfig | None) -> Config:

@@ -18,7 +18,7 @@ from typing import Any
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Diagnostic, Severity, Span
 from ..compiler.messages import Message
-from .selection import ALWAYS_REPORTED, Selection, normalize_pattern
+from .selection import Selection, always_reported, normalize_pattern
 
 TABLE = "cutile-check"
 
@@ -70,7 +70,7 @@ class Config:
     def enabled(self, code: str, path: str) -> bool:
         if not self.selection.enabled(code):
             return False
-        if code in ALWAYS_REPORTED or not self.per_file_ignores:
+        if always_reported(code) or not self.per_file_ignores:
             return True
         parts = self.relative_parts(path)
         return not any(
@@ -78,7 +78,7 @@ class Config:
             for glob, codes in self.per_file_ignores)
 
     def severity_of(self, code: str, default: Severity) -> Severity:
-        if code in ALWAYS_REPORTED:
+        if always_reported(code):
             return default
         for prefix, severity in self.severity:
             if code.startswith(prefix):
@@ -129,14 +129,13 @@ def read_pyproject(path: str) -> tuple[Config | None, list[Diagnostic]]:
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as err:
         return Config(root=os.path.dirname(os.path.abspath(path)), source=path), [
-            Diagnostic("CT901", msg.CONFIG_UNREADABLE.format(path=path, detail=str(err)),
-                       Span(path, 1, 0, 1, 0))]
+            msg.CONFIG_UNREADABLE.at(Span(path, 1, 0, 1, 0), path=path, detail=str(err))]
     except tomllib.TOMLDecodeError as err:
         line, col = _toml_error_position(str(err), text)
         detail = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(err))
         return Config(root=os.path.dirname(os.path.abspath(path)), source=path), [
-            Diagnostic("CT901", msg.CONFIG_UNREADABLE.format(path=path, detail=detail),
-                       Span(path, line, col, line, col + 1))]
+            msg.CONFIG_UNREADABLE.at(Span(path, line, col, line, col + 1), path=path,
+                                     detail=detail)]
     tool = data.get("tool")
     if not isinstance(tool, dict) or TABLE not in tool:
         return None, []
@@ -255,7 +254,7 @@ class _Locator:
               **kwargs: str) -> Diagnostic:
         line, col, width = self._find(where, value_text)
         span = Span(self.path, line, col, line, col + width)
-        return Diagnostic("CT901", message.format(**kwargs), span)
+        return message.at(span, **kwargs)
 
     def _find(self, key: str | None, value_text: str | None) -> tuple[int, int, int]:
         header = None

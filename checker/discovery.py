@@ -32,7 +32,7 @@ class ConfigResolver:
             if config is None:
                 span = Span(path, 1, 0, 1, 0)
                 self.diagnostics.append(
-                    Diagnostic("CT901", msg.CONFIG_NO_TABLE.format(path=path), span))
+                    msg.CONFIG_NO_TABLE.at(span, path=path))
                 config = Config(root=os.path.dirname(os.path.abspath(path)), source=path)
             self._explicit = config.with_overrides(self.overrides)
 
@@ -91,7 +91,7 @@ def iter_files(paths: list[str], resolver: ConfigResolver) -> Iterator[str | Dia
                 continue
             yield path
         else:
-            yield Diagnostic("CT901", msg.PATH_NOT_FOUND.format(path=path), Span(path, 1, 0, 1, 0))
+            yield msg.PATH_NOT_FOUND.at(Span(path, 1, 0, 1, 0), path=path)
 
 
 def is_force_excluded(path: str, resolver: ConfigResolver) -> bool:

@@ -15,7 +15,7 @@ def explain(code_or_name: str) -> str | None:
 
 def render(entry: Code) -> str:
     parts = [f"{entry.code} ({entry.name}): {entry.summary}", "",
-             textwrap.fill(entry.doc, width=88)]
+             textwrap.fill(entry.doc, width=88), "", textwrap.fill(entry.behaviour, width=88)]
     if entry.example:
         parts += ["", "Example:", "", textwrap.indent(entry.example, "    ")]
     return "\n".join(parts) + "\n"

@@ -13,8 +13,11 @@ from dataclasses import dataclass
 
 from ..compiler.codes import BY_NAME, CODES
 
-# Codes that are never filtered: a broken configuration or a crash must not pass silently.
-ALWAYS_REPORTED = frozenset({"CT901", "CT999"})
+
+def always_reported(code: str) -> bool:
+    """Fatal codes (a broken configuration, a crash) are never filtered or downgraded: a run
+    that could not check everything must not pass silently."""
+    return CODES[code].fatal
 
 
 def normalize_pattern(pattern: str) -> str | None:
@@ -41,7 +44,7 @@ class Selection:
     ignore: tuple[str, ...] = ()
 
     def enabled(self, code: str) -> bool:
-        if code in ALWAYS_REPORTED:
+        if always_reported(code):
             return True
         best_select = _longest(code, self.select)
         best_ignore = _longest(code, self.ignore)

@@ -4,7 +4,8 @@
 A line suppression covers every line of the logical statement it sits on, so a comment on any line
 of a multi-line call silences a finding reported on another line of it. Comments are found with
 `tokenize`, so text inside strings never counts. Unused suppressions become CT902 and unknown codes
-CT903.
+CT903. Whether a code can be suppressed is the registry's (`Code.suppressible`): a syntax error
+(CT100) and the CT9xx findings cannot; a comment aimed at one is reported, not honoured.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class Suppression:
     misplaced: bool = False  # an ignore-file after the top of the file
     used: set[str] = field(default_factory=set)
     used_any: bool = False
+    refused: list[str] = field(default_factory=list)  # unsuppressible codes it would have covered
 
     def covers(self, code: str) -> bool:
         if self.misplaced:
@@ -121,13 +123,13 @@ def _entries(found: Suppressions, match: re.Match[str], path: str, line: int,
     items = list(_ENTRY.finditer(codes))
     if not items:
         span = Span(path, line, col + match.start(), line, col + match.end())
-        found.problems.append(Diagnostic("CT903", msg.EMPTY_SUPPRESSION.format(), span))
+        found.problems.append(msg.EMPTY_SUPPRESSION.at(span))
     for item in items:
         code = normalize_pattern(item.group())
         if code is None:
             span = Span(path, line, offset + item.start(), line, offset + item.end())
-            found.problems.append(Diagnostic("CT903", msg.UNKNOWN_SUPPRESSION_CODE.format(
-                code=item.group(), hint=_hint(item.group())), span))
+            found.problems.append(msg.UNKNOWN_SUPPRESSION_CODE.at(
+                span, code=item.group(), hint=_hint(item.group())))
         else:
             entries.append(code)
     return tuple(entries)
@@ -140,18 +142,21 @@ def _hint(text: str) -> str:
 
 
 def apply(diags: list[Diagnostic], found: Suppressions) -> list[Diagnostic]:
-    """The diagnostics that no suppression covers; marks the suppressions that were used.
-    CT9xx findings (configuration, suppressions, internal errors) cannot be suppressed."""
+    """The diagnostics that no suppression covers; marks the suppressions that were used, and
+    those that name a finding the registry says cannot be suppressed."""
     if not found.line and not found.file:
         return diags
     kept: list[Diagnostic] = []
     for diag in diags:
-        if diag.code.startswith("CT9"):
-            kept.append(diag)
-            continue
         hits = [s for s in found.file if s.covers(diag.code)]
         anchor = found.statement_start.get(diag.span.line, diag.span.line)
         hits += [s for s in found.line.get(anchor, ()) if s.covers(diag.code)]
+        if not diag.entry.suppressible:
+            for supp in hits:
+                if diag.code not in supp.refused:
+                    supp.refused.append(diag.code)
+            kept.append(diag)
+            continue
         for supp in hits:
             supp.mark(diag.code)
         if not hits:
@@ -160,22 +165,24 @@ def apply(diags: list[Diagnostic], found: Suppressions) -> list[Diagnostic]:
 
 
 def unused(found: Suppressions) -> list[Diagnostic]:
-    """CT902 for every suppression (or listed code) that silenced nothing."""
+    """CT902 for every suppression (or listed code) that silenced nothing; one that only met
+    unsuppressible findings says so."""
     out: list[Diagnostic] = []
     for supp in found.all():
         if supp.misplaced:
-            out.append(Diagnostic("CT902", msg.MISPLACED_FILE_SUPPRESSION.format(), supp.span))
+            out.append(msg.MISPLACED_FILE_SUPPRESSION.at(supp.span))
+        elif supp.refused and not supp.used_any:
+            out.append(msg.UNSUPPRESSIBLE.at(supp.span, codes=_or(supp.refused)))
         elif supp.entries is None:
             if not supp.used_any:
-                message = (msg.UNUSED_FILE_SUPPRESSION.format(codes="cutile") if supp.file_level
-                           else msg.UNUSED_SUPPRESSION_ANY.format())
-                out.append(Diagnostic("CT902", message, supp.span))
+                out.append(msg.UNUSED_FILE_SUPPRESSION.at(supp.span, codes="cutile")
+                           if supp.file_level else msg.UNUSED_SUPPRESSION_ANY.at(supp.span))
         else:
             idle = [e for e in supp.entries if e not in supp.used]
             if idle:
-                template = msg.UNUSED_FILE_SUPPRESSION if supp.file_level else \
+                message = msg.UNUSED_FILE_SUPPRESSION if supp.file_level else \
                     msg.UNUSED_SUPPRESSION
-                out.append(Diagnostic("CT902", template.format(codes=_or(idle)), supp.span))
+                out.append(message.at(supp.span, codes=_or(idle)))
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import messages as msg
 from .diagnostics import Diagnostic, Span, dedupe
-from .errors import KernelError, LaunchError
+from .errors import error_for
 from .frontend.exprs import TypedName
 from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
 from .frontend.params import KernelSignature, read_signature
@@ -55,7 +55,7 @@ def _internal(err: Exception, doing: str, span: Span) -> Diagnostic:
     what = text[0][:120] if text else ""
     detail = f"{doing} failed with {type(err).__name__}{': ' + what if what else ''}; please " \
         "report this with the file"
-    return Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail), span)
+    return msg.INTERNAL_ERROR.at(span, detail=detail)
 
 
 def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:
@@ -78,11 +78,11 @@ def specialized_ir(info: ModuleInfo, name: str, spec: Specialization) -> KernelI
     result = specialize(info, name, spec.const_values)
     errors = [d for d in result.diagnostics if d.severity.value == "error"]
     if errors or result.ir is None:
-        raise KernelError(errors or [_internal(RuntimeError(f"no IR for {name}"), f"specializing "
-                                               f"'{name}'", result.signature.span)])
+        raise error_for(errors or [_internal(RuntimeError(f"no IR for {name}"), f"specializing "
+                                             f"'{name}'", result.signature.span)])
     misuse = persistent_misuse(result.ir, spec)
     if misuse:
-        raise LaunchError(misuse)
+        raise error_for(misuse)
     return result.ir
 
 

@@ -1,12 +1,57 @@
-"""The registry of diagnostic codes: one entry per code, with a kebab-case name and its docs.
+"""The registry of diagnostic codes: one entry per code, with a kebab-case name, its docs and its
+behaviour (severity, whether a comment can suppress it, the exception it raises at run time, the
+language server's quick fix).
 
-Every user-facing failure of cutile (frontend, checker, runtime, toolchain) carries one of these.
+Every user-facing failure of cutile (frontend, checker, runtime, toolchain) carries one of these,
+and every part of cutile reads a code's behaviour from here: no other table of codes exists.
 `cutile-check --explain CODE` prints the entry; docs/codes.md is generated from it.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+class Family(enum.Enum):
+    """The range a code belongs to, with its title; docs/codes.md has one section per family."""
+
+    SYNTAX = "CT1xx: kernel syntax the compiler does not support"
+    TYPES = "CT2xx: tile types"
+    OWNERSHIP = "CT3xx: ownership"
+    LAUNCH = "CT4xx: launches and bounds"
+    TOOLCHAIN = "CT5xx: toolchain and device"
+    TOOL = "CT9xx: configuration, suppressions and internal errors"
+
+    @property
+    def prefix(self) -> str:
+        return self.value[:3]
+
+
+class Raises(enum.Enum):
+    """The exception class a finding raises at run time, by its name in cutile.compiler.errors.
+    The registry sits below the exception classes, so it names them; errors.py maps each once."""
+
+    KERNEL = "KernelError"
+    OWNERSHIP = "OwnershipError"
+    LAUNCH = "LaunchError"
+    COMPILE = "CompileError"
+    DEVICE = "DeviceError"
+    CUTILE = "CutileError"  # configuration and internal errors: no narrower class fits
+
+
+class QuickFix(enum.Enum):
+    """A language-server code action that rewrites code (lsp/fixes.py maps each to its function),
+    by what it does. Suppression comments are offered for every suppressible code instead."""
+
+    ASTYPE = "convert one operand with `.astype(...)`"
+    REBIND_FROM_SYNC = "rebind the names from the launch's `.sync()`"
 
 
 @dataclass(frozen=True)
@@ -15,17 +60,55 @@ class Code:
     name: str
     summary: str
     doc: str
+    example: str
+    family: Family
+    raises: Raises
+    severity: Severity = Severity.ERROR  # before configuration overrides
+    suppressible: bool = True  # whether `# cutile: ignore` can silence it
+    fix: QuickFix | None = None
+    fatal: bool = False  # the run itself is not trustworthy: cutile-check exits 2
+
+    @property
+    def behaviour(self) -> str:
+        """The behaviour as a sentence, for docs/codes.md and `cutile-check --explain`."""
+        parts = [f"Severity: {self.severity.value}.",
+                 f"Suppressible: {'yes' if self.suppressible else 'no'}.",
+                 f"Raises `ct.{self.raises.value}` at run time."]
+        if self.fix is not None:
+            parts.append(f"Quick fix: {self.fix.value}.")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One registry entry as written below; its family gives the defaults it does not set."""
+
+    code: str
+    name: str
+    summary: str
+    doc: str
     example: str = ""
+    raises: Raises | None = None
+    severity: Severity = Severity.ERROR
+    suppressible: bool = True
+    fix: QuickFix | None = None
+    fatal: bool = False
 
 
-def _c(code: str, name: str, summary: str, doc: str, example: str = "") -> Code:
-    return Code(code, name, summary, " ".join(doc.split()), example.strip("\n"))
+_c = _Entry
 
 
-_ALL = [
-    # CT1xx: Python the kernel compiler does not support.
+def _family(family: Family, raises: Raises, entries: list[_Entry]) -> list[Code]:
+    return [Code(e.code, e.name, e.summary, " ".join(e.doc.split()), e.example.strip("\n"),
+                 family, e.raises or raises, e.severity, e.suppressible, e.fix, e.fatal)
+            for e in entries]
+
+
+_ALL: list[Code] = [
+    *_family(Family.SYNTAX, Raises.KERNEL, [  # CT1xx: Python the kernel compiler does not support.
     _c("CT100", "syntax-error", "The file is not valid Python",
-       "The file could not be parsed, so nothing in it was checked. Fix the syntax error first."),
+       "The file could not be parsed, so nothing in it was checked. Fix the syntax error first.",
+       suppressible=False),
     _c("CT101", "unsupported-statement", "A statement kernels cannot contain",
        """Kernels and `@ct.function` helpers are compiled to GPU code and support assignments,
        `if`/`elif`/`else`, `for ... in range(...)`, `while`, `break`, `continue`, `pass` and
@@ -92,7 +175,8 @@ def k(z: Mut[Tensor[f32, (128,)]]) -> None:
 def k(z: Mut[Tensor[f32, (128,)]]) -> None:
     z.store(ct.zeros((128,), f32))
 """),
-    # CT2xx: tile types.
+    ]),
+    *_family(Family.TYPES, Raises.KERNEL, [  # CT2xx: tile types.
     _c("CT201", "shape-mismatch", "Tile shapes that do not broadcast or do not match",
        """Elementwise operations broadcast NumPy-style: shapes are right-aligned and a dimension of
        size 1 expands. `(128,) + (64,)` is an error; `(128,) + (1,)` is not. Stores need the tile
@@ -103,7 +187,8 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT202", "dtype-mismatch", "Tiles of different dtypes mixed without a cast",
        """cutile never converts implicitly between float widths or between integers and floats:
        `f16 + f32` is an error. Convert explicitly with `t.astype(f32)`. Python number literals
-       take the dtype of the tile they meet, but a float literal cannot meet an integer tile."""),
+       take the dtype of the tile they meet, but a float literal cannot meet an integer tile.""",
+       fix=QuickFix.ASTYPE),
     _c("CT203", "rank-mismatch", "A tile or index of the wrong rank",
        """The operation needs a tile (or index tuple) of a different rank: for example a tuple of
        two indices for a rank-2 partition, a rank-2 tile for `transpose()`, or a rank-0 tile for a
@@ -145,11 +230,13 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT214", "literal-type", "A literal that does not fit the tile's dtype",
        """A Python literal adopts the dtype of the tile it meets; a float literal cannot meet an
        integer tile, and an integer literal must fit the integer dtype."""),
-    # CT3xx: ownership.
+    ]),
+    *_family(Family.OWNERSHIP, Raises.OWNERSHIP, [  # CT3xx: ownership.
     _c("CT301", "use-after-move", "A tensor used after it was moved",
        """`t.partition(...)` moves `t` into the partition, and passing a partition to a `Mut`
        parameter moves it into the launch. The old name is dead until the launch returns it:
-       rebind from the result, e.g. `z, x = add(z, x).sync()`."""),
+       rebind from the result, e.g. `z, x = add(z, x).sync()`.""",
+       fix=QuickFix.REBIND_FROM_SYNC),
     _c("CT302", "aliased-arguments", "The same storage passed as Mut and as another argument",
        """A launch owns its `Mut` arguments exclusively. Passing the same tensor (or a view of it)
        as a `Mut` output and as an input, or as two `Mut` outputs, of one launch would be a data
@@ -166,7 +253,8 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT306", "move-in-loop", "A tensor moved inside a loop",
        """A tensor moved in one iteration is gone in the next. Rebind it from the launch's result
        inside the loop body."""),
-    # CT4xx: launch and bounds.
+    ]),
+    *_family(Family.LAUNCH, Raises.LAUNCH, [  # CT4xx: launch and bounds.
     _c("CT401", "partition-shape", "A partition whose tile shape does not fit the kernel",
        """The partition's tile shape must match the `Mut` parameter's static shape (and rank)."""),
     _c("CT402", "grid-mismatch", "Mut outputs that need different grids",
@@ -186,20 +274,24 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT407", "foreign-tile-index", "A store into a Mut tensor at a chosen tile index",
        """In safe kernels each block writes only its own slab, so `z.store(tile)` takes no index.
        A persistent kernel writes each of its slabs through the slab the loop gives it:
-       `for zt in z.tiles(): zt.store(tile)`."""),
-    _c("CT408", "bad-partition", "An invalid partition order or block count",
-       """`order` must be `ct.row_major`, `ct.col_major` or `ct.grouped(n)` with n >= 1, and
-       `blocks` a positive integer."""),
+       `for zt in z.tiles(): zt.store(tile)`.""",
+       raises=Raises.KERNEL),
+    _c("CT408", "bad-partition", "An invalid partition tile shape, order or block count",
+       """A partition's tile shape has the tensor's rank and positive power-of-two dimensions
+       (tiles in kernels are powers of two, CT208); `order` must be `ct.row_major`,
+       `ct.col_major` or `ct.grouped(n)` with n >= 1, and `blocks` a positive integer."""),
     _c("CT409", "partition-in-tiles-loop", "A Mut tensor used inside its own z.tiles() loop",
        """Inside `for zt in z.tiles():` the block is working on the slab `zt`; `z` itself names
        no single slab there, so `z.load()` or `z.store(t)` would touch the wrong one. Use `zt`:
-       `zt.store(t)`, `zt.load()`, `zt.tile_index()`, `ct.load_tile_like(x, zt)`."""),
+       `zt.store(t)`, `zt.load()`, `zt.tile_index()`, `ct.load_tile_like(x, zt)`.""",
+       raises=Raises.KERNEL),
     _c("CT410", "persistent-without-loop", "A persistent partition for a kernel that does not loop",
        """`z.partition(tile, blocks=n)` launches n blocks that each own several slabs, which
        only `for zt in z.tiles():` visits. A kernel that uses `z.store(t)`, `z.load()`,
        `z.tile_index()` or `ct.load_tile_like(x, z)` outside such a loop would reach one slab per
        block and leave the others unwritten, so the launch is refused."""),
-    # CT5xx: toolchain and device.
+    ]),
+    *_family(Family.TOOLCHAIN, Raises.COMPILE, [  # CT5xx: toolchain and device.
     _c("CT501", "toolchain-missing", "tileiras (or its ptxas/libnvvm) was not found",
        """cutile compiles through NVIDIA's `tileiras`. Install the pinned wheels
        (`pip install cutile` brings them) or point `CUTILE_TILEIRAS` at a tileiras binary."""),
@@ -211,23 +303,31 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
        says where) for a bug report."""),
     _c("CT504", "no-device", "No usable CUDA device",
        """The CUDA backend needs an NVIDIA GPU and driver. Use `CUTILE_BACKEND=interpreter` to run
-       on the CPU."""),
+       on the CPU.""",
+       raises=Raises.DEVICE),
     _c("CT505", "driver-error", "The CUDA driver reported an error",
-       """A driver call failed; the message names the call and the driver's error."""),
+       """A driver call failed; the message names the call and the driver's error.""",
+       raises=Raises.DEVICE),
     _c("CT506", "unreadable-cubin", "A cubin whose resource usage cannot be read",
        """`Compiled.resources` reads registers, threads and memory sizes from the cubin's ELF
        sections. The bytes were not a cubin, or one of a layout this reader does not know (the
        message says what was missing); tileiras's output format may have changed."""),
-    # CT9xx: configuration, suppressions, internal errors.
+    ]),
+    *_family(Family.TOOL, Raises.CUTILE, [  # CT9xx: configuration, suppressions, internal errors.
     _c("CT901", "bad-config", "Invalid cutile-check configuration",
-       """A key or value in `[tool.cutile-check]` of `pyproject.toml` is not valid."""),
+       """A key or value in `[tool.cutile-check]` of `pyproject.toml` is not valid.""",
+       suppressible=False, fatal=True),
     _c("CT902", "unused-suppression", "A suppression comment that suppresses nothing",
-       """`# cutile: ignore[...]` on a line with no matching finding. Remove it."""),
+       """`# cutile: ignore[...]` on a line with no matching finding. Remove it.""",
+       severity=Severity.WARNING, suppressible=False),
     _c("CT903", "unknown-suppression-code", "A suppression naming an unknown code",
        """The code in `# cutile: ignore[...]` is not a cutile code (see
-       `cutile-check --explain`)."""),
+       `cutile-check --explain`).""",
+       suppressible=False),
     _c("CT999", "internal-error", "cutile failed internally",
-       """A bug in cutile. Please report it with the file that triggered it."""),
+       """A bug in cutile. Please report it with the file that triggered it.""",
+       suppressible=False, fatal=True),
+    ]),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

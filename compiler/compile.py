@@ -17,8 +17,7 @@ from pathlib import Path
 from . import messages as msg
 from .api import specialized_ir
 from .bytecode import Version, encode
-from .diagnostics import Diagnostic
-from .errors import CompileError
+from .errors import error_for
 from .frontend.source import ModuleInfo
 from .lower import EntrySlot, Lowered, LowerError, lower
 from .specialization import MutFacts, Specialization, TensorFacts
@@ -59,8 +58,7 @@ def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
         return lower(ir, spec)
     except LowerError as err:
         detail = f"lowering '{name}' failed: {err}; please report this with the file"
-        raise CompileError([Diagnostic("CT999", msg.INTERNAL_ERROR.format(detail=detail),
-                                       ir.span)]) from None
+        raise error_for([msg.INTERNAL_ERROR.at(ir.span, detail=detail)]) from None
 
 
 def specialization_key(info: ModuleInfo, name: str, spec: Specialization, lowered: Lowered

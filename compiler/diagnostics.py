@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import cast
 
-from .codes import CODES
+from .codes import CODES, Code
+from .codes import Severity as Severity  # defined with the registry; used everywhere from here
 
-
-class Severity(enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    NOTE = "note"
+# Filled in from the code's registry entry: a Diagnostic is born with its code's severity.
+_FROM_REGISTRY = cast(Severity, None)
+FieldValue = str | int | float | bool | None | tuple[object, ...]
 
 
 @dataclass(frozen=True, order=True)
@@ -37,15 +37,35 @@ class Note:
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """One finding. `fields` are the values its message was built from (see Message.at), so tools
+    such as quick fixes read them instead of parsing `message`; `template` names that message."""
+
     code: str
     message: str
     span: Span
-    severity: Severity = Severity.ERROR
+    severity: Severity = _FROM_REGISTRY
     notes: tuple[Note, ...] = field(default=())
+    fields: Mapping[str, FieldValue] = field(default_factory=dict, compare=False)
+    template: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if self.code not in CODES:
+        entry = CODES.get(self.code)
+        if entry is None:
             raise ValueError(f"unregistered diagnostic code {self.code}")
+        if self.severity is _FROM_REGISTRY:
+            object.__setattr__(self, "severity", entry.severity)
+        if not isinstance(self.fields, MappingProxyType):
+            object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Mapping proxies do not pickle; the checker sends findings between processes.
+        return (Diagnostic, (self.code, self.message, self.span, self.severity, self.notes,
+                             dict(self.fields), self.template))
+
+    @property
+    def entry(self) -> Code:
+        """The registry entry of this code: its name, docs and behaviour."""
+        return CODES[self.code]
 
     @property
     def name(self) -> str:
@@ -56,6 +76,17 @@ class Diagnostic:
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.span.path, self.span.line, self.span.col, self.code)
+
+
+def field_value(value: object) -> FieldValue:
+    """How a message field is kept on its Diagnostic: plain data as is, anything else (dtypes,
+    tile types) as the text the message shows, so findings stay small and picklable."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, tuple) and all(
+            v is None or isinstance(v, str | int | float | bool) for v in value):
+        return value
+    return str(value)
 
 
 def dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

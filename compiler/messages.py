@@ -6,10 +6,12 @@ runtime say the same thing the same way, and keeps messages searchable.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .codes import CODES
+from .diagnostics import Diagnostic, Note, Span, field_value
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,19 @@ class Message:
     def __post_init__(self) -> None:
         assert self.code in CODES, self.code
 
+    def at(self, span: Span, notes: Sequence[Note] = (), /, **fields: Any) -> Diagnostic:
+        """The finding this message makes at `span`: its text built once from `fields`, which the
+        Diagnostic keeps (quick fixes read them rather than parsing the text)."""
+        return Diagnostic(self.code, self.template.format(**fields), span, notes=tuple(notes),
+                          fields={k: field_value(v) for k, v in fields.items()},
+                          template=self.template)
+
+    def made(self, diag: Diagnostic) -> bool:
+        """Whether `diag` was built from this message."""
+        return diag.code == self.code and diag.template == self.template
+
     def format(self, **kwargs: Any) -> str:
+        """The text alone, for notes and warnings that are not Diagnostics."""
         return self.template.format(**kwargs)
 
 
@@ -220,3 +234,7 @@ EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
 UNREADABLE_FILE = Message("CT999", "cannot read this file: {detail}")
 UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
+PARTITION_NOT_POW2 = Message("CT408", "partition tile dimension {dim} in {shape} is not a power "
+                             "of two; use {lo} or {hi}")
+UNSUPPRESSIBLE = Message("CT902", "this suppression has no effect: {codes} cannot be suppressed; "
+                         "fix the finding instead")

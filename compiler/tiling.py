@@ -95,6 +95,5 @@ def persistent_misuse(ir: KernelIR, spec: Specialization) -> list[Diagnostic]:
         use = next((op for op in ir.walk() if op.name == "tile_index" and
                     op.operands[0] is param.value), None)
         if use is not None:
-            out.append(Diagnostic("CT410", msg.PERSISTENT_WITHOUT_LOOP.format(name=param.name),
-                                  use.span))
+            out.append(msg.PERSISTENT_WITHOUT_LOOP.at(use.span, name=param.name))
     return out

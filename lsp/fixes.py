@@ -1,33 +1,41 @@
 """Quick fixes that rewrite code: `.astype(...)` for a dtype mix (CT202) and rebinding from
 `.sync()` after a use of a value moved into a launch (CT301).
 
-Each returns no fix when the code around the diagnostic is not the shape the fix understands.
+Which code gets which fix is the registry's (`Code.fix`); `quick_fixes` maps each kind to its
+function once. Fixes read the values the message was built from (`Diagnostic.fields`), never its
+text. Each returns no fix when the code around the diagnostic is not the shape it understands.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
+from cutile.compiler.codes import QuickFix
 from cutile.compiler.diagnostics import Diagnostic, Span
 from cutile.compiler.frontend.source import parse_module
 from cutile.compiler.messages import DTYPE_MIX, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
 
 from .edits import Edit, Fix
-from .syntax import Parsed, covers, parse, size, template_regex
+from .syntax import Parsed, covers, parse, size
 
-_DTYPE_MIX = template_regex(DTYPE_MIX)
-_WHERE_DTYPES = template_regex(WHERE_DTYPES)
-_MOVED_INTO_LAUNCH = template_regex(USE_AFTER_MOVE_LAUNCH)
 # Operands that take `.astype(...)` without parentheses.
 _PRIMARY = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
 
 
+def quick_fixes(source: str, diag: Diagnostic) -> list[Fix]:
+    """The rewriting fixes the registry declares for the diagnostic's code."""
+    kind = diag.entry.fix
+    return [] if kind is None else FIXES[kind](source, diag)
+
+
 def astype_fixes(source: str, diag: Diagnostic) -> list[Fix]:
-    match = _DTYPE_MIX.match(diag.message) or _WHERE_DTYPES.match(diag.message)
-    parsed = parse(source) if match else None
-    if match is None or parsed is None:
+    made = DTYPE_MIX.made(diag) or WHERE_DTYPES.made(diag)
+    parsed = parse(source) if made else None
+    if parsed is None:
         return []
-    left, right = match.group("a"), match.group("b")
+    left, right = str(diag.fields["a"]), str(diag.fields["b"])
     operands = _operands(parsed, diag.span)
     if operands is None:
         return []
@@ -102,7 +110,7 @@ def sync_fixes(source: str, diag: Diagnostic) -> list[Fix]:
     parsed = parse(source) if sites else None
     if parsed is None:
         return []
-    into_launch = _MOVED_INTO_LAUNCH.match(diag.message) is not None
+    into_launch = USE_AFTER_MOVE_LAUNCH.made(diag)
     fixes: list[Fix] = []
     for site in sites:
         fix = _rebind_from_sync(parsed, site, into_launch)
@@ -137,3 +145,9 @@ def _rebind_from_sync(parsed: Parsed, site: Span, into_launch: bool) -> Fix | No
         edit = Edit(value.start.line, value.start.column, value.end.line, value.end.column, text)
         return Fix(f"Use the values returned by .sync(): {lhs} = ...", (edit,), preferred=True)
     return None
+
+
+FIXES: dict[QuickFix, Callable[[str, Diagnostic], list[Fix]]] = {
+    QuickFix.ASTYPE: astype_fixes,
+    QuickFix.REBIND_FROM_SYNC: sync_fixes,
+}

@@ -27,7 +27,7 @@ from . import SERVER_NAME, engine
 from .convert import to_lsp
 from .edits import Fix
 from .engine import is_config_file
-from .fixes import astype_fixes, sync_fixes
+from .fixes import quick_fixes
 from .hover import hover_at, ownership_hover
 from .inlay import inlay_hints
 from .options import SECTION, ClientOptions, parse_options
@@ -213,11 +213,7 @@ class CutileLanguageServer(LanguageServer):
             lsp_diag = to_lsp(diag, uri, lines, self.options, self.encoding)
             if lsp_diag is None or not _overlaps(lsp_diag.range, params.range):
                 continue
-            fixes: list[Fix] = []
-            if diag.code == "CT202":
-                fixes += astype_fixes(doc.source, diag)
-            if diag.code == "CT301":
-                fixes += sync_fixes(doc.source, diag)
+            fixes = quick_fixes(doc.source, diag)
             suppress = suppression_fix(doc.source, diag.span.line, diag.code)
             fixes += [suppress] if suppress else []
             actions += [self._action(uri, lines, fix, lsp_diag) for fix in fixes]

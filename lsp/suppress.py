@@ -11,14 +11,17 @@ import io
 import re
 import tokenize
 
+from cutile.compiler.codes import CODES
+
 from .edits import Edit, Fix
 
 SUPPRESSION = re.compile(r"#\s*cutile:\s*ignore\[(?P<codes>[^\]]*)\]")
-UNSUPPRESSIBLE = ("CT100", "CT9")  # a syntax error or a configuration problem cannot be silenced
 
 
 def suppression_fix(source: str, line: int, code: str) -> Fix | None:
-    if code.startswith(UNSUPPRESSIBLE):
+    """None where the registry says the code cannot be suppressed (the checker would not honour
+    the comment) or where no comment can be added safely."""
+    if not CODES[code].suppressible:
         return None
     lines = source.splitlines()
     if not 1 <= line <= len(lines):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -10,7 +9,6 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from cutile.compiler.diagnostics import Span
-from cutile.compiler.messages import Message
 
 
 @dataclass(frozen=True)
@@ -45,10 +43,3 @@ def covers(outer: CodeRange, span: Span) -> bool:
 
 def size(r: CodeRange) -> tuple[int, int]:
     return (r.end.line - r.start.line, r.end.column - r.start.column)
-
-
-def template_regex(message: Message) -> re.Pattern[str]:
-    """A regex matching messages made from `message`, with one named group per placeholder."""
-    parts = re.split(r"\{(\w+)\}", message.template)
-    pattern = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
-    return re.compile(f"^{pattern}$", re.DOTALL)

@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..compiler import messages as msg
-from ..compiler.diagnostics import Diagnostic
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType, integer_range
-from ..compiler.errors import LaunchError, OwnershipError
+from ..compiler.errors import LaunchError
 from ..compiler.frontend.params import KernelSignature, ParamSpec
 from ..compiler.specialization import MutFacts, ParamFacts, Specialization, tensor_facts
-from .errors import diagnostic
+from .errors import launch_error, ownership_error
 from .ownership import State, check_usable
 from .partition import Partition
 from .sites import Site, argument_span, argument_text
@@ -106,8 +105,8 @@ class Binder:
              site: Site) -> MutFacts:
         if isinstance(value, Tensor):
             text = argument_text(site, at, p.name)
-            raise OwnershipError([diagnostic(msg.UNPARTITIONED_MUT, argument_span(site, at),
-                                             param=p.name, kernel=self.name, name=text)])
+            raise ownership_error(msg.UNPARTITIONED_MUT, argument_span(site, at),
+                                  param=p.name, kernel=self.name, name=text)
         if not isinstance(value, Partition):
             raise self._mismatch(p, at, site, f"a partition of {p.dtype} "
                                  "(tensor.partition(tile_shape))", _describe(value))
@@ -190,8 +189,7 @@ class Binder:
 
     # -- errors ----------------------------------------------------------------------------
     def _err(self, message: msg.Message, span: Any, **fields: Any) -> LaunchError:
-        return LaunchError([Diagnostic(message.code, message.format(kernel=self.name, **fields),
-                                       span)])
+        return launch_error(message, span, kernel=self.name, **fields)
 
     def _mismatch(self, p: ParamSpec, at: int | str, site: Site, want: str,
                   got: str) -> LaunchError:

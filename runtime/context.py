@@ -11,7 +11,6 @@ import os
 import threading
 
 from ..compiler import messages as msg
-from ..compiler.errors import CutileError
 from .backends.base import Backend
 from .errors import device_error
 
@@ -77,9 +76,9 @@ def set_current_stream(stream: int | None) -> int | None:
 def _select() -> Backend:
     choice = os.environ.get(ENV, "").strip().lower()
     if choice not in ("", "cuda", "interpreter"):
-        from .errors import diagnostic
+        from .errors import error
 
-        raise CutileError([diagnostic(msg.BAD_BACKEND_ENV, None, value=choice)])
+        raise error(msg.BAD_BACKEND_ENV, None, value=choice)
     if choice == "interpreter":
         return _interpreter()
     if choice == "cuda":

@@ -1,4 +1,8 @@
-"""Building the runtime's errors: a code, the registry's wording, the user's call site, notes."""
+"""Building the runtime's errors: a code, the registry's wording, the user's call site, notes.
+
+The exception class is the registry's (`Code.raises`, through `compiler.errors.error_for`); the
+typed helpers below only state which class their callers expect, checked against the registry.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,14 @@ from typing import Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Diagnostic, Note, Span
-from ..compiler.errors import DeviceError, LaunchError, OwnershipError
+from ..compiler.errors import (
+    CutileError,
+    DeviceError,
+    LaunchError,
+    OwnershipError,
+    error_for,
+    expected_error,
+)
 from .sites import Site, caller_site
 
 
@@ -18,16 +29,22 @@ def where(site: Site | Span | None) -> Span:
 
 def diagnostic(message: msg.Message, site: Site | Span | None, notes: tuple[Note, ...] = (),
                **fields: Any) -> Diagnostic:
-    return Diagnostic(message.code, message.format(**fields), where(site), notes=notes)
+    return message.at(where(site), notes, **fields)
+
+
+def error(message: msg.Message, site: Site | Span | None, notes: tuple[Note, ...] = (),
+          **fields: Any) -> CutileError:
+    """The exception the registry declares for `message`'s code."""
+    return error_for([diagnostic(message, site, notes, **fields)])
 
 
 def ownership_error(message: msg.Message, site: Site | Span | None,
                     notes: tuple[Note, ...] = (), **fields: Any) -> OwnershipError:
-    return OwnershipError([diagnostic(message, site, notes, **fields)])
+    return expected_error(OwnershipError, [diagnostic(message, site, notes, **fields)])
 
 
 def launch_error(message: msg.Message, site: Site | Span | None, **fields: Any) -> LaunchError:
-    return LaunchError([diagnostic(message, site, **fields)])
+    return expected_error(LaunchError, [diagnostic(message, site, **fields)])
 
 
 NO_DEVICE = msg.NO_DEVICE
@@ -35,4 +52,4 @@ DRIVER_ERROR = msg.DRIVER_ERROR
 
 
 def device_error(message: msg.Message, **fields: Any) -> DeviceError:
-    return DeviceError([diagnostic(message, None, **fields)])
+    return expected_error(DeviceError, [diagnostic(message, None, **fields)])

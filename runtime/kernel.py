@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from ..compiler import messages as msg
 from ..compiler.api import check_kernel
 from ..compiler.diagnostics import Diagnostic
-from ..compiler.errors import KernelError
+from ..compiler.errors import error_for
 from ..compiler.frontend.params import read_signature
 from ..compiler.frontend.source import ModuleInfo, parse_module
 from ..compiler.kernel_options import HINTS, option_problem
 from ..compiler.specialization import Specialization
 from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
-from .errors import launch_error
+from .errors import error
 from .launch import launch, launch_linked, launch_unchecked, launch_unchecked_linked
 from .ops import linked_launchers
 from .ownership import State
@@ -67,7 +67,7 @@ class Kernel:
             path, source = _module_source(self.fn)
             info = parse_module(source, path)
             if isinstance(info, Diagnostic):
-                raise KernelError([info])
+                raise error_for([info])
             self._module = info
         return self._module
 
@@ -78,7 +78,7 @@ class Kernel:
             info = self.module()
             sig, diags = read_signature(info, info.functions[self.fn.__name__])
             if diags:
-                raise KernelError(diags)
+                raise error_for(diags)
             self._binder = Binder(self, sig)
         return self._binder
 
@@ -106,7 +106,7 @@ class Kernel:
             problem = option_problem(name, value) if name in HINTS else (
                 f"is not a hint (hints: {', '.join(HINTS)})")
             if problem is not None:
-                raise launch_error(msg.BAD_KERNEL_OPTION, None, name=name, problem=problem)
+                raise error(msg.BAD_KERNEL_OPTION, None, name=name, problem=problem)
             if value is None:
                 merged.pop(name, None)
             else:
@@ -116,7 +116,7 @@ class Kernel:
     def ensure_valid(self) -> None:
         errors = [d for d in self.check() if d.severity.value == "error"]
         if errors:
-            raise KernelError(errors)
+            raise error_for(errors)
 
     # `kernel(*args)`: a lazy launch (run it with .sync(), await, .then(fn) or .graph()).
     # The launcher itself, not a method calling it: one Python frame less on every launch.

@@ -13,7 +13,7 @@ from ..compiler.dsl.orders import TileOrder
 from ..compiler.dtypes import DType
 from ..compiler.errors import LaunchError
 from ..compiler.tiling import Tiling
-from .errors import diagnostic, launch_error
+from .errors import launch_error
 from .ownership import Owned, State, check_usable
 from .sites import Site, caller_site, receiver_name
 from .tensor import Tensor
@@ -127,8 +127,8 @@ def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | 
             raise _bad(f"tile dimensions are positive ints, got {dim!r} in {tile}", site)
         if dim & (dim - 1):
             lo = 1 << (dim.bit_length() - 1)
-            raise LaunchError([diagnostic(msg.NOT_POW2, site, dim=dim, shape=tile, lo=lo,
-                                          hi=lo * 2)])
+            raise launch_error(msg.PARTITION_NOT_POW2, site, dim=dim, shape=tile, lo=lo,
+                               hi=lo * 2)
     if not isinstance(order, TileOrder):
         raise _bad(f"order must be ct.row_major, ct.col_major or ct.grouped(n), not {order!r}",
                    site)

@@ -11,18 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from cutile.compiler.codes import CODES, Code
+from cutile.compiler.codes import CODES, Code, Family
 
 OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "codes.md"
-
-RANGES = [
-    ("CT1", "CT1xx: kernel syntax the compiler does not support"),
-    ("CT2", "CT2xx: tile types"),
-    ("CT3", "CT3xx: ownership"),
-    ("CT4", "CT4xx: launches and bounds"),
-    ("CT5", "CT5xx: toolchain and device"),
-    ("CT9", "CT9xx: configuration, suppressions and internal errors"),
-]
 
 
 def render() -> str:
@@ -34,23 +25,32 @@ def render() -> str:
         "Every finding of cutile (the `cutile-check` CLI, the language server, and errors raised",
         "by the JIT and the runtime) carries one of these codes. `cutile-check --explain CODE`",
         "prints an entry; `# cutile: ignore[CODE]` silences a finding on one statement (see",
-        "[checker.md](checker.md)).",
+        "[checker.md](checker.md)) unless the code is not suppressible. The severity is the",
+        "default before `severity` overrides; at run time a finding raises the exception named",
+        "in its entry.",
         "",
     ]
-    for prefix, title in RANGES:
-        codes = [c for c in CODES.values() if c.code.startswith(prefix)]
+    for family in Family:
+        codes = [c for c in CODES.values() if c.family is family]
         if not codes:
             continue
-        out += [f"## {title}", "", "| code | name | summary |", "|---|---|---|"]
-        out += [f"| [{c.code}](#{c.code.lower()}) | `{c.name}` | {c.summary} |" for c in codes]
+        out += [f"## {family.value}", "", "| code | name | severity | suppressible | summary |",
+                "|---|---|---|---|---|"]
+        out += [f"| [{c.code}](#{c.code.lower()}) | `{c.name}` | {c.severity.value} | "
+                f"{_yes(c.suppressible)} | {c.summary} |" for c in codes]
         out.append("")
         for code in codes:
             out += _entry(code)
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
 def _entry(code: Code) -> list[str]:
-    lines = [f"### {code.code}", "", f"**{code.name}**: {code.summary}.", "", code.doc, ""]
+    lines = [f"### {code.code}", "", f"**{code.name}**: {code.summary}.", "", code.doc, "",
+             code.behaviour, ""]
     if code.example:
         lines += ["```python", code.example, "```", ""]
     return lines

@@ -1,5 +1,7 @@
 """A JSON list of findings: {path, line, col, end_line, end_col, code, name, severity, message,
-notes}. Lines and columns are 1-based; `end_col` is exclusive, as in the other formats."""
+fields, notes}. Lines and columns are 1-based; `end_col` is exclusive, as in the other formats.
+`fields` are the values the message was built from (names, dtypes, shapes), for tools that act
+on a finding without parsing its text."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ def location(span: Span) -> dict[str, Any]:
 def to_dict(diag: Diagnostic) -> dict[str, Any]:
     out = location(diag.span)
     out.update(code=diag.code, name=diag.name, severity=diag.severity.value,
-               message=diag.message)
+               message=diag.message, fields=dict(diag.fields))
     out["notes"] = [
         {"message": n.message, **(location(n.span) if n.span else {})} for n in diag.notes]
     return out

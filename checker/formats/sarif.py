@@ -34,7 +34,7 @@ def _rules() -> list[dict[str, Any]]:
         "shortDescription": {"text": c.summary},
         "fullDescription": {"text": c.doc},
         "help": {"text": f"{c.doc}\n\ncutile-check --explain {c.code}"},
-        "defaultConfiguration": {"level": "warning" if c.code == "CT902" else "error"},
+        "defaultConfiguration": {"level": _LEVEL[c.severity]},
     } for c in CODES.values()]
 
 

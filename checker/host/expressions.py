@@ -107,13 +107,11 @@ def use_after_move(ctx: Ctx, st: State, node: ast.AST, name: str,
     span = ctx.span(node)
     notes = (Note(msg.MOVED_HERE.format(name=moved.name), moved.site),)
     if _crosses_iteration(ctx.loops, moved.loops):
-        return Diagnostic("CT306", msg.MOVE_IN_LOOP.format(name=name), span, notes=notes)
+        return msg.MOVE_IN_LOOP.at(span, notes, name=name)
     if moved.op is not None and ctx.world.is_pending(st.pending, moved.op):
         kernel = ctx.world.ops[moved.op].kernel
-        return Diagnostic("CT301", msg.USE_AFTER_MOVE_LAUNCH.format(name=name, kernel=kernel),
-                          span, notes=notes)
-    return Diagnostic("CT301", msg.USE_AFTER_MOVE.format(name=name, how=moved.how), span,
-                      notes=notes)
+        return msg.USE_AFTER_MOVE_LAUNCH.at(span, notes, name=name, kernel=kernel)
+    return msg.USE_AFTER_MOVE.at(span, notes, name=name, how=moved.how)
 
 
 def _crosses_iteration(now: list[tuple[int, int]], then: tuple[tuple[int, int], ...]) -> bool:

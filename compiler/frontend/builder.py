@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from .. import messages as msg
-from ..diagnostics import Diagnostic, Note, Span
+from ..diagnostics import Note, Span
 from ..dtypes import BOOL, F32, I32, DType, integer_range
 from ..ir import Block, ConstVal, Op, Value
 from ..messages import Message
@@ -60,7 +60,7 @@ class Builder:
     # -- failing --------------------------------------------------------------------------------
     def fail(self, message: Message, span: Span, *, notes: Sequence[Note] = (),
              **kwargs: Any) -> NoReturn:
-        raise Reject(Diagnostic(message.code, message.format(**kwargs), span, notes=tuple(notes)))
+        raise Reject(message.at(span, notes, **kwargs))
 
     # -- operand kinds --------------------------------------------------------------------------
     def known(self, arg: Arg) -> Value | TupleVal:

@@ -67,9 +67,9 @@ class ControlFlow(Statements):
             self.if_(stmt)
         elif isinstance(stmt, (ast.For, ast.While)):
             if stmt.orelse:
-                self.record(Reject(Diagnostic("CT101", msg.UNSUPPORTED_STATEMENT.format(
-                    what="else on a loop", hint="; use a flag or restructure the loop"),
-                    self.span(stmt.orelse[0]))))
+                self.record(Reject(msg.UNSUPPORTED_STATEMENT.at(
+                    self.span(stmt.orelse[0]), what="else on a loop",
+                    hint="; use a flag or restructure the loop")))
             self.for_(stmt) if isinstance(stmt, ast.For) else self.while_(stmt)
         elif isinstance(stmt, COMPOUND):
             self.compound_rejected(stmt)
@@ -319,16 +319,15 @@ class ControlFlow(Statements):
                     self.env[name] = UNKNOWN
                 return
             if target.id in self.const_params:
-                self.record(Reject(Diagnostic("CT210", msg.CONST_REASSIGNED.format(
-                    name=target.id), self.span(target))))
+                self.record(Reject(msg.CONST_REASSIGNED.at(self.span(target), name=target.id)))
             iv.name = target.id
             self.env[target.id] = iv
             return
         z = self.env.get(owner)
         assert isinstance(z, Value) and isinstance(z.type, TensorType)
         if not isinstance(target, ast.Name):
-            self.record(Reject(Diagnostic("CT113", msg.TILES_LOOP_TARGET.format(
-                name=owner, what=f"'{self.ctx.info.code(target)}'"), self.span(target))))
+            self.record(Reject(msg.TILES_LOOP_TARGET.at(
+                self.span(target), name=owner, what=f"'{self.ctx.info.code(target)}'")))
             for name in _target_list(target):
                 self.env[name] = UNKNOWN
             return
@@ -442,22 +441,20 @@ def _changed(before: dict[str, Binding], envs: list[dict[str, Binding]]) -> list
 
 
 def _early_return(span: Span) -> Diagnostic:
-    return Diagnostic("CT101", msg.UNSUPPORTED_STATEMENT.format(
-        what="return in only one branch", hint="; helpers are inlined, so give the if an else "
-        "that returns too, or return after it"), span)
+    return msg.UNSUPPORTED_STATEMENT.at(span, what="return in only one branch",
+                                        hint="; helpers are inlined, so give the if an else "
+        "that returns too, or return after it")
 
 
 def _bad_target(owner: Statements, target: ast.expr) -> Diagnostic:
-    return Diagnostic("CT113", msg.UNSUPPORTED_LOOP.format(what="tuple targets of range()"),
-                      owner.span(target))
+    return msg.UNSUPPORTED_LOOP.at(owner.span(target), what="tuple targets of range()")
 
 
 def _type_changes_branch(name: str, a: Value, b: Value) -> Diagnostic:
-    return Diagnostic("CT212", msg.TYPE_CHANGES_BRANCH.format(name=name, a=a.type, b=b.type),
-                      b.span, notes=(Note(f"'{name}' is {a.type} here", a.span),))
+    return msg.TYPE_CHANGES_BRANCH.at(b.span, (Note(f"'{name}' is {a.type} here", a.span),),
+                                      name=name, a=a.type, b=b.type)
 
 
 def _type_changes_loop(name: str, before: Type, v: Value, loop: Span) -> Diagnostic:
-    return Diagnostic("CT212", msg.TYPE_CHANGES_LOOP.format(name=name, before=before,
-                                                            after=v.type),
-                      v.span, notes=(Note("the loop starts here", loop),))
+    return msg.TYPE_CHANGES_LOOP.at(v.span, (Note("the loop starts here", loop),), name=name,
+                                    before=before, after=v.type)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import messages as msg
 from ..diagnostics import Diagnostic, Note, Span
@@ -362,8 +362,8 @@ class Expressions:
     def record(self, err: Reject) -> None:
         diag = err.diag
         if self.call_site is not None:
-            diag = Diagnostic(diag.code, diag.message, diag.span, diag.severity,
-                              (*diag.notes, Note("in the call from here", self.call_site)))
+            diag = replace(diag, notes=(*diag.notes, Note("in the call from here",
+                                                          self.call_site)))
         self.ctx.diags.append(diag)
 
 

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from .. import messages as msg
+from ..codes import Family
 from ..diagnostics import Diagnostic, Span, dedupe
 from ..ir import KernelIR, Param, Value
 from ..types import ConstType, Dim, SymInt, TensorType, TileType
@@ -145,7 +146,7 @@ def check_helper_syntax(info: ModuleInfo, fn: FunctionDef) -> list[Diagnostic]:
     ctx = Context(info, Builder(), None)
     env: dict[str, Binding] = {n: UNKNOWN for n in _annotated_names(fn.node)}
     Analyzer(ctx, env, False).body(fn.node.body)
-    return [d for d in ctx.diags if d.code.startswith("CT1")]
+    return [d for d in ctx.diags if d.entry.family is Family.SYNTAX]
 
 
 

@@ -46,20 +46,19 @@ def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, 
     diags: list[Diagnostic] = []
     params: list[ParamSpec] = []
     if isinstance(node, ast.AsyncFunctionDef):
-        diags.append(Diagnostic("CT107", msg.BAD_PARAMETER_KIND.format(what="'async def'"),
-                                info.keyword_span(node, "async")))
+        diags.append(msg.BAD_PARAMETER_KIND.at(info.keyword_span(node, "async"),
+                                               what="'async def'"))
     args = node.args
     for what, bad in (("*args", args.vararg), ("**kwargs", args.kwarg)):
         if bad is not None:
-            diags.append(Diagnostic("CT107", msg.BAD_PARAMETER_KIND.format(what=what),
-                                    info.span(bad)))
+            diags.append(msg.BAD_PARAMETER_KIND.at(info.span(bad), what=what))
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
     defaults += [*args.defaults, *args.kw_defaults]
     for p, default in zip([*positional, *args.kwonlyargs], defaults, strict=True):
         if fn.is_kernel and default is not None:
-            diags.append(Diagnostic("CT107", msg.BAD_PARAMETER_KIND.format(
-                what=f"a default value for '{p.arg}'"), info.span(default)))
+            diags.append(msg.BAD_PARAMETER_KIND.at(info.span(default),
+                                                   what=f"a default value for '{p.arg}'"))
         spec, diag = _read_param(info, p, fn.is_kernel)
         if diag is not None:
             diags.append(diag)
@@ -91,8 +90,7 @@ def _check_options(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDe
             else:
                 problem, name = option_problem(kw.arg, value), kw.arg
             if problem is not None:
-                diags.append(Diagnostic("CT114", msg.BAD_KERNEL_OPTION.format(
-                    name=name, problem=problem), info.span(kw)))
+                diags.append(msg.BAD_KERNEL_OPTION.at(info.span(kw), name=name, problem=problem))
     return diags
 
 
@@ -103,7 +101,7 @@ def _read_param(
     span = info.arg_span(p)
     if p.annotation is None:
         if is_kernel:
-            return None, Diagnostic("CT107", msg.MISSING_ANNOTATION.format(name=name), span)
+            return None, msg.MISSING_ANNOTATION.at(span, name=name)
         return None, None
     try:
         return _parse_annotation(info, name, span, p.annotation), None
@@ -111,8 +109,7 @@ def _read_param(
         if not is_kernel:
             return None, None  # helpers' annotations are documentation only
         where = info.span(bad.node) if bad.node is not None else span
-        return None, Diagnostic("CT107", msg.BAD_ANNOTATION.format(name=name, detail=bad.detail),
-                                where)
+        return None, msg.BAD_ANNOTATION.at(where, name=name, detail=bad.detail)
 
 
 class _BadAnnotation(Exception):
@@ -196,7 +193,7 @@ def _check_shape_names(params: list[ParamSpec]) -> list[Diagnostic]:
     for p in params:
         for entry in p.shape:
             if isinstance(entry, str) and entry not in consts:
-                diags.append(Diagnostic("CT107", msg.BAD_ANNOTATION.format(
-                    name=p.name, detail=f"shape entry '{entry}' must name a Const[int] parameter"),
-                    p.span))
+                diags.append(msg.BAD_ANNOTATION.at(
+                    p.span, name=p.name,
+                    detail=f"shape entry '{entry}' must name a Const[int] parameter"))
     return diags

@@ -115,11 +115,9 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
         line = err.lineno or 1
         col = max(0, (err.offset or 1) - 1)
         span = Span(path, line, col, line, col + 1)
-        return Diagnostic("CT100", msg.SYNTAX_ERROR.format(detail=err.msg or "cannot parse"),
-                          span)
+        return msg.SYNTAX_ERROR.at(span, detail=err.msg or "cannot parse")
     except ValueError as err:  # e.g. null bytes in the source
-        return Diagnostic("CT100", msg.SYNTAX_ERROR.format(detail=str(err)),
-                          Span(path, 1, 0, 1, 1))
+        return msg.SYNTAX_ERROR.at(Span(path, 1, 0, 1, 1), detail=str(err))
     info = ModuleInfo(path, source, tree, source.splitlines())
     _scan_top_level(info)
     return info

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 
 from .. import messages as msg
-from ..diagnostics import Diagnostic
 from ..ir import Value
 from ..types import TileType
 from .exprs import AUG_OPS, Expressions, TypedName
@@ -125,13 +124,11 @@ class Statements(Expressions):
     def compound_rejected(self, node: ast.stmt) -> None:
         info = self.ctx.info
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.record(Reject(Diagnostic("CT106", msg.NESTED_FUNCTION.format(name=node.name),
-                                          info.name_span(node))))
+            self.record(Reject(msg.NESTED_FUNCTION.at(info.name_span(node), name=node.name)))
             return
         what, hint = REJECTED_COMPOUND.get(type(node), (type(node).__name__.lower(), ""))
         span = info.keyword_span(node, what.split()[0])
-        self.record(Reject(Diagnostic("CT101", msg.UNSUPPORTED_STATEMENT.format(
-            what=what, hint=hint), span)))
+        self.record(Reject(msg.UNSUPPORTED_STATEMENT.at(span, what=what, hint=hint)))
 
 
 def _assigned(stmt: ast.stmt) -> list[str]:

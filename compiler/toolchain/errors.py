@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import Diagnostic, Span
-from ..errors import CompileError
+from ..diagnostics import Span
+from ..errors import CompileError, expected_error
 from ..messages import Message
 
 # Toolchain problems often have no source location; they point at this pseudo-file unless the
@@ -19,4 +19,4 @@ PIN_COMMAND = " ".join(f"{w}=={PINNED}" for w in WHEELS)
 
 
 def toolchain_error(message: Message, span: Span | None = None, **fields: Any) -> CompileError:
-    return CompileError([Diagnostic(message.code, message.format(**fields), span or NO_SPAN)])
+    return expected_error(CompileError, [message.at(span or NO_SPAN, **fields)])

@@ -9,8 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic
-from ...compiler.errors import DeviceError
+from ...compiler.errors import error_for
 from ...compiler.ir import Op
 from ...compiler.types import PartitionType, TileType
 from .memory import PartitionRef, load, store, tiling_of
@@ -205,8 +204,8 @@ def _printf(o: Op, args: list[Any], blk: Block) -> list[Any]:
 @op("assert")
 def _assert(o: Op, args: list[Any], blk: Block) -> list[Any]:
     if not np.all(args[0]):
-        text = msg.DEVICE_ASSERT.format(block=blk.coords, message=o.attrs.get("message", ""))
-        raise DeviceError([Diagnostic(msg.DEVICE_ASSERT.code, text, o.span)])
+        raise error_for([msg.DEVICE_ASSERT.at(o.span, block=blk.coords,
+                                              message=o.attrs.get("message", ""))])
     return []
 
 

@@ -83,7 +83,7 @@ def test_json_fields_and_one_based_columns(cli: Runner, tmp_path: Path) -> None:
         "name": "bad-signature", "severity": "error",
         "message": "kernel parameter 'x' needs an annotation such as Tensor[f32, (-1,)], "
                    "Mut[Tensor[f32, (128,)]] or Const[int]",
-        "notes": []}]
+        "fields": {"name": "x"}, "notes": []}]
 
 
 def test_json_notes(tmp_path: Path) -> None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from cutile.compiler.api import check_source
+from cutile.compiler.codes import CODES
 from cutile.compiler.diagnostics import Diagnostic, Note, Span
 from cutile.compiler.messages import DTYPE_MIX, MOVED_HERE, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
 from cutile.lsp import engine
 from cutile.lsp.convert import to_lsp
 from cutile.lsp.edits import apply
 from cutile.lsp.engine import TypedName
-from cutile.lsp.fixes import astype_fixes, sync_fixes
+from cutile.lsp.fixes import astype_fixes, quick_fixes, sync_fixes
 from cutile.lsp.hover import hover_at, ownership_hover
 from cutile.lsp.options import ClientOptions, parse_options
 from cutile.lsp.positions import UTF8, UTF16, from_position, to_range
@@ -68,6 +70,14 @@ def test_suppression_appends_or_extends() -> None:
     assert suppression_fix('s = """\nabc\n"""\n', 2, "CT201") is None
 
 
+def test_suppression_fix_follows_the_registry() -> None:
+    # The checker honours a comment exactly for the suppressible codes: offer it for those only.
+    for code, entry in CODES.items():
+        fix = suppression_fix("x = 1\n", 1, code)
+        assert (fix is not None) == entry.suppressible, code
+    assert not CODES["CT100"].suppressible and not CODES["CT902"].suppressible
+
+
 KERNEL = '''\
 import cutile as ct
 from cutile import f16, f32
@@ -91,18 +101,41 @@ def _line_col(text: str, needle: str) -> tuple[int, int]:
 
 def test_astype_fixes_convert_either_operand() -> None:
     line, col = _line_col(KERNEL, "a + b * 2")
-    diag = Diagnostic("CT202", DTYPE_MIX.format(op="add", a="f16", b="f32"),
-                      span(line, col, col + len("a + b * 2")))
-    fixes = astype_fixes(KERNEL, diag)
+    diag = DTYPE_MIX.at(span(line, col, col + len("a + b * 2")), op="add", a="f16", b="f32")
+    fixes = quick_fixes(KERNEL, diag)
     results = [apply(KERNEL, f.edits).splitlines()[line - 1].strip() for f in fixes]
     assert results == ["c = a + (b * 2).astype(f16)", "c = a.astype(f32) + b * 2"]
+
+
+def test_astype_fixes_read_fields_not_text() -> None:
+    line, col = _line_col(KERNEL, "a + b * 2")
+    where = span(line, col, col + len("a + b * 2"))
+    # The same text without the fields it was built from offers nothing: no parsing of messages.
+    text_only = Diagnostic("CT202", DTYPE_MIX.format(op="add", a="f16", b="f32"), where)
+    assert astype_fixes(KERNEL, text_only) == []
+    # Fields decide the dtypes even where the text would say otherwise.
+    diag = DTYPE_MIX.at(where, op="add", a="f16", b="f32")
+    tampered = Diagnostic(diag.code, "cannot add bf16 and f64 tiles", where, fields=diag.fields,
+                          template=diag.template)
+    assert [f.title for f in astype_fixes(KERNEL, tampered)] == [
+        f.title for f in astype_fixes(KERNEL, diag)]
+
+
+def test_frontend_findings_carry_their_fields() -> None:
+    [diag] = [d for d in check_source(KERNEL, "m.py") if d.code == "CT202"
+              and DTYPE_MIX.made(d)]
+    assert (diag.fields["op"], diag.fields["a"], diag.fields["b"]) == ("add", "f16", "f32")
+    [where] = [d for d in check_source(KERNEL, "m.py") if WHERE_DTYPES.made(d)]
+    assert (where.fields["a"], where.fields["b"]) == ("f16", "f32")
+    assert [f.title for f in quick_fixes(KERNEL, diag)] == [
+        "Convert the right operand to f16 with .astype(f16)",
+        "Convert the left operand to f32 with .astype(f32)"]
 
 
 def test_astype_fix_for_where_uses_the_module_alias() -> None:
     source = KERNEL.replace("from cutile import f16, f32\n", "")
     line, col = _line_col(source, "ct.where(")
-    diag = Diagnostic("CT202", WHERE_DTYPES.format(a="f16", b="f32"),
-                      span(line, col, col + len("ct.where(a > 0, a, b)")))
+    diag = WHERE_DTYPES.at(span(line, col, col + len("ct.where(a > 0, a, b)")), a="f16", b="f32")
     first = astype_fixes(source, diag)[0]
     assert "ct.where(a > 0, a, b.astype(ct.f16))" in apply(source, first.edits)
 
@@ -117,9 +150,8 @@ print(z)
 def test_sync_fix_rebinds_the_launch_arguments() -> None:
     line, col = _line_col(HOST, "add(z")
     moved = Note(MOVED_HERE.format(name="z"), span(line, col + 4, col + 5))
-    diag = Diagnostic("CT301", USE_AFTER_MOVE_LAUNCH.format(name="z", kernel="add"),
-                      span(3, 6, 7), notes=(moved,))
-    [fix] = sync_fixes(HOST, diag)
+    diag = USE_AFTER_MOVE_LAUNCH.at(span(3, 6, 7), (moved,), name="z", kernel="add")
+    [fix] = quick_fixes(HOST, diag)
     assert fix.preferred
     assert apply(HOST, fix.edits).splitlines()[1] == (
         "z, _ = add(z, x.partition((4,)), B=128).sync()")

@@ -184,3 +184,17 @@ async def test_quick_fixes_for_reported_findings_apply(
         remaining = analyze_source(fixed, str(path.resolve()))
         assert diag.code not in {d.code for d in remaining if d.span.line - 1 ==
                                  diag.range.start.line}, fixed
+
+
+async def test_syntax_errors_cannot_be_suppressed_in_the_editor(
+        client: RecordingClient, tmp_path: Path) -> None:
+    # The registry says CT100 is not suppressible: the server reports it despite the comment
+    # (as the command line does) and offers no action to add one.
+    source = BAD_SIGNATURE.replace(") -> None:", ") -> None  # cutile: ignore")
+    uri = client.open(tmp_path / "syntax_ignored.py", source)
+    diags = await client.wait_diagnostics(uri, 1)
+    assert [d.code for d in diags] == ["CT100", "CT902"]
+    assert analyze_source(source, str((tmp_path / "syntax_ignored.py").resolve()))[0].code == \
+        "CT100"
+    actions = await _quick_fixes(client, uri, diags[0])
+    assert not [a for a in actions if a.title.startswith("Suppress")]
