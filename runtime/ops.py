@@ -21,6 +21,7 @@ from typing import Any
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
+from .context import set_current_stream
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Owned, State
 from .sites import LinkSite, Site, caller_site, internal_files, receiver_name, site_of
@@ -322,6 +323,18 @@ class ChainOp(DeviceOp):
         self.phase = Phase.DONE
 
 
+def _retarget(op: DeviceOp, stream: int) -> int | None:
+    """Points an op (and the launches a chain makes as it starts) at `stream`; returns the
+    current stream to restore afterwards."""
+    link: DeviceOp = op
+    while True:
+        link.stream = stream
+        if type(link) is not ChainOp:
+            break
+        link = link._first
+    return set_current_stream(stream)
+
+
 class GraphOp:
     """A captured op: the graph owns the op's arguments until `sync()` hands them back."""
 
@@ -332,11 +345,14 @@ class GraphOp:
         self._backend = op.backend
         self._stream = op.stream
         op._prepare()
-        self._backend.begin_capture(self._stream)
+        capture = self._backend.capture_stream(self._stream)
+        restore = _retarget(op, capture)
+        self._backend.begin_capture(capture)
         try:
             self._results = op._start()
         finally:
-            self._graph: Graph | None = self._backend.end_capture(self._stream)
+            self._graph: Graph | None = self._backend.end_capture(capture)
+            set_current_stream(restore)
         self._own = Owned()
         self._last: Event = DoneEvent()
         self.replay()

@@ -140,6 +140,10 @@ class Backend(ABC):
     def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
         """Compiles (or fetches from cache) what runs this specialization on this backend."""
 
+    def capture_stream(self, stream: int) -> int:
+        """The stream to capture work meant for `stream` on (the same one where it can be)."""
+        return stream
+
     @abstractmethod
     def begin_capture(self, stream: int) -> None: ...
 

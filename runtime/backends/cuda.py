@@ -15,6 +15,8 @@ from ..cuda.allocator import CachingAllocator, RawOps
 from .base import Backend, Buffer, Device, DoneEvent, Event, Executable, Graph
 from .pack import Packer
 
+_DEFAULT_STREAMS = frozenset({0, 1, 2})  # legacy (0 and CU_STREAM_LEGACY), per-thread
+
 if TYPE_CHECKING:
     from ...compiler.specialization import Specialization
     from ..kernel import Kernel
@@ -61,6 +63,7 @@ class CudaBackend(Backend):
         self._local.ctx = self._ctx
         self.arch = "sm_{}{}".format(*driver.compute_capability(ordinal))
         self._stream = driver.stream_create()
+        self._capture: int | None = None  # made on the first capture of a default stream
         self._events: list[int] = []
         self._capturing = False
         self._functions: dict[str, int] = {}  # cubin digest -> CUfunction (module kept loaded)
@@ -163,6 +166,16 @@ class CudaBackend(Backend):
             event = self._raw_event(stream)
             driver.stream_wait_event(consumer_stream, event)
             self._events.append(event)
+
+    def capture_stream(self, stream: int) -> int:
+        """The driver cannot capture the legacy or per-thread default streams (handles 0, 1,
+        2; torch's default stream is 0): capture on a private stream, replay on theirs."""
+        if stream not in _DEFAULT_STREAMS:
+            return stream
+        if self._capture is None:
+            self.current()
+            self._capture = driver.stream_create()
+        return self._capture
 
     def begin_capture(self, stream: int) -> None:
         self.current()

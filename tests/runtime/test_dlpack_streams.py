@@ -84,3 +84,20 @@ def test_producer_on_a_side_stream_orders_before_our_stream(cuda: Any) -> None:
     with torch.cuda.stream(side):  # and torch reads our result on its side stream
         back = torch.from_dlpack(out)
         assert torch.equal(back, torch.full_like(x, 10.0))
+
+
+@pytest.mark.gpu
+def test_graph_of_work_on_torch_default_stream(cuda: Any) -> None:
+    # The driver cannot capture the legacy default stream: the capture runs on a private
+    # stream and the replays on torch's.
+    torch = pytest.importorskip("torch")
+    old = context.set_current_stream(torch.cuda.current_stream().cuda_stream)
+    try:
+        op = k.inc(ct.zeros((4096,), f32).partition((512,))).then(k.inc)
+        g = op.graph()
+        for _ in range(4):
+            g.replay()
+        (z,) = g.sync()
+    finally:
+        context.set_current_stream(old)
+    np.testing.assert_array_equal(z.unpartition().numpy(), np.full(4096, 10.0, np.float32))
