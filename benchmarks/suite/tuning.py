@@ -3,17 +3,19 @@ each case, its partition (tile shape, tile order, persistent block count) and it
 
 The kernels themselves stay as written in `examples/` (and `benchmarks/kernels/`); only the launch
 parameters live here. Several variants per case are timed and the best is the row's cutile number.
-Code-generation hints (`occupancy`, `num_ctas`, `opt_level`) go per variant through
-`kernel.with_hints(...)`, over the kernel's decorator.
+Code-generation hints (`occupancy`, `num_ctas`, `opt_level`, `worker_warps`) go per variant
+through `kernel.with_hints(...)`, over the kernel's decorator.
 
 `cutile_variants` is the default list (the current best guesses, 2-3 per case);
-`sweep_variants` adds more candidates per case (at most 8), timed as well under
-`python -m benchmarks.suite --sweep` (which calls `set_sweep(True)`).
+`sweep_variants` adds more candidates per case (at most 10), timed as well under
+`python -m benchmarks.suite --sweep` (which calls `set_sweep(True)`). The sweep tries
+`worker_warps=8` (Tile IR's `num_worker_warps_per_cta`: two math warpgroups per CTA, 384 threads
+with tileiras' producer warps, so fewer values and registers per thread) on every row it tunes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .plan import Case
@@ -81,6 +83,13 @@ def _label(base: str, hints: dict[str, int]) -> str:
     return base + "".join(f" {k}={v}" for k, v in hints.items())
 
 
+def _warps(v: Variant, warps: int, occ: int | None = None) -> Variant:
+    """`v` with the `worker_warps` hint (and another occupancy, if given)."""
+    hints = {**v.hints, "worker_warps": warps, **({} if occ is None else {"occupancy": occ})}
+    base = v.label.split(" occupancy=")[0].split(" num_ctas=")[0].split(" worker_warps=")[0]
+    return replace(v, label=_label(base, hints), hints=hints)
+
+
 def _rows_per_block(n: int, elems: int) -> int:
     return max(1, elems // n)
 
@@ -108,6 +117,24 @@ def _split_row(name: str, n: int, per_cta: int, ctas: int, occ: int) -> Variant:
     softmax row on one CTA is 128 per thread at 2 CTAs/SM; on 4 CTAs it is 32 at 4 per SM."""
     bm = max(1, per_cta * ctas // n)
     return _row(name, n, bm, min(occ, _row_occupancy(bm * n // ctas, 8)), ctas)
+
+
+def _row_occupancy8(elems: int) -> int:
+    """Blocks per SM for a row tile of `elems` f32 values with 8 worker warps (384 threads, 256
+    doing math): about elems / 256 + 16 registers per thread without spills (tileiras, sm_90:
+    16384 values fit 80 registers at 2 blocks, spill at 3), at most 4."""
+    return max(1, min(4, 65536 // 384 // (elems // 256 + 16)))
+
+
+def _row_warps(name: str, n: int) -> list[Variant]:
+    """`worker_warps=8` row variants: 2-16 K values per block, at the most blocks per SM that
+    fit and one fewer."""
+    out = []
+    for elems in (16384, 8192, 4096):
+        bm = _rows_per_block(n, elems)
+        occ = _row_occupancy8(bm * n)
+        out += [_warps(_row(name, n, bm), 8, o) for o in (occ, occ - 1) if o >= 1]
+    return _unique(out)
 
 
 def _gemm(bm: int, bn: int, bk: int, hints: dict[str, int] | None = None) -> Variant:
@@ -202,44 +229,61 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
 
 
 def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
-    """More candidates per case (at most 8), for `--sweep`."""
+    """More candidates per case (at most 10), for `--sweep`."""
     p = case.params
     k = case.kernel
     if k == "gemm":
+        # 8 worker warps: two consumer warpgroups split a 128x256 or 256x128 tile (64 or 128
+        # rows each), the way cuBLAS's Hopper kernels do, so no cluster is needed against spills
         return [_gemm(128, 128, 64), _gemm(128, 128, 64, {"num_ctas": 2}),
                 _gemm(128, 256, 64, {"num_ctas": 2}), _gemm(256, 128, 64, {"num_ctas": 2}),
-                _gemm(128, 128, 128), _gemm(128, 256, 64, {"num_ctas": 2, "occupancy": 1}),
-                _gemm(128, 256, 64)]
+                _gemm(128, 128, 128), _gemm(128, 256, 64),
+                _gemm(128, 128, 64, {"worker_warps": 8}),
+                _gemm(128, 256, 64, {"worker_warps": 8}),
+                _gemm(256, 128, 64, {"worker_warps": 8}),
+                _gemm(128, 256, 64, {"worker_warps": 8, "num_ctas": 2})]
     if k == "softmax":
         n = p["n"]
-        bm = _rows_per_block(n, 16384)
-        out = [_row("softmax", n, bm, _row_occupancy(bm * n))]
-        for per_cta, ctas, occ in ((8192, 2, 4), (8192, 2, 3), (4096, 4, 4), (4096, 4, 6),
-                                   (2048, 8, 8), (2048, 8, 4), (4096, 2, 6)):
-            v = _split_row("softmax", n, per_cta, ctas, occ)
-            if v.label not in {o.label for o in out}:
-                out.append(v)
-        return out[:8]
+        out = []
+        for elems in (16384, 8192, 4096):
+            bm = _rows_per_block(n, elems)
+            out.append(_row("softmax", n, bm, _row_occupancy(bm * n)))
+        out += _row_warps("softmax", n)
+        out += [_split_row("softmax", n, 8192, 2, 4), _split_row("softmax", n, 4096, 4, 4)]
+        return _unique(out)[:10]
     if k in _ROW_KERNELS:
         n, name = p["n"], _ROW_KERNELS[k]
         out = [_split_row(name, n, 8192, 2, 4)]  # 2 rows per CTA as a 2-CTA cluster
-        for elems, occs in ((4096, (6, 4)), (8192, (4, 2)), (16384, (2,)), (32768, (1,))):
+        for elems, occs in ((4096, (6, 4)), (8192, (4, 2)), (16384, (2,))):
             bm = _rows_per_block(n, elems)
             for occ in occs:
-                v = _row(name, n, bm, min(occ, _row_occupancy(bm * n, 8)))
-                if v.label not in {o.label for o in out}:
-                    out.append(v)
-        return out[:8]
+                out.append(_row(name, n, bm, min(occ, _row_occupancy(bm * n, 8))))
+        return _unique(out[:6] + _row_warps(name, n))[:10]
     if k == "attention":
         d, causal = p["d"], bool(p["causal"])
+        # the example's decorator says occupancy=2 (128 registers at 256 threads); with 8 worker
+        # warps (384 threads) one CTA per SM already has 170 registers per thread
         return [_attention(d, causal, 128, 64), _attention(d, causal, 64, 64),
-                _attention(d, causal, 128, 64, 1), _attention(d, causal, 128, 128),
-                _attention(d, causal, 64, 128), _attention(d, causal, 128, 32)]
+                _attention(d, causal, 128, 128), _attention(d, causal, 128, 32),
+                _warps(_attention(d, causal, 128, 64), 8, 1),
+                _warps(_attention(d, causal, 128, 128), 8, 1),
+                _warps(_attention(d, causal, 256, 64), 8, 1),
+                _warps(_attention(d, causal, 128, 32), 8, 1),
+                _warps(_attention(d, causal, 128, 64), 4)]
     if k == "gemv":
         m = p["m"]
         if m == 1:
             return [_gemv(32, 256, 4), _gemv(16, 512, 4), _gemv(64, 128, 4), _gemv(32, 256, 2),
-                    _gemv(32, 256), _gemv(16, 512), _gemv(8, 1024, 4), _gemv(16, 256, 4)]
+                    _gemv(32, 256), _gemv(16, 512), _warps(_gemv(32, 256), 8, 2),
+                    _warps(_gemv(16, 512), 8, 2), _warps(_gemv(64, 128), 8, 1)]
         return [_gemv_mma(m, 64, 128), _gemv_mma(m, 32, 256), _gemv_mma(m, 64, 128, 2),
-                _gemv_mma(m, 64, 128, 4), _gemv_mma(m, 32, 256, 4), _gemv_mma(m, 128, 64, 2)]
+                _gemv_mma(m, 64, 128, 4), _gemv_mma(m, 32, 256, 4),
+                _warps(_gemv_mma(m, 64, 128), 8, 2), _warps(_gemv_mma(m, 128, 64), 8, 2)]
     return default_variants(case, arch)
+
+
+def _unique(vs: list[Variant]) -> list[Variant]:
+    by_label: dict[str, Variant] = {}
+    for v in vs:
+        by_label.setdefault(v.label, v)
+    return list(by_label.values())
