@@ -208,3 +208,6 @@ EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
 UNREADABLE_FILE = Message("CT999", "cannot read this file: {detail}")
 UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
+AUTOTUNE_BAD = Message("CT114", "ct.autotune of {kernel}: {problem}")
+AUTOTUNE_BAD_CONFIG = Message("CT114", "ct.autotune of {kernel}, config {index} {config}: "
+                              "{problem}")
