@@ -59,6 +59,8 @@ def check_kernels(root: Path, plan: list[Case], arch: str) -> list[KernelCheck]:
     seen = set()
     for case in plan:
         for v in cutile_variants(case, arch):
+            if v.tuned:  # ct.autotune over variants checked on their own
+                continue
             rel, name = KERNELS[v.kernel]
             key = (v.kernel, tuple(sorted(v.all_consts.items())))
             if key in seen:

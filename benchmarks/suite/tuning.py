@@ -48,19 +48,28 @@ class Variant:
     consts: dict[str, Any] = field(default_factory=dict, hash=False)  # passed by keyword
     inferred: dict[str, Any] = field(default_factory=dict, hash=False)  # inferred by the launcher
     hints: dict[str, int] = field(default_factory=dict, hash=False)  # kernel.with_hints(**hints)
+    # `ct.autotune` over these variants (same kernel): the suite times its choice as one more
+    # variant, launched with no Const values of its own (each config brings them)
+    tuned: tuple[Variant, ...] = field(default=(), hash=False)
 
     @property
     def all_consts(self) -> dict[str, Any]:
         return {**self.inferred, **self.consts}
 
+    def config(self, ct: Any) -> Any:
+        """This variant as a `ct.Config` (hints, explicit Const values, tile, order, blocks)."""
+        return ct.Config(tile=self.tile, order=self._order(ct), blocks=self.blocks,
+                         **self.consts, **self.hints)
+
+    def _order(self, ct: Any) -> Any:
+        if self.order == "grouped8":
+            return ct.grouped(8)
+        return ct.col_major if self.order == "col_major" else ct.row_major
+
     def partition(self, ct: Any, t: Any) -> Any:
         """`t.partition(...)` with this variant's tile, order and persistent block count (`ct`:
         the cutile module; the suite and the dry run both partition through here)."""
-        kw: dict[str, Any] = {}
-        if self.order == "grouped8":
-            kw["order"] = ct.grouped(8)
-        elif self.order == "col_major":
-            kw["order"] = ct.col_major
+        kw: dict[str, Any] = {"order": self._order(ct)}
         if self.blocks is not None:
             kw["blocks"] = self.blocks
         return t.partition(self.tile, **kw)
@@ -174,7 +183,19 @@ def cutile_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
     if _SWEEP:
         seen = {v.label for v in out}
         out += [v for v in sweep_variants(case, arch) if v.label not in seen]
-    return out
+    return out + autotuned(out)
+
+
+def autotuned(variants: list[Variant]) -> list[Variant]:
+    """One `ct.autotune` variant per kernel with two or more variants: the tuning table as the
+    autotuner's config list, so the suite shows what the autotuner picks next to every config
+    timed by hand."""
+    by_kernel: dict[str, list[Variant]] = {}
+    for v in variants:
+        by_kernel.setdefault(v.kernel, []).append(v)
+    return [Variant(f"autotune {kernel} ({len(vs)} configs)", kernel, vs[0].tile, vs[0].order,
+                    vs[0].blocks, tuned=tuple(vs))
+            for kernel, vs in by_kernel.items() if len(vs) >= 2]
 
 
 def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
