@@ -52,8 +52,8 @@ class Config:
     """One candidate launch configuration: `ct.Config(BN=64, worker_warps=8, tile=(1, 128, 64))`.
 
     Keywords that name a hint (`occupancy`, `num_ctas`, `opt_level`, `worker_warps`) are hints;
-    `tile`, `order` and `blocks` re-partition the kernel's Mut argument; every other keyword is
-    a Const value."""
+    `tile`, `order` and `blocks` re-partition the kernel's Mut argument (-1 in `tile` keeps the
+    extent of the caller's tile in that dimension); every other keyword is a Const value."""
 
     __slots__ = ("blocks", "consts", "hints", "order", "tile")
 
@@ -255,7 +255,8 @@ class Autotuned:
         from .constructors import zeros
 
         tensor = zeros(value.shape, value.dtype) if scratch else value.unpartition()
-        tile = config.tile if config.tile is not None else value.tile
+        tile = value.tile if config.tile is None else tuple(
+            cur if t == -1 else t for t, cur in zip(config.tile, value.tile, strict=False))
         order = config.order if config.order is not None else value.order
         blocks = config.blocks if config.blocks is not None else value.blocks
         return tensor.partition(tile, order, blocks)
@@ -330,8 +331,9 @@ def _config_problem(c: object, params: dict[str, str], muts: list[str]) -> str |
         return (f"tile, order and blocks need exactly one Mut parameter (this kernel has "
                 f"{len(muts)})")
     if c.tile is not None and (not isinstance(c.tile, tuple) or not c.tile or not all(
-            isinstance(t, int) and not isinstance(t, bool) and t > 0 for t in c.tile)):
-        return f"tile must be a tuple of positive ints, not {c.tile!r}"
+            isinstance(t, int) and not isinstance(t, bool) and (t > 0 or t == -1)
+            for t in c.tile)):
+        return f"tile must be a tuple of positive ints (or -1), not {c.tile!r}"
     order: object = c.order  # typed TileOrder, but a caller may pass anything
     if order is not None and not isinstance(order, TileOrder):
         return f"order must be ct.row_major, ct.col_major or ct.grouped(n), not {order!r}"

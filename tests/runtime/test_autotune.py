@@ -225,6 +225,7 @@ def test_processes_tuning_the_same_key_at_once(tmp_path: Path) -> None:
     ("shifted", [{"K": 1}], None, "is a dict, not a ct.Config"),
     ("shifted", [ct.Config(K=1), ct.Config(K=1)], None, "two configs are the same"),
     ("shifted", [ct.Config(K=1, tile=(0,))], None, "tile must be a tuple of positive ints"),
+    ("shifted", [ct.Config(K=1, tile=(-2,))], None, "tile must be a tuple of positive ints"),
     ("shifted", [ct.Config(K=1, blocks=0)], None, "blocks must be a positive int"),
     ("shifted", [ct.Config(K=1, order="rows")], None, "order must be ct.row_major"),
     ("two_outputs", [ct.Config(tile=(32,))], None, "need exactly one Mut parameter"),
