@@ -33,6 +33,8 @@ KERNELS: dict[str, tuple[str, str]] = {
     "attention_lazy": ("benchmarks/kernels/attention.py", "attention_lazy"),
     "gemv": ("benchmarks/kernels/gemv.py", "gemv"),
     "gemv_mma": ("benchmarks/kernels/gemv.py", "gemv_mma"),
+    "fp8_gemm": ("examples/fp8_gemm.py", "fp8_gemm"),
+    "fp8_gemm_blockwise": ("examples/fp8_gemm.py", "fp8_gemm_blockwise"),
 }
 
 SM_COUNT = {"sm_90": 132}
@@ -173,6 +175,17 @@ def _gemv_mma(m: int, bn: int, bk: int, occ: int | None = None) -> Variant:
                    consts={"BK": bk}, inferred={"M": m, "BN": bn}, hints=hints)
 
 
+def _fp8(blockwise: bool, bm: int, bn: int, bk: int, hints: dict[str, int] | None = None
+         ) -> Variant:
+    """Row 11: the 1x128-block kernel has BK = 128 fixed (one scale per K block)."""
+    h = hints or {}
+    if blockwise:
+        return Variant(_label(f"blocks grouped {bm}x{bn}x128", h), "fp8_gemm_blockwise",
+                       (bm, bn), "grouped8", inferred={"BM": bm, "BN": bn}, hints=h)
+    return Variant(_label(f"grouped {bm}x{bn}x{bk}", h), "fp8_gemm", (bm, bn), "grouped8",
+                   consts={"BK": bk}, inferred={"BM": bm, "BN": bn}, hints=h)
+
+
 _ROW_KERNELS = {"softmax": "softmax", "rmsnorm": "rms_norm", "layernorm": "layer_norm"}
 
 
@@ -246,6 +259,14 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
             # spills 44 instructions (2.96/3.02 TB/s in the full run); occ 3 (80 regs) does not
             return [_gemv(32, 256, 3), _gemv(16, 512, 3), _gemv(32, 256, 2)]
         return [_gemv_mma(m, 64, 128), _gemv_mma(m, 32, 256), _gemv_mma(m, 64, 128, 2)]
+    if k == "fp8_gemm":
+        # sm_90 compiles (kernel_resources): with 4 worker warps the 128x128 f32 accumulator
+        # plus the transposed B tile spill 55-62 instructions; with 8 (two consumer warpgroups,
+        # 168 registers) nothing spills. 64x128 on 4 warps does not spill either.
+        block = case.params["scaling"] != "per-tensor"
+        w8 = {"worker_warps": 8}
+        return [_fp8(block, 128, 128, 128, w8), _fp8(block, 128, 128, 128, {**w8, "num_ctas": 2}),
+                _fp8(block, 64, 128, 128)]
     return []
 
 
@@ -300,6 +321,14 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         return [_gemv_mma(m, 64, 128), _gemv_mma(m, 32, 256), _gemv_mma(m, 64, 128, 2),
                 _gemv_mma(m, 64, 128, 4), _gemv_mma(m, 32, 256, 4),
                 _warps(_gemv_mma(m, 64, 128), 8, 2), _warps(_gemv_mma(m, 128, 64), 8, 2)]
+    if k == "fp8_gemm":
+        block = case.params["scaling"] != "per-tensor"
+        w8 = {"worker_warps": 8}
+        out = [*default_variants(case, arch), _fp8(block, 128, 128, 128),
+               _fp8(block, 128, 64, 128), _fp8(block, 256, 128, 128, w8)]
+        if not block:
+            out += [_fp8(False, 128, 128, 64, w8), _fp8(False, 128, 256, 128, w8)]
+        return _unique(out)
     return default_variants(case, arch)
 
 
