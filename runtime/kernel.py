@@ -99,8 +99,8 @@ class Kernel:
 
     def with_hints(self, **hints: int | None) -> Kernel:
         """The same kernel compiled with other code-generation hints (`occupancy`, `num_ctas`,
-        `opt_level`, `worker_warps`) than its decorator gives, e.g. per GPU architecture from a tuning table.
-        A hint set to None goes back to the decorator's value."""
+        `opt_level`, `worker_warps`) than its decorator gives, e.g. per GPU architecture from a
+        tuning table. A hint set to None goes back to the decorator's value."""
         merged = dict(self.hints)
         for name, value in hints.items():
             problem = option_problem(name, value) if name in HINTS else (

@@ -183,7 +183,7 @@ def test_entry_hints_newer_than_the_version_are_left_out() -> None:
     assert old is not None and [k for k, _ in old.by_arch[0][1].items] == ["occupancy"]
     assert _hints_at(Hints.entry(num_worker_warps_per_cta=4), Version(13, 2)) is None
     mod = Module()
-    fn, b = entry(mod, "k", [tile(F32)], hints=hints)
+    _, b = entry(mod, "k", [tile(F32)], hints=hints)
     b.op("return", [])
     got = decode(encode(mod, V13_4)).functions[0].hints
     assert got == hints
