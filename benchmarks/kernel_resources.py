@@ -30,6 +30,8 @@ def rows(plan: list[Case], arch: str) -> list[tuple[str, ...]]:
     out = []
     for case in plan:
         for v in cutile_variants(case, arch):
+            if v.tuned:  # ct.autotune over the variants listed on their own
+                continue
             r: Resources = compile_variant(ROOT, case, v, arch).resources
             shape = f"{case.shape} {case.dtype}".strip()
             out.append((f"{case.row} {case.kernel}", shape, f"{v.kernel} {v.label}", *cells(r)))

@@ -13,6 +13,9 @@ HINTS: dict[str, tuple[str, Any]] = {
     "occupancy": ("an int from 1 to 32 (CTAs per SM)", lambda v: 1 <= v <= 32),
     "num_ctas": ("1, 2, 4, 8 or 16 (CTAs per cluster)", lambda v: v in (1, 2, 4, 8, 16)),
     "opt_level": ("an int from 0 to 3", lambda v: 0 <= v <= 3),
+    # Tile IR 13.3+ `num_worker_warps_per_cta`: warps doing the math (tileiras adds its own
+    # producer warps); bytecode 13.3 and 13.4 accept 4 or 8
+    "worker_warps": ("4 or 8 (math warps per CTA)", lambda v: v in (4, 8)),
 }
 OPTIONS = ("unsafe", *HINTS)
 

@@ -238,3 +238,6 @@ PARTITION_NOT_POW2 = Message("CT408", "partition tile dimension {dim} in {shape}
                              "of two; use {lo} or {hi}")
 UNSUPPRESSIBLE = Message("CT902", "this suppression has no effect: {codes} cannot be suppressed; "
                          "fix the finding instead")
+AUTOTUNE_BAD = Message("CT114", "ct.autotune of {kernel}: {problem}")
+AUTOTUNE_BAD_CONFIG = Message("CT114", "ct.autotune of {kernel}, config {index} {config}: "
+                              "{problem}")

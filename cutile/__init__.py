@@ -92,6 +92,7 @@ if TYPE_CHECKING:
     from .runtime.api import full as _full
     from .runtime.api import ones as _ones
     from .runtime.api import zeros as _zeros
+    from .runtime.autotune import Autotuned, Config, autotune
     from .runtime.kernel import Kernel, function, kernel
 
     # Inside kernels the constructors make tiles, on the host tensors: to type checkers they
@@ -110,7 +111,8 @@ else:
 
 # The host API loads the runtime (and NumPy) on first use, so `import cutile.checker` and the
 # language server stay light and never import the runtime (DESIGN §1: checker -> compiler only).
-_RUNTIME = {"Kernel": "kernel", "function": "kernel", "kernel": "kernel", "Tensor": "kernel"}
+_RUNTIME = {"Kernel": "kernel", "function": "kernel", "kernel": "kernel", "Tensor": "kernel",
+            "autotune": "autotune", "Config": "autotune", "Autotuned": "autotune"}
 
 
 def __getattr__(name: str) -> object:
@@ -138,7 +140,7 @@ __all__ = [
     "u32", "u64", "where",
 ]
 __all__ += [  # the host API (runtime)
-    "DeviceOp", "GraphOp", "LaunchNeverRunWarning", "Partition", "Stream", "arange",
-    "backend_name", "empty", "from_dlpack", "from_numpy", "full", "meta", "ones", "rand",
-    "randn", "synchronize", "zeros",
+    "Autotuned", "Config", "DeviceOp", "GraphOp", "LaunchNeverRunWarning", "Partition", "Stream",
+    "arange", "autotune", "backend_name", "empty", "from_dlpack", "from_numpy", "full", "meta",
+    "ones", "rand", "randn", "synchronize", "zeros",
 ]

@@ -99,8 +99,8 @@ class Kernel:
 
     def with_hints(self, **hints: int | None) -> Kernel:
         """The same kernel compiled with other code-generation hints (`occupancy`, `num_ctas`,
-        `opt_level`) than its decorator gives, e.g. per GPU architecture from a tuning table.
-        A hint set to None goes back to the decorator's value."""
+        `opt_level`, `worker_warps`) than its decorator gives, e.g. per GPU architecture from a
+        tuning table. A hint set to None goes back to the decorator's value."""
         merged = dict(self.hints)
         for name, value in hints.items():
             problem = option_problem(name, value) if name in HINTS else (
@@ -172,9 +172,11 @@ def _module_source(fn: Callable[..., Any]) -> tuple[str, str]:
 def kernel(fn: F, /) -> Kernel: ...
 @overload
 def kernel(*, unsafe: bool = ..., occupancy: int | None = ..., num_ctas: int | None = ...,
-           opt_level: int | None = ...) -> Callable[[F], Kernel]: ...
+           opt_level: int | None = ..., worker_warps: int | None = ...
+           ) -> Callable[[F], Kernel]: ...
 def kernel(fn: F | None = None, /, **options: Any) -> Kernel | Callable[[F], Kernel]:
-    """Marks a kernel. `@ct.kernel` or `@ct.kernel(unsafe=..., occupancy=..., num_ctas=...)`."""
+    """Marks a kernel. `@ct.kernel` or `@ct.kernel(unsafe=..., occupancy=..., num_ctas=...,
+    opt_level=..., worker_warps=...)`."""
     if fn is not None:
         return Kernel(fn, {})
     return lambda f: Kernel(f, options)

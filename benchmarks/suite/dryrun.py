@@ -22,7 +22,7 @@ from .tuning import KERNELS, Variant, cutile_variants
 ROW_MODULES = {"ceilings": "ceilings", "vector_add": "vector_add", "gemm": "gemm",
                "softmax": "rowwise", "rmsnorm": "rowwise", "layernorm": "rowwise",
                "attention": "attention", "gemv": "gemv", "host_overhead": "host_overhead",
-               "safety": "safety"}
+               "safety": "safety", "fp8_gemm": "fp8_gemm"}
 # first-call cost guesses (s) per variant, to estimate the wall time before anything runs
 COMPILE_GUESS = {"cutile": 0.6, "triton": 1.5, "cuda.tile": 0.8, "torch": 0.05,
                  "torch.compile": 25.0, "ceiling": 0.05}
@@ -59,6 +59,8 @@ def check_kernels(root: Path, plan: list[Case], arch: str) -> list[KernelCheck]:
     seen = set()
     for case in plan:
         for v in cutile_variants(case, arch):
+            if v.tuned:  # ct.autotune over variants checked on their own
+                continue
             rel, name = KERNELS[v.kernel]
             key = (v.kernel, tuple(sorted(v.all_consts.items())))
             if key in seen:
@@ -111,6 +113,13 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
     if v.kernel in ("gemv", "gemv_mma"):
         return [m((p["m"], p["n"]), ct.bf16), m((p["m"], p["k"]), ct.bf16),
                 m((p["n"], p["k"]), ct.bf16)]
+    if v.kernel == "fp8_gemm":
+        return [m((p["m"], p["n"]), ct.bf16), m((p["m"], p["k"]), ct.f8e4m3),
+                m((p["n"], p["k"]), ct.f8e4m3), 1.0]
+    if v.kernel == "fp8_gemm_blockwise":
+        return [m((p["m"], p["n"]), ct.bf16), m((p["m"], p["k"]), ct.f8e4m3),
+                m((p["n"], p["k"]), ct.f8e4m3), m((p["k"] // 128, p["m"]), ct.f32),
+                m((p["k"] // 128, p["n"]), ct.f32)]
     raise ValueError(f"no launch arguments known for kernel {v.kernel!r}")
 
 

@@ -84,6 +84,17 @@ def _gemv(quick: bool) -> list[Case]:
                  bytes=n * k * 2) for n, k in weights for m in ms]
 
 
+FP8_SCALINGS = ("per-tensor", "1x128 blocks")
+
+
+def _fp8_gemm(quick: bool) -> list[Case]:
+    """e4m3 x e4m3 -> bf16; both sizes even with --quick (each shape is well under a second)."""
+    return [Case(11, "fp8_gemm", f"{s}^3 {scaling}", "f8e4m3",
+                 {"m": s, "n": s, "k": s, "scaling": scaling}, bytes=2 * s * s + 2 * s * s,
+                 flops=2 * s ** 3, metric_name="TFLOP/s")
+            for s in (4096, 8192) for scaling in FP8_SCALINGS]
+
+
 def _ceilings(quick: bool) -> list[Case]:
     return [Case(0, "ceilings", "copy 2 GiB", "f32", {"nbytes": 2 * GIB}, bytes=2 * 2 * GIB),
             Case(0, "ceilings", "matmul 8192^3", "bf16", {"m": 8192, "n": 8192, "k": 8192},
@@ -117,6 +128,7 @@ ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
     "gemv": (7, _gemv),
     "host_overhead": (8, _host_overhead),
     "safety": (9, _safety),
+    "fp8_gemm": (11, _fp8_gemm),
 }
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .records import Record, best
 
-PLOTTED_ROWS = (1, 2, 3, 4, 5, 6, 7)
+PLOTTED_ROWS = (1, 2, 3, 4, 5, 6, 7, 11)
 TITLES = {1: "vector add", 2: "GEMM bf16", 3: "softmax", 4: "RMSNorm", 5: "LayerNorm",
           6: "attention fwd", 7: "decode GEMV"}
 

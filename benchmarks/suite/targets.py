@@ -208,9 +208,15 @@ def _safety(res: Results) -> list[Check]:
     return out
 
 
+def _fp8_gemm(res: Results) -> list[Check]:
+    return [_ratio(11, "fp8_gemm", shape, "cutile / torch._scaled_mm",
+                   res.best(11, shape, "cutile"), res.best(11, shape, "torch"), 1.0)
+            for shape, _ in res.shapes(11)]
+
+
 EVALUATORS: dict[int, Callable[[Results], list[Check]]] = {
     1: _vector_add, 2: _gemm, 3: _softmax, 4: _rmsnorm, 5: _layernorm, 6: _attention,
-    7: _gemv, 8: _host_overhead, 9: _safety,
+    7: _gemv, 8: _host_overhead, 9: _safety, 11: _fp8_gemm,
 }
 
 

@@ -3,17 +3,19 @@ each case, its partition (tile shape, tile order, persistent block count) and it
 
 The kernels themselves stay as written in `examples/` (and `benchmarks/kernels/`); only the launch
 parameters live here. Several variants per case are timed and the best is the row's cutile number.
-Code-generation hints (`occupancy`, `num_ctas`, `opt_level`) go per variant through
-`kernel.with_hints(...)`, over the kernel's decorator.
+Code-generation hints (`occupancy`, `num_ctas`, `opt_level`, `worker_warps`) go per variant
+through `kernel.with_hints(...)`, over the kernel's decorator.
 
 `cutile_variants` is the default list (the current best guesses, 2-3 per case);
-`sweep_variants` adds more candidates per case (at most 8), timed as well under
-`python -m benchmarks.suite --sweep` (which calls `set_sweep(True)`).
+`sweep_variants` adds more candidates per case (at most 10), timed as well under
+`python -m benchmarks.suite --sweep` (which calls `set_sweep(True)`). The sweep tries
+`worker_warps=8` (Tile IR's `num_worker_warps_per_cta`: two math warpgroups per CTA, 384 threads
+with tileiras' producer warps, so fewer values and registers per thread) on every row it tunes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .plan import Case
@@ -31,6 +33,8 @@ KERNELS: dict[str, tuple[str, str]] = {
     "attention_lazy": ("benchmarks/kernels/attention.py", "attention_lazy"),
     "gemv": ("benchmarks/kernels/gemv.py", "gemv"),
     "gemv_mma": ("benchmarks/kernels/gemv.py", "gemv_mma"),
+    "fp8_gemm": ("examples/fp8_gemm.py", "fp8_gemm"),
+    "fp8_gemm_blockwise": ("examples/fp8_gemm.py", "fp8_gemm_blockwise"),
 }
 
 SM_COUNT = {"sm_90": 132}
@@ -46,19 +50,28 @@ class Variant:
     consts: dict[str, Any] = field(default_factory=dict, hash=False)  # passed by keyword
     inferred: dict[str, Any] = field(default_factory=dict, hash=False)  # inferred by the launcher
     hints: dict[str, int] = field(default_factory=dict, hash=False)  # kernel.with_hints(**hints)
+    # `ct.autotune` over these variants (same kernel): the suite times its choice as one more
+    # variant, launched with no Const values of its own (each config brings them)
+    tuned: tuple[Variant, ...] = field(default=(), hash=False)
 
     @property
     def all_consts(self) -> dict[str, Any]:
         return {**self.inferred, **self.consts}
 
+    def config(self, ct: Any) -> Any:
+        """This variant as a `ct.Config` (hints, explicit Const values, tile, order, blocks)."""
+        return ct.Config(tile=self.tile, order=self._order(ct), blocks=self.blocks,
+                         **self.consts, **self.hints)
+
+    def _order(self, ct: Any) -> Any:
+        if self.order == "grouped8":
+            return ct.grouped(8)
+        return ct.col_major if self.order == "col_major" else ct.row_major
+
     def partition(self, ct: Any, t: Any) -> Any:
         """`t.partition(...)` with this variant's tile, order and persistent block count (`ct`:
         the cutile module; the suite and the dry run both partition through here)."""
-        kw: dict[str, Any] = {}
-        if self.order == "grouped8":
-            kw["order"] = ct.grouped(8)
-        elif self.order == "col_major":
-            kw["order"] = ct.col_major
+        kw: dict[str, Any] = {"order": self._order(ct)}
         if self.blocks is not None:
             kw["blocks"] = self.blocks
         return t.partition(self.tile, **kw)
@@ -79,6 +92,13 @@ def _occupancy(occ: int | None) -> dict[str, int]:
 
 def _label(base: str, hints: dict[str, int]) -> str:
     return base + "".join(f" {k}={v}" for k, v in hints.items())
+
+
+def _warps(v: Variant, warps: int, occ: int | None = None) -> Variant:
+    """`v` with the `worker_warps` hint (and another occupancy, if given)."""
+    hints = {**v.hints, "worker_warps": warps, **({} if occ is None else {"occupancy": occ})}
+    base = v.label.split(" occupancy=")[0].split(" num_ctas=")[0].split(" worker_warps=")[0]
+    return replace(v, label=_label(base, hints), hints=hints)
 
 
 def _rows_per_block(n: int, elems: int) -> int:
@@ -110,6 +130,24 @@ def _split_row(name: str, n: int, per_cta: int, ctas: int, occ: int) -> Variant:
     return _row(name, n, bm, min(occ, _row_occupancy(bm * n // ctas, 8)), ctas)
 
 
+def _row_occupancy8(elems: int) -> int:
+    """Blocks per SM for a row tile of `elems` f32 values with 8 worker warps (384 threads, 256
+    doing math): about elems / 256 + 16 registers per thread without spills (tileiras, sm_90:
+    16384 values fit 80 registers at 2 blocks, spill at 3), at most 4."""
+    return max(1, min(4, 65536 // 384 // (elems // 256 + 16)))
+
+
+def _row_warps(name: str, n: int) -> list[Variant]:
+    """`worker_warps=8` row variants: 2-16 K values per block, at the most blocks per SM that
+    fit and one fewer."""
+    out = []
+    for elems in (16384, 8192, 4096):
+        bm = _rows_per_block(n, elems)
+        occ = _row_occupancy8(bm * n)
+        out += [_warps(_row(name, n, bm), 8, o) for o in (occ, occ - 1) if o >= 1]
+    return _unique(out)
+
+
 def _gemm(bm: int, bn: int, bk: int, hints: dict[str, int] | None = None) -> Variant:
     h = hints or {}
     return Variant(_label(f"grouped {bm}x{bn}x{bk}", h), "gemm", (bm, bn), "grouped8",
@@ -137,6 +175,17 @@ def _gemv_mma(m: int, bn: int, bk: int, occ: int | None = None) -> Variant:
                    consts={"BK": bk}, inferred={"M": m, "BN": bn}, hints=hints)
 
 
+def _fp8(blockwise: bool, bm: int, bn: int, bk: int, hints: dict[str, int] | None = None
+         ) -> Variant:
+    """Row 11: the 1x128-block kernel has BK = 128 fixed (one scale per K block)."""
+    h = hints or {}
+    if blockwise:
+        return Variant(_label(f"blocks grouped {bm}x{bn}x128", h), "fp8_gemm_blockwise",
+                       (bm, bn), "grouped8", inferred={"BM": bm, "BN": bn}, hints=h)
+    return Variant(_label(f"grouped {bm}x{bn}x{bk}", h), "fp8_gemm", (bm, bn), "grouped8",
+                   consts={"BK": bk}, inferred={"BM": bm, "BN": bn}, hints=h)
+
+
 _ROW_KERNELS = {"softmax": "softmax", "rmsnorm": "rms_norm", "layernorm": "layer_norm"}
 
 
@@ -147,7 +196,19 @@ def cutile_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
     if _SWEEP:
         seen = {v.label for v in out}
         out += [v for v in sweep_variants(case, arch) if v.label not in seen]
-    return out
+    return out + autotuned(out)
+
+
+def autotuned(variants: list[Variant]) -> list[Variant]:
+    """One `ct.autotune` variant per kernel with two or more variants: the tuning table as the
+    autotuner's config list, so the suite shows what the autotuner picks next to every config
+    timed by hand."""
+    by_kernel: dict[str, list[Variant]] = {}
+    for v in variants:
+        by_kernel.setdefault(v.kernel, []).append(v)
+    return [Variant(f"autotune {kernel} ({len(vs)} configs)", kernel, vs[0].tile, vs[0].order,
+                    vs[0].blocks, tuned=tuple(vs))
+            for kernel, vs in by_kernel.items() if len(vs) >= 2]
 
 
 def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
@@ -198,48 +259,82 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
             # spills 44 instructions (2.96/3.02 TB/s in the full run); occ 3 (80 regs) does not
             return [_gemv(32, 256, 3), _gemv(16, 512, 3), _gemv(32, 256, 2)]
         return [_gemv_mma(m, 64, 128), _gemv_mma(m, 32, 256), _gemv_mma(m, 64, 128, 2)]
+    if k == "fp8_gemm":
+        # sm_90 compiles (kernel_resources): with 4 worker warps the 128x128 f32 accumulator
+        # plus the transposed B tile spill 55-62 instructions; with 8 (two consumer warpgroups,
+        # 168 registers) nothing spills. 64x128 on 4 warps does not spill either.
+        block = case.params["scaling"] != "per-tensor"
+        w8 = {"worker_warps": 8}
+        return [_fp8(block, 128, 128, 128, w8), _fp8(block, 128, 128, 128, {**w8, "num_ctas": 2}),
+                _fp8(block, 64, 128, 128)]
     return []
 
 
 def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
-    """More candidates per case (at most 8), for `--sweep`."""
+    """More candidates per case (at most 10), for `--sweep`."""
     p = case.params
     k = case.kernel
     if k == "gemm":
+        # 8 worker warps: two consumer warpgroups split a 128x256 or 256x128 tile (64 or 128
+        # rows each), the way cuBLAS's Hopper kernels do, so no cluster is needed against spills
         return [_gemm(128, 128, 64), _gemm(128, 128, 64, {"num_ctas": 2}),
                 _gemm(128, 256, 64, {"num_ctas": 2}), _gemm(256, 128, 64, {"num_ctas": 2}),
-                _gemm(128, 128, 128), _gemm(128, 256, 64, {"num_ctas": 2, "occupancy": 1}),
-                _gemm(128, 256, 64)]
+                _gemm(128, 128, 128), _gemm(128, 256, 64),
+                _gemm(128, 128, 64, {"worker_warps": 8}),
+                _gemm(128, 256, 64, {"worker_warps": 8}),
+                _gemm(256, 128, 64, {"worker_warps": 8}),
+                _gemm(128, 256, 64, {"worker_warps": 8, "num_ctas": 2})]
     if k == "softmax":
         n = p["n"]
-        bm = _rows_per_block(n, 16384)
-        out = [_row("softmax", n, bm, _row_occupancy(bm * n))]
-        for per_cta, ctas, occ in ((8192, 2, 4), (8192, 2, 3), (4096, 4, 4), (4096, 4, 6),
-                                   (2048, 8, 8), (2048, 8, 4), (4096, 2, 6)):
-            v = _split_row("softmax", n, per_cta, ctas, occ)
-            if v.label not in {o.label for o in out}:
-                out.append(v)
-        return out[:8]
+        out = []
+        for elems in (16384, 8192, 4096):
+            bm = _rows_per_block(n, elems)
+            out.append(_row("softmax", n, bm, _row_occupancy(bm * n)))
+        out += _row_warps("softmax", n)
+        out += [_split_row("softmax", n, 8192, 2, 4), _split_row("softmax", n, 4096, 4, 4)]
+        return _unique(out)[:10]
     if k in _ROW_KERNELS:
         n, name = p["n"], _ROW_KERNELS[k]
         out = [_split_row(name, n, 8192, 2, 4)]  # 2 rows per CTA as a 2-CTA cluster
-        for elems, occs in ((4096, (6, 4)), (8192, (4, 2)), (16384, (2,)), (32768, (1,))):
+        for elems, occs in ((4096, (6, 4)), (8192, (4, 2)), (16384, (2,))):
             bm = _rows_per_block(n, elems)
             for occ in occs:
-                v = _row(name, n, bm, min(occ, _row_occupancy(bm * n, 8)))
-                if v.label not in {o.label for o in out}:
-                    out.append(v)
-        return out[:8]
+                out.append(_row(name, n, bm, min(occ, _row_occupancy(bm * n, 8))))
+        return _unique(out[:6] + _row_warps(name, n))[:10]
     if k == "attention":
         d, causal = p["d"], bool(p["causal"])
+        # the example's decorator says occupancy=2 (128 registers at 256 threads); with 8 worker
+        # warps (384 threads) one CTA per SM already has 170 registers per thread
         return [_attention(d, causal, 128, 64), _attention(d, causal, 64, 64),
-                _attention(d, causal, 128, 64, 1), _attention(d, causal, 128, 128),
-                _attention(d, causal, 64, 128), _attention(d, causal, 128, 32)]
+                _attention(d, causal, 128, 128), _attention(d, causal, 128, 32),
+                _warps(_attention(d, causal, 128, 64), 8, 1),
+                _warps(_attention(d, causal, 128, 128), 8, 1),
+                _warps(_attention(d, causal, 256, 64), 8, 1),
+                _warps(_attention(d, causal, 128, 32), 8, 1),
+                _warps(_attention(d, causal, 128, 64), 4)]
     if k == "gemv":
         m = p["m"]
         if m == 1:
             return [_gemv(32, 256, 4), _gemv(16, 512, 4), _gemv(64, 128, 4), _gemv(32, 256, 2),
-                    _gemv(32, 256), _gemv(16, 512), _gemv(8, 1024, 4), _gemv(16, 256, 4)]
+                    _gemv(32, 256), _gemv(16, 512), _warps(_gemv(32, 256), 8, 2),
+                    _warps(_gemv(16, 512), 8, 2), _warps(_gemv(64, 128), 8, 1)]
         return [_gemv_mma(m, 64, 128), _gemv_mma(m, 32, 256), _gemv_mma(m, 64, 128, 2),
-                _gemv_mma(m, 64, 128, 4), _gemv_mma(m, 32, 256, 4), _gemv_mma(m, 128, 64, 2)]
+                _gemv_mma(m, 64, 128, 4), _gemv_mma(m, 32, 256, 4),
+                _warps(_gemv_mma(m, 64, 128), 8, 2), _warps(_gemv_mma(m, 128, 64), 8, 2)]
+    if k == "fp8_gemm":
+        block = case.params["scaling"] != "per-tensor"
+        w8 = {"worker_warps": 8}
+        # not timed: 256x128 and 128x256 with 8 worker warps (206-341 spill instructions)
+        out = [*default_variants(case, arch), _fp8(block, 128, 128, 128),
+               _fp8(block, 128, 64, 128)]
+        if not block:
+            out += [_fp8(False, 128, 128, 64, w8), _fp8(False, 128, 128, 64)]
+        return _unique(out)
     return default_variants(case, arch)
+
+
+def _unique(vs: list[Variant]) -> list[Variant]:
+    by_label: dict[str, Variant] = {}
+    for v in vs:
+        by_label.setdefault(v.label, v)
+    return list(by_label.values())

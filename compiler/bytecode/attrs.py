@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from . import floats
 from .types import Scalar, Type
+from .version import V13_1, V13_3, Version
 from .wire import Writer
 
 
@@ -186,6 +187,11 @@ class Bounded:
 @dataclass(frozen=True)
 class DictAttr:
     items: tuple[tuple[str, Tagged], ...] = ()
+
+
+# Entry hints by the bytecode version that introduced them (the encoder leaves out newer ones)
+ENTRY_HINT_SINCE: dict[str, Version] = {"occupancy": V13_1, "num_cta_in_cga": V13_1,
+                                        "num_worker_warps_per_cta": V13_3}
 
 
 @dataclass(frozen=True)

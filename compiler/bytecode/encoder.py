@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import enum
 
-from .attrs import Dense, Hints, Tagged
+from .attrs import ENTRY_HINT_SINCE, Dense, DictAttr, Hints, Tagged
 from .ir import Block, Function, Module, Op, Value
 from .opspec import A, O
 from .optable import TERMINATORS
 from .tables import ModuleTables
 from .tagged import write_hints_body, write_tagged, write_tagged_list
 from .types import FunctionType
-from .version import DEFAULT, SUPPORTED, Version
+from .version import DEFAULT, SUPPORTED, V13_1, Version
 from .wire import Writer
 
 MAGIC = b"\x7fTileIR\x00"
@@ -78,12 +78,13 @@ def _section(out: Writer, sid: Section, alignment: int, payload: bytes) -> None:
 
 def _write_function(w: Writer, fn: Function, tables: ModuleTables) -> None:
     sig = FunctionType(tuple(p.type for p in fn.params), fn.results)
+    hints = _hints_at(fn.hints, tables.version) if fn.hints is not None else None
     w.varint(tables.string(fn.name))
     w.varint(tables.type(sig))
-    w.u8((FN_ENTRY if fn.entry else 0) | (FN_HINTS if fn.hints is not None else 0))
+    w.u8((FN_ENTRY if fn.entry else 0) | (FN_HINTS if hints is not None else 0))
     w.varint(0)  # debug location index: none
-    if fn.hints is not None:
-        write_tagged(w, fn.hints, tables)
+    if hints is not None:
+        write_tagged(w, hints, tables)
     body = _BodyWriter(tables)
     for p in fn.params:
         body.define(p)
@@ -94,6 +95,17 @@ def _write_function(w: Writer, fn: Function, tables: ModuleTables) -> None:
         body.op(ops, op)
     w.varint(len(ops))
     w.raw(ops.buf)
+
+
+def _hints_at(hints: Hints, version: Version) -> Hints | None:
+    """Entry hints without the keys this version does not know (they only tune code generation,
+    so an older tileiras compiles without them); None when nothing is left."""
+    by_arch = []
+    for arch, d in hints.by_arch:
+        items = tuple((k, v) for k, v in d.items if ENTRY_HINT_SINCE.get(k, V13_1) <= version)
+        if items:
+            by_arch.append((arch, DictAttr(items)))
+    return Hints(tuple(by_arch)) if by_arch else None
 
 
 class _BodyWriter:

@@ -31,7 +31,8 @@ from .table import BINARY, COMPOSITE, UNARY
 from .types import I32_TILE, LowerError, dims, dtype_of, scalar, tile_type
 
 PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
-_HINT_KEYS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga"}
+_HINT_KEYS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga",
+              "worker_warps": "num_worker_warps_per_cta"}
 
 
 @dataclass

@@ -143,6 +143,25 @@ def event_synchronize(event: int) -> None:
         _check("cuEventSynchronize", (err,))
 
 
+def timing_event_create() -> int:
+    """An event that records a timestamp (the pooled events above do not: they record faster);
+    for autotuning's timers."""
+    flags = drv.CUevent_flags.CU_EVENT_DEFAULT
+    return int(_check("cuEventCreate", drv.cuEventCreate(flags)))
+
+
+def event_elapsed_ms(start: int, end: int) -> float:
+    """Milliseconds between two completed timing events."""
+    return float(_check("cuEventElapsedTime", drv.cuEventElapsedTime(
+        _handle(_events, drv.CUevent, start), _handle(_events, drv.CUevent, end))))
+
+
+def device_name(ordinal: int) -> str:
+    dev = _check("cuDeviceGet", drv.cuDeviceGet(ordinal))
+    raw = _check("cuDeviceGetName", drv.cuDeviceGetName(256, dev))
+    return bytes(raw).split(b"\0", 1)[0].decode(errors="replace").strip()
+
+
 def memcpy_htod(dst: int, src_addr: int, nbytes: int, stream: int) -> None:
     _check("cuMemcpyHtoDAsync", drv.cuMemcpyHtoDAsync(
         drv.CUdeviceptr(dst), src_addr, nbytes, drv.CUstream(stream)))

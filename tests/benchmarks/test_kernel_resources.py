@@ -37,7 +37,7 @@ def test_table_for_two_rows(toolchain: Toolchain, tmp_path: Path) -> None:
     lines = [ln for ln in text.splitlines() if ln.startswith("| ")]
     assert lines[0] == "| row | shape | variant | registers | threads | smem | spill | stack |"
     plan = build_plan(True, ["vector_add", "attention"])
-    assert len(lines) - 1 == sum(len(cutile_variants(c)) for c in plan)
+    assert len(lines) - 1 == sum(not v.tuned for c in plan for v in cutile_variants(c))
     add = next(ln for ln in lines if "add tile=1024" in ln).split(" | ")
     assert int(add[3]) <= 255 and int(add[4]) % 32 == 0 and add[5] == "0 B"
 
@@ -56,3 +56,21 @@ def test_variant_hints_reach_the_cubin(toolchain: Toolchain) -> None:
             assert r.registers <= 65536 // (occ * r.threads)
         if ctas is not None:
             assert r.cluster is not None and r.cluster[0] * r.cluster[1] * r.cluster[2] == ctas
+
+
+def test_tuning_tables_become_autotune_configs() -> None:
+    """Each kernel with several variants also gets one `ct.autotune` variant over them, and
+    every variant turns into a valid `ct.Config` of its kernel."""
+    from benchmarks.suite.peers.cutile_native import CutileGlue
+
+    glue = CutileGlue(ROOT)
+    for case in build_plan(quick=True, only=["gemm", "attention", "gemv"]):
+        vs = cutile_variants(case)
+        if case.kernel == "ceilings":
+            continue
+        tuned = [v for v in vs if v.tuned]
+        assert tuned and all(len({t.kernel for t in v.tuned}) == 1 for v in tuned)
+        for v in tuned:
+            at = glue.kernel_of(v)
+            assert isinstance(at, ct.Autotuned) and len(at.configs) == len(v.tuned)
+            assert at.configs[0] == v.tuned[0].config(ct)

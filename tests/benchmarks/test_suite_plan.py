@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_plan_covers_every_row_of_benchmarks_md() -> None:
     plan = build_plan(quick=False)
-    assert {c.row for c in plan} == set(range(10))
+    assert {c.row for c in plan} == {*range(10), 11}  # row 10 (LLM decode) is not built yet
     shapes = {(c.kernel, c.shape, c.dtype) for c in plan}
     for e in (20, 28):
         for dt in ("f16", "f32"):
@@ -30,8 +30,11 @@ def test_plan_covers_every_row_of_benchmarks_md() -> None:
         assert ("gemm", f"{s}^3", "bf16") in shapes
     assert ("attention", "(4,32,8192,128) causal", "bf16") in shapes
     assert ("gemv", "W 28672x4096, M=16", "bf16") in shapes
+    for s in (4096, 8192):
+        for scaling in ("per-tensor", "1x128 blocks"):
+            assert ("fp8_gemm", f"{s}^3 {scaling}", "f8e4m3") in shapes
     quick = build_plan(quick=True)
-    assert {c.row for c in quick} == set(range(10)) and len(quick) < len(plan)
+    assert {c.row for c in quick} == {*range(10), 11} and len(quick) < len(plan)
 
 
 def test_only_keeps_the_ceilings_and_rejects_unknown_rows() -> None:
@@ -127,6 +130,10 @@ def _fake_records() -> list[Record]:
             "checked"),
         rec(9, "safety", "tiny add, 10000 launches", "cutile", None, "us/launch", "f32",
             "unchecked", status="skipped"),
+        rec(11, "fp8_gemm", "8192^3 1x128 blocks", "cutile", 900.0, "TFLOP/s", "f8e4m3",
+            "blocks grouped 128x128x128 worker_warps=8"),
+        rec(11, "fp8_gemm", "8192^3 1x128 blocks", "torch", 1000.0, "TFLOP/s", "f8e4m3",
+            "torch._scaled_mm"),
     ]
 
 
@@ -146,6 +153,8 @@ def test_targets_from_fake_records() -> None:
     assert checks[(8, "tiny add, 10000 launches", "cutile us per launch")].met is True
     assert checks[(8, "cold add", "cutile cold add compile")].met is True
     assert checks[(9, "tiny add, 10000 launches", "checked vs unchecked")].met is None
+    fp8 = checks[(11, "8192^3 1x128 blocks", "cutile / torch._scaled_mm")]
+    assert fp8.value == pytest.approx(0.9) and fp8.met is False
 
 
 def test_writers_round_trip(tmp_path: Path) -> None:

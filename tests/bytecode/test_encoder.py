@@ -170,3 +170,20 @@ def test_dump_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "Tile IR bytecode 13.4" in out and "entry @vadd(" in out and "addf" in out
     path.write_bytes(b"junk")
     assert dump_main(["--dump", str(path)]) == 1
+
+
+def test_entry_hints_newer_than_the_version_are_left_out() -> None:
+    """`num_worker_warps_per_cta` exists from 13.3 on; an older writer drops only that key."""
+    from cutile.compiler.bytecode.attrs import Hints
+    from cutile.compiler.bytecode.encoder import _hints_at
+
+    hints = Hints.entry(occupancy=2, num_worker_warps_per_cta=8)
+    assert _hints_at(hints, V13_3) == hints
+    old = _hints_at(hints, Version(13, 2))
+    assert old is not None and [k for k, _ in old.by_arch[0][1].items] == ["occupancy"]
+    assert _hints_at(Hints.entry(num_worker_warps_per_cta=4), Version(13, 2)) is None
+    mod = Module()
+    _, b = entry(mod, "k", [tile(F32)], hints=hints)
+    b.op("return", [])
+    got = decode(encode(mod, V13_4)).functions[0].hints
+    assert got == hints

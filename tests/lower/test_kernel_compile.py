@@ -77,6 +77,8 @@ def test_with_hints_overrides_the_decorator_per_configuration() -> None:
     ({"num_ctas": 3}, "'num_ctas' must be 1, 2, 4, 8 or 16"),
     ({"unsafe": True}, "'unsafe' is not a hint"),
     ({"opt_level": 1.5}, "'opt_level' must be an int from 0 to 3"),
+    ({"worker_warps": 16}, "'worker_warps' must be 4 or 8"),
+    ({"worker_warps": True}, "'worker_warps' must be 4 or 8"),
 ])
 def test_with_hints_rejects_bad_hints_at_the_call(hints: dict[str, object], fragment: str
                                                   ) -> None:
@@ -87,3 +89,16 @@ def test_with_hints_rejects_bad_hints_at_the_call(hints: dict[str, object], frag
     d = err.value.diagnostics[0]
     assert d.code == "CT114" and fragment in d.message
     assert d.span.path == __file__
+
+
+def test_worker_warps_reach_the_cubin() -> None:
+    """`num_worker_warps_per_cta` is the entry hint; 8 math warps give the CTA more threads."""
+    softmax = _example("softmax").softmax
+    args = (ct.meta((1024, 4096), bf16).partition((4, 4096)), ct.meta((1024, 4096), bf16))
+    plain = softmax.compile(*args, BM=4, N=4096)
+    eight = softmax.with_hints(worker_warps=8).compile(*args, BM=4, N=4096)
+    assert "num_worker_warps_per_cta" not in plain.tileir
+    assert "num_worker_warps_per_cta = 8" in eight.tileir
+    assert eight.key.digest() != plain.key.digest()
+    assert eight.resources.threads > plain.resources.threads
+    assert eight.resources.threads >= 8 * 32

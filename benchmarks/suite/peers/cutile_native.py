@@ -56,6 +56,13 @@ class CutileGlue:
         k = getattr(load_kernel_module(self.root, rel), name)
         return k.with_hints(**hints) if hints else k
 
+    def kernel_of(self, v: Variant) -> Any:
+        """What a variant launches: its kernel with its hints, or `ct.autotune` of the kernel
+        over the variants it tunes (their configs on the device, chosen at the first call)."""
+        if not v.tuned:
+            return self.kernel(v.kernel, v.hints)
+        return self.ct.autotune(self.kernel(v.kernel), configs=[t.config(self.ct) for t in v.tuned])
+
     def use_stream(self, handle: int) -> None:
         from cutile.runtime import context
 
@@ -102,6 +109,12 @@ class CutileRunner:
 
     def check(self) -> Any:
         self.op(0).sync()
+        if hasattr(self.kernel, "timings"):  # ct.autotune: say what it chose, and from what
+            args = self.make_args(0)
+            best = self.kernel.best(*args)
+            times = next(iter(self.kernel.timings.values()), [])
+            print(f"  {self.variant}: chose {best} "
+                  f"({', '.join(f'{t * 1e6:.1f}' for t in times)} us per config)", flush=True)
         return self.out_of(0)
 
     def prepare(self) -> None:

@@ -30,7 +30,7 @@ def _cutile(ctx: Context, v: Variant, q: Any, k: Any, vv: Any, scale: float) -> 
     from ..peers.cutile_native import CutileRunner
 
     glue = ctx.need_cutile()
-    kernel = glue.kernel(v.kernel, v.hints)
+    kernel = glue.kernel_of(v)
     b, h, s, d = q.shape
     o = ctx.torch.empty_like(q)
     flat = [t.view(b * h, s, d) for t in (o, q, k, vv)]

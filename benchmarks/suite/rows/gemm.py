@@ -37,7 +37,7 @@ def cutile_runner(ctx: Context, v: Variant, a: Any, b: Any) -> Any:
     from ..peers.cutile_native import CutileRunner
 
     glue = ctx.need_cutile()
-    kernel = glue.kernel(v.kernel, v.hints)
+    kernel = glue.kernel_of(v)
     c = ctx.torch.empty((a.shape[0], b.shape[1]), device="cuda", dtype=a.dtype)
     return CutileRunner(v.label, kernel,
                         lambda i: (glue.partition(c, v), glue.wrap(a), glue.wrap(b)),

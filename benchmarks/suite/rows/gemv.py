@@ -33,7 +33,7 @@ def _cutile(ctx: Context, v: Variant, x: Any, ws: list[Any]) -> Any:
     from ..peers.cutile_native import CutileRunner
 
     glue = ctx.need_cutile()
-    kernel = glue.kernel(v.kernel, v.hints)
+    kernel = glue.kernel_of(v)
     ys = [ctx.torch.empty(x.shape[0], w.shape[0], device="cuda", dtype=x.dtype) for w in ws]
     xt = glue.wrap(x)
     return CutileRunner(v.label, kernel, lambda i: (glue.partition(ys[i], v), xt, glue.wrap(ws[i])),

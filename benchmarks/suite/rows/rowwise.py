@@ -49,7 +49,7 @@ def _cutile(ctx: Context, kind: str, v: Variant, xs: list[Any], w: Any, b: Any) 
     from ..peers.cutile_native import CutileRunner
 
     glue = ctx.need_cutile()
-    kernel = glue.kernel(v.kernel, v.hints)
+    kernel = glue.kernel_of(v)
     ys = [ctx.torch.empty_like(x) for x in xs]
     wt, bt = glue.wrap(w), glue.wrap(b)
 

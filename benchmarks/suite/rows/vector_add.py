@@ -36,7 +36,7 @@ def cutile_add(ctx: Context, v: Variant, xs: list[Any], ys: list[Any],
     from ..peers.cutile_native import CutileRunner
 
     glue = ctx.need_cutile()
-    kernel = glue.kernel(v.kernel, v.hints)
+    kernel = glue.kernel_of(v)
     zs = outs(ctx.torch, xs)
     if launcher is not None:
         unchecked = launcher(kernel)

@@ -4,7 +4,7 @@ from cutile import Mut, Tensor, f32
 N = 2
 
 
-@ct.kernel(occupancy=2, num_ctas=2, opt_level=3, unsafe=False)
+@ct.kernel(occupancy=2, num_ctas=2, opt_level=3, worker_warps=8, unsafe=False)
 def good(z: Mut[Tensor[f32, (128,)]]) -> None:
     z.store(ct.zeros((128,), f32))
 
@@ -31,4 +31,9 @@ def not_literal(z: Mut[Tensor[f32, (128,)]]) -> None:
 
 @ct.kernel(unsafe=1)  # E: CT114 "must be True or False"
 def unsafe_int(z: Mut[Tensor[f32, (128,)]]) -> None:
+    z.store(ct.zeros((128,), f32))
+
+
+@ct.kernel(worker_warps=6)  # E: CT114 "'worker_warps' must be 4 or 8 (math warps per CTA)"
+def six_warps(z: Mut[Tensor[f32, (128,)]]) -> None:
     z.store(ct.zeros((128,), f32))

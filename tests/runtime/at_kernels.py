@@ -1,0 +1,23 @@
+"""Kernels the autotuning tests launch (the frontend reads them from this file)."""
+
+import cutile as ct
+from cutile import Const, Mut, Tensor, f32
+
+
+@ct.kernel
+def shifted(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], B: Const[int],
+            K: Const[int]) -> None:
+    z.store(ct.load_tile_like(x, z) + K)
+
+
+@ct.kernel
+def bump(z: Mut[Tensor[f32, ("B",)]], B: Const[int]) -> None:
+    z.store(z.load() + 1.0)
+
+
+@ct.kernel
+def two_outputs(a: Mut[Tensor[f32, ("B",)]], b: Mut[Tensor[f32, ("B",)]],
+                x: Tensor[f32, (-1,)], B: Const[int]) -> None:
+    t = ct.load_tile_like(x, a)
+    a.store(t)
+    b.store(t)

@@ -1,0 +1,65 @@
+"""`ct.autotune` on a real GPU (`pytest -m gpu`): CUDA-event timing, the choice on disk, the
+result of the chosen config; skips cleanly without a GPU."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import cutile as ct
+from cutile import bf16
+from cutile.runtime import context
+
+pytestmark = pytest.mark.gpu
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture(scope="module")
+def cuda() -> Iterator[Any]:
+    from cutile.runtime.cuda import driver
+
+    if driver.device_count() == 0:
+        pytest.skip("no CUDA device")
+    from cutile.runtime.backends.cuda import CudaBackend
+
+    yield CudaBackend(0)
+
+
+@pytest.fixture(autouse=True)
+def use_cuda(cuda: Any) -> Iterator[None]:
+    old = context.set_backend(cuda)
+    yield
+    context.set_backend(old)
+
+
+def _softmax() -> Any:
+    spec = importlib.util.spec_from_file_location("cutile_at_softmax", EXAMPLES / "softmax.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_autotune_times_on_the_device_and_caches(tmp_path: Path) -> None:
+    mod = _softmax()
+    configs = [ct.Config(tile=(1, 4096), occupancy=4), ct.Config(tile=(2, 4096), occupancy=2),
+               ct.Config(tile=(2, 4096), occupancy=2, worker_warps=8),
+               ct.Config(tile=(4, 4096), occupancy=2, worker_warps=8)]
+    tuned = ct.autotune(mod.softmax, configs=configs, key=["x"], cache_dir=tmp_path)
+    x = ct.randn((4096, 4096), bf16, seed=0)
+    out = ct.zeros((4096, 4096), bf16).partition((4, 4096))
+    out, x = tuned(out, x).sync()
+    (times,) = tuned.timings.values()
+    assert all(0 < t < 0.01 for t in times), times  # seconds per launch, ~10-100 us here
+    best = tuned.best(out, x)
+    assert times[configs.index(best)] == min(times) and out.tile == best.tile
+    got = out.unpartition().numpy().astype(np.float32)
+    np.testing.assert_allclose(got, mod.reference(x.numpy().astype(np.float32)), atol=2e-3)
+    again = ct.autotune(mod.softmax, configs=configs, key=["x"], cache_dir=tmp_path)
+    assert again.best(ct.meta((4096, 4096), bf16).partition((4, 4096)), x) == best
+    assert again.timings == {}  # read from disk
