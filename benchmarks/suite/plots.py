@@ -9,7 +9,7 @@ from .records import Record, best
 
 PLOTTED_ROWS = (1, 2, 3, 4, 5, 6, 7, 11)
 TITLES = {1: "vector add", 2: "GEMM bf16", 3: "softmax", 4: "RMSNorm", 5: "LayerNorm",
-          6: "attention fwd", 7: "decode GEMV"}
+          6: "attention fwd", 7: "decode GEMV", 11: "GEMM fp8"}
 
 
 def write(out_dir: Path, records: list[Record]) -> tuple[list[Path], str]:

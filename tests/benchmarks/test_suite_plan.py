@@ -202,3 +202,11 @@ def test_timer_cursor_stays_in_range_when_a_runner_id_is_reused() -> None:
     timer, r = timing.EventTimer(fake_torch, SuiteConfig()), Runner()
     timer.cursor[id(r)] = 7  # left behind by an earlier runner with 8 sets
     assert [timer._next(r) for _ in range(4)] == [1, 2, 0, 1]
+
+
+def test_every_plotted_row_has_a_title_and_fp8_a_doubled_ceiling() -> None:
+    from benchmarks.suite import plan, plots
+
+    assert set(plots.PLOTTED_ROWS) <= set(plots.TITLES)
+    cases = plan._fp8_gemm(quick=True) + plan._gemm(quick=True)
+    assert {c.kernel: c.tf_scale for c in cases} == {"fp8_gemm": 2.0, "gemm": 1.0}

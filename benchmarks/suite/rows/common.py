@@ -231,7 +231,7 @@ def _time(ctx: Context, case: Case, live: list[tuple[Any, Record]]) -> None:
         rec.windows, rec.launches_per_window = len(t.per_launch_s), t.launches
         rec.metric = work / med / 1e12
         rec.metric_p25, rec.metric_p75 = work / p75 / 1e12, work / p25 / 1e12
-        ceiling = ctx.bw if case.memory_bound else ctx.tf
+        ceiling = ctx.bw if case.memory_bound else ctx.tf and ctx.tf * case.tf_scale
         slack = 1.05 if case.memory_bound else 1.15
         if ceiling and rec.metric * 1e12 > slack * ceiling:
             rec.status = "suspect"
