@@ -8,23 +8,18 @@ the config list it is asked for, is a miss (and is overwritten by the next tunin
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from ..compiler.toolchain.atomic import atomic_write
 from ..compiler.toolchain.cache import default_cache_dir
+from ..compiler.toolchain.key import source_hash
 
 FORMAT = 1
 
 
-def digest(*parts: str) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p.encode())
-        h.update(b"\0")
-    return h.hexdigest()
+digest = source_hash  # sha256 of NUL-separated parts, as cache keys are made
 
 
 class TuningCache:

@@ -33,21 +33,31 @@ def cuda() -> Iterator[Any]:
     context.set_backend(old)
 
 
+N = 1 << 16
+
+
+def _late_torch_tensor(torch: Any, stream: Any, value: float) -> Any:
+    """A tensor torch fills on `stream` only after a long sleep: read too early, it is 0."""
+    with torch.cuda.stream(stream):
+        x = torch.zeros(N, dtype=torch.float32, device="cuda")
+        torch.cuda._sleep(20_000_000)
+        return x.fill_(value)
+
+
+def _doubled(x: Any) -> Any:
+    cx = ct.from_dlpack(x)
+    z, _, _ = k.add(ct.zeros((N,), f32).partition((1024,)), cx, cx).sync()
+    return z.unpartition()
+
+
 def _round_trip(torch: Any, stream: Any) -> None:
-    """torch writes x on `stream` after a long sleep; cutile, on the same stream, reads it
-    through DLPack; torch reads cutile's result back. No synchronize anywhere in between:
-    only the streams' order makes the values right."""
-    n = 1 << 16
+    """torch writes x on `stream`; cutile, on the same stream, reads it through DLPack; torch
+    reads cutile's result back. No synchronize in between: only stream order makes it right."""
     old = context.set_current_stream(stream.cuda_stream)
     try:
+        x = _late_torch_tensor(torch, stream, 3.0)
         with torch.cuda.stream(stream):
-            x = torch.zeros(n, dtype=torch.float32, device="cuda")
-            torch.cuda._sleep(20_000_000)
-            x.fill_(3.0)
-            cx = ct.from_dlpack(x)
-            z, _, _ = k.add(ct.zeros((n,), f32).partition((1024,)), cx, cx).sync()
-            back = torch.from_dlpack(z.unpartition())
-            assert torch.equal(back, torch.full_like(x, 6.0))
+            assert torch.equal(torch.from_dlpack(_doubled(x)), torch.full_like(x, 6.0))
     finally:
         context.set_current_stream(old)
 
@@ -72,15 +82,9 @@ def test_producer_on_a_side_stream_orders_before_our_stream(cuda: Any) -> None:
     # only the DLPack handshake (the producer's event waited on by our stream) orders them.
     torch = pytest.importorskip("torch")
     side = torch.cuda.Stream()
-    n = 1 << 16
-    with torch.cuda.stream(side):
-        x = torch.zeros(n, dtype=torch.float32, device="cuda")
-        torch.cuda._sleep(20_000_000)
-        x.fill_(5.0)
-    cx = ct.from_dlpack(x)
-    z, _, _ = k.add(ct.zeros((n,), f32).partition((1024,)), cx, cx).sync()
-    out = z.unpartition()
-    np.testing.assert_array_equal(out.numpy(), np.full(n, 10.0, np.float32))
+    x = _late_torch_tensor(torch, side, 5.0)
+    out = _doubled(x)
+    np.testing.assert_array_equal(out.numpy(), np.full(N, 10.0, np.float32))
     with torch.cuda.stream(side):  # and torch reads our result on its side stream
         back = torch.from_dlpack(out)
         assert torch.equal(back, torch.full_like(x, 10.0))
