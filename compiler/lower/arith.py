@@ -17,7 +17,7 @@ from ..bytecode.attrs import (
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
 from ..dtypes import F32, DType, integer_range
-from .table import BINARY, REDUCE_OPS, UNARY, Rule
+from .table import REDUCE_OPS, Rule
 from .types import LowerError, scalar
 
 
@@ -38,8 +38,9 @@ def splat(b: Builder, value: float | int | bool, like: BcTile) -> Value:
     return b.constant(value, like)
 
 
-def _rule_op(b: Builder, rule: Rule, name: str, dtype: DType, out: BcTile,
-             *args: Value) -> Value:
+def apply_rule(b: Builder, rule: Rule, name: str, dtype: DType, out: BcTile,
+               *args: Value) -> Value:
+    """One op by its Rule; `dtype` is the operands' dtype, `out` the result type."""
     if dtype.is_float:
         if rule.float_op is None:
             raise LowerError(f"'{name}' has no lowering for {dtype} tiles")
@@ -55,29 +56,11 @@ def _rule_op(b: Builder, rule: Rule, name: str, dtype: DType, out: BcTile,
     return b.emit(rule.int_op, [out], *args, **attrs)
 
 
-def binary(b: Builder, name: str, x: Value, y: Value, dtype: DType) -> Value:
-    """`dtype` is the operands' dtype (both are equal after the frontend's unification)."""
+def invert(b: Builder, x: Value, dtype: DType) -> Value:
+    """`~x` on ints, `not x` / `~x` on bools: xor with all ones."""
     t = _ty(x)
-    if name == "floordiv":
-        return floordiv(b, x, y, dtype)
-    if name == "mod":
-        return mod(b, x, y, dtype)
-    rule = BINARY.get(name)
-    if rule is None:
-        raise LowerError(f"unknown binary op '{name}'")
-    out = _bool_of(t) if rule.float_op == "cmpf" else t
-    return _rule_op(b, rule, name, dtype, out, x, y)
-
-
-def unary(b: Builder, name: str, x: Value, dtype: DType) -> Value:
-    t = _ty(x)
-    if name in ("invert", "not"):
-        ones: int | bool = True if dtype.is_bool else -1
-        return b.emit("xori", [t], x, splat(b, ones, t))
-    rule = UNARY.get(name)
-    if rule is None:
-        raise LowerError(f"unknown unary op '{name}'")
-    return _rule_op(b, rule, name, dtype, t, x)
+    ones: int | bool = True if dtype.is_bool else -1
+    return b.emit("xori", [t], x, splat(b, ones, t))
 
 
 def compare(b: Builder, pred: CmpPredicate, x: Value, y: Value, dtype: DType) -> Value:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bytecode import Builder, Module, Value, entry
-from ..bytecode.attrs import Dense, Hints
+from ..bytecode.attrs import Hints
 from ..bytecode.ir import Block as BcBlock
 from ..bytecode.types import TOKEN, Padding, PartitionViewType, TensorViewType
 from ..bytecode.types import TileType as BcTile
@@ -27,8 +27,7 @@ from ..types import PartitionType, TensorType
 from . import arith
 from .abi import EntryABI, EntrySlot, entry_abi, make_views
 from .contract import plan
-from .table import BINARY, COMPOSITE, UNARY
-from .types import I32_TILE, LowerError, dims, dtype_of, scalar, tile_type
+from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
 PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
 _HINT_KEYS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga"}
@@ -295,23 +294,26 @@ class _Lowerer:
 
     # -- one op ------------------------------------------------------------------------------
     def _op(self, op: Op) -> None:
-        name = op.name
-        handler = _HANDLERS.get(name)
+        handler = _HANDLERS.get(op.name)
         if handler is not None:
             handler(self, op)
         elif op in self.contract.muls:
             pass  # emitted by its add/sub, as an fma
         elif op in self.contract.adds:
             self._fma(op)
-        elif name in BINARY or (name in COMPOSITE and len(op.operands) == 2):
-            x, y = op.operands
-            self.vals[op.result] = arith.binary(self.b, name, self.v(x), self.v(y),
-                                                dtype_of(x.type))
-        elif name in UNARY or name in COMPOSITE:
-            x = op.operands[0]
-            self.vals[op.result] = arith.unary(self.b, name, self.v(x), dtype_of(x.type))
         else:
-            raise LowerError(f"no lowering for the '{name}' op")
+            self.bind(op, self._defined(op))
+
+    def _defined(self, op: Op) -> list[Value]:
+        """An op whose lowering its definition gives (compiler/ops)."""
+        from ..ops.defs import IR_OPS
+
+        defn = IR_OPS.get(op.name)
+        if defn is None or defn.lower is None:
+            raise LowerError(f"no lowering for the '{op.name}' op")
+        ctx = OpCtx(self.b, [self.v(x) for x in op.operands], [x.type for x in op.operands],
+                    [r.type for r in op.results], op.attrs)
+        return defn.lower(ctx)
 
     def _fma(self, op: Op) -> None:
         """add/sub with a single-use product operand (contract.py): one fma."""
@@ -359,15 +361,6 @@ def _coords(b: Builder, grid: list[Value], order: TileOrder, linear: Value) -> l
 
 Handler = Callable[[_Lowerer, Op], None]
 
-def _constant(L: _Lowerer, op: Op) -> None:
-    t = tile_type(op.result.type)
-    value = op.attrs["value"]
-    if not isinstance(value, (int, float, bool)):
-        raise LowerError(f"constant {value!r} is not a number")
-    L.vals[op.result] = L.b.emit("constant", [t], value=Dense.splat(value, scalar(
-        dtype_of(op.result.type))))
-
-
 def _block_id(L: _Lowerer, op: Op) -> None:
     L.vals[op.result] = L.block_ids[op.attrs["axis"]]
 
@@ -395,81 +388,13 @@ def _num_tiles(L: _Lowerer, op: Op) -> None:
     L.vals[op.result] = L.tile_grids[key][op.attrs["axis"]]
 
 
-def _shape_op(name: str) -> Handler:
-    def handler(L: _Lowerer, op: Op) -> None:
-        L.vals[op.result] = L.b.emit(name, [tile_type(op.result.type)], L.v(op.operands[0]))
-    return handler
-
-
-def _permute(L: _Lowerer, op: Op) -> None:
-    x = op.operands[0]
-    axes = op.attrs.get("axes") or tuple(reversed(range(tile_type(x.type).shape.__len__())))
-    L.vals[op.result] = L.b.emit("permute", [tile_type(op.result.type)], L.v(x),
-                                 permutation=tuple(int(a) for a in axes))
-
-
-def _cat(L: _Lowerer, op: Op) -> None:
-    vals = [L.v(x) for x in op.operands]
-    out = tile_type(op.result.type)
-    acc = vals[0]
-    axis = op.attrs["axis"]
-    for i, nxt in enumerate(vals[1:], start=2):
-        # Tile IR's cat joins two tiles; chain it (intermediate widths are sums of powers of 2,
-        # so only the final result is required to be a power of two by the frontend).
-        at, nt = acc.type, nxt.type
-        assert isinstance(at, BcTile) and isinstance(nt, BcTile)
-        shape = list(at.shape)
-        shape[axis] += nt.shape[axis]
-        ty = out if i == len(vals) else BcTile(out.elem, tuple(shape))
-        acc = L.b.emit("cat", [ty], acc, nxt, dim=axis)
-    L.vals[op.result] = acc
-
-
-def _iota(L: _Lowerer, op: Op) -> None:
-    out = tile_type(op.result.type)
-    d = dtype_of(op.result.type)
-    if scalar(d) == scalar(_I32):
-        L.vals[op.result] = L.b.emit("iota", [out])
-    else:
-        base = L.b.emit("iota", [BcTile(scalar(_I32), out.shape)])
-        L.vals[op.result] = arith.astype(L.b, base, _I32, d)
-
-
-def _astype(L: _Lowerer, op: Op) -> None:
-    x = op.operands[0]
-    L.vals[op.result] = arith.astype(L.b, L.v(x), dtype_of(x.type), dtype_of(op.result.type))
-
-
-def _reduce(L: _Lowerer, op: Op) -> None:
-    x = op.operands[0]
-    kind = op.attrs["kind"] if op.name == "reduce" else "cumsum"
-    L.vals[op.result] = arith.reduce(L.b, kind, L.v(x), op.attrs["axis"], dtype_of(x.type),
-                                     tile_type(op.result.type))
-
-
-def _mma(L: _Lowerer, op: Op) -> None:
-    a, b, acc = op.operands
-    L.vals[op.result] = arith.mma(L.b, L.v(a), L.v(b), L.v(acc), dtype_of(a.type),
-                                  dtype_of(b.type))
-
-
-def _select(L: _Lowerer, op: Op) -> None:
-    c, x, y = (L.v(o) for o in op.operands)
-    L.vals[op.result] = L.b.emit("select", [tile_type(op.result.type)], c, x, y)
-
-
 def _printf(L: _Lowerer, op: Op) -> None:
     tok = L.b.emit("print_tko", [TOKEN], [L.v(x) for x in op.operands], L._token(PRINT),
                    str=str(op.attrs["format"]))
     L.tok[PRINT] = tok
 
 
-def _assert(L: _Lowerer, op: Op) -> None:
-    L.b.op("assert", [], L.v(op.operands[0]), message=str(op.attrs.get("message", "")))
-
-
 _HANDLERS: dict[str, Handler] = {
-    "constant": _constant,
     "block_id": _block_id,
     "num_blocks": _num_blocks,
     "tile_index": _Lowerer.tile_index,
@@ -479,18 +404,7 @@ _HANDLERS: dict[str, Handler] = {
     "num_tiles": _num_tiles,
     "load": _Lowerer.load,
     "store": _Lowerer.store,
-    "reshape": _shape_op("reshape"),
-    "broadcast": _shape_op("broadcast"),
-    "permute": _permute,
-    "cat": _cat,
-    "iota": _iota,
-    "astype": _astype,
-    "reduce": _reduce,
-    "scan": _reduce,
-    "mma": _mma,
-    "select": _select,
     "printf": _printf,
-    "assert": _assert,
     "for": _Lowerer._for,
     "loop": _Lowerer._loop,
     "if": _Lowerer._if,

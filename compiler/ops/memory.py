@@ -21,13 +21,13 @@ def _axis(b: Builder, arg: Arg, what: str) -> int:
     return axis
 
 
-@function("block_id", "axis")
+@function("block_id", "axis: int", "this block's coordinate on grid axis 0-2", "blocks")
 def _block_id(b: Builder, c: Call) -> FValue:
     axis = _axis(b, c["axis"], "the axis of block_id()")
     return b.emit1("block_id", [], SCALAR_I32, c.span, axis=axis)
 
 
-@function("num_blocks", "axis")
+@function("num_blocks", "axis: int", "the grid's extent on axis 0-2", "blocks")
 def _num_blocks(b: Builder, c: Call) -> FValue:
     axis = _axis(b, c["axis"], "the axis of num_blocks()")
     return b.emit1("num_blocks", [], SCALAR_I32, c.span, axis=axis)
@@ -60,7 +60,8 @@ def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
     return [b.scalar_int(Arg(i, arg.span), f"an index of {what}") for i in items]
 
 
-@function("load_tile_like", "x, z")
+@function("load_tile_like", "x: Any, z: Any", "the tile of `x` at the Mut slab `z`'s position",
+          "memory")
 def _load_tile_like(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["x"], "load_tile_like")
     z = tensor(b, c["z"], "load_tile_like", mutable=True)
@@ -73,7 +74,8 @@ def _load_tile_like(b: Builder, c: Call) -> FValue:
                    shape=z.type.shape)
 
 
-@method("mut", "store", "tile, index=None")
+@method("mut", "store", "tile: Any, index: Any = None", "write this block's slab", "memory",
+        returns="None")
 def _store(b: Builder, c: Call) -> FValue:
     z = tensor(b, c["self"], "store", mutable=True)
     assert isinstance(z.type, TensorType)
@@ -108,7 +110,8 @@ def _check_store(b: Builder, c: Call, t: TileType, z: TensorType, name: str) -> 
                want=f"{z.dtype} {fmt_shape(z.shape)}", hint=hint)
 
 
-@method("tensor", "store", "tile, index")
+@method("tensor", "store", "tile: Any, index: Any", "index-addressed store (unsafe kernels)",
+        "memory", returns="None")
 def _store_shared(b: Builder, c: Call) -> FValue:
     """Index-addressed store into a shared tensor: unsafe kernels only (no disjointness)."""
     x = tensor(b, c["self"], "store", mutable=False)
@@ -129,7 +132,7 @@ def _store_shared(b: Builder, c: Call) -> FValue:
     return none_value(c.span)
 
 
-@method("mut", "load", "")
+@method("mut", "load", "", "read this block's slab", "memory")
 def _load_mut(b: Builder, c: Call) -> FValue:
     z = tensor(b, c["self"], "load", mutable=True)
     assert isinstance(z.type, TensorType)
@@ -138,7 +141,7 @@ def _load_mut(b: Builder, c: Call) -> FValue:
                    shape=z.type.shape)
 
 
-@method("mut", "tile_index", "")
+@method("mut", "tile_index", "", "the slab's tile coordinates", "memory", returns="Any")
 def _tile_index(b: Builder, c: Call) -> FValue:
     z = tensor(b, c["self"], "tile_index", mutable=True)
     return TupleVal(tuple(tile_index(b, z, c.span)))
@@ -151,7 +154,8 @@ def _tile_shape_for(b: Builder, arg: Arg, t: TensorType, what: str) -> Shape:
     return shape
 
 
-@method("tensor", "load_tile", "shape, index")
+@method("tensor", "load_tile", "shape: Any, index: Any", "the tile of `shape` at tile `index`",
+        "memory")
 def _load_tile(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["self"], "load_tile", mutable=False)
     assert isinstance(x.type, TensorType)
@@ -160,7 +164,7 @@ def _load_tile(b: Builder, c: Call) -> FValue:
     return b.emit1("load", [x, *idx], TileType(x.type.dtype, shape), c.span, shape=shape)
 
 
-@method("tensor", "partition", "shape")
+@method("tensor", "partition", "shape: Any", "a read-only view as a grid of tiles", "memory")
 def _partition(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["self"], "partition", mutable=False)
     assert isinstance(x.type, TensorType)
@@ -176,7 +180,7 @@ def _partition_arg(b: Builder, arg: Arg, what: str) -> Value:
     return p
 
 
-@method("partition", "load", "index")
+@method("partition", "load", "index: Any", "the tile at `index`", "memory")
 def _partition_load(b: Builder, c: Call) -> FValue:
     p = _partition_arg(b, c["self"], "load")
     assert isinstance(p.type, PartitionType)
@@ -185,7 +189,8 @@ def _partition_load(b: Builder, c: Call) -> FValue:
                    shape=p.type.tile)
 
 
-@function("num_tiles", "p, axis")
+@function("num_tiles", "p: Any, axis: int", "the number of tiles of a partition along `axis`",
+          "memory")
 def _num_tiles(b: Builder, c: Call) -> FValue:
     p = _partition_arg(b, c["p"], "num_tiles")
     assert isinstance(p.type, PartitionType)

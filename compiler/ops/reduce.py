@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from .. import messages as msg
+from ..bytecode import Value as BcValue
 from ..frontend.builder import Builder
 from ..frontend.values import FValue
-from ..types import TileType
+from ..lower import arith
+from ..lower.types import OpCtx
+from ..types import TileType, Type
+from .defs import ir_op, numpy
 from .registry import Call, Rule, function
 from .shape import norm_axis
 
@@ -53,6 +60,36 @@ def _scan_rule(kind: str) -> Rule:
 
 
 for _name in REDUCTIONS:
-    function(_name, "x, axis, keepdims=False")(_reduce_rule(_name))
+    function(_name, "x: Any, axis: int, keepdims: bool = False",
+             f"{_name} along `axis` (f16/bf16 accumulate in f32)", "reductions")(
+                 _reduce_rule(_name))
 for _name in SCANS:
-    function(_name, "x, axis")(_scan_rule(_name))
+    function(_name, "x: Any, axis: int", "running sum along `axis`", "reductions")(
+        _scan_rule(_name))
+
+
+# -- interpreter and lowering of the IR ops these rules emit ------------------------------------
+def _wide(x: Any) -> Any:
+    np = numpy()
+    return x.astype(np.float32) if x.dtype == np.float16 else x  # narrow floats add in f32
+
+
+def _reduce_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
+    fn = getattr(numpy(), attrs["kind"])
+    return [fn(_wide(args[0]), axis=attrs["axis"], keepdims=attrs["keepdims"])]
+
+
+def _scan_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
+    return [numpy().cumsum(_wide(args[0]), axis=attrs["axis"])]
+
+
+def _reduce_lower(c: OpCtx) -> list[BcValue]:
+    return [arith.reduce(c.b, c.attrs["kind"], c.args[0], c.attrs["axis"], c.dtype(), c.out)]
+
+
+def _scan_lower(c: OpCtx) -> list[BcValue]:
+    return [arith.reduce(c.b, "cumsum", c.args[0], c.attrs["axis"], c.dtype(), c.out)]
+
+
+ir_op("reduce", _reduce_np, _reduce_lower)
+ir_op("scan", _scan_np, _scan_lower)

@@ -1,0 +1,103 @@
+"""The op table's faces agree: every typed-IR op has NumPy semantics and a lowering, every
+user-facing op has a typing rule, a stub with its signature, a doc line and a kernel that uses
+it, and the generated stubs and docs are current."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from types import ModuleType
+
+import pytest
+from lower_util import EXAMPLES, ROOT, module
+from test_compile_all import EXAMPLE_CASES, OP_CASES, OPS
+
+import cutile
+from cutile.compiler.api import specialize
+from cutile.compiler.dsl.markers import TileValue
+from cutile.compiler.ir import walk
+from cutile.compiler.lower.emit import _HANDLERS
+from cutile.compiler.ops import FUNCTIONS, METHODS
+from cutile.compiler.ops.defs import IR_OPS
+from cutile.compiler.ops.registry import REQUIRED
+from cutile.runtime.interpreter.ops import OPS as RUNTIME_OPS
+
+CONTROL = {"for", "loop", "if", "yield", "continue", "break", "return"}
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_ops", ROOT / "scripts" / "gen_ops.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("name", sorted(IR_OPS))
+def test_every_ir_op_runs_and_lowers(name: str) -> None:
+    op = IR_OPS[name]
+    assert op.interp is not None or name in RUNTIME_OPS, f"{name}: no interpreter semantics"
+    assert op.lower is not None or name in _HANDLERS, f"{name}: no lowering"
+    # One implementation per face: the table's, or the component's own.
+    assert not (op.interp is not None and name in RUNTIME_OPS)
+    assert not (op.lower is not None and name in _HANDLERS)
+
+
+def test_components_implement_only_defined_ops() -> None:
+    assert set(RUNTIME_OPS) <= set(IR_OPS)
+    assert set(_HANDLERS) - CONTROL <= set(IR_OPS)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_every_function_has_a_stub_and_doc(name: str) -> None:
+    spec = FUNCTIONS[name]
+    gen = _script()
+    assert spec.doc and spec.family in gen.FAMILIES, name
+    assert name in cutile.__all__ and hasattr(cutile, name)
+    if name in gen.HOST_NAMES:
+        return  # the host constructor's stub (a tile inside kernels, a tensor on the host)
+    stub = inspect.signature(getattr(cutile, name))
+    assert [p.name for p in stub.parameters.values()] == [p.name for p in spec.params]
+    for p in spec.params:
+        want = inspect.Parameter.empty if p.default is REQUIRED else p.default
+        got = stub.parameters[p.name].default
+        assert got == want or (want is inspect.Parameter.empty and p.variadic), (name, p)
+
+
+@pytest.mark.parametrize("key", sorted(METHODS), ids=lambda k: f"{k[0]}.{k[1]}")
+def test_every_method_is_on_tile_value(key: tuple[str, str]) -> None:
+    """mypy sees kernel values as TileValue: it must declare each method's parameters."""
+    spec = METHODS[key]
+    assert spec.doc and spec.family
+    method = getattr(TileValue, spec.name)
+    stub = inspect.signature(method).parameters
+    for p in spec.params:
+        assert p.name in stub, (key, p.name)
+
+
+def test_every_op_is_used_by_a_compiled_kernel() -> None:
+    """op_kernels.py and the examples (all lowered and assembled by test_compile_all) together
+    emit every IR op and call every user-facing op."""
+    emitted: set[str] = set()
+    called: set[str] = set()
+    kernels = [(OPS, c[0], c[1]) for c in OP_CASES]
+    kernels += [(EXAMPLES / c[0], c[1], c[2]) for c in EXAMPLE_CASES]
+    for path, name, consts in kernels:
+        info = module(path)
+        result = specialize(info, name, dict(consts))
+        assert result.ir is not None, (name, result.diagnostics)
+        emitted |= {op.name for op in walk(result.ir.body)}
+        called |= _calls(path.read_text())
+    assert set(IR_OPS) <= emitted, sorted(set(IR_OPS) - emitted)
+    methods = {n for _, n in METHODS}
+    assert set(FUNCTIONS) | methods <= called, sorted((set(FUNCTIONS) | methods) - called)
+
+
+def _calls(text: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"\.([a-z_0-9]+)\(", text))
+
+
+def test_generated_files_are_current() -> None:
+    assert _script().main(["--check"]) == 0, "run: python scripts/gen_ops.py"
