@@ -19,6 +19,8 @@ class DType:
     tileir: str  # the Tile IR scalar (a `bytecode.types.Scalar` member name)
     storage: str  # NumPy dtype of its bytes in memory (bf16 and f8 are stored as their bits)
     aliases: tuple[str, ...] = ()  # NumPy / torch dtype names that mean it
+    finite_max: float = 0.0  # floats: the largest finite value
+    has_inf: bool = True  # floats: whether the format encodes infinities (f8e4m3 has only NaN)
 
     @property
     def rounded(self) -> bool:
@@ -54,13 +56,16 @@ U8 = DType("u8", "uint", 8, "uint8", "I8", "uint8", ("uint8",))
 U16 = DType("u16", "uint", 16, "uint16", "I16", "uint16", ("uint16",))
 U32 = DType("u32", "uint", 32, "uint32", "I32", "uint32", ("uint32",))
 U64 = DType("u64", "uint", 64, "uint64", "I64", "uint64", ("uint64",))
-F16 = DType("f16", "float", 16, "float16", "F16", "float16", ("float16",))
-BF16 = DType("bf16", "float", 16, "float32", "BF16", "uint16", ("bfloat16",))
-TF32 = DType("tf32", "float", 32, "float32", "TF32", "float32")
-F32 = DType("f32", "float", 32, "float32", "F32", "float32", ("float32",))
-F64 = DType("f64", "float", 64, "float64", "F64", "float64", ("float64",))
-F8E4M3 = DType("f8e4m3", "float", 8, "float32", "F8E4M3FN", "uint8")
-F8E5M2 = DType("f8e5m2", "float", 8, "float32", "F8E5M2", "uint8")
+F16 = DType("f16", "float", 16, "float16", "F16", "float16", ("float16",), 65504.0)
+BF16 = DType("bf16", "float", 16, "float32", "BF16", "uint16", ("bfloat16",),
+              3.3895313892515355e38)
+TF32 = DType("tf32", "float", 32, "float32", "TF32", "float32", (), 3.4028234663852886e38)
+F32 = DType("f32", "float", 32, "float32", "F32", "float32", ("float32",),
+             3.4028234663852886e38)
+F64 = DType("f64", "float", 64, "float64", "F64", "float64", ("float64",),
+             1.7976931348623157e308)
+F8E4M3 = DType("f8e4m3", "float", 8, "float32", "F8E4M3FN", "uint8", (), 448.0, False)
+F8E5M2 = DType("f8e5m2", "float", 8, "float32", "F8E5M2", "uint8", (), 57344.0)
 
 ALL_DTYPES: tuple[DType, ...] = (
     BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, TF32, F32, F64, F8E4M3, F8E5M2,

@@ -208,3 +208,8 @@ EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
 UNREADABLE_FILE = Message("CT999", "cannot read this file: {detail}")
 UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
+
+# Messages of the op table's newer operations (issue 13).
+PADDING_RANGE = Message("CT214", "padding {value} is not representable in {dtype}{hint}")
+PADDING_KIND = Message("CT209", "the padding of {what} must be a compile-time number (a literal, "
+                       "a Const, -math.inf, math.inf or math.nan), got {got}")

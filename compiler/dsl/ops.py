@@ -79,7 +79,7 @@ def floor(x: Any) -> TileValue:
     return _kernel_only("floor")
 
 
-def load_tile_like(x: Any, z: Any) -> TileValue:
+def load_tile_like(x: Any, z: Any, padding: Any = None) -> TileValue:
     """the tile of x at the Mut slab z's position."""
     return _kernel_only("load_tile_like")
 

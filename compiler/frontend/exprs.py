@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
+import math
 from dataclasses import dataclass, field
 
 from .. import messages as msg
@@ -15,7 +16,7 @@ from ..ops.elementwise import binary, unary
 from ..ops.matmul import matmul
 from ..types import ConstType, PartitionType, TensorType, TileType
 from .builder import Arg, Builder
-from .source import FunctionDef, ModuleInfo
+from .source import FunctionDef, ModuleInfo, dotted_name
 from .values import (
     UNKNOWN,
     Binding,
@@ -156,6 +157,9 @@ class Expressions:
         info = self.ctx.info
         if ident in info.constants:
             return literal_fvalue(info.constants[ident], span)
+        number = math_constant(info, node)
+        if number is not None:
+            return const_value(span, number)
         resolved = info.resolve(node)
         if resolved is not None:
             return self.cutile_name(resolved, span)
@@ -173,6 +177,9 @@ class Expressions:
                     what=f"ct.{resolved} as a value")
 
     def attribute(self, node: ast.Attribute, span: Span) -> FValue:
+        number = None if _root(node) in self.env else math_constant(self.ctx.info, node)
+        if number is not None:
+            return const_value(span, number)
         resolved = self.ctx.info.resolve(node)
         if resolved is not None and _root(node) not in self.env:
             if resolved in DTYPES or resolved in FUNCTIONS or resolved in DSL_NAMES:
@@ -359,6 +366,23 @@ class Expressions:
             diag = Diagnostic(diag.code, diag.message, diag.span, diag.severity,
                               (*diag.notes, Note("in the call from here", self.call_site)))
         self.ctx.diags.append(diag)
+
+
+# `math` constants are float literals in kernels (`padding=-math.inf`, `x * math.pi`).
+MATH_CONSTANTS = {"math.inf": math.inf, "math.nan": math.nan, "math.pi": math.pi,
+                  "math.e": math.e, "math.tau": math.tau}
+
+
+def math_constant(info: ModuleInfo, node: ast.expr) -> float | None:
+    """The value of `math.inf` (however `math` or `inf` was imported), or None."""
+    dotted = dotted_name(node)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    target = info.aliases.get(head)
+    if target is None:
+        return None
+    return MATH_CONSTANTS.get(f"{target}.{rest}" if rest else target)
 
 
 def literal_fvalue(value: object, span: Span) -> FValue:

@@ -27,6 +27,7 @@ from ..types import PartitionType, TensorType
 from . import arith
 from .abi import EntryABI, EntrySlot, entry_abi, make_views
 from .contract import plan
+from .padding import pad_outside, view_padding
 from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
 PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
@@ -83,7 +84,8 @@ class _Lowerer:
         self.b = Builder(self.body)
         self.vals: dict[IrValue, Value] = {}
         self.partitions: dict[IrValue, tuple[int, tuple[int, ...]]] = {}
-        self.pviews: dict[tuple[int, tuple[int, ...]], Value] = {}
+        self.pviews: dict[tuple[int, tuple[int, ...], Padding], Value] = {}
+        self.extents: dict[int, list[Value]] = {}  # tensor parameter -> its extents (i32)
         self.grids: dict[int, list[Value]] = {}  # Mut parameter -> its tile grid
         self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
         self.tok: dict[int, Value] = {}
@@ -122,14 +124,14 @@ class _Lowerer:
             self.vals[r] = v
 
     # -- memory ----------------------------------------------------------------------------
-    def pview(self, param: int, tile: tuple[int, ...]) -> Value:
-        key = (param, tile)
+    def pview(self, param: int, tile: tuple[int, ...], pad: Padding = Padding.ZERO) -> Value:
+        key = (param, tile, pad)
         pv = self.pviews.get(key)
         if pv is None:
             view = self.views[param]
             vt = view.type
             assert isinstance(vt, TensorViewType)
-            pt = PartitionViewType(tile, vt, tuple(range(len(tile))), Padding.ZERO)
+            pt = PartitionViewType(tile, vt, tuple(range(len(tile))), pad)
             pv = self.pviews[key] = self.pro.emit("make_partition_view", [pt], view)
         return pv
 
@@ -139,14 +141,26 @@ class _Lowerer:
                 return i
         raise LowerError(f"{x} is not a kernel parameter")
 
-    def _source(self, src: IrValue, shape: tuple[int, ...]) -> tuple[Value, int | None]:
+    def _source(self, src: IrValue, shape: tuple[int, ...], pad: Padding = Padding.ZERO
+                ) -> tuple[Value, int | None]:
         """(partition view, Mut token key or None) for a load/store source."""
         if isinstance(src.type, PartitionType):
             param, tile = self.partitions[src]
-            return self.pview(param, tile), None
+            return self.pview(param, tile, pad), None
         param = self._param_of(src)
         mut = isinstance(src.type, TensorType) and src.type.mutable
-        return self.pview(param, shape), (param if mut else None)
+        return self.pview(param, shape, pad), (param if mut else None)
+
+    def _extents(self, src: IrValue) -> list[Value]:
+        """The extents of a load source's tensor, read once in the prologue."""
+        param = self.partitions[src][0] if isinstance(src.type, PartitionType) else \
+            self._param_of(src)
+        if param not in self.extents:
+            view = self.views[param]
+            assert isinstance(view.type, TensorViewType)
+            self.extents[param] = self.pro.op("get_tensor_shape", [I32_TILE] * len(
+                view.type.shape), view).results
+        return self.extents[param]
 
     def _index(self, xs: list[IrValue]) -> list[Value]:
         out = []
@@ -162,11 +176,17 @@ class _Lowerer:
     def load(self, op: Op) -> None:
         src, *idx = op.operands
         out = tile_type(op.result.type)
-        view, key = self._source(src, out.shape)
-        tile, tok = self.b.op("load_view_tko", [out, TOKEN], view, self._index(idx),
+        value = op.attrs.get("padding")
+        mode = view_padding(value)
+        view, key = self._source(src, out.shape, mode or Padding.ZERO)
+        index = self._index(idx)
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], view, index,
                               self._token(key)).results
         if key is not None:
             self.tok[key] = tok
+        if mode is None:  # a padding no view mode gives
+            assert isinstance(value, (int, float, bool))
+            tile = pad_outside(self.b, tile, index, self._extents(src), value)
         self.vals[op.result] = tile
 
     def store(self, op: Op) -> None:

@@ -9,6 +9,7 @@ from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal, none_value
 from ..ir import Value
 from ..types import PartitionType, Shape, TensorType, TileType, describe, fmt_shape
+from .padding import PAD_PARAM, padding_attrs
 from .registry import Call, function, method
 
 SCALAR_I32 = TileType(I32, ())
@@ -60,8 +61,8 @@ def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
     return [b.scalar_int(Arg(i, arg.span), f"an index of {what}") for i in items]
 
 
-@function("load_tile_like", "x: Any, z: Any", "the tile of `x` at the Mut slab `z`'s position",
-          "memory")
+@function("load_tile_like", "x: Any, z: Any, " + PAD_PARAM,
+          "the tile of `x` at the Mut slab `z`'s position", "memory")
 def _load_tile_like(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["x"], "load_tile_like")
     z = tensor(b, c["z"], "load_tile_like", mutable=True)
@@ -69,9 +70,10 @@ def _load_tile_like(b: Builder, c: Call) -> FValue:
     if x.type.rank != z.type.rank:
         b.fail(msg.LOAD_LIKE_RANK, c.span, a=x.name or "x", ra=x.type.rank, b=z.name or "z",
                rb=z.type.rank)
+    pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile_like()")
     idx = tile_index(b, z, c.span)
     return b.emit1("load", [x, *idx], TileType(x.type.dtype, z.type.shape), c.span,
-                   shape=z.type.shape)
+                   shape=z.type.shape, **pad)
 
 
 @method("mut", "store", "tile: Any, index: Any = None", "write this block's slab", "memory",
@@ -132,13 +134,14 @@ def _store_shared(b: Builder, c: Call) -> FValue:
     return none_value(c.span)
 
 
-@method("mut", "load", "", "read this block's slab", "memory")
+@method("mut", "load", PAD_PARAM, "read this block's slab", "memory")
 def _load_mut(b: Builder, c: Call) -> FValue:
     z = tensor(b, c["self"], "load", mutable=True)
     assert isinstance(z.type, TensorType)
+    pad = padding_attrs(b, c["padding"], z.type.dtype, "load()")
     idx = tile_index(b, z, c.span)
     return b.emit1("load", [z, *idx], TileType(z.type.dtype, z.type.shape), c.span,
-                   shape=z.type.shape)
+                   shape=z.type.shape, **pad)
 
 
 @method("mut", "tile_index", "", "the slab's tile coordinates", "memory", returns="Any")
@@ -154,14 +157,16 @@ def _tile_shape_for(b: Builder, arg: Arg, t: TensorType, what: str) -> Shape:
     return shape
 
 
-@method("tensor", "load_tile", "shape: Any, index: Any", "the tile of `shape` at tile `index`",
-        "memory")
+@method("tensor", "load_tile", "shape: Any, index: Any, " + PAD_PARAM,
+        "the tile of `shape` at tile `index`", "memory")
 def _load_tile(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["self"], "load_tile", mutable=False)
     assert isinstance(x.type, TensorType)
     shape = _tile_shape_for(b, c["shape"], x.type, "the shape of load_tile()")
     idx = index_values(b, c["index"], x.type.rank, "load_tile()")
-    return b.emit1("load", [x, *idx], TileType(x.type.dtype, shape), c.span, shape=shape)
+    pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile()")
+    return b.emit1("load", [x, *idx], TileType(x.type.dtype, shape), c.span, shape=shape,
+                   **pad)
 
 
 @method("tensor", "partition", "shape: Any", "a read-only view as a grid of tiles", "memory")
@@ -180,13 +185,14 @@ def _partition_arg(b: Builder, arg: Arg, what: str) -> Value:
     return p
 
 
-@method("partition", "load", "index: Any", "the tile at `index`", "memory")
+@method("partition", "load", "index: Any, " + PAD_PARAM, "the tile at `index`", "memory")
 def _partition_load(b: Builder, c: Call) -> FValue:
     p = _partition_arg(b, c["self"], "load")
     assert isinstance(p.type, PartitionType)
     idx = index_values(b, c["index"], len(p.type.tile), "load()")
+    pad = padding_attrs(b, c["padding"], p.type.tensor.dtype, "load()")
     return b.emit1("load", [p, *idx], TileType(p.type.tensor.dtype, p.type.tile), c.span,
-                   shape=p.type.tile)
+                   shape=p.type.tile, **pad)
 
 
 @function("num_tiles", "p: Any, axis: int", "the number of tiles of a partition along `axis`",

@@ -4,9 +4,12 @@ it, and the generated stubs and docs are current."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from lower_util import EXAMPLES, ROOT, module
@@ -82,6 +85,7 @@ def test_every_op_is_used_by_a_compiled_kernel() -> None:
     called: set[str] = set()
     kernels = [(OPS, c[0], c[1]) for c in OP_CASES]
     kernels += [(EXAMPLES / c[0], c[1], c[2]) for c in EXAMPLE_CASES]
+    kernels += [(path, name, consts) for path in OP_TESTS for name, consts in _cases(path)]
     for path, name, consts in kernels:
         info = module(path)
         result = specialize(info, name, dict(consts))
@@ -91,6 +95,18 @@ def test_every_op_is_used_by_a_compiled_kernel() -> None:
     assert set(IR_OPS) <= emitted, sorted(set(IR_OPS) - emitted)
     methods = {n for _, n in METHODS}
     assert set(FUNCTIONS) | methods <= called, sorted((set(FUNCTIONS) | methods) - called)
+
+
+OP_TESTS = sorted((ROOT / "tests" / "ops").glob("test_*.py"))
+
+
+def _cases(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """The CASES list of a per-op test file (its kernels, which that file lowers and assembles)."""
+    for stmt in ast.parse(path.read_text()).body:
+        if isinstance(stmt, ast.Assign) and [ast.unparse(t) for t in stmt.targets] == ["CASES"]:
+            cases: list[tuple[str, dict[str, Any]]] = ast.literal_eval(stmt.value)
+            return cases
+    raise AssertionError(f"{path.name} has no CASES")
 
 
 def _calls(text: str) -> set[str]:
