@@ -12,10 +12,10 @@ from typing import Any
 from .markers import TileValue, _kernel_only
 
 __all__ = [
-    "abs", "block_id", "broadcast_to", "cat", "ceil", "cos", "cumsum", "device_assert", "exp",
-    "exp2", "expand_dims", "floor", "load_tile_like", "log", "log2", "max", "maximum", "min",
-    "minimum", "mma", "num_blocks", "num_tiles", "permute", "printf", "prod", "rsqrt", "sin",
-    "sqrt", "sum", "tanh", "where",
+    "abs", "block_id", "broadcast_to", "cat", "ceil", "cos", "cumsum", "device_assert", "erf",
+    "exp", "exp2", "expand_dims", "floor", "load_tile_like", "log", "log2", "max", "maximum",
+    "min", "minimum", "mma", "num_blocks", "num_tiles", "permute", "printf", "prod", "rsqrt",
+    "sin", "sqrt", "sum", "tanh", "where",
 ]
 
 
@@ -57,6 +57,11 @@ def cumsum(x: Any, axis: int) -> TileValue:
 def device_assert(cond: Any, message: str = '') -> None:
     """fail the launch (CT5xx) where cond is false."""
     _kernel_only("device_assert")
+
+
+def erf(x: Any) -> TileValue:
+    """the error function (f16/bf16/f32; GPU within 3e-7 of exact)."""
+    return _kernel_only("erf")
 
 
 def exp(x: Any) -> TileValue:

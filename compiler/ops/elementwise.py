@@ -43,6 +43,8 @@ class Elementwise:
     lower: Rule | Composite = field(default_factory=Rule)
     doc: str = ""
     symbol: str = ""  # the Python operator, for the docs ("+"); empty for functions
+    dtypes: frozenset[str] = frozenset()  # if given, only these dtypes (names)
+    why: str = ""  # the hint when a dtype outside `dtypes` is given
 
 
 NUM = frozenset({"float", "int", "uint"})
@@ -253,6 +255,8 @@ def _why(err: Exception) -> str:
 
 
 def _check_kind(b: Builder, spec: Elementwise, dtype: DType, span: Span, where: Arg) -> None:
+    if spec.dtypes and dtype.kind in spec.kinds and dtype.name not in spec.dtypes:
+        b.fail(msg.BAD_OPERAND, where.span, op=f"'{spec.word}'", what=f"{dtype} tiles{spec.why}")
     if dtype.kind not in spec.kinds:
         hint = ""
         if spec.name == "div" and dtype.is_integer:
@@ -283,6 +287,15 @@ def unary(b: Builder, name: str, arg: Arg, span: Span) -> FValue:
 
 def _unary_rule(name: str) -> TypingRule:
     return lambda b, c: unary(b, name, c["x"], c.span)
+
+
+def define_unary(e: Elementwise) -> Elementwise:
+    """Registers a unary elementwise op defined in another module: `ct.NAME(x)`, its typing,
+    folding, NumPy meaning and lowering all come from the entry."""
+    UNARY[e.name] = e
+    ir_op(e.name, _interp(e), _lowering(e))
+    function(e.name, "x: Any", e.doc, "elementwise")(_unary_rule(e.name))
+    return e
 
 
 def _binary_rule(name: str) -> TypingRule:
