@@ -12,16 +12,26 @@ from typing import Any
 from .markers import TileValue, _kernel_only
 
 __all__ = [
-    "abs", "block_id", "broadcast_to", "cat", "ceil", "cos", "cumsum", "device_assert", "erf",
-    "exp", "exp2", "expand_dims", "floor", "load_tile_like", "log", "log2", "max", "maximum",
-    "min", "minimum", "mma", "num_blocks", "num_tiles", "permute", "printf", "prod", "rsqrt",
-    "sin", "sqrt", "sum", "tanh", "where",
+    "abs", "argmax", "argmin", "block_id", "broadcast_to", "cat", "ceil", "cos", "cumsum",
+    "device_assert", "erf", "exp", "exp2", "expand_dims", "floor", "load_tile_like", "log",
+    "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks", "num_tiles", "permute",
+    "printf", "prod", "rsqrt", "sin", "sqrt", "sum", "tanh", "where",
 ]
 
 
 def abs(x: Any) -> TileValue:
     """absolute value."""
     return _kernel_only("abs")
+
+
+def argmax(x: Any, axis: int, keepdims: bool = False) -> TileValue:
+    """index (i32) of the largest element along axis; the first on ties, NaN counts as extreme."""
+    return _kernel_only("argmax")
+
+
+def argmin(x: Any, axis: int, keepdims: bool = False) -> TileValue:
+    """index (i32) of the smallest element along axis; the first on ties, NaN counts as extreme."""
+    return _kernel_only("argmin")
 
 
 def block_id(axis: int) -> TileValue:
