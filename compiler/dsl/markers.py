@@ -93,9 +93,9 @@ class TileValue:
     def transpose(self) -> TileValue: return _kernel_only("transpose")
     # Tensors, Mut slabs and partitions:
     def store(self, tile: Any, index: Any = None) -> None: _kernel_only("store")
-    def load(self, index: Any = None, padding: Any = None) -> TileValue:
+    def load(self, index: Any = None, *, padding: Any = None) -> TileValue:
         return _kernel_only("load")
-    def load_tile(self, shape: Any, index: Any, padding: Any = None) -> TileValue:
+    def load_tile(self, shape: Any, index: Any, *, padding: Any = None) -> TileValue:
         return _kernel_only("load_tile")
     def partition(self, shape: Any) -> TileValue: return _kernel_only("partition")
     def tile_index(self) -> Any: return _kernel_only("tile_index")

@@ -12,10 +12,10 @@ from typing import Any
 from .markers import TileValue, _kernel_only
 
 __all__ = [
-    "abs", "argmax", "argmin", "block_id", "broadcast_to", "cat", "ceil", "cos", "cumsum",
-    "device_assert", "erf", "exp", "exp2", "expand_dims", "floor", "load_tile_like", "log",
-    "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks", "num_tiles", "permute",
-    "printf", "prod", "rsqrt", "sin", "sqrt", "sum", "tanh", "where",
+    "abs", "argmax", "argmin", "block_id", "broadcast_to", "cat", "ceil", "cos", "cumprod",
+    "cumsum", "device_assert", "erf", "exp", "exp2", "expand_dims", "floor", "load_tile_like",
+    "log", "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks", "num_tiles",
+    "permute", "printf", "prod", "rsqrt", "scan", "sin", "sqrt", "sum", "tanh", "where",
 ]
 
 
@@ -59,8 +59,13 @@ def cos(x: Any) -> TileValue:
     return _kernel_only("cos")
 
 
-def cumsum(x: Any, axis: int) -> TileValue:
-    """running sum along axis."""
+def cumprod(x: Any, axis: int, reverse: bool = False) -> TileValue:
+    """ct.scan(x, axis, 'mul', reverse)."""
+    return _kernel_only("cumprod")
+
+
+def cumsum(x: Any, axis: int, reverse: bool = False) -> TileValue:
+    """ct.scan(x, axis, 'add', reverse)."""
     return _kernel_only("cumsum")
 
 
@@ -94,7 +99,7 @@ def floor(x: Any) -> TileValue:
     return _kernel_only("floor")
 
 
-def load_tile_like(x: Any, z: Any, padding: Any = None) -> TileValue:
+def load_tile_like(x: Any, z: Any, *, padding: Any = None) -> TileValue:
     """the tile of x at the Mut slab z's position."""
     return _kernel_only("load_tile_like")
 
@@ -165,6 +170,11 @@ def prod(x: Any, axis: int, keepdims: bool = False) -> TileValue:
 def rsqrt(x: Any) -> TileValue:
     """1 / sqrt(x)."""
     return _kernel_only("rsqrt")
+
+
+def scan(x: Any, axis: int, op: str, reverse: bool = False) -> TileValue:
+    """running (inclusive) add, mul, max or min along axis; reverse runs from the end."""
+    return _kernel_only("scan")
 
 
 def sin(x: Any) -> TileValue:

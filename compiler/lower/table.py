@@ -1,5 +1,5 @@
 """Lowering rules as data: a Tile IR opcode per dtype family plus the attributes each needs
-(each elementwise op's entry in `ops/elementwise.py` holds its Rule), and the reduction kinds."""
+(each elementwise op's entry in `ops/elementwise.py` holds its Rule)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,3 @@ class Rule:
     float_attrs: dict[str, object] = field(default_factory=dict)
     int_attrs: dict[str, object] = field(default_factory=dict)
     f32_attrs: dict[str, object] = field(default_factory=dict)  # over float_attrs for f32
-
-
-# reduce/scan kinds: body op per family and the identity element.
-REDUCE_OPS: dict[str, tuple[str, str]] = {
-    "sum": ("addf", "addi"),
-    "prod": ("mulf", "muli"),
-    "max": ("maxf", "maxi"),
-    "min": ("minf", "mini"),
-    "cumsum": ("addf", "addi"),
-}

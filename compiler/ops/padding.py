@@ -17,7 +17,7 @@ from ..frontend.builder import Arg, Builder
 from ..ir import Value
 from ..types import ConstType, describe
 
-PAD_PARAM = "padding: Any = None"  # the parameter every load form declares
+PAD_PARAM = "*, padding: Any = None"  # the keyword parameter every load form declares
 
 
 def padding_attrs(b: Builder, arg: Arg, dtype: DType, what: str) -> dict[str, Any]:

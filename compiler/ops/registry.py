@@ -23,6 +23,7 @@ class ParamDef:
     name: str
     default: object = REQUIRED  # a ConstVal default, or REQUIRED
     variadic: bool = False
+    keyword: bool = False  # keyword-only (after `*` in the signature)
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ def _params(sig: str) -> tuple[ParamDef, ...]:
     out = [ParamDef(p.arg, d) for p, d in zip(a.args, defaults, strict=True)]
     if a.vararg is not None:
         out.append(ParamDef(a.vararg.arg, variadic=True))
+    for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True):
+        out.append(ParamDef(p.arg, REQUIRED if d is None else ast.literal_eval(d),
+                            keyword=True))
     return tuple(out)
 
 
@@ -108,15 +112,16 @@ def bind(b: Builder, spec: OpSpec, shown: str, args: Sequence[Arg], kwargs: dict
     """Matches a call's arguments to the spec (CT110 on mismatch); fills literal defaults."""
     bound: dict[str, Arg] = {}
     fixed = [p for p in spec.params if not p.variadic]
+    positional = [p for p in fixed if not p.keyword]
     variadic = any(p.variadic for p in spec.params)
     given = len(args) - (1 if spec.receiver else 0)
-    if len(args) > len(fixed) and not variadic:
-        most = len(fixed) - (1 if spec.receiver else 0)
-        b.fail(msg.TOO_MANY_ARGS, args[len(fixed)].span, name=shown, most=most,
+    if len(args) > len(positional) and not variadic:
+        most = len(positional) - (1 if spec.receiver else 0)
+        b.fail(msg.TOO_MANY_ARGS, args[len(positional)].span, name=shown, most=most,
                s="" if most == 1 else "s", given=given)
-    for p, a in zip(fixed, args, strict=False):
+    for p, a in zip(positional, args, strict=False):
         bound[p.name] = a
-    rest = tuple(args[len(fixed):])
+    rest = tuple(args[len(positional):])
     for key, a in kwargs.items():
         if key not in {p.name for p in fixed} or key == "self":
             b.fail(msg.UNKNOWN_KEYWORD, a.span, name=shown, param=key)
