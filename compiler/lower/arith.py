@@ -16,7 +16,7 @@ from ..bytecode.attrs import (
 )
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import F32, DType, integer_range
+from ..dtypes import F32, DType
 from .table import Rule
 from .types import LowerError, scalar
 

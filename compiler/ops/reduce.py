@@ -143,7 +143,7 @@ def _reduce_lower(c: OpCtx) -> list[BcValue]:
 
 def _scan_lower(c: OpCtx) -> list[BcValue]:
     comb = COMBINERS[c.attrs["kind"]]
-    nan = {"propagate_nan": True} if comb.name in ("max", "min") else {}
+    nan: dict[str, object] = {"propagate_nan": True} if comb.name in ("max", "min") else {}
     return [arith.reduce(c.b, c.args[0], c.attrs["axis"], c.dtype(), c.out, ops=comb.ops,
                          identity=comb.identity(c.dtype()), widen=comb.widen, scan=True,
                          reverse=c.attrs["reverse"], body_attrs=nan)]
