@@ -89,6 +89,7 @@ class TileValue:
     __hash__ = None  # type: ignore[assignment]
 
     def astype(self, dtype: Any) -> TileValue: return _kernel_only("astype")
+    def bitcast(self, dtype: Any) -> TileValue: return _kernel_only("bitcast")
     def reshape(self, shape: Any) -> TileValue: return _kernel_only("reshape")
     def transpose(self) -> TileValue: return _kernel_only("transpose")
     # Tensors, Mut slabs and partitions:

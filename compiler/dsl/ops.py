@@ -13,9 +13,10 @@ from .markers import TileValue, _kernel_only
 
 __all__ = [
     "abs", "argmax", "argmin", "block_id", "broadcast_to", "cat", "ceil", "cos", "cumprod",
-    "cumsum", "device_assert", "erf", "exp", "exp2", "expand_dims", "floor", "load_tile_like",
-    "log", "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks", "num_tiles",
-    "permute", "printf", "prod", "rsqrt", "scan", "sin", "sqrt", "sum", "tanh", "where",
+    "cumsum", "device_assert", "erf", "exp", "exp2", "expand_dims", "extract", "floor",
+    "load_tile_like", "log", "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks",
+    "num_tiles", "permute", "printf", "prod", "rsqrt", "scan", "sin", "split", "sqrt", "sum",
+    "tanh", "where",
 ]
 
 
@@ -92,6 +93,11 @@ def exp2(x: Any) -> TileValue:
 def expand_dims(x: Any, axis: int) -> TileValue:
     """insert a size-1 axis."""
     return _kernel_only("expand_dims")
+
+
+def extract(x: Any, index: Any, shape: Any) -> TileValue:
+    """the block index of a tile, counted in blocks of shape (static)."""
+    return _kernel_only("extract")
 
 
 def floor(x: Any) -> TileValue:
@@ -180,6 +186,11 @@ def scan(x: Any, axis: int, op: str, reverse: bool = False) -> TileValue:
 def sin(x: Any) -> TileValue:
     """sine."""
     return _kernel_only("sin")
+
+
+def split(x: Any, n: int, axis: int = 0) -> tuple[Any, ...]:
+    """a tuple of n equal tiles along axis (static)."""
+    return _kernel_only("split")
 
 
 def sqrt(x: Any) -> TileValue:
