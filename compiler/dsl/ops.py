@@ -15,8 +15,8 @@ __all__ = [
     "abs", "argmax", "argmin", "block_id", "broadcast_to", "cat", "ceil", "cos", "cumprod",
     "cumsum", "device_assert", "erf", "exp", "exp2", "expand_dims", "extract", "floor",
     "load_tile_like", "log", "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks",
-    "num_tiles", "permute", "printf", "prod", "rsqrt", "scan", "sin", "split", "sqrt", "sum",
-    "tanh", "where",
+    "num_tiles", "permute", "printf", "prod", "randint", "rsqrt", "scan", "sin", "split", "sqrt",
+    "sum", "tanh", "where",
 ]
 
 
@@ -171,6 +171,11 @@ def printf(fmt: str, *args: Any) -> None:
 def prod(x: Any, axis: int, keepdims: bool = False) -> TileValue:
     """prod along axis (f16/bf16 accumulate in f32)."""
     return _kernel_only("prod")
+
+
+def randint(seed: Any, offsets: Any) -> TileValue:
+    """Philox 4x32-10 random u32 for each offset, as Triton's tl.randint."""
+    return _kernel_only("randint")
 
 
 def rsqrt(x: Any) -> TileValue:
