@@ -52,6 +52,9 @@ def _static(shape: Shape) -> tuple[int, ...]:
 def slice_tile(b: Builder, arg: Arg, items: Sequence[SliceItem], spans: Sequence[Span],
                span: Span) -> FValue:
     """`t[items]`: slices keep their axis, int indices drop it."""
+    for item, where in zip(items, spans, strict=False):
+        if isinstance(item, tuple) and item[2] not in (None, 1):
+            b.fail(msg.SLICE_STEP, where, step=item[2])
     x, dims = _static_tile(b, arg, "indexing")
     if len(items) > len(dims):
         b.fail(msg.RANK_NEEDED, span, what="this subscript", want=f"{len(items)} or more",
@@ -83,9 +86,7 @@ def _bounds(b: Builder, item: SliceItem, dim: int, axis: int, where: Span) -> tu
         if not 0 <= i < dim:
             b.fail(msg.SLICE_RANGE, where, slice=str(item), axis=axis, dim=dim)
         return i, i + 1
-    lo, hi, step = item
-    if step not in (None, 1):
-        b.fail(msg.SLICE_STEP, where, step=step)
+    lo, hi, _ = item
     start = _end(lo, 0, dim)
     stop = _end(hi, dim, dim)
     if not 0 <= start < stop <= dim:
