@@ -4,7 +4,8 @@ the cutile dtype)."""
 
 from __future__ import annotations
 
-from ..bytecode import Builder, Value
+from typing import TYPE_CHECKING
+
 from ..bytecode.attrs import (
     CmpOrdering,
     CmpPredicate,
@@ -19,6 +20,9 @@ from ..bytecode.types import TileType as BcTile
 from ..dtypes import F32, DType
 from .table import Rule
 from .types import LowerError, scalar
+
+if TYPE_CHECKING:
+    from ..bytecode import Builder, Value
 
 
 def sign(dtype: DType) -> Signedness:

@@ -5,12 +5,15 @@ in-bounds mask, computed from the tile index and the tensor's extents."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from ..bytecode import Builder, Value
 from ..bytecode.attrs import CmpPredicate, Signedness
 from ..bytecode.types import Padding, Scalar
 from ..bytecode.types import TileType as BcTile
 from .types import I32_TILE
+
+if TYPE_CHECKING:
+    from ..bytecode import Builder, Value
 
 
 def view_padding(value: object) -> Padding | None:

@@ -4,13 +4,15 @@ an attribute of the ops that care (div, rem, shr, compare, extend, int<->float).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..bytecode import Builder, Value
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
 from ..dtypes import ALL_DTYPES, DType
 from ..types import TileType, Type
+
+if TYPE_CHECKING:
+    from ..bytecode import Builder, Value
 
 SCALARS: dict[str, Scalar] = {d.name: Scalar[d.tileir] for d in ALL_DTYPES}
 

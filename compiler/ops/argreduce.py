@@ -9,11 +9,9 @@ change the result."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
-from ..bytecode import Builder
-from ..bytecode import Value as BcValue
 from ..bytecode.attrs import CmpOrdering, CmpPredicate, FloatAttr, IntegerAttr, Signedness
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
@@ -26,6 +24,10 @@ from ..types import TileType, Type
 from .defs import ir_op, numpy
 from .registry import Call, function
 from .shape import norm_axis
+
+if TYPE_CHECKING:
+    from ..bytecode import Builder
+    from ..bytecode import Value as BcValue
 
 I32_MAX = 2**31 - 1
 

@@ -5,10 +5,9 @@ bool is one bit, and tf32/f8 are rounded formats whose bits the interpreter does
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
-from ..bytecode import Value as BcValue
 from ..dtypes import DType
 from ..frontend.builder import Builder
 from ..frontend.values import FValue
@@ -16,6 +15,9 @@ from ..lower.types import OpCtx, scalar
 from ..types import TileType, Type
 from .defs import ir_op, numpy
 from .registry import Call, method
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
 
 NO_BITS = frozenset({"bool_", "tf32", "f8e4m3", "f8e5m2"})
 

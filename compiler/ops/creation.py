@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
-from ..bytecode import Value as BcValue
 from ..bytecode.attrs import Dense
 from ..bytecode.types import TileType as BcTile
 from ..dtypes import I32
@@ -17,6 +16,9 @@ from ..lower.types import LowerError, OpCtx, scalar
 from ..types import TileType, Type, fmt_shape
 from .defs import ir_op, numpy, out_tile
 from .registry import Call, function
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
 
 
 def _full(b: Builder, c: Call, value: Arg, name: str) -> FValue:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import messages as msg
-from ..bytecode import Value as BcValue
 from ..dtypes import BOOL
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, none_value
@@ -11,6 +12,9 @@ from ..lower.types import OpCtx
 from ..types import TileType
 from .defs import ir_op
 from .registry import Call, function
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
 
 
 @function("printf", "fmt: str, *args: Any", "print from the device, C format", "debug",

@@ -10,10 +10,9 @@ import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
-from ..bytecode import Value as BcValue
 from ..bytecode.attrs import CmpOrdering, CmpPredicate
 from ..diagnostics import Span
 from ..dtypes import BOOL, DType
@@ -27,7 +26,10 @@ from .defs import ir_op, numpy
 from .registry import Call, function, method
 from .registry import Rule as TypingRule
 
-Composite = Callable[[OpCtx], BcValue]
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
+
+Composite = Callable[[OpCtx], "BcValue"]
 
 
 @dataclass(frozen=True)

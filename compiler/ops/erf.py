@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..bytecode import Builder
-from ..bytecode import Value as BcValue
 from ..bytecode.attrs import CmpOrdering, CmpPredicate
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
@@ -26,6 +24,10 @@ from ..lower import arith
 from ..lower.types import OpCtx
 from .defs import numpy
 from .elementwise import FLOAT, Elementwise, define_unary
+
+if TYPE_CHECKING:
+    from ..bytecode import Builder
+    from ..bytecode import Value as BcValue
 
 MAX_ERROR = 3e-7  # absolute, f32 (the measured maximum is below 2e-7)
 
@@ -71,7 +73,7 @@ def formula(s: Steps[V], x: V) -> V:
     return s.select_lt(a, one, small, signed)
 
 
-class _Emit(Steps[BcValue]):
+class _Emit(Steps["BcValue"]):
     def __init__(self, b: Builder, t: BcTile) -> None:
         self.b, self.t = b, t
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
-from ..bytecode import Value as BcValue
 from ..diagnostics import Span
 from ..dtypes import BF16, F8E4M3, F8E5M2, F16, F32, F64, I8, I32, TF32, U8, DType
 from ..frontend.builder import Arg, Builder
@@ -16,6 +15,9 @@ from ..lower.types import OpCtx
 from ..types import Dim, TileType, Type, fmt_shape
 from .defs import ir_op, numpy
 from .registry import Call, function
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
 
 # operand dtype -> accumulator dtypes it may use (the first is what `a @ b` accumulates in)
 MMA_PAIRS: dict[DType, tuple[DType, ...]] = {

@@ -13,11 +13,9 @@ arithmetic in NumPy (uint32 words, products in uint64), so it matches the GPU ex
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
-from ..bytecode import Builder
-from ..bytecode import Value as BcValue
 from ..bytecode.attrs import CmpPredicate, Overflow, RoundingMode, Signedness
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
@@ -31,6 +29,10 @@ from ..lower.types import I32_TILE, OpCtx
 from ..types import ConstType, TileType, Type, describe
 from .defs import ir_op, numpy
 from .registry import Call, function
+
+if TYPE_CHECKING:
+    from ..bytecode import Builder
+    from ..bytecode import Value as BcValue
 
 ROUND_A, ROUND_B = 0xD2511F53, 0xCD9E8D57  # the Philox multipliers
 KEY_A, KEY_B = 0x9E3779B9, 0xBB67AE85  # the Weyl sequence added to the key each round

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
-from ..bytecode import Value as BcValue
 from ..dtypes import DType, integer_range
 from ..frontend.builder import Builder
 from ..frontend.values import FValue
@@ -22,6 +21,9 @@ from ..types import TileType, Type
 from .defs import ir_op, numpy
 from .registry import Call, Rule, function
 from .shape import norm_axis
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
 
 
 @dataclass(frozen=True)

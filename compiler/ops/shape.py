@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
-from ..bytecode import Value as BcValue
 from ..bytecode.types import TileType as BcTile
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal
@@ -15,6 +14,9 @@ from ..lower.types import OpCtx
 from ..types import TileType, Type, fmt_shape, is_static
 from .defs import ir_op, numpy
 from .registry import Call, function, method
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
 
 
 def _tile(b: Builder, arg: Arg, op: str) -> TileType:

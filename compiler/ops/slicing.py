@@ -7,10 +7,9 @@ that the frontend checks (CT201): Tile IR leaves an out-of-range extract undefin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
-from ..bytecode import Value as BcValue
 from ..diagnostics import Span
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, Poisoned, TupleVal
@@ -20,6 +19,9 @@ from ..types import Shape, TileType, Type, fmt_shape
 from .defs import ir_op, numpy
 from .registry import Call, function
 from .shape import norm_axis
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
 
 # One subscript item: an int index (drops the axis) or a slice (start, stop, step; None = omitted)
 SliceItem = int | tuple[object, object, object]
