@@ -1,4 +1,6 @@
-"""Element types of tiles and tensors."""
+"""Element types of tiles and tensors: the one dtype table. Each entry names its Tile IR scalar,
+its NumPy compute and storage dtypes and the NumPy/torch names that mean it; the lowering, the
+interpreter, the host storage and `ct.dtype` lookups all read it."""
 
 from __future__ import annotations
 
@@ -13,7 +15,17 @@ class DType:
     name: str
     kind: Kind
     bits: int
-    numpy_name: str  # storage dtype in NumPy (the interpreter rounds bf16/tf32/f8 through float32)
+    numpy_name: str  # compute dtype in NumPy (the interpreter rounds bf16/tf32/f8 through float32)
+    tileir: str  # the Tile IR scalar (a `bytecode.types.Scalar` member name)
+    storage: str  # NumPy dtype of its bytes in memory (bf16 and f8 are stored as their bits)
+    aliases: tuple[str, ...] = ()  # NumPy / torch dtype names that mean it
+    finite_max: float = 0.0  # floats: the largest finite value
+    has_inf: bool = True  # floats: whether the format encodes infinities (f8e4m3 has only NaN)
+
+    @property
+    def rounded(self) -> bool:
+        """Computed in float32 by the interpreter and rounded to the format after each op."""
+        return self.is_float and self.numpy_name == "float32" and self.name != "f32"
 
     def __str__(self) -> str:
         return self.name
@@ -35,28 +47,32 @@ class DType:
         return max(1, self.bits // 8)
 
 
-BOOL = DType("bool_", "bool", 1, "bool")
-I8 = DType("i8", "int", 8, "int8")
-I16 = DType("i16", "int", 16, "int16")
-I32 = DType("i32", "int", 32, "int32")
-I64 = DType("i64", "int", 64, "int64")
-U8 = DType("u8", "uint", 8, "uint8")
-U16 = DType("u16", "uint", 16, "uint16")
-U32 = DType("u32", "uint", 32, "uint32")
-U64 = DType("u64", "uint", 64, "uint64")
-F16 = DType("f16", "float", 16, "float16")
-BF16 = DType("bf16", "float", 16, "float32")
-TF32 = DType("tf32", "float", 32, "float32")
-F32 = DType("f32", "float", 32, "float32")
-F64 = DType("f64", "float", 64, "float64")
-F8E4M3 = DType("f8e4m3", "float", 8, "float32")
-F8E5M2 = DType("f8e5m2", "float", 8, "float32")
+BOOL = DType("bool_", "bool", 1, "bool", "I1", "bool", ("bool",))
+I8 = DType("i8", "int", 8, "int8", "I8", "int8", ("int8",))
+I16 = DType("i16", "int", 16, "int16", "I16", "int16", ("int16",))
+I32 = DType("i32", "int", 32, "int32", "I32", "int32", ("int32",))
+I64 = DType("i64", "int", 64, "int64", "I64", "int64", ("int64",))
+U8 = DType("u8", "uint", 8, "uint8", "I8", "uint8", ("uint8",))
+U16 = DType("u16", "uint", 16, "uint16", "I16", "uint16", ("uint16",))
+U32 = DType("u32", "uint", 32, "uint32", "I32", "uint32", ("uint32",))
+U64 = DType("u64", "uint", 64, "uint64", "I64", "uint64", ("uint64",))
+F16 = DType("f16", "float", 16, "float16", "F16", "float16", ("float16",), 65504.0)
+BF16 = DType("bf16", "float", 16, "float32", "BF16", "uint16", ("bfloat16",),
+              3.3895313892515355e38)
+TF32 = DType("tf32", "float", 32, "float32", "TF32", "float32", (), 3.4028234663852886e38)
+F32 = DType("f32", "float", 32, "float32", "F32", "float32", ("float32",),
+             3.4028234663852886e38)
+F64 = DType("f64", "float", 64, "float64", "F64", "float64", ("float64",),
+             1.7976931348623157e308)
+F8E4M3 = DType("f8e4m3", "float", 8, "float32", "F8E4M3FN", "uint8", (), 448.0, False)
+F8E5M2 = DType("f8e5m2", "float", 8, "float32", "F8E5M2", "uint8", (), 57344.0)
 
 ALL_DTYPES: tuple[DType, ...] = (
     BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, TF32, F32, F64, F8E4M3, F8E5M2,
 )
 BY_NAME: dict[str, DType] = {d.name: d for d in ALL_DTYPES}
 BY_NAME["bool"] = BOOL
+BY_ALIAS: dict[str, DType] = {a: d for d in ALL_DTYPES for a in d.aliases}
 
 
 def integer_range(dtype: DType) -> tuple[int, int]:

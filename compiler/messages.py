@@ -241,3 +241,20 @@ UNSUPPRESSIBLE = Message("CT902", "this suppression has no effect: {codes} canno
 AUTOTUNE_BAD = Message("CT114", "ct.autotune of {kernel}: {problem}")
 AUTOTUNE_BAD_CONFIG = Message("CT114", "ct.autotune of {kernel}, config {index} {config}: "
                               "{problem}")
+
+# Messages of the op table's newer operations (issue 13).
+PADDING_RANGE = Message("CT214", "padding {value} is not representable in {dtype}{hint}")
+PADDING_KIND = Message("CT209", "the padding of {what} must be a compile-time number (a literal, "
+                       "a Const, -math.inf, math.inf or math.nan), got {got}")
+BITCAST_WIDTH = Message("CT211", "cannot bitcast {src} ({sbits} bits) to {dst} ({dbits} bits): "
+                        "a bitcast keeps the bits, so the widths must match")
+SLICE_RANGE = Message("CT201", "index {slice} of axis {axis} is outside a tile of extent {dim}")
+SLICE_ALIGN = Message("CT201", "slice {slice} of axis {axis} must start at a multiple of its "
+                      "length {n} (a tile slice is one block of the tile)")
+SLICE_STEP = Message("CT102", "slices with a step ({step}) are not supported in kernels; use "
+                     "reshape and a slice")
+SUBTILE_SHAPE = Message("CT201", "blocks of shape {shape} do not divide a tile of shape {of}")
+SUBTILE_INDEX = Message("CT201", "block index {index} is outside the {grid} grid of {shape} "
+                        "blocks (a tuple of compile-time ints)")
+SPLIT_PARTS = Message("CT201", "cannot split an extent of {dim} into {n} equal power-of-two "
+                      "parts")

@@ -14,14 +14,7 @@ from ..compiler import dtypes as d
 from ..compiler.dtypes import DType
 from . import floats
 
-_STORAGE: dict[str, np.dtype[np.generic]] = {
-    "bool_": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype(np.int16),
-    "i32": np.dtype(np.int32), "i64": np.dtype(np.int64), "u8": np.dtype(np.uint8),
-    "u16": np.dtype(np.uint16), "u32": np.dtype(np.uint32), "u64": np.dtype(np.uint64),
-    "f16": np.dtype(np.float16), "bf16": np.dtype(np.uint16), "tf32": np.dtype(np.float32),
-    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "f8e4m3": np.dtype(np.uint8),
-    "f8e5m2": np.dtype(np.uint8),
-}
+_STORAGE: dict[str, np.dtype[np.generic]] = {t.name: np.dtype(t.storage) for t in d.ALL_DTYPES}
 _FROM_NUMPY: dict[np.dtype[np.generic], DType] = {
     np.dtype(np.bool_): d.BOOL, np.dtype(np.int8): d.I8, np.dtype(np.int16): d.I16,
     np.dtype(np.int32): d.I32, np.dtype(np.int64): d.I64, np.dtype(np.uint8): d.U8,

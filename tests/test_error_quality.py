@@ -109,7 +109,7 @@ EXTRA_SNIPPETS = [
     "q = t.astype(i32) + R", "while t: pass", "q = ct.reshape(t, (B,))", "q = range(4)",
     "q = ct.load_tile_like(v, t)", "q = ct.mma(1.0, 2.0, 3.0)", "q = x.shape",
     "q = z.store(t, (None,))", "q = (B, C) + (1,)", "q = print", "q = ct", "q = ct.Tensor",
-    "q = h", "q = ct.block_id(5)", "q = not t", "q = t[0]", "for i in range(s): pass",
+    "q = h", "q = ct.block_id(5)", "q = not t", "q = t[::2]", "for i in range(s): pass",
     "q = v.load_tile((B,), ct.zeros((1,), i32))",
 ]
 SNIPPET_HEAD = '''\

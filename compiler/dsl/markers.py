@@ -89,12 +89,15 @@ class TileValue:
     __hash__ = None  # type: ignore[assignment]
 
     def astype(self, dtype: Any) -> TileValue: return _kernel_only("astype")
+    def bitcast(self, dtype: Any) -> TileValue: return _kernel_only("bitcast")
     def reshape(self, shape: Any) -> TileValue: return _kernel_only("reshape")
     def transpose(self) -> TileValue: return _kernel_only("transpose")
     # Tensors, Mut slabs and partitions:
     def store(self, tile: Any, index: Any = None) -> None: _kernel_only("store")
-    def load(self, index: Any = None) -> TileValue: return _kernel_only("load")
-    def load_tile(self, shape: Any, index: Any) -> TileValue: return _kernel_only("load_tile")
+    def load(self, index: Any = None, *, padding: Any = None) -> TileValue:
+        return _kernel_only("load")
+    def load_tile(self, shape: Any, index: Any, *, padding: Any = None) -> TileValue:
+        return _kernel_only("load_tile")
     def partition(self, shape: Any) -> TileValue: return _kernel_only("partition")
     def tile_index(self) -> Any: return _kernel_only("tile_index")
     def tiles(self) -> Any: return _kernel_only("tiles")
@@ -175,8 +178,4 @@ def as_dtype(value: object) -> DType | None:
     if isinstance(value, type) and issubclass(value, TileValue) and hasattr(value, "dtype"):
         return value.dtype
     name = str(getattr(value, "name", value)).replace("torch.", "")
-    numpy_names = {"float16": _d.F16, "bfloat16": _d.BF16, "float32": _d.F32,
-                   "float64": _d.F64, "int8": _d.I8, "int16": _d.I16, "int32": _d.I32,
-                   "int64": _d.I64, "uint8": _d.U8, "uint16": _d.U16, "uint32": _d.U32,
-                   "uint64": _d.U64, "bool": _d.BOOL}
-    return numpy_names.get(name) or _d.BY_NAME.get(name)
+    return _d.BY_ALIAS.get(name) or _d.BY_NAME.get(name)

@@ -5,18 +5,22 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
+import math
 from dataclasses import dataclass, field, replace
 
 from .. import messages as msg
 from ..diagnostics import Diagnostic, Note, Span
+from ..dtypes import BOOL
 from ..dtypes import BY_NAME as DTYPES
 from ..ir import Value
 from ..ops import FUNCTIONS, METHODS, bind
 from ..ops.elementwise import binary, unary
 from ..ops.matmul import matmul
-from ..types import ConstType, PartitionType, SlabType, TensorType, TileType
+from ..ops.registry import Call
+from ..ops.slicing import SliceItem, slice_tile
+from ..types import ConstType, PartitionType, SlabType, SymInt, TensorType, TileType, describe
 from .builder import Arg, Builder
-from .source import FunctionDef, ModuleInfo
+from .source import FunctionDef, ModuleInfo, dotted_name
 from .values import (
     UNKNOWN,
     Binding,
@@ -160,6 +164,9 @@ class Expressions:
         info = self.ctx.info
         if ident in info.constants:
             return literal_fvalue(info.constants[ident], span)
+        number = math_constant(info, node)
+        if number is not None:
+            return const_value(span, number)
         resolved = info.resolve(node)
         if resolved is not None:
             return self.cutile_name(resolved, span)
@@ -177,6 +184,9 @@ class Expressions:
                     what=f"ct.{resolved} as a value")
 
     def attribute(self, node: ast.Attribute, span: Span) -> FValue:
+        number = None if _root(node) in self.env else math_constant(self.ctx.info, node)
+        if number is not None:
+            return const_value(span, number)
         resolved = self.ctx.info.resolve(node)
         if resolved is not None and _root(node) not in self.env:
             if resolved in DTYPES or resolved in FUNCTIONS or resolved in DSL_NAMES:
@@ -254,6 +264,8 @@ class Expressions:
     def subscript(self, node: ast.Subscript, span: Span) -> FValue:
         base = self.expr(node.value)
         index_node = node.slice
+        if isinstance(base, Value) and isinstance(base.type, TileType):
+            return self.tile_subscript(base, node, span)
         if not isinstance(base, TupleVal) or isinstance(index_node, (ast.Slice, ast.Tuple)):
             self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="Indexing tiles", verb="is",
                         hint="; use reshape, ct.where or load_tile")
@@ -263,12 +275,51 @@ class Expressions:
                         what=f"a tuple index (an int below {len(base.items)})")
         return base.items[index]
 
+    def tile_subscript(self, base: Value, node: ast.Subscript, span: Span) -> FValue:
+        """`t[0:64, :]`, `t[3]`: static sub-tiles (ops/slicing.py)."""
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        items: list[SliceItem] = []
+        for part in parts:
+            if isinstance(part, ast.Slice):
+                items.append((self._bound(part.lower), self._bound(part.upper),
+                              self._bound(part.step)))
+            else:
+                index = self._bound(part)
+                assert index is not None
+                items.append(index)
+        return slice_tile(self.b, Arg(base, self.span(node.value)), items,
+                          [self.span(p) for p in parts], span)
+
+    def _bound(self, node: ast.expr | None) -> int | None:
+        if node is None:
+            return None
+        c = const_of(self.b.known(self.arg(node)))
+        if isinstance(c, SymInt):
+            raise Poisoned  # known at specialization
+        if not isinstance(c, int) or isinstance(c, bool):
+            self.b.fail(msg.NOT_CONSTANT, self.span(node), what="a tile index or slice bound "
+                        "(an int)")
+        return c
+
     def if_exp(self, node: ast.IfExp, span: Span) -> FValue:
-        cond = const_of(self.expr(node.test))
-        if not isinstance(cond, bool):
-            self.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="Conditional expressions on tiles",
-                        verb="are", hint="; use ct.where(cond, a, b)")
-        return self.expr(node.body if cond else node.orelse)
+        """`a if c else b`: a compile-time `c` picks one side; a scalar bool tile selects
+        between both (each side is computed, as in ct.where)."""
+        test = self.arg(node.test)
+        cond = const_of(self.b.known(test))
+        if isinstance(cond, bool):
+            return self.expr(node.body if cond else node.orelse)
+        body, orelse = self.arg(node.body), self.arg(node.orelse)
+        if isinstance(cond, SymInt):  # a Const not yet specialized: either side may be taken
+            a, b = self.b.known(body), self.b.known(orelse)
+            if isinstance(a, Value) and isinstance(b, Value) and a.type == b.type:
+                return a
+            raise Poisoned
+        c = self.b.tile_or_const(test, "a conditional expression")
+        if not isinstance(c.type, TileType) or c.type.dtype != BOOL or c.type.rank != 0:
+            self.b.fail(msg.CONDITION_TYPE, test.span, stmt="x if c else y",
+                        got=describe(c.type))
+        spec = FUNCTIONS["where"]
+        return spec.rule(self.b, Call("where", {"cond": test, "x": body, "y": orelse}, span))
 
     # -- calls ----------------------------------------------------------------------------------
     def call_args(self, node: ast.Call) -> tuple[list[Arg], dict[str, Arg]]:
@@ -365,6 +416,23 @@ class Expressions:
             diag = replace(diag, notes=(*diag.notes, Note("in the call from here",
                                                           self.call_site)))
         self.ctx.diags.append(diag)
+
+
+# `math` constants are float literals in kernels (`padding=-math.inf`, `x * math.pi`).
+MATH_CONSTANTS = {"math.inf": math.inf, "math.nan": math.nan, "math.pi": math.pi,
+                  "math.e": math.e, "math.tau": math.tau}
+
+
+def math_constant(info: ModuleInfo, node: ast.expr) -> float | None:
+    """The value of `math.inf` (however `math` or `inf` was imported), or None."""
+    dotted = dotted_name(node)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    target = info.aliases.get(head)
+    if target is None:
+        return None
+    return MATH_CONSTANTS.get(f"{target}.{rest}" if rest else target)
 
 
 def literal_fvalue(value: object, span: Span) -> FValue:

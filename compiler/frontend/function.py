@@ -99,7 +99,7 @@ def inline_helper(ctx: Context, fn: FunctionDef, args: list[Arg], kwargs: dict[s
     ctx.stack.append(fn.name)
     try:
         analyzer = Analyzer(ctx, env, False, call_site=span)
-        analyzer.body(fn.node.body)
+        analyzer.body(early_returns(fn.node.body))
     finally:
         ctx.stack.pop()
     result = analyzer.env.get("__return__")
@@ -153,3 +153,44 @@ def check_helper_syntax(info: ModuleInfo, fn: FunctionDef) -> list[Diagnostic]:
 
 __all__ = ["Analyzer", "KernelResult", "Reject", "analyze_kernel", "check_helper_syntax",
            "inline_helper"]
+
+
+def early_returns(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """`if c: ...; return a` followed by more statements becomes `if c: ...; return a else:
+    <the rest>` (and likewise for a returning else), so a helper may return from one branch:
+    both branches then end in a return, which the branch merge handles. Loops are left alone
+    (a return there would also end the loop)."""
+    out: list[ast.stmt] = []
+    for i, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.If):
+            body, orelse = early_returns(stmt.body), early_returns(stmt.orelse)
+            rest = stmts[i + 1:]
+            if rest and _returns(body) != _returns(orelse):
+                if _returns(body):
+                    orelse = early_returns([*stmt.orelse, *rest])
+                else:
+                    body = early_returns([*stmt.body, *rest])
+                out.append(_if_like(stmt, body, orelse))
+                return out
+            out.append(_if_like(stmt, body, orelse))
+        else:
+            out.append(stmt)
+    return out
+
+
+def _returns(stmts: list[ast.stmt]) -> bool:
+    """Whether every path through `stmts` ends in a return."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _returns(last.body) and _returns(last.orelse)
+    return False
+
+
+def _if_like(node: ast.If, body: list[ast.stmt], orelse: list[ast.stmt]) -> ast.If:
+    if body is node.body and orelse is node.orelse:
+        return node
+    return ast.copy_location(ast.If(test=node.test, body=body, orelse=orelse), node)

@@ -1,12 +1,32 @@
 """Lowering: the typed kernel IR of one specialization -> a Tile IR bytecode module.
 
-`abi` fixes the entry parameters (and the launcher's slots), `table` maps elementwise ops to
-opcodes, `arith` builds elementwise/cast/reduction code, `contract` picks the mul + add/sub
-pairs that become one `fma` (always on, like nvcc -fmad=true), `emit` walks the IR.
+`abi` fixes the entry parameters (and the launcher's slots), `table` holds the lowering rules
+the op definitions use, `arith` builds elementwise/cast/reduction code, `contract` picks the
+mul + add/sub pairs that become one `fma` (always on, like nvcc -fmad=true), `emit` walks the
+IR. The names below load `emit` on first use: the op definitions import `arith` and `table`
+without it.
 """
 
-from .abi import EntrySlot
-from .emit import Lowered, lower
-from .types import LowerError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .abi import EntrySlot
+    from .emit import Lowered, lower
+    from .types import LowerError
+
+_HOMES = {"EntrySlot": "abi", "Lowered": "emit", "lower": "emit", "LowerError": "types"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["EntrySlot", "LowerError", "Lowered", "lower"]

@@ -4,7 +4,8 @@ the cutile dtype)."""
 
 from __future__ import annotations
 
-from ..bytecode import Builder, Value
+from typing import TYPE_CHECKING
+
 from ..bytecode.attrs import (
     CmpOrdering,
     CmpPredicate,
@@ -16,9 +17,12 @@ from ..bytecode.attrs import (
 )
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import F32, DType, integer_range
-from .table import BINARY, REDUCE_OPS, UNARY, Rule
+from ..dtypes import F32, DType
+from .table import Rule
 from .types import LowerError, scalar
+
+if TYPE_CHECKING:
+    from ..bytecode import Builder, Value
 
 
 def sign(dtype: DType) -> Signedness:
@@ -38,8 +42,9 @@ def splat(b: Builder, value: float | int | bool, like: BcTile) -> Value:
     return b.constant(value, like)
 
 
-def _rule_op(b: Builder, rule: Rule, name: str, dtype: DType, out: BcTile,
-             *args: Value) -> Value:
+def apply_rule(b: Builder, rule: Rule, name: str, dtype: DType, out: BcTile,
+               *args: Value) -> Value:
+    """One op by its Rule; `dtype` is the operands' dtype, `out` the result type."""
     if dtype.is_float:
         if rule.float_op is None:
             raise LowerError(f"'{name}' has no lowering for {dtype} tiles")
@@ -55,29 +60,11 @@ def _rule_op(b: Builder, rule: Rule, name: str, dtype: DType, out: BcTile,
     return b.emit(rule.int_op, [out], *args, **attrs)
 
 
-def binary(b: Builder, name: str, x: Value, y: Value, dtype: DType) -> Value:
-    """`dtype` is the operands' dtype (both are equal after the frontend's unification)."""
+def invert(b: Builder, x: Value, dtype: DType) -> Value:
+    """`~x` on ints, `not x` / `~x` on bools: xor with all ones."""
     t = _ty(x)
-    if name == "floordiv":
-        return floordiv(b, x, y, dtype)
-    if name == "mod":
-        return mod(b, x, y, dtype)
-    rule = BINARY.get(name)
-    if rule is None:
-        raise LowerError(f"unknown binary op '{name}'")
-    out = _bool_of(t) if rule.float_op == "cmpf" else t
-    return _rule_op(b, rule, name, dtype, out, x, y)
-
-
-def unary(b: Builder, name: str, x: Value, dtype: DType) -> Value:
-    t = _ty(x)
-    if name in ("invert", "not"):
-        ones: int | bool = True if dtype.is_bool else -1
-        return b.emit("xori", [t], x, splat(b, ones, t))
-    rule = UNARY.get(name)
-    if rule is None:
-        raise LowerError(f"unknown unary op '{name}'")
-    return _rule_op(b, rule, name, dtype, t, x)
+    ones: int | bool = True if dtype.is_bool else -1
+    return b.emit("xori", [t], x, splat(b, ones, t))
 
 
 def compare(b: Builder, pred: CmpPredicate, x: Value, y: Value, dtype: DType) -> Value:
@@ -141,42 +128,35 @@ def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
     return b.emit("trunci", [out], x, overflow=Overflow.NONE)
 
 
-def _identity(kind: str, s: Scalar, dtype: DType) -> FloatAttr | IntegerAttr:
-    if dtype.is_float:
-        value = {"sum": 0.0, "cumsum": 0.0, "prod": 1.0, "max": float("-inf"),
-                 "min": float("inf")}[kind]
-        return FloatAttr(s, value)
-    lo, hi = integer_range(dtype)
-    ivalue = {"sum": 0, "cumsum": 0, "prod": 1, "max": lo, "min": hi}[kind]
-    return IntegerAttr(s, ivalue)
-
-
 def _narrow(dtype: DType) -> bool:
     return dtype.is_float and dtype.bits < 32
 
 
-def reduce(b: Builder, kind: str, x: Value, axis: int, dtype: DType, out: BcTile) -> Value:
-    """reduce (or scan, kind 'cumsum') over `axis`. f16/bf16 sums and products accumulate in f32,
-    like the interpreter; max/min are exact in any width."""
-    if kind not in REDUCE_OPS:
-        raise LowerError(f"unknown reduction '{kind}'")
+def reduce(b: Builder, x: Value, axis: int, dtype: DType, out: BcTile, *, ops: tuple[str, str],
+           identity: float | int, widen: bool, scan: bool = False, reverse: bool = False,
+           body_attrs: dict[str, object] | None = None) -> Value:
+    """A reduce (or scan) over `axis` whose body is one op (`ops`: float op, int op).
+    `widen`: f16/bf16 accumulate in f32, as the interpreter does."""
     if dtype.is_bool:
         raise LowerError("reductions of bool tiles are not supported")
     work = dtype
-    if _narrow(dtype) and kind in ("sum", "prod", "cumsum"):
+    if widen and _narrow(dtype):
         work = F32
         x = astype(b, x, dtype, F32)
     s = scalar(work)
     elem = BcTile(s)
-    body_op = REDUCE_OPS[kind][0 if work.is_float else 1]
-    attrs: dict[str, object] = {}
+    body_op = ops[0 if work.is_float else 1]
+    attrs: dict[str, object] = dict(body_attrs or {}) if work.is_float else {}
     if body_op in ("maxi", "mini"):
         attrs["signedness"] = sign(work)
-    result_t = BcTile(s, out.shape if kind == "cumsum" else
-                      tuple(d for i, d in enumerate(_ty(x).shape) if i != axis))
-    name = "scan" if kind == "cumsum" else "reduce"
-    op = b.op(name, [result_t], [x], regions=[[elem, elem]], dim=axis,
-              identities=(_identity(kind, s, work),))
+    ident = FloatAttr(s, float(identity)) if work.is_float else IntegerAttr(s, int(identity))
+    if scan:
+        op = b.op("scan", [BcTile(s, out.shape)], [x], regions=[[elem, elem]], dim=axis,
+                  reverse=reverse, identities=(ident,))
+    else:
+        dropped = tuple(d for i, d in enumerate(_ty(x).shape) if i != axis)
+        op = b.op("reduce", [BcTile(s, dropped)], [x], regions=[[elem, elem]], dim=axis,
+                  identities=(ident,))
     with b.at(op.regions[0]) as (e, acc):
         b.op("yield", [], [b.emit(body_op, [elem], e, acc, **attrs)])
     r = op.result

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bytecode import Builder, Module, Value, entry
-from ..bytecode.attrs import Dense, Hints
+from ..bytecode.attrs import Hints
 from ..bytecode.ir import Block as BcBlock
 from ..bytecode.types import TOKEN, Padding, PartitionViewType, TensorViewType
 from ..bytecode.types import TileType as BcTile
@@ -27,8 +27,8 @@ from ..types import PartitionType, TensorType
 from . import arith
 from .abi import EntryABI, EntrySlot, entry_abi, make_views
 from .contract import plan
-from .table import BINARY, COMPOSITE, UNARY
-from .types import I32_TILE, LowerError, dims, dtype_of, scalar, tile_type
+from .padding import pad_outside, view_padding
+from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
 PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
 _HINT_KEYS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga",
@@ -85,7 +85,8 @@ class _Lowerer:
         self.b = Builder(self.body)
         self.vals: dict[IrValue, Value] = {}
         self.partitions: dict[IrValue, tuple[int, tuple[int, ...]]] = {}
-        self.pviews: dict[tuple[int, tuple[int, ...]], Value] = {}
+        self.pviews: dict[tuple[int, tuple[int, ...], Padding], Value] = {}
+        self.extents: dict[int, list[Value]] = {}  # tensor parameter -> its extents (i32)
         self.grids: dict[int, list[Value]] = {}  # Mut parameter -> its tile grid
         self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
         self.tok: dict[int, Value] = {}
@@ -124,14 +125,14 @@ class _Lowerer:
             self.vals[r] = v
 
     # -- memory ----------------------------------------------------------------------------
-    def pview(self, param: int, tile: tuple[int, ...]) -> Value:
-        key = (param, tile)
+    def pview(self, param: int, tile: tuple[int, ...], pad: Padding = Padding.ZERO) -> Value:
+        key = (param, tile, pad)
         pv = self.pviews.get(key)
         if pv is None:
             view = self.views[param]
             vt = view.type
             assert isinstance(vt, TensorViewType)
-            pt = PartitionViewType(tile, vt, tuple(range(len(tile))), Padding.ZERO)
+            pt = PartitionViewType(tile, vt, tuple(range(len(tile))), pad)
             pv = self.pviews[key] = self.pro.emit("make_partition_view", [pt], view)
         return pv
 
@@ -141,14 +142,26 @@ class _Lowerer:
                 return i
         raise LowerError(f"{x} is not a kernel parameter")
 
-    def _source(self, src: IrValue, shape: tuple[int, ...]) -> tuple[Value, int | None]:
+    def _source(self, src: IrValue, shape: tuple[int, ...], pad: Padding = Padding.ZERO
+                ) -> tuple[Value, int | None]:
         """(partition view, Mut token key or None) for a load/store source."""
         if isinstance(src.type, PartitionType):
             param, tile = self.partitions[src]
-            return self.pview(param, tile), None
+            return self.pview(param, tile, pad), None
         param = self._param_of(src)
         mut = isinstance(src.type, TensorType) and src.type.mutable
-        return self.pview(param, shape), (param if mut else None)
+        return self.pview(param, shape, pad), (param if mut else None)
+
+    def _extents(self, src: IrValue) -> list[Value]:
+        """The extents of a load source's tensor, read once in the prologue."""
+        param = self.partitions[src][0] if isinstance(src.type, PartitionType) else \
+            self._param_of(src)
+        if param not in self.extents:
+            view = self.views[param]
+            assert isinstance(view.type, TensorViewType)
+            self.extents[param] = self.pro.op("get_tensor_shape", [I32_TILE] * len(
+                view.type.shape), view).results
+        return self.extents[param]
 
     def _index(self, xs: list[IrValue]) -> list[Value]:
         out = []
@@ -164,11 +177,17 @@ class _Lowerer:
     def load(self, op: Op) -> None:
         src, *idx = op.operands
         out = tile_type(op.result.type)
-        view, key = self._source(src, out.shape)
-        tile, tok = self.b.op("load_view_tko", [out, TOKEN], view, self._index(idx),
+        value = op.attrs.get("padding")
+        mode = view_padding(value)
+        view, key = self._source(src, out.shape, mode or Padding.ZERO)
+        index = self._index(idx)
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], view, index,
                               self._token(key)).results
         if key is not None:
             self.tok[key] = tok
+        if mode is None:  # a padding no view mode gives
+            assert isinstance(value, (int, float, bool))
+            tile = pad_outside(self.b, tile, index, self._extents(src), value)
         self.vals[op.result] = tile
 
     def store(self, op: Op) -> None:
@@ -314,23 +333,26 @@ class _Lowerer:
 
     # -- one op ------------------------------------------------------------------------------
     def _op(self, op: Op) -> None:
-        name = op.name
-        handler = _HANDLERS.get(name)
+        handler = _HANDLERS.get(op.name)
         if handler is not None:
             handler(self, op)
         elif op in self.contract.muls:
             pass  # emitted by its add/sub, as an fma
         elif op in self.contract.adds:
             self._fma(op)
-        elif name in BINARY or (name in COMPOSITE and len(op.operands) == 2):
-            x, y = op.operands
-            self.vals[op.result] = arith.binary(self.b, name, self.v(x), self.v(y),
-                                                dtype_of(x.type))
-        elif name in UNARY or name in COMPOSITE:
-            x = op.operands[0]
-            self.vals[op.result] = arith.unary(self.b, name, self.v(x), dtype_of(x.type))
         else:
-            raise LowerError(f"no lowering for the '{name}' op")
+            self.bind(op, self._defined(op))
+
+    def _defined(self, op: Op) -> list[Value]:
+        """An op whose lowering its definition gives (compiler/ops)."""
+        from ..ops.defs import IR_OPS
+
+        defn = IR_OPS.get(op.name)
+        if defn is None or defn.lower is None:
+            raise LowerError(f"no lowering for the '{op.name}' op")
+        ctx = OpCtx(self.b, [self.v(x) for x in op.operands], [x.type for x in op.operands],
+                    [r.type for r in op.results], op.attrs)
+        return defn.lower(ctx)
 
     def _fma(self, op: Op) -> None:
         """add/sub with a single-use product operand (contract.py): one fma."""
@@ -378,15 +400,6 @@ def _coords(b: Builder, grid: list[Value], order: TileOrder, linear: Value) -> l
 
 Handler = Callable[[_Lowerer, Op], None]
 
-def _constant(L: _Lowerer, op: Op) -> None:
-    t = tile_type(op.result.type)
-    value = op.attrs["value"]
-    if not isinstance(value, (int, float, bool)):
-        raise LowerError(f"constant {value!r} is not a number")
-    L.vals[op.result] = L.b.emit("constant", [t], value=Dense.splat(value, scalar(
-        dtype_of(op.result.type))))
-
-
 def _block_id(L: _Lowerer, op: Op) -> None:
     L.vals[op.result] = L.block_ids[op.attrs["axis"]]
 
@@ -414,81 +427,13 @@ def _num_tiles(L: _Lowerer, op: Op) -> None:
     L.vals[op.result] = L.tile_grids[key][op.attrs["axis"]]
 
 
-def _shape_op(name: str) -> Handler:
-    def handler(L: _Lowerer, op: Op) -> None:
-        L.vals[op.result] = L.b.emit(name, [tile_type(op.result.type)], L.v(op.operands[0]))
-    return handler
-
-
-def _permute(L: _Lowerer, op: Op) -> None:
-    x = op.operands[0]
-    axes = op.attrs.get("axes") or tuple(reversed(range(tile_type(x.type).shape.__len__())))
-    L.vals[op.result] = L.b.emit("permute", [tile_type(op.result.type)], L.v(x),
-                                 permutation=tuple(int(a) for a in axes))
-
-
-def _cat(L: _Lowerer, op: Op) -> None:
-    vals = [L.v(x) for x in op.operands]
-    out = tile_type(op.result.type)
-    acc = vals[0]
-    axis = op.attrs["axis"]
-    for i, nxt in enumerate(vals[1:], start=2):
-        # Tile IR's cat joins two tiles; chain it (intermediate widths are sums of powers of 2,
-        # so only the final result is required to be a power of two by the frontend).
-        at, nt = acc.type, nxt.type
-        assert isinstance(at, BcTile) and isinstance(nt, BcTile)
-        shape = list(at.shape)
-        shape[axis] += nt.shape[axis]
-        ty = out if i == len(vals) else BcTile(out.elem, tuple(shape))
-        acc = L.b.emit("cat", [ty], acc, nxt, dim=axis)
-    L.vals[op.result] = acc
-
-
-def _iota(L: _Lowerer, op: Op) -> None:
-    out = tile_type(op.result.type)
-    d = dtype_of(op.result.type)
-    if scalar(d) == scalar(_I32):
-        L.vals[op.result] = L.b.emit("iota", [out])
-    else:
-        base = L.b.emit("iota", [BcTile(scalar(_I32), out.shape)])
-        L.vals[op.result] = arith.astype(L.b, base, _I32, d)
-
-
-def _astype(L: _Lowerer, op: Op) -> None:
-    x = op.operands[0]
-    L.vals[op.result] = arith.astype(L.b, L.v(x), dtype_of(x.type), dtype_of(op.result.type))
-
-
-def _reduce(L: _Lowerer, op: Op) -> None:
-    x = op.operands[0]
-    kind = op.attrs["kind"] if op.name == "reduce" else "cumsum"
-    L.vals[op.result] = arith.reduce(L.b, kind, L.v(x), op.attrs["axis"], dtype_of(x.type),
-                                     tile_type(op.result.type))
-
-
-def _mma(L: _Lowerer, op: Op) -> None:
-    a, b, acc = op.operands
-    L.vals[op.result] = arith.mma(L.b, L.v(a), L.v(b), L.v(acc), dtype_of(a.type),
-                                  dtype_of(b.type))
-
-
-def _select(L: _Lowerer, op: Op) -> None:
-    c, x, y = (L.v(o) for o in op.operands)
-    L.vals[op.result] = L.b.emit("select", [tile_type(op.result.type)], c, x, y)
-
-
 def _printf(L: _Lowerer, op: Op) -> None:
     tok = L.b.emit("print_tko", [TOKEN], [L.v(x) for x in op.operands], L._token(PRINT),
                    str=str(op.attrs["format"]))
     L.tok[PRINT] = tok
 
 
-def _assert(L: _Lowerer, op: Op) -> None:
-    L.b.op("assert", [], L.v(op.operands[0]), message=str(op.attrs.get("message", "")))
-
-
 _HANDLERS: dict[str, Handler] = {
-    "constant": _constant,
     "block_id": _block_id,
     "num_blocks": _num_blocks,
     "tile_index": _Lowerer.tile_index,
@@ -499,18 +444,7 @@ _HANDLERS: dict[str, Handler] = {
     "num_tiles": _num_tiles,
     "load": _Lowerer.load,
     "store": _Lowerer.store,
-    "reshape": _shape_op("reshape"),
-    "broadcast": _shape_op("broadcast"),
-    "permute": _permute,
-    "cat": _cat,
-    "iota": _iota,
-    "astype": _astype,
-    "reduce": _reduce,
-    "scan": _reduce,
-    "mma": _mma,
-    "select": _select,
     "printf": _printf,
-    "assert": _assert,
     "for": _Lowerer._for,
     "loop": _Lowerer._loop,
     "if": _Lowerer._if,

@@ -3,20 +3,18 @@ an attribute of the ops that care (div, rem, shr, compare, extend, int<->float).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import DType
+from ..dtypes import ALL_DTYPES, DType
 from ..types import TileType, Type
 
-SCALARS: dict[str, Scalar] = {
-    "bool_": Scalar.I1,
-    "i8": Scalar.I8, "u8": Scalar.I8,
-    "i16": Scalar.I16, "u16": Scalar.I16,
-    "i32": Scalar.I32, "u32": Scalar.I32,
-    "i64": Scalar.I64, "u64": Scalar.I64,
-    "f16": Scalar.F16, "bf16": Scalar.BF16, "tf32": Scalar.TF32, "f32": Scalar.F32,
-    "f64": Scalar.F64, "f8e4m3": Scalar.F8E4M3FN, "f8e5m2": Scalar.F8E5M2,
-}
+if TYPE_CHECKING:
+    from ..bytecode import Builder, Value
+
+SCALARS: dict[str, Scalar] = {d.name: Scalar[d.tileir] for d in ALL_DTYPES}
 
 I32_TILE = BcTile(Scalar.I32)
 I1_TILE = BcTile(Scalar.I1)
@@ -52,3 +50,26 @@ def dtype_of(t: Type) -> DType:
     if not isinstance(t, TileType):
         raise LowerError(f"expected a tile, got {t}")
     return t.dtype
+
+
+@dataclass
+class OpCtx:
+    """What an op's lowering (`IrOp.lower`) sees: the builder, its operands as bytecode values,
+    the cutile types of operands and results, and the op's attributes."""
+
+    b: Builder
+    args: list[Value]
+    types: list[Type]
+    outs: list[Type]
+    attrs: dict[str, Any]
+
+    def dtype(self, i: int = 0) -> DType:
+        return dtype_of(self.types[i])
+
+    @property
+    def out(self) -> BcTile:
+        return tile_type(self.outs[0])
+
+    @property
+    def out_dtype(self) -> DType:
+        return dtype_of(self.outs[0])

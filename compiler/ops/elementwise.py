@@ -1,30 +1,52 @@
-"""Elementwise arithmetic, comparisons, math functions, where and astype."""
+"""Elementwise arithmetic, comparisons, math functions, where and astype.
+
+Each `Elementwise` entry is the whole definition of one op: the dtype kinds it accepts, its
+compile-time folding on Python numbers, its NumPy meaning and its Tile IR lowering (one opcode per
+dtype family, or a composed sequence from `lower/arith.py`)."""
 
 from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
+from ..bytecode.attrs import CmpOrdering, CmpPredicate
 from ..diagnostics import Span
 from ..dtypes import BOOL, DType
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, const_of, const_value
-from ..types import ConstType, SymInt, TileType, describe
-from .registry import Call, Rule, function, method
+from ..lower import arith
+from ..lower.table import Rule
+from ..lower.types import OpCtx
+from ..types import ConstType, SymInt, TileType, Type, describe
+from .defs import ir_op, numpy
+from .registry import Call, function, method
+from .registry import Rule as TypingRule
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
+
+Composite = Callable[[OpCtx], "BcValue"]
 
 
 @dataclass(frozen=True)
 class Elementwise:
-    """An elementwise IR op: which dtype kinds it accepts and its Python/NumPy meaning."""
+    """An elementwise op: which dtype kinds it accepts, its Python/NumPy meaning and lowering."""
 
     name: str  # IR op name
     kinds: frozenset[str]  # accepted dtype kinds: float, int, uint, bool
     word: str  # for messages: "add", "compare"
     fold: Callable[..., object] | None = None  # compile-time folding on Python numbers
     compare: bool = False
+    np: str | Callable[..., Any] = ""  # NumPy ufunc name, or a function of the operand arrays
+    lower: Rule | Composite = field(default_factory=Rule)
+    doc: str = ""
+    symbol: str = ""  # the Python operator, for the docs ("+"); empty for functions
+    dtypes: frozenset[str] = frozenset()  # if given, only these dtypes (names)
+    why: str = ""  # the hint when a dtype outside `dtypes` is given
 
 
 NUM = frozenset({"float", "int", "uint"})
@@ -33,46 +55,161 @@ INTB = frozenset({"int", "uint", "bool"})
 FLOAT = frozenset({"float"})
 ANY = frozenset({"float", "int", "uint", "bool"})
 
+
+def _cmp(pred: CmpPredicate) -> Rule:
+    # `ne` is unordered so that NaN != NaN is true, as in NumPy; the others are ordered.
+    order = CmpOrdering.UNORDERED if pred is CmpPredicate.NE else CmpOrdering.ORDERED
+    return Rule("cmpf", "cmpi", True,
+                {"comparison_predicate": pred, "comparison_ordering": order},
+                {"comparison_predicate": pred})
+
+
+_NAN: dict[str, object] = {"propagate_nan": True}  # NumPy's maximum/minimum propagate NaN
+
+
+def _floordiv_np(a: Any, b: Any) -> Any:
+    np = numpy()
+    return np.floor(a / b) if a.dtype.kind == "f" else np.floor_divide(a, b)
+
+
+def _invert_np(x: Any) -> Any:
+    np = numpy()
+    return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
+
+
+def _floordiv(c: OpCtx) -> BcValue:
+    return arith.floordiv(c.b, c.args[0], c.args[1], c.dtype())
+
+
+def _mod(c: OpCtx) -> BcValue:
+    return arith.mod(c.b, c.args[0], c.args[1], c.dtype())
+
+
+def _invert(c: OpCtx) -> BcValue:
+    return arith.invert(c.b, c.args[0], c.dtype())
+
+
 BINARY: dict[str, Elementwise] = {e.name: e for e in [
-    Elementwise("add", NUM, "add", operator.add),
-    Elementwise("sub", NUM, "subtract", operator.sub),
-    Elementwise("mul", NUM, "multiply", operator.mul),
-    Elementwise("div", FLOAT, "divide", operator.truediv),
-    Elementwise("floordiv", NUM, "floor-divide", operator.floordiv),
-    Elementwise("mod", NUM, "take the remainder of", operator.mod),
-    Elementwise("pow", FLOAT, "raise", operator.pow),
-    Elementwise("and", INTB, "and", operator.and_),
-    Elementwise("or", INTB, "or", operator.or_),
-    Elementwise("xor", INTB, "xor", operator.xor),
-    Elementwise("shl", INT, "shift", operator.lshift),
-    Elementwise("shr", INT, "shift", operator.rshift),
-    Elementwise("maximum", NUM, "take the maximum of", max),
-    Elementwise("minimum", NUM, "take the minimum of", min),
-    Elementwise("eq", ANY, "compare", operator.eq, True),
-    Elementwise("ne", ANY, "compare", operator.ne, True),
-    Elementwise("lt", NUM, "compare", operator.lt, True),
-    Elementwise("le", NUM, "compare", operator.le, True),
-    Elementwise("gt", NUM, "compare", operator.gt, True),
-    Elementwise("ge", NUM, "compare", operator.ge, True),
+    Elementwise("add", NUM, "add", operator.add, np="add", lower=Rule("addf", "addi"),
+                symbol="+", doc="addition"),
+    Elementwise("sub", NUM, "subtract", operator.sub, np="subtract",
+                lower=Rule("subf", "subi"), symbol="-", doc="subtraction"),
+    Elementwise("mul", NUM, "multiply", operator.mul, np="multiply",
+                lower=Rule("mulf", "muli"), symbol="*", doc="multiplication"),
+    Elementwise("div", FLOAT, "divide", operator.truediv, np="true_divide",
+                lower=Rule("divf"), symbol="/", doc="true division (floats)"),
+    Elementwise("floordiv", NUM, "floor-divide", operator.floordiv, np=_floordiv_np,
+                lower=_floordiv, symbol="//", doc="floor division, rounding toward -inf"),
+    Elementwise("mod", NUM, "take the remainder of", operator.mod, np="mod", lower=_mod,
+                symbol="%", doc="remainder with the divisor's sign, as Python"),
+    Elementwise("pow", FLOAT, "raise", operator.pow, np="power", lower=Rule("pow"),
+                symbol="**", doc="power (floats)"),
+    Elementwise("and", INTB, "and", operator.and_, np="bitwise_and", lower=Rule(int_op="andi"),
+                symbol="&", doc="bitwise and (ints, bools; `and` on bool tiles too)"),
+    Elementwise("or", INTB, "or", operator.or_, np="bitwise_or", lower=Rule(int_op="ori"),
+                symbol="|", doc="bitwise or (ints, bools; `or` on bool tiles too)"),
+    Elementwise("xor", INTB, "xor", operator.xor, np="bitwise_xor", lower=Rule(int_op="xori"),
+                symbol="^", doc="bitwise xor (ints, bools)"),
+    Elementwise("shl", INT, "shift", operator.lshift, np="left_shift",
+                lower=Rule(int_op="shli"), symbol="<<", doc="shift left (ints)"),
+    Elementwise("shr", INT, "shift", operator.rshift, np="right_shift",
+                lower=Rule(int_op="shri", signed=True), symbol=">>",
+                doc="shift right, arithmetic for signed ints"),
+    Elementwise("maximum", NUM, "take the maximum of", max, np="maximum",
+                lower=Rule("maxf", "maxi", True, _NAN), doc="elementwise maximum (NaN wins)"),
+    Elementwise("minimum", NUM, "take the minimum of", min, np="minimum",
+                lower=Rule("minf", "mini", True, _NAN), doc="elementwise minimum (NaN wins)"),
+    Elementwise("eq", ANY, "compare", operator.eq, True, np="equal",
+                lower=_cmp(CmpPredicate.EQ), symbol="==", doc="equal (a bool tile)"),
+    Elementwise("ne", ANY, "compare", operator.ne, True, np="not_equal",
+                lower=_cmp(CmpPredicate.NE), symbol="!=", doc="not equal (NaN != NaN)"),
+    Elementwise("lt", NUM, "compare", operator.lt, True, np="less",
+                lower=_cmp(CmpPredicate.LT), symbol="<", doc="less than"),
+    Elementwise("le", NUM, "compare", operator.le, True, np="less_equal",
+                lower=_cmp(CmpPredicate.LE), symbol="<=", doc="less or equal"),
+    Elementwise("gt", NUM, "compare", operator.gt, True, np="greater",
+                lower=_cmp(CmpPredicate.GT), symbol=">", doc="greater than"),
+    Elementwise("ge", NUM, "compare", operator.ge, True, np="greater_equal",
+                lower=_cmp(CmpPredicate.GE), symbol=">=", doc="greater or equal"),
 ]}
 
 UNARY: dict[str, Elementwise] = {e.name: e for e in [
-    Elementwise("neg", NUM, "negate", operator.neg),
-    Elementwise("invert", INTB, "invert", operator.invert),
-    Elementwise("not", frozenset({"bool"}), "not", operator.not_),
-    Elementwise("abs", NUM, "take abs of", abs),
-    Elementwise("exp", FLOAT, "exp", math.exp),
-    Elementwise("exp2", FLOAT, "exp2", lambda x: 2.0 ** x),
-    Elementwise("log", FLOAT, "log", math.log),
-    Elementwise("log2", FLOAT, "log2", math.log2),
-    Elementwise("sqrt", FLOAT, "sqrt", math.sqrt),
-    Elementwise("rsqrt", FLOAT, "rsqrt", lambda x: 1.0 / math.sqrt(x)),
-    Elementwise("sin", FLOAT, "sin", math.sin),
-    Elementwise("cos", FLOAT, "cos", math.cos),
-    Elementwise("tanh", FLOAT, "tanh", math.tanh),
-    Elementwise("floor", FLOAT, "floor", math.floor),
-    Elementwise("ceil", FLOAT, "ceil", math.ceil),
+    Elementwise("neg", NUM, "negate", operator.neg, np="negative", lower=Rule("negf", "negi"),
+                symbol="-x", doc="negation"),
+    Elementwise("invert", INTB, "invert", operator.invert, np=_invert_np, lower=_invert,
+                symbol="~x", doc="bitwise not (ints), logical not (bools)"),
+    Elementwise("not", frozenset({"bool"}), "not", operator.not_, np="logical_not",
+                lower=_invert, symbol="not x", doc="logical not of a bool tile"),
+    Elementwise("abs", NUM, "take abs of", abs, np="abs", lower=Rule("absf", "absi"),
+                doc="absolute value"),
+    Elementwise("exp", FLOAT, "exp", math.exp, np="exp", lower=Rule("exp"), doc="e**x"),
+    # the hardware ex2 flushes subnormals; keeping them costs 3 instructions per element, for
+    # results below 2**-126 only (softmax and attention are dominated by this op)
+    Elementwise("exp2", FLOAT, "exp2", lambda x: 2.0 ** x, np="exp2",
+                lower=Rule("exp2", f32_attrs={"flush_to_zero": True}),
+                doc="2**x (f32 flushes subnormal results to zero)"),
+    Elementwise("log", FLOAT, "log", math.log, np="log", lower=Rule("log"),
+                doc="natural logarithm"),
+    Elementwise("log2", FLOAT, "log2", math.log2, np="log2", lower=Rule("log2"),
+                doc="base-2 logarithm"),
+    Elementwise("sqrt", FLOAT, "sqrt", math.sqrt, np="sqrt", lower=Rule("sqrt"),
+                doc="square root"),
+    Elementwise("rsqrt", FLOAT, "rsqrt", lambda x: 1.0 / math.sqrt(x),
+                np=lambda x: 1 / numpy().sqrt(x), lower=Rule("rsqrt"), doc="1 / sqrt(x)"),
+    Elementwise("sin", FLOAT, "sin", math.sin, np="sin", lower=Rule("sin"), doc="sine"),
+    Elementwise("cos", FLOAT, "cos", math.cos, np="cos", lower=Rule("cos"), doc="cosine"),
+    Elementwise("tanh", FLOAT, "tanh", math.tanh, np="tanh", lower=Rule("tanh"),
+                doc="hyperbolic tangent"),
+    Elementwise("floor", FLOAT, "floor", math.floor, np="floor", lower=Rule("floor"),
+                doc="round toward -inf"),
+    Elementwise("ceil", FLOAT, "ceil", math.ceil, np="ceil", lower=Rule("ceil"),
+                doc="round toward +inf"),
 ]}
+
+
+def _np_fn(e: Elementwise) -> Callable[..., Any]:
+    if isinstance(e.np, str):
+        ufunc = e.np
+        return lambda *a: getattr(numpy(), ufunc)(*a)
+    return e.np
+
+
+def _interp(e: Elementwise) -> Callable[[Any, dict[str, Any], Any], list[Any]]:
+    fn = _np_fn(e)
+    return lambda args, attrs, outs: [fn(*args)]
+
+
+def _lowering(e: Elementwise) -> Callable[[OpCtx], list[BcValue]]:
+    low = e.lower
+    if isinstance(low, Rule):
+        rule = low
+        return lambda c: [arith.apply_rule(c.b, rule, e.name, c.dtype(), c.out, *c.args)]
+    composite = low
+    return lambda c: [composite(c)]
+
+
+for _e in [*BINARY.values(), *UNARY.values()]:
+    ir_op(_e.name, _interp(_e), _lowering(_e))
+
+
+def _select_np(args: Any, attrs: dict[str, Any], outs: Any) -> list[Any]:
+    return [numpy().where(*args)]
+
+
+def _select_lower(c: OpCtx) -> list[BcValue]:
+    return [c.b.emit("select", [c.out], *c.args)]
+
+
+def _astype_np(args: Any, attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
+    return [args[0]]  # the runtime converts and rounds every result to its dtype
+
+
+def _astype_lower(c: OpCtx) -> list[BcValue]:
+    return [arith.astype(c.b, c.args[0], c.dtype(), c.out_dtype)]
+
+
+ir_op("select", _select_np, _select_lower)
+ir_op("astype", _astype_np, _astype_lower)
 
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "div": "/"}
 
@@ -120,6 +257,8 @@ def _why(err: Exception) -> str:
 
 
 def _check_kind(b: Builder, spec: Elementwise, dtype: DType, span: Span, where: Arg) -> None:
+    if spec.dtypes and dtype.kind in spec.kinds and dtype.name not in spec.dtypes:
+        b.fail(msg.BAD_OPERAND, where.span, op=f"'{spec.word}'", what=f"{dtype} tiles{spec.why}")
     if dtype.kind not in spec.kinds:
         hint = ""
         if spec.name == "div" and dtype.is_integer:
@@ -148,22 +287,32 @@ def unary(b: Builder, name: str, arg: Arg, span: Span) -> FValue:
     return b.emit1(name, [x], x.type, span)
 
 
-def _unary_rule(name: str) -> Rule:
+def _unary_rule(name: str) -> TypingRule:
     return lambda b, c: unary(b, name, c["x"], c.span)
 
 
-def _binary_rule(name: str) -> Rule:
+def define_unary(e: Elementwise) -> Elementwise:
+    """Registers a unary elementwise op defined in another module: `ct.NAME(x)`, its typing,
+    folding, NumPy meaning and lowering all come from the entry."""
+    UNARY[e.name] = e
+    ir_op(e.name, _interp(e), _lowering(e))
+    function(e.name, "x: Any", e.doc, "elementwise")(_unary_rule(e.name))
+    return e
+
+
+def _binary_rule(name: str) -> TypingRule:
     return lambda b, c: binary(b, name, c["x"], c["y"], c.span)
 
 
 for _name in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "abs", "floor",
               "ceil"):
-    function(_name, "x")(_unary_rule(_name))
+    function(_name, "x: Any", UNARY[_name].doc, "elementwise")(_unary_rule(_name))
 for _name in ("maximum", "minimum"):
-    function(_name, "x, y")(_binary_rule(_name))
+    function(_name, "x: Any, y: Any", BINARY[_name].doc, "elementwise")(_binary_rule(_name))
 
 
-@function("where", "cond, x, y")
+@function("where", "cond: Any, x: Any, y: Any", "`x` where `cond` is true, else `y` (literals "
+          "allowed)", "elementwise")
 def _where(b: Builder, c: Call) -> FValue:
     cond = b.tile_or_const(c["cond"], "where")
     if isinstance(cond.type, TileType) and cond.type.dtype != BOOL:
@@ -185,7 +334,8 @@ def _where(b: Builder, c: Call) -> FValue:
     return b.emit1("select", parts, TileType(xs.type.dtype, shape), c.span)
 
 
-@method("tile", "astype", "dtype")
+@method("tile", "astype", "dtype: Any", "convert to `dtype` (float -> int truncates toward zero)",
+        "elementwise")
 def _astype(b: Builder, c: Call) -> FValue:
     x = b.tile(c["self"], "astype")
     dtype = b.dtype(c["dtype"], "the dtype of astype()")

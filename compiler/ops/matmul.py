@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from .. import messages as msg
 from ..diagnostics import Span
 from ..dtypes import BF16, F8E4M3, F8E5M2, F16, F32, F64, I8, I32, TF32, U8, DType
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, const_value
-from ..types import Dim, TileType, fmt_shape
+from ..lower import arith
+from ..lower.types import OpCtx
+from ..types import Dim, TileType, Type, fmt_shape
+from .defs import ir_op, numpy
 from .registry import Call, function
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
 
 # operand dtype -> accumulator dtypes it may use (the first is what `a @ b` accumulates in)
 MMA_PAIRS: dict[DType, tuple[DType, ...]] = {
@@ -43,7 +52,8 @@ def check_mma(b: Builder, a: TileType, w: TileType, acc: TileType, span: Span) -
         b.fail(msg.MMA_DTYPE, span, a=a.dtype, b=w.dtype, c=acc.dtype, supported=_supported())
 
 
-@function("mma", "a, b, acc")
+@function("mma", "a: Any, b: Any, acc: Any", "acc + a @ b (f16->f16/f32, bf16->f32, tf32->f32, "
+          "f32->f32, f8->f16/f32, f64->f64, i8->i32)", "matmul")
 def _mma(b: Builder, c: Call) -> FValue:
     x, y, acc = (b.tile(c[k], "mma") for k in ("a", "b", "acc"))
     assert isinstance(x.type, TileType) and isinstance(y.type, TileType)
@@ -69,3 +79,19 @@ def matmul(b: Builder, lhs: Arg, rhs: Arg, span: Span) -> FValue:
     if acc_dtype == x.type.dtype or x.type.dtype.is_integer:
         return out
     return b.emit1("astype", [out], TileType(x.type.dtype, shape), span, dtype=x.type.dtype)
+
+
+# -- interpreter and lowering of the IR op these rules emit -------------------------------------
+def _mma_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
+    np = numpy()
+    a, b, acc = args
+    wide = np.int64 if a.dtype.kind in "iu" else (np.float64 if a.dtype == np.float64
+                                                  else np.float32)
+    return [np.matmul(a.astype(wide), b.astype(wide)) + acc.astype(wide)]
+
+
+def _mma_lower(c: OpCtx) -> list[BcValue]:
+    return [arith.mma(c.b, c.args[0], c.args[1], c.args[2], c.dtype(0), c.dtype(1))]
+
+
+ir_op("mma", _mma_np, _mma_lower)

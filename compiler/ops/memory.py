@@ -9,6 +9,7 @@ from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, SlabVal, TupleVal, none_value
 from ..ir import Value
 from ..types import PartitionType, Shape, TensorType, TileType, describe, fmt_shape
+from .padding import PAD_PARAM, padding_attrs
 from .registry import Call, function, method
 
 SCALAR_I32 = TileType(I32, ())
@@ -21,13 +22,13 @@ def _axis(b: Builder, arg: Arg, what: str) -> int:
     return axis
 
 
-@function("block_id", "axis")
+@function("block_id", "axis: int", "this block's coordinate on grid axis 0-2", "blocks")
 def _block_id(b: Builder, c: Call) -> FValue:
     axis = _axis(b, c["axis"], "the axis of block_id()")
     return b.emit1("block_id", [], SCALAR_I32, c.span, axis=axis)
 
 
-@function("num_blocks", "axis")
+@function("num_blocks", "axis: int", "the grid's extent on axis 0-2", "blocks")
 def _num_blocks(b: Builder, c: Call) -> FValue:
     axis = _axis(b, c["axis"], "the axis of num_blocks()")
     return b.emit1("num_blocks", [], SCALAR_I32, c.span, axis=axis)
@@ -70,7 +71,8 @@ def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
     return [b.scalar_int(Arg(i, arg.span), f"an index of {what}") for i in items]
 
 
-@function("load_tile_like", "x, z")
+@function("load_tile_like", "x: Any, z: Any, " + PAD_PARAM,
+          "the tile of `x` at the Mut slab `z`'s position", "memory")
 def _load_tile_like(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["x"], "load_tile_like")
     z, idx = mut_target(b, c["z"], "load_tile_like")
@@ -79,11 +81,13 @@ def _load_tile_like(b: Builder, c: Call) -> FValue:
         b.fail(msg.LOAD_LIKE_RANK, c.span, a=x.name or "x", ra=x.type.rank,
                b=c["z"].value.name if isinstance(c["z"].value, Value) else "z",
                rb=z.type.rank)
+    pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile_like()")
     return b.emit1("load", [x, *idx], TileType(x.type.dtype, z.type.shape), c.span,
-                   shape=z.type.shape)
+                   shape=z.type.shape, **pad)
 
 
-@method("mut", "store", "tile, index=None")
+@method("mut", "store", "tile: Any, index: Any = None", "write this block's slab", "memory",
+        returns="None")
 def _store(b: Builder, c: Call) -> FValue:
     z, idx = mut_target(b, c["self"], "store")
     assert isinstance(z.type, TensorType)
@@ -122,7 +126,8 @@ def _check_store(b: Builder, c: Call, t: TileType, z: TensorType, name: str) -> 
                want=f"{z.dtype} {fmt_shape(z.shape)}", hint=hint)
 
 
-@method("tensor", "store", "tile, index")
+@method("tensor", "store", "tile: Any, index: Any", "index-addressed store (unsafe kernels)",
+        "memory", returns="None")
 def _store_shared(b: Builder, c: Call) -> FValue:
     """Index-addressed store into a shared tensor: unsafe kernels only (no disjointness)."""
     x = tensor(b, c["self"], "store", mutable=False)
@@ -143,15 +148,16 @@ def _store_shared(b: Builder, c: Call) -> FValue:
     return none_value(c.span)
 
 
-@method("mut", "load", "")
+@method("mut", "load", PAD_PARAM, "read this block's slab", "memory")
 def _load_mut(b: Builder, c: Call) -> FValue:
     z, idx = mut_target(b, c["self"], "load")
     assert isinstance(z.type, TensorType)
+    pad = padding_attrs(b, c["padding"], z.type.dtype, "load()")
     return b.emit1("load", [z, *idx], TileType(z.type.dtype, z.type.shape), c.span,
-                   shape=z.type.shape)
+                   shape=z.type.shape, **pad)
 
 
-@method("mut", "tile_index", "")
+@method("mut", "tile_index", "", "the slab's tile coordinates", "memory", returns="Any")
 def _tile_index(b: Builder, c: Call) -> FValue:
     return TupleVal(tuple(mut_target(b, c["self"], "tile_index")[1]))
 
@@ -163,16 +169,19 @@ def _tile_shape_for(b: Builder, arg: Arg, t: TensorType, what: str) -> Shape:
     return shape
 
 
-@method("tensor", "load_tile", "shape, index")
+@method("tensor", "load_tile", "shape: Any, index: Any, " + PAD_PARAM,
+        "the tile of `shape` at tile `index`", "memory")
 def _load_tile(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["self"], "load_tile", mutable=False)
     assert isinstance(x.type, TensorType)
     shape = _tile_shape_for(b, c["shape"], x.type, "the shape of load_tile()")
     idx = index_values(b, c["index"], x.type.rank, "load_tile()")
-    return b.emit1("load", [x, *idx], TileType(x.type.dtype, shape), c.span, shape=shape)
+    pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile()")
+    return b.emit1("load", [x, *idx], TileType(x.type.dtype, shape), c.span, shape=shape,
+                   **pad)
 
 
-@method("tensor", "partition", "shape")
+@method("tensor", "partition", "shape: Any", "a read-only view as a grid of tiles", "memory")
 def _partition(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["self"], "partition", mutable=False)
     assert isinstance(x.type, TensorType)
@@ -188,16 +197,18 @@ def _partition_arg(b: Builder, arg: Arg, what: str) -> Value:
     return p
 
 
-@method("partition", "load", "index")
+@method("partition", "load", "index: Any, " + PAD_PARAM, "the tile at `index`", "memory")
 def _partition_load(b: Builder, c: Call) -> FValue:
     p = _partition_arg(b, c["self"], "load")
     assert isinstance(p.type, PartitionType)
     idx = index_values(b, c["index"], len(p.type.tile), "load()")
+    pad = padding_attrs(b, c["padding"], p.type.tensor.dtype, "load()")
     return b.emit1("load", [p, *idx], TileType(p.type.tensor.dtype, p.type.tile), c.span,
-                   shape=p.type.tile)
+                   shape=p.type.tile, **pad)
 
 
-@function("num_tiles", "p, axis")
+@function("num_tiles", "p: Any, axis: int", "the number of tiles of a partition along `axis`",
+          "memory")
 def _num_tiles(b: Builder, c: Call) -> FValue:
     p = _partition_arg(b, c["p"], "num_tiles")
     assert isinstance(p.type, PartitionType)

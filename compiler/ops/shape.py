@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .. import messages as msg
+from ..bytecode.types import TileType as BcTile
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal
-from ..types import TileType, fmt_shape, is_static
+from ..lower.types import OpCtx
+from ..types import TileType, Type, fmt_shape, is_static
+from .defs import ir_op, numpy
 from .registry import Call, function, method
+
+if TYPE_CHECKING:
+    from ..bytecode import Value as BcValue
 
 
 def _tile(b: Builder, arg: Arg, op: str) -> TileType:
@@ -24,7 +32,7 @@ def norm_axis(b: Builder, arg: Arg, rank: int, what: str) -> int:
     return axis % rank
 
 
-@method("tile", "reshape", "shape")
+@method("tile", "reshape", "shape: Any", "the same elements in a new shape", "shape")
 def _reshape(b: Builder, c: Call) -> FValue:
     x = b.tile(c["self"], "reshape")
     t = _tile(b, c["self"], "reshape")
@@ -37,7 +45,7 @@ def _reshape(b: Builder, c: Call) -> FValue:
     return b.emit1("reshape", [x], TileType(t.dtype, shape), c.span, shape=shape)
 
 
-@function("broadcast_to", "x, shape")
+@function("broadcast_to", "x: Any, shape: Any", "expand size-1 dimensions (NumPy rules)", "shape")
 def _broadcast_to(b: Builder, c: Call) -> FValue:
     x = b.tile(c["x"], "broadcast_to")
     t = _tile(b, c["x"], "broadcast_to")
@@ -48,7 +56,7 @@ def _broadcast_to(b: Builder, c: Call) -> FValue:
     return b.broadcast(x, shape, c.span)
 
 
-@method("tile", "transpose", "")
+@method("tile", "transpose", "", "swap the two axes of a rank-2 tile", "shape")
 def _transpose(b: Builder, c: Call) -> FValue:
     x = b.tile(c["self"], "transpose")
     t = _tile(b, c["self"], "transpose")
@@ -58,7 +66,7 @@ def _transpose(b: Builder, c: Call) -> FValue:
                    axes=(1, 0))
 
 
-@function("permute", "x, axes")
+@function("permute", "x: Any, axes: tuple[int, ...]", "reorder axes", "shape")
 def _permute(b: Builder, c: Call) -> FValue:
     x = b.tile(c["x"], "permute")
     t = _tile(b, c["x"], "permute")
@@ -72,7 +80,7 @@ def _permute(b: Builder, c: Call) -> FValue:
     return b.emit1("permute", [x], TileType(t.dtype, shape), c.span, axes=norm)
 
 
-@function("expand_dims", "x, axis")
+@function("expand_dims", "x: Any, axis: int", "insert a size-1 axis", "shape")
 def _expand_dims(b: Builder, c: Call) -> FValue:
     x = b.tile(c["x"], "expand_dims")
     t = _tile(b, c["x"], "expand_dims")
@@ -81,7 +89,8 @@ def _expand_dims(b: Builder, c: Call) -> FValue:
     return b.emit1("reshape", [x], TileType(t.dtype, shape), c.span, shape=shape)
 
 
-@function("cat", "tiles, axis=0")
+@function("cat", "tiles: tuple[Any, ...], axis: int = 0", "concatenate two tiles along `axis`",
+          "shape")
 def _cat(b: Builder, c: Call) -> FValue:
     seq = b.known(c["tiles"])
     if not isinstance(seq, TupleVal) or len(seq.items) != 2:
@@ -104,3 +113,51 @@ def _cat(b: Builder, c: Call) -> FValue:
     shape = (*first.shape[:axis], dim, *first.shape[axis + 1:])
     b.check_pow2(shape, c.span)
     return b.emit1("cat", values, TileType(first.dtype, shape), c.span, axis=axis)
+
+
+# -- interpreter and lowering of the IR ops these rules emit ------------------------------------
+def _reshape_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
+    return [numpy().reshape(args[0], attrs["shape"]).copy()]
+
+
+def _broadcast_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
+    return [numpy().broadcast_to(args[0], attrs["shape"]).copy()]
+
+
+def _permute_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
+    return [numpy().transpose(args[0], attrs["axes"]).copy()]
+
+
+def _cat_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
+    return [numpy().concatenate(args, axis=attrs["axis"])]
+
+
+def _same(name: str) -> Callable[[OpCtx], list[BcValue]]:
+    return lambda c: [c.b.emit(name, [c.out], c.args[0])]
+
+
+def _permute_lower(c: OpCtx) -> list[BcValue]:
+    return [c.b.emit("permute", [c.out], c.args[0],
+                     permutation=tuple(int(a) for a in c.attrs["axes"]))]
+
+
+def _cat_lower(c: OpCtx) -> list[BcValue]:
+    """Tile IR's cat joins two tiles; chain it (intermediate widths are sums of powers of 2, so
+    only the final result must be a power of two, which the frontend checks)."""
+    out = c.out
+    acc = c.args[0]
+    axis = c.attrs["axis"]
+    for i, nxt in enumerate(c.args[1:], start=2):
+        at, nt = acc.type, nxt.type
+        assert isinstance(at, BcTile) and isinstance(nt, BcTile)
+        shape = list(at.shape)
+        shape[axis] += nt.shape[axis]
+        ty = out if i == len(c.args) else BcTile(out.elem, tuple(shape))
+        acc = c.b.emit("cat", [ty], acc, nxt, dim=axis)
+    return [acc]
+
+
+ir_op("reshape", _reshape_np, _same("reshape"))
+ir_op("broadcast", _broadcast_np, _same("broadcast"))
+ir_op("permute", _permute_np, _permute_lower)
+ir_op("cat", _cat_np, _cat_lower)

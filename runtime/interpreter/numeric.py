@@ -16,11 +16,8 @@ from .. import floats, hostdtypes
 
 Array = NDArray[Any]
 
-_ROUNDED = {"bf16", "tf32", "f8e4m3", "f8e5m2"}
-
-
 def compute_dtype(dtype: DType) -> np.dtype[Any]:
-    if dtype.name in _ROUNDED:
+    if dtype.rounded:
         return np.dtype(np.float32)
     return hostdtypes.storage(dtype)
 

@@ -1,4 +1,7 @@
-"""NumPy meanings of the typed IR's ops, dispatched by op name (control flow is in program.py)."""
+"""Running one typed-IR op with NumPy (control flow is in program.py).
+
+Most ops carry their NumPy meaning in their definition (`compiler/ops`, `IrOp.interp`); this file
+implements the rest, which need the runtime: memory, block coordinates, printing and failing."""
 
 from __future__ import annotations
 
@@ -11,9 +14,10 @@ import numpy as np
 from ...compiler import messages as msg
 from ...compiler.errors import error_for
 from ...compiler.ir import Op
+from ...compiler.ops.defs import IR_OPS
 from ...compiler.types import PartitionType, TileType
 from .memory import PartitionRef, load, store, tiling_of
-from .numeric import Array, fit
+from .numeric import fit
 
 
 @dataclass
@@ -25,7 +29,19 @@ class Block:
 
 
 Impl = Callable[[Op, list[Any], Block], list[Any]]
-OPS: dict[str, Impl] = {}
+OPS: dict[str, Impl] = {}  # the ops whose definition leaves the interpreter face to the runtime
+
+
+def run_op(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    impl = OPS.get(o.name)
+    if impl is not None:
+        return impl(o, args, blk)
+    defn = IR_OPS[o.name]
+    assert defn.interp is not None, o.name
+    outs = [r.type for r in o.results]
+    values = defn.interp(args, o.attrs, outs)
+    return [fit(v, t.dtype) if isinstance(t, TileType) else v
+            for v, t in zip(values, outs, strict=True)]
 
 
 def _out(op: Op, i: int = 0) -> TileType:
@@ -44,96 +60,6 @@ def op(*names: str) -> Callable[[Impl], Impl]:
             OPS[name] = fn
         return fn
     return deco
-
-
-def elementwise(name: str, fn: Callable[..., Any]) -> None:
-    OPS[name] = lambda o, args, blk: [fit(fn(*args), _out(o).dtype)]
-
-
-def _int_or_float(int_fn: Callable[..., Any], float_fn: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda a, b: (float_fn if a.dtype.kind == "f" else int_fn)(a, b)
-
-
-_ELEMENTWISE: dict[str, Callable[..., Any]] = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "floordiv": _int_or_float(np.floor_divide, lambda a, b: np.floor(a / b)),
-    "mod": np.mod, "pow": np.power, "and": np.bitwise_and, "or": np.bitwise_or,
-    "xor": np.bitwise_xor, "shl": np.left_shift, "shr": np.right_shift,
-    "maximum": np.maximum, "minimum": np.minimum, "eq": np.equal, "ne": np.not_equal,
-    "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
-    "neg": np.negative, "abs": np.abs, "exp": np.exp, "exp2": np.exp2, "log": np.log,
-    "log2": np.log2, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "sin": np.sin,
-    "cos": np.cos, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil,
-    "invert": lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x),
-    "not": np.logical_not, "select": np.where,
-}
-for _name, _fn in _ELEMENTWISE.items():
-    elementwise(_name, _fn)
-
-
-@op("constant")
-def _constant(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    return [fit(o.attrs["value"], _out(o).dtype)]
-
-
-@op("astype")
-def _astype(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    return [fit(args[0], _out(o).dtype)]
-
-
-@op("iota")
-def _iota(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    t = _out(o)
-    return [fit(np.arange(int(t.shape[0])), t.dtype)]  # type: ignore[arg-type]
-
-
-@op("reshape")
-def _reshape(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    return [np.reshape(args[0], o.attrs["shape"]).copy()]
-
-
-@op("broadcast")
-def _broadcast(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    return [np.broadcast_to(args[0], o.attrs["shape"]).copy()]
-
-
-@op("permute")
-def _permute(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    axes = o.attrs.get("axes") or tuple(reversed(range(np.ndim(args[0]))))
-    return [np.transpose(args[0], axes).copy()]
-
-
-@op("cat")
-def _cat(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    return [np.concatenate(args, axis=o.attrs["axis"])]
-
-
-_REDUCE: dict[str, Callable[..., Any]] = {
-    "sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
-
-
-@op("reduce")
-def _reduce(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    x: Array = args[0]
-    wide = x.astype(np.float32) if x.dtype == np.float16 else x  # narrow floats add in f32
-    out = _REDUCE[o.attrs["kind"]](wide, axis=o.attrs["axis"], keepdims=o.attrs["keepdims"])
-    return [fit(out, _out(o).dtype)]
-
-
-@op("scan")
-def _scan(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    x: Array = args[0]
-    wide = x.astype(np.float32) if x.dtype == np.float16 else x
-    return [fit(np.cumsum(wide, axis=o.attrs["axis"]), _out(o).dtype)]
-
-
-@op("mma")
-def _mma(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    a, b, acc = args
-    wide = np.int64 if a.dtype.kind in "iu" else (np.float64 if a.dtype == np.float64
-                                                  else np.float32)
-    total = np.matmul(a.astype(wide), b.astype(wide)) + acc.astype(wide)
-    return [fit(total, _out(o).dtype)]
 
 
 @op("block_id")

@@ -20,7 +20,7 @@ from ...compiler.ir import KernelIR, Value
 from ...compiler.specialization import Specialization
 from .memory import tensor_ref
 from .numeric import fit
-from .ops import OPS, Block
+from .ops import Block, run_op
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
@@ -72,7 +72,7 @@ def _run(block: IRBlock, env: dict[int, Any], blk: Block) -> Signal:
         elif name == "loop":
             results = _loop(op.regions[0], args, env, blk, len(op.results))
         else:
-            results = OPS[name](op, args, blk)
+            results = run_op(op, args, blk)
         for value, result in zip(op.results, results, strict=True):
             env[id(value)] = result
     return None

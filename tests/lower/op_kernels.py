@@ -43,7 +43,8 @@ def int_math(z: Mut[Tensor[i32, (128,)]], x: Tensor[i32, (-1,)], y: Tensor[i32, 
     t = a + b - a * b + a // b + a % b + (a & b) + (a | b) + (a ^ b) + (a << 2) + (a >> 1)
     t = t + ct.maximum(a, b) + ct.minimum(a, b) + (-a) + ct.abs(b) + (~a) + n
     q = (w // 3 + w % 5 + (w >> 2) + ct.maximum(w, w + 1)).astype(i32)
-    c = (a < b) | (a >= n) | ((w > 7) & ~(a == b)) | (a != b)
+    c0 = a > n
+    c = (a < b) | (a >= n) | ((w > 7) & ~(a == b)) | (a != b) | (not c0)
     z.store(ct.where(c, t + q, a))
 
 

@@ -21,13 +21,43 @@ def sign(t):
 
 @ct.function
 def early(t):
-    if ct.sum(t, 0) > 0.0:  # E: CT101 "return in only one branch"
+    if ct.sum(t, 0) > 0.0:
         return t
     return -t
+
+
+@ct.function
+def clamp(t, lo, hi):
+    if lo > hi:
+        return t
+    elif ct.max(t, 0) < lo:
+        return ct.full(t.shape, lo, t.dtype)
+    u = ct.minimum(t, hi)
+    if ct.min(u, 0) >= lo:
+        return u
+    return ct.maximum(u, lo)
+
+
+@ct.function
+def mixed(t):
+    if ct.sum(t, 0) > 0.0:
+        return t
+    return ct.sum(t, 0)  # E: CT212
+
+
+@ct.function
+def in_loop(t, n):
+    for _ in range(n):
+        if ct.sum(t, 0) > 0.0:  # E: CT101 "return in only one branch"
+            return t
+        t = t * 2.0
+    return t
 
 
 @ct.kernel
 def use(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)], NEG: Const[bool]) -> None:
     t = ct.load_tile_like(x, z)
     z.store(relu_or_neg(t, True) + relu_or_neg(t, False) + relu_or_neg(t, NEG) + sign(t))
-    z.store(early(t))
+    z.store(early(t) + clamp(t, 0.0, 1.0) + clamp(t, 2.0, 1.0))
+    z.store(mixed(t))
+    z.store(in_loop(t, 3))

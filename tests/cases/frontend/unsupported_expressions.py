@@ -10,10 +10,10 @@ def bad(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)]) -> None:
     c = {"t": t}  # E: CT102 "Dicts"
     d = [t, t]  # E: CT102 "Lists"
     e = {t}  # E: CT102
-    f = t[0:4]  # E: CT102 "Indexing tiles"
-    g = t[0]  # E: CT102
+    f = t[::2]  # E: CT102 "step"
+    g = t[...]  # E: CT102 "Ellipsis"
     h = (n := 4)  # E: CT102 "walrus"
-    i = t if t else -t  # E: CT102 "ct.where"
+    i = t if t else -t  # E: CT211 "scalar bool"
     j = ct.maximum(*(t, t))  # E: CT102 "Starred arguments"
     k = (*(t,), t)  # E: CT102
     m = 1j  # E: CT102 "complex"
