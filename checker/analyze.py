@@ -25,7 +25,8 @@ from .host import ProjectIndex, check_host
 from .parallel import FileResult, check_all, default_jobs
 from .sources import read_source
 
-FATAL_CODES = frozenset({"CT901", "CT999"})  # exit 2: the run itself is not trustworthy
+# exit 2: the run itself is not trustworthy (bad config, a path that is not there, a bug)
+FATAL_CODES = frozenset({"CT901", "CT904", "CT999"})
 # Codes whose findings do not fail a run by default (a stale comment is not a bug).
 DEFAULT_SEVERITY: Mapping[str, Severity] = {"CT902": Severity.WARNING}
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..limits import host_memory
 from .base import CPU, DONE, Backend, Buffer, Event, Executable, Graph
 
 ALIGN = 256  # device allocations are 256-byte aligned; host ones match, so facts agree
@@ -49,6 +50,10 @@ class HostMemoryBackend(Backend):
 
     def allocate(self, nbytes: int, stream: int) -> Buffer:
         return host_buffer(nbytes)
+
+    def memory_limit(self) -> tuple[int, str] | None:
+        total = host_memory()
+        return None if total is None else (total, "the host's memory")
 
     def write(self, dst: Buffer, offset: int, data: NDArray[Any], stream: int) -> None:
         raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
