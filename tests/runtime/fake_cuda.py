@@ -15,7 +15,6 @@ from cutile.compiler.compile import Compiled, lower_kernel, specialization_key
 from cutile.compiler.lower.abi import EntrySlot
 from cutile.runtime.backends.pack import FORMATS
 
-
 FAKE_MEMORY = 80 * 2**30  # what the fake device reports as its total memory
 
 

@@ -3,8 +3,6 @@ MemoryError, OverflowError or ValueError from NumPy, and never a hang: partition
 constructor shapes and fill values, allocations beyond the backend's memory, interpreted loops
 with a step below 1 or too many iterations, huge tiles, and narrow floats through from_numpy."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -53,7 +51,8 @@ def test_constructors_beyond_memory_name_size_and_limit(make: Callable[[Any], An
 
 
 def test_arange_beyond_memory_and_bad_counts() -> None:
-    assert "needs 4.0 TiB" in str(pytest.raises(ct.LaunchError, ct.arange, 2**40, f32).value)
+    with pytest.raises(ct.LaunchError, match=r"needs 4\.0 TiB"):
+        ct.arange(2**40, f32)
     assert _code(lambda: ct.arange(1.5, f32)) == "CT406"  # type: ignore[arg-type]
     assert _code(lambda: ct.arange(-1, f32)) == "CT406"
     assert _code(lambda: ct.arange(10**30, f32)) == "CT410"
@@ -68,7 +67,7 @@ def test_shapes_beyond_63_bits_are_ct410_even_for_meta(shape: Any) -> None:
 
 @pytest.mark.parametrize("shape", [None, 1.5, (2, None), (2, -1), "ab"])
 def test_constructor_shapes_that_are_not_shapes(shape: Any) -> None:
-    with pytest.raises(ct.LaunchError, match="CT406 ct.zeros shape: expected a tuple of "
+    with pytest.raises(ct.LaunchError, match=r"CT406 ct\.zeros shape: expected a tuple of "
                        "non-negative ints"):
         ct.zeros(shape, f32)
 
@@ -79,7 +78,7 @@ def test_a_memory_error_from_the_allocator_is_ct410(monkeypatch: pytest.MonkeyPa
     def refuse(self: Any, nbytes: int, stream: int) -> Any:
         raise MemoryError
     monkeypatch.setattr(HostMemoryBackend, "allocate", refuse)
-    with pytest.raises(ct.LaunchError, match="CT410 ct.ones of shape \\(8,\\) \\(f32\\) needs "
+    with pytest.raises(ct.LaunchError, match=r"CT410 ct\.ones of shape \(8,\) \(f32\) needs "
                        "32 B, more than the memory free now"):
         ct.ones((8,), f32)
 
@@ -102,7 +101,7 @@ def test_fill_values_that_fit() -> None:
 
 
 def test_from_numpy_into_an_integer_dtype_must_fit() -> None:
-    with pytest.raises(ct.LaunchError, match="values from 1000 to 1000 do not fit in i8"):
+    with pytest.raises(ct.LaunchError, match=r"values from 1000 to 1000 do not fit in i8 \(-128"):
         ct.from_numpy(np.array([1000]), dtype=ct.i8)
     with pytest.raises(ct.LaunchError, match="NaN or infinite values do not fit in i32"):
         ct.from_numpy(np.array([1.0, np.nan]), dtype=i32)
@@ -192,7 +191,7 @@ def test_the_iteration_limit_counts_every_block(limit: Callable[[str | None], No
     with pytest.raises(ct.LaunchError, match="more than 100 loop iterations"):
         counted(over, 20, 1).sync()
     limit("many")
-    with pytest.raises(ct.CutileError, match="CT901 CUTILE_INTERPRETER_MAX_ITERATIONS must be"):
+    with pytest.raises(ct.CutileError, match=r"CT901 CUTILE_INTERPRETER_MAX_ITERATIONS must"):
         counted(ct.zeros((4,), f32).partition((4,)), 1, 1).sync()
 
 
