@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from .runtime.api import (
         DeviceOp,
         GraphOp,
+        HostTensor,
         LaunchNeverRunWarning,
         Partition,
         Stream,
@@ -138,7 +139,7 @@ __all__ = [
     "u32", "u64", "where",
 ]
 __all__ += [  # the host API (runtime)
-    "DeviceOp", "GraphOp", "LaunchNeverRunWarning", "Partition", "Stream", "arange",
+    "DeviceOp", "GraphOp", "HostTensor", "LaunchNeverRunWarning", "Partition", "Stream", "arange",
     "backend_name", "empty", "from_dlpack", "from_numpy", "full", "meta", "ones", "rand",
     "randn", "synchronize", "zeros",
 ]
