@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,14 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
                           check=False)
 
 
+def _hook_packages(home: str, rev: str) -> list[str]:
+    """The distributions installed in the hook's environment for `rev` (pre-commit's cache)."""
+    with sqlite3.connect(Path(home) / "db.db") as db:
+        paths = [row[0] for row in db.execute("SELECT path FROM repos WHERE ref = ?", (rev,))]
+    return sorted({d.name.split("-")[0].lower() for path in paths
+                   for d in Path(path).glob("py_env-*/lib/python*/site-packages/*.dist-info")})
+
+
 def _git(cwd: Path, env: dict[str, str], *args: str) -> str:
     proc = _run(["git", *args], cwd, env)
     assert proc.returncode == 0, proc.stderr
@@ -74,6 +83,8 @@ def test_pre_commit_hook_fails_then_passes(tmp_path: Path) -> None:
     assert tried.returncode == 1, tried.stdout + tried.stderr
     assert "kernels.py:7:9: CT201 cannot add tiles of shapes (128,) and (64,)" in tried.stdout
     assert "notes.txt" not in tried.stdout
+    assert _hook_packages(home, rev) and not [  # the light install: no NVIDIA wheels
+        p for p in _hook_packages(home, rev) if p.startswith(("nvidia", "cuda"))]
 
     installed = _run([*pre_commit, "install"], repo, env)
     assert installed.returncode == 0, installed.stdout + installed.stderr
