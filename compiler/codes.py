@@ -192,8 +192,9 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT410", "too-large", "A tensor or an interpreted loop beyond what the backend can do",
        """An allocation larger than the backend's memory (the message names its size and the
        limit), a shape whose element count does not fit in 63 bits, or an interpreted launch
-       that runs more loop iterations than `CUTILE_INTERPRETER_MAX_ITERATIONS` (default
-       16,777,216 per launch; the interpreter stops instead of seeming to hang). Use smaller
+       that takes more steps (blocks plus loop iterations) than
+       `CUTILE_INTERPRETER_MAX_ITERATIONS` (default 16,777,216 per launch; the interpreter stops
+       instead of seeming to hang). Use smaller
        shapes, or run on the GPU."""),
     _c("CT411", "loop-step", "A kernel loop whose step is zero or negative",
        """`for i in range(start, stop, step)` in a kernel counts up: a step of 0 (or below)

@@ -214,9 +214,10 @@ UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
 TOO_LARGE = Message("CT410", "{what} of shape {shape} ({dtype}) needs {size}, more than {limit}")
 SHAPE_TOO_LARGE = Message("CT410", "{what}: shape {shape} has {count} elements, more than the "
                           "limit of 2**63 - 1")
-INTERPRETER_LIMIT = Message("CT410", "{kernel} would run more than {limit} loop iterations on "
-                            "the interpreter (CUTILE_INTERPRETER_MAX_ITERATIONS); raise the limit "
-                            "or run on the GPU")
+INTERPRETER_LIMIT = Message("CT410", "{kernel} would take more than {limit} steps (blocks plus "
+                            "loop iterations) on the interpreter "
+                            "(CUTILE_INTERPRETER_MAX_ITERATIONS); raise the limit or run on the "
+                            "GPU")
 INTERPRETER_OUT_OF_MEMORY = Message("CT410", "the interpreter ran out of host memory running "
                                     "{kernel}: its tiles need more than the memory free now")
 FROM_NUMPY_RANGE = Message("CT406", "from_numpy: {what} do not fit in {dtype} ({lo} to {hi})")

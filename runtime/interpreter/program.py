@@ -7,10 +7,10 @@ which is the order Tile IR's memory tokens impose.
 
 Limits (CT410/CT411, see docs/runtime.md): a loop step below 1 is an error when the loop starts
 (the frontend rejects a constant one); a launch runs at most CUTILE_INTERPRETER_MAX_ITERATIONS
-loop iterations over all its blocks (default 2**24), counted when a `for` loop starts (its trip
-count is known then) and per iteration of a `while` loop, so a huge trip count fails at once
-instead of seeming to hang; a tile that cannot fit in the host's memory fails before any block
-runs.
+steps (default 2**24): each block is one, each loop iteration one, a `for` loop's counted when
+it starts (its trip count is known then) and a `while` loop's per iteration, so a huge grid or
+trip count fails at once instead of seeming to hang; a tile that cannot fit in the host's memory
+fails before any block runs.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ...compiler import messages as msg
 from ...compiler.diagnostics import Diagnostic, Span
 from ...compiler.errors import CutileError, KernelError, LaunchError
 from ...compiler.ir import Block as IRBlock
-from ...compiler.ir import KernelIR, Op, Value
+from ...compiler.ir import KernelIR, Op, Param
 from ...compiler.specialization import Specialization
 from ...compiler.types import TileType
 from .. import limits
@@ -51,10 +51,11 @@ class Program:
 
     def run(self, args: Sequence[Any], grid: tuple[int, int, int]) -> None:
         env: dict[int, Any] = {}
-        for p, kind, value in zip(self.ir.params, self.kinds, args, strict=True):
-            env[id(p.value)] = self._param(kind, p.value, value)
         # device arithmetic wraps and overflows silently
         with np.errstate(all="ignore"), _budget(self.ir.name):
+            for p, kind, value in zip(self.ir.params, self.kinds, args, strict=True):
+                env[id(p.value)] = self._param(kind, p, value)
+            _spend(grid[0] * grid[1] * grid[2], self.ir.span)  # each block is a step too
             try:
                 for coords in itertools.product(*(range(g) for g in grid)):
                     block = Block((coords[0], coords[1], coords[2]), grid)
@@ -63,13 +64,17 @@ class Program:
                 raise _error(msg.INTERPRETER_OUT_OF_MEMORY, self.ir.span,
                              kernel=self.ir.name) from None
 
-    @staticmethod
-    def _param(kind: str, v: Value, value: Any) -> Any:
+    def _param(self, kind: str, p: Param, value: Any) -> Any:
         if kind in ("tensor", "mut"):
             return tensor_ref(value)
-        if kind == "scalar":
-            t = v.type
-            return fit(value, t.dtype) if hasattr(t, "dtype") else value
+        t = p.value.type
+        if kind == "scalar" and hasattr(t, "dtype"):
+            try:
+                return fit(value, t.dtype)
+            except OverflowError:  # an int beyond float64 for a float parameter
+                raise _error(msg.ARGUMENT_MISMATCH, self.ir.span, param=p.name,
+                             kernel=f"'{self.ir.name}'", want=f"a {t.dtype} number",
+                             got=f"int {value}") from None
         return value
 
 

@@ -178,18 +178,21 @@ def test_huge_trip_count_fails_at_once(limit: Callable[[str | None], None]) -> N
     with pytest.raises(ct.LaunchError) as err:
         counted(z, 2**31 - 1, 1).sync()
     d = err.value.diagnostics[0]
-    assert d.code == "CT410" and "more than 16777216 loop iterations" in d.message
+    assert d.code == "CT410" and "more than 16777216 steps (blocks plus loop" in d.message
     assert d.span.line > 0 and d.span.path.endswith("test_limits.py")  # the loop's line
 
 
-def test_the_iteration_limit_counts_every_block(limit: Callable[[str | None], None]) -> None:
+def test_the_step_limit_counts_blocks_and_iterations(limit: Callable[[str | None], None]) -> None:
     limit("100")
-    ok = ct.zeros((20,), f32).partition((4,))  # 5 blocks x 20 iterations: exactly the limit
-    ok = counted(ok, 20, 1).sync()[0]
-    assert ok.numpy().tolist() == [20.0] * 20
-    over = ct.zeros((24,), f32).partition((4,))  # 6 blocks x 20
-    with pytest.raises(ct.LaunchError, match="more than 100 loop iterations"):
+    ok = ct.zeros((20,), f32).partition((4,))  # 5 blocks + 5 x 19 iterations: the limit
+    ok = counted(ok, 19, 1).sync()[0]
+    assert ok.numpy().tolist() == [19.0] * 20
+    over = ct.zeros((20,), f32).partition((4,))  # one iteration more
+    with pytest.raises(ct.LaunchError, match="more than 100 steps"):
         counted(over, 20, 1).sync()
+    grid = ct.zeros((404,), f32).partition((4,))  # 101 blocks: fails before any runs
+    with pytest.raises(ct.LaunchError, match="more than 100 steps"):
+        counted(grid, 0, 1).sync()
     limit("many")
     with pytest.raises(ct.CutileError, match=r"CT901 CUTILE_INTERPRETER_MAX_ITERATIONS must"):
         counted(ct.zeros((4,), f32).partition((4,)), 1, 1).sync()
@@ -207,3 +210,26 @@ def test_memory_limit_of_the_host_backend() -> None:
     total = limits.host_memory()
     assert total is None or total > 2**20
     assert limits.format_bytes(512) == "512 B" and limits.format_bytes(3 * 2**30) == "3.0 GiB"
+
+
+def test_a_float_argument_beyond_float64_is_ct406() -> None:
+    import rt_kernels as k
+
+    z, x = ct.zeros((8,), f32).partition((4,)), ct.ones((8,), f32)
+    with pytest.raises(ct.LaunchError, match=r"CT406 argument 's' of 'scale': expected a f32 "
+                       r"number, got int 1000"):
+        k.scale(z, x, 10**400).sync()
+    z2, _, _ = k.scale(ct.zeros((8,), f32).partition((4,)), x, 1e300).sync()
+    assert np.isinf(z2.numpy()).all()  # beyond f32 but a float: inf, as on the device
+
+
+@ct.kernel
+def narrow(z: Mut[Tensor[bf16, ("B",)]], x: Tensor[ct.f64, (-1,)], B: Const[int]) -> None:
+    z.store(ct.load_tile_like(x, z).astype(bf16))
+
+
+def test_interpreted_casts_from_f64_round_once() -> None:
+    mid = (1.0 + 1.0078125) / 2
+    x = ct.from_numpy(np.array([mid + 2**-40, mid, -(mid + 2**-40), 3.0]))
+    z, _ = narrow(ct.zeros((4,), bf16).partition((4,)), x).sync()
+    assert z.numpy().tolist() == [1.0078125, 1.0, -1.0078125, 3.0]
