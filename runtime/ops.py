@@ -43,7 +43,7 @@ class Phase(enum.Enum):
     CREATED = "created"
     STARTING = "starting"  # an await's worker thread is enqueueing it (it may compile)
     ENQUEUED = "enqueued"
-    DONE = "done"  # finished: completed, or failed (then `_failures` holds the error)
+    DONE = "done"  # finished: completed, or failed (then the op's `_error` is set)
 
 
 # module constants: the hot paths compare against these without two attribute lookups
@@ -57,9 +57,7 @@ Results = tuple[Any, ...]
 # fn(*results), by the callable's exact type (kernel.py registers Kernel's)
 linked_launchers: dict[type, Callable[[Any, Site, Results], Any]] = {}
 
-# The error each failed op finished with (a later .sync() or await raises it again), and the
-# worker-thread start of each op an await is starting. Only failures and awaits pay for these.
-_failures: weakref.WeakKeyDictionary[DeviceOp, BaseException] = weakref.WeakKeyDictionary()
+# The worker-thread start of each op an await is starting (only awaits pay for it).
 _starting: weakref.WeakKeyDictionary[DeviceOp, concurrent.futures.Future[Results]] = (
     weakref.WeakKeyDictionary())
 
@@ -76,7 +74,7 @@ def _settle(op: DeviceOp) -> None:
     fut = _starting.get(op)
     if fut is not None:
         concurrent.futures.wait((fut,))
-    failure = _failures.get(op)
+    failure: BaseException | None = getattr(op, "_error", None)
     if failure is not None:
         raise failure
 
@@ -121,7 +119,10 @@ async def _await_start(fut: concurrent.futures.Future[Results]) -> None:
 class DeviceOp(ABC):
     """Work that runs on the device when asked to. Subclasses: LaunchOp, ChainOp."""
 
-    __slots__ = ("__weakref__", "_graph_site", "_graphed", "backend", "phase", "site", "stream")
+    # `_error` is set only when the op fails (so launches do not pay for it): read it with
+    # getattr. Kept on the op, not in a table, so a failed op and its arguments can be freed.
+    __slots__ = ("__weakref__", "_error", "_graph_site", "_graphed", "backend", "phase", "site",
+                 "stream")
 
     def __init__(self, backend: Backend, stream: int, site: Site) -> None:
         self.phase = _CREATED
@@ -182,7 +183,7 @@ class DeviceOp(ABC):
     def _fail(self, err: BaseException) -> None:
         """Finishes the op with `err`: nothing of it is pending any more, so its arguments are
         handed back (on the error) and every later wait raises `err` again."""
-        _failures[self] = err
+        self._error = err
         if self.phase is not _DONE:
             self._complete()
         self.phase = _DONE

@@ -242,3 +242,17 @@ def test_cancelled_while_a_failing_start_runs_hands_back_through_the_error() -> 
 async def _await(op: Any) -> tuple[Any, ...]:
     result: tuple[Any, ...] = await op
     return result
+
+
+def test_a_failed_op_and_its_arguments_can_be_freed() -> None:
+    import gc
+    import weakref
+
+    z, x = fresh()
+    op = stepped(z, x, 0)
+    with pytest.raises(ct.LaunchError):
+        op.sync()
+    refs = [weakref.ref(op), weakref.ref(x)]
+    del op, x, z
+    gc.collect()
+    assert [r() for r in refs] == [None, None]  # the error is kept on the op, not in a table
