@@ -64,7 +64,10 @@ def _host_values(what: str, dims: tuple[int, ...], dt: DType,
     scratch = math.prod(dims) * 8
     limits.check_fits(what, dims, dt, scratch, None if host is None else (
         host, "the host's memory for the float64 values it draws first"), site)
-    return limits.allocating(what, dims, dt, scratch, site, make)
+    def draw() -> NDArray[Any]:
+        limits.refuse_if_unavailable(scratch)
+        return make()
+    return limits.allocating(what, dims, dt, scratch, site, draw)
 
 
 def _fill_value(value: object, dt: DType) -> NDArray[Any]:
@@ -145,9 +148,17 @@ def arange(n: int, dtype: object) -> Tensor:
     return tensor_from_storage(backend(), hostdtypes.encode(values, dt), dt)
 
 
+def _seed(seed: object, what: str) -> int | None:
+    if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool)
+                        and seed >= 0):
+        return None if seed is None else int(seed)
+    raise launch_error(_BAD_ARG, caller_site(), what=f"{what} seed", want="None or a "
+                       "non-negative int", got=seed)
+
+
 def rand(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
     """Uniform in [0, 1)."""
-    dims, dt = _shape(shape, "ct.rand"), _dtype(dtype)
+    dims, dt, seed = _shape(shape, "ct.rand"), _dtype(dtype), _seed(seed, "ct.rand")
     values = _host_values("ct.rand", dims, dt,
                           lambda: np.random.default_rng(seed).random(dims, dtype=np.float64))
     return tensor_from_storage(backend(), hostdtypes.encode(values, dt), dt)
@@ -155,7 +166,7 @@ def rand(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
 
 def randn(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
     """Standard normal."""
-    dims, dt = _shape(shape, "ct.randn"), _dtype(dtype)
+    dims, dt, seed = _shape(shape, "ct.randn"), _dtype(dtype), _seed(seed, "ct.randn")
     values = _host_values("ct.randn", dims, dt,
                           lambda: np.random.default_rng(seed).standard_normal(dims))
     return tensor_from_storage(backend(), hostdtypes.encode(values, dt), dt)
@@ -165,7 +176,9 @@ def from_numpy(array: NDArray[Any], dtype: object = None) -> Tensor:
     """A copy of a NumPy array. `dtype=ct.bf16` (or another dtype) converts while copying."""
     arr = np.asarray(array)
     dt = _dtype(dtype) if dtype is not None else hostdtypes.from_numpy_dtype(arr.dtype)
-    if dt is None:
+    # the source must be numbers too when converting (strings, objects, ints beyond 64 bits
+    # would fail inside NumPy's cast)
+    if dt is None or arr.dtype.kind not in "biuf":
         raise launch_error(_BAD_ARG, caller_site(), what="from_numpy", want="an array of bool, "
                            "int, uint or float dtype", got=arr.dtype)
     if dt.is_integer and arr.size and arr.dtype.kind in "fiu":

@@ -31,6 +31,32 @@ def host_memory() -> int | None:
         return None
 
 
+CHECK_AVAILABLE = 1 << 30  # host allocations from this size on are checked against free memory
+
+
+def available_memory() -> int | None:
+    """Memory the host can give now without swapping (Linux's MemAvailable), or None. Linux
+    overcommits: a large allocation beyond it does not fail but gets the process killed when it
+    is filled, so host allocations of CHECK_AVAILABLE bytes or more are refused first."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def refuse_if_unavailable(nbytes: int) -> None:
+    """A MemoryError (as an allocator would raise) for a large host allocation beyond what is
+    free now; `allocating` turns it into CT410."""
+    if nbytes >= CHECK_AVAILABLE:
+        free = available_memory()
+        if free is not None and nbytes > free:
+            raise MemoryError(nbytes)
+
+
 def format_bytes(n: int) -> str:
     size = float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):

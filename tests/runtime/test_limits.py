@@ -233,3 +233,44 @@ def test_interpreted_casts_from_f64_round_once() -> None:
     x = ct.from_numpy(np.array([mid + 2**-40, mid, -(mid + 2**-40), 3.0]))
     z, _ = narrow(ct.zeros((4,), bf16).partition((4,)), x).sync()
     assert z.numpy().tolist() == [1.0078125, 1.0, -1.0078125, 3.0]
+
+
+@pytest.mark.parametrize("seed", ["s", -1, 1.5, True])
+def test_bad_seeds_are_ct406(seed: Any) -> None:
+    for make in (ct.rand, ct.randn):
+        with pytest.raises(ct.LaunchError, match="seed: expected None or a non-negative int"):
+            make((4,), f32, seed=seed)
+    assert ct.rand((4,), f32, seed=np.int64(3)).numpy().tolist() == ct.rand(
+        (4,), f32, seed=3).numpy().tolist()
+
+
+@pytest.mark.parametrize("values", [np.array(["a"]), np.array([b"x"]), np.array([None]),
+                                    np.array([10**30]), {1: 2}, "abc"])
+def test_from_numpy_of_non_numbers_is_ct406_with_a_dtype_too(values: Any) -> None:
+    for dtype in (None, f32, i32, bf16, f8e4m3):
+        with pytest.raises(ct.LaunchError, match="from_numpy: expected an array of bool, int"):
+            ct.from_numpy(values, dtype=dtype)
+
+
+def test_a_fill_makes_no_temporary_as_large_as_the_tensor() -> None:
+    import tracemalloc
+
+    n = 1 << 24  # 64 MiB of f32
+    tracemalloc.start()
+    try:
+        t = ct.full((n,), 2.0, f32)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.25 * 4 * n  # the buffer itself, not a second copy of it
+    assert t.numpy()[[0, -1]].tolist() == [2.0, 2.0]
+
+
+def test_large_host_allocations_beyond_free_memory_are_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Linux overcommits: filling such a buffer would get the process killed, not a MemoryError
+    monkeypatch.setattr(limits, "available_memory", lambda: 512 << 20)
+    for make in (lambda: ct.zeros((1 << 28,), f32), lambda: ct.randn((1 << 27,), f32)):
+        with pytest.raises(ct.LaunchError, match=r"needs .*, more than the memory free now"):
+            make()
+    assert ct.zeros((1 << 20,), f32).shape == (1 << 20,)  # small ones are not checked
