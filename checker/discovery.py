@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..compiler import messages as msg
-from ..compiler.diagnostics import Diagnostic, Span
+from ..compiler.diagnostics import Diagnostic, Severity, Span
 from .config import Config, Overrides, read_pyproject
 
 SUFFIXES = (".py", ".pyi")
@@ -70,18 +70,24 @@ class ConfigResolver:
 
 
 def iter_files(paths: list[str], resolver: ConfigResolver) -> Iterator[str | Diagnostic]:
-    """Each file to check, in a stable order, or a CT901 diagnostic for a path that does not
-    exist. Files named explicitly are checked even when excluded, unless `force_exclude`."""
+    """Each file to check, in a stable order, a CT904 diagnostic for a path that does not
+    exist, or a CT905 warning for a directory without Python files (as ruff warns). Files
+    named explicitly are checked even when excluded, unless `force_exclude`."""
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
             if resolver.overrides.force_exclude and _excluded(path, resolver):
                 continue
+            empty = True
             for found in _walk(path, resolver):
+                empty = False
                 key = os.path.abspath(found)
                 if key not in seen:
                     seen.add(key)
                     yield found
+            if empty:
+                yield Diagnostic("CT905", msg.NO_PYTHON_FILES.format(path=path),
+                                 Span(path, 1, 0, 1, 0), Severity.WARNING)
         elif os.path.exists(path):
             key = os.path.abspath(path)
             if key in seen:

@@ -291,11 +291,24 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
        only `for zt in z.tiles():` visits. A kernel that uses `z.store(t)`, `z.load()`,
        `z.tile_index()` or `ct.load_tile_like(x, z)` outside such a loop would reach one slab per
        block and leave the others unwritten, so the launch is refused."""),
+    _c("CT412", "too-large", "A tensor or an interpreted loop beyond what the backend can do",
+       """An allocation larger than the backend's memory (the message names its size and the
+       limit), a shape whose element count does not fit in 63 bits, or an interpreted launch
+       that takes more steps (blocks plus loop iterations) than
+       `CUTILE_INTERPRETER_MAX_ITERATIONS` (default 16,777,216 per launch; the interpreter stops
+       instead of seeming to hang). Use smaller
+       shapes, or run on the GPU."""),
+    _c("CT411", "loop-step", "A kernel loop whose step is zero or negative",
+       """`for i in range(start, stop, step)` in a kernel counts up: a step of 0 (or below)
+       would never finish. A constant step is rejected by the frontend (CT211); a step that
+       arrives as a launch argument is reported by the interpreter when the loop starts."""),
     ]),
     *_family(Family.TOOLCHAIN, Raises.COMPILE, [  # CT5xx: toolchain and device.
     _c("CT501", "toolchain-missing", "tileiras (or its ptxas/libnvvm) was not found",
        """cutile compiles through NVIDIA's `tileiras`. Install the pinned wheels
-       (`pip install cutile` brings them) or point `CUTILE_TILEIRAS` at a tileiras binary."""),
+       (`pip install 'cutile[cuda]'` brings them; the base `pip install cutile` is the checker,
+       the language server and the interpreter only) or point `CUTILE_TILEIRAS` at a tileiras
+       binary."""),
     _c("CT502", "toolchain-mismatch", "tileiras found a ptxas or libnvvm of another version",
        """tileiras loads the ptxas and libnvvm of `CUDA_HOME`/`CUDA_PATH` when they are set; if that
        toolkit is another 13.x it fails. Unset them or install matching versions."""),
@@ -325,6 +338,14 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
        """The code in `# cutile: ignore[...]` is not a cutile code (see
        `cutile-check --explain`).""",
        suppressible=False),
+    _c("CT904", "path-not-found", "A path on the command line that does not exist",
+       """`cutile-check` was asked to check a file or directory that does not exist (a typo, or a
+       file deleted since). Nothing was checked for it, so the run exits with status 2.""",
+       suppressible=False, fatal=True),
+    _c("CT905", "no-python-files", "A directory with no Python files to check",
+       """The directory holds no `.py` or `.pyi` file (after `exclude`), so nothing in it was
+       checked. This is a warning, as in ruff: check the path and the excludes.""",
+       severity=Severity.WARNING, suppressible=False),
     _c("CT999", "internal-error", "cutile failed internally",
        """A bug in cutile. Please report it with the file that triggered it.""",
        suppressible=False, fatal=True),

@@ -16,6 +16,10 @@ E = TypeVar("E", bound="CutileError")
 
 
 class CutileError(Exception):
+    # A failed launch or `.then` chain hands its arguments back here (the tuple `.sync()` would
+    # have returned), so the caller can rebind them; empty for other errors.
+    results: tuple[object, ...] = ()
+
     def __init__(self, diagnostics: Sequence[Diagnostic] | str) -> None:
         self.diagnostics: tuple[Diagnostic, ...] = (
             () if isinstance(diagnostics, str) else tuple(diagnostics))

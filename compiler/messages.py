@@ -184,9 +184,9 @@ TILES_LOOP_TARGET = Message("CT113", "'for ... in {name}.tiles()' binds one name
                             "(for {name}t in {name}.tiles()), not {what}")
 
 # CT5xx: the tileiras toolchain.
-TOOLCHAIN_MISSING = Message("CT501", "tileiras was not found ({searched}); install the pinned "
-                            "wheels (pip install {packages}) or set CUTILE_TILEIRAS to a tileiras "
-                            "binary")
+TOOLCHAIN_MISSING = Message("CT501", "tileiras was not found ({searched}); install the CUDA "
+                            "extra (pip install 'cutile[cuda]', which pins {packages}) or set "
+                            "CUTILE_TILEIRAS to a tileiras binary")
 TOOLCHAIN_BAD_OVERRIDE = Message("CT501", "CUTILE_TILEIRAS is set to {path}, which is not an "
                                  "executable file")
 TOOLCHAIN_PART_MISSING = Message("CT501", "{tool} is missing next to tileiras at {path} (looked "
@@ -217,7 +217,8 @@ CONFIG_BAD_VALUE = Message("CT901", "option '{key}' {problem}")
 CONFIG_BAD_CODE = Message("CT901", "'{value}' in '{key}' is not a cutile code, code prefix or "
                           "code name (see cutile-check --explain)")
 CONFIG_NO_TABLE = Message("CT901", "{path} has no [tool.cutile-check] table")
-PATH_NOT_FOUND = Message("CT901", "no such file or directory: {path}")
+PATH_NOT_FOUND = Message("CT904", "no such file or directory: {path}")
+NO_PYTHON_FILES = Message("CT905", "no Python files found under {path}")
 BAD_BACKEND_ENV = Message("CT901", "CUTILE_BACKEND must be 'cuda' or 'interpreter', not "
                           "'{value}'")
 UNUSED_SUPPRESSION = Message("CT902", "unused suppression: no {codes} finding on this statement")
@@ -258,3 +259,19 @@ SUBTILE_INDEX = Message("CT201", "block index {index} is outside the {grid} grid
                         "blocks (a tuple of compile-time ints)")
 SPLIT_PARTS = Message("CT201", "cannot split an extent of {dim} into {n} equal power-of-two "
                       "parts")
+
+# Resource limits and loops that cannot finish (issue 15).
+TOO_LARGE = Message("CT412", "{what} of shape {shape} ({dtype}) needs {size}, more than {limit}")
+SHAPE_TOO_LARGE = Message("CT412", "{what}: shape {shape} has {count} elements, more than the "
+                          "limit of 2**63 - 1")
+INTERPRETER_LIMIT = Message("CT412", "{kernel} would take more than {limit} steps (blocks plus "
+                            "loop iterations) on the interpreter "
+                            "(CUTILE_INTERPRETER_MAX_ITERATIONS); raise the limit or run on the "
+                            "GPU")
+INTERPRETER_OUT_OF_MEMORY = Message("CT412", "the interpreter ran out of host memory running "
+                                    "{kernel}: its tiles need more than the memory free now")
+FROM_NUMPY_RANGE = Message("CT406", "from_numpy: {what} do not fit in {dtype} ({lo} to {hi})")
+LOOP_STEP = Message("CT411", "range() step is {step} in {kernel}: kernel loops need a step of "
+                    "at least 1 (this loop would never finish)")
+BAD_ITERATION_LIMIT = Message("CT901", "CUTILE_INTERPRETER_MAX_ITERATIONS must be a positive "
+                              "integer, not '{value}'")

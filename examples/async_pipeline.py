@@ -29,7 +29,7 @@ async def pipeline(n: int, tile: int) -> np.ndarray:
     y = ct.zeros((n,), f32).partition((tile,))
     z = ct.zeros((n,), f32).partition((tile,))
 
-    def second(y_done: ct.Partition, x_in: ct.Tensor, _factor: float) -> ct.DeviceOp:
+    def second(y_done: ct.Partition, x_in: ct.HostTensor, _factor: float) -> ct.DeviceOp:
         # y is finished when this runs (ordered on the stream); reuse it as an input.
         return add(z, x_in, y_done.unpartition())
 
@@ -47,7 +47,7 @@ async def pipeline(n: int, tile: int) -> np.ndarray:
     got = z_done.unpartition().numpy()
     np.testing.assert_allclose(got, 3.0 * x_done.numpy(), rtol=1e-6)
     assert heartbeat > 0, "the event loop was blocked while waiting"
-    return got
+    return np.asarray(got)
 
 
 def main(n: int = 1 << 16, tile: int = 1024) -> None:

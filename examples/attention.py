@@ -57,17 +57,17 @@ def reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.n
     if causal:
         s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
     p = np.exp(s - s.max(axis=-1, keepdims=True))
-    return (p / p.sum(axis=-1, keepdims=True)) @ v
+    return np.asarray((p / p.sum(axis=-1, keepdims=True)) @ v)
 
 
 def main(bh: int = 2, seq: int = 128, d: int = 64, bm: int = 64, bn: int = 32) -> None:
     q, k, v = (ct.randn((bh, seq, d), bf16, seed=s) for s in range(3))
-    f = [t.numpy().astype(np.float32) for t in (q, k, v)]
+    qf, kf, vf = (t.numpy().astype(np.float32) for t in (q, k, v))
     for causal in (False, True):
         out = ct.zeros((bh, seq, d), bf16).partition((1, bm, d))
         out, q, k, v, _ = attention(out, q, k, v, 1 / math.sqrt(d), BN=bn, CAUSAL=causal).sync()
         got = out.unpartition().numpy().astype(np.float32)
-        np.testing.assert_allclose(got, reference(*f, causal), atol=3e-2, rtol=3e-2)
+        np.testing.assert_allclose(got, reference(qf, kf, vf, causal), atol=3e-2, rtol=3e-2)
     print(f"attention: ({bh}, {seq}, {d}) causal and not on {ct.backend_name()}, ok")
 
 

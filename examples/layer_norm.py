@@ -27,7 +27,7 @@ def layer_norm(y: Mut[Tensor[bf16, ("BM", "N")]], x: Tensor[bf16, (-1, "N")],
 def reference(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
     mean = x.mean(axis=1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * w + b
+    return np.asarray((x - mean) / np.sqrt(var + eps) * w + b)
 
 
 def main(m: int = 256, n: int = 1024, rows_per_block: int = 2, eps: float = 1e-5) -> None:
@@ -37,8 +37,8 @@ def main(m: int = 256, n: int = 1024, rows_per_block: int = 2, eps: float = 1e-5
     y = ct.zeros((m, n), bf16).partition((rows_per_block, n))
     y, x, w, b, _ = layer_norm(y, x, w, b, eps).sync()
     got = y.unpartition().numpy().astype(np.float32)
-    f = [t.numpy().astype(np.float32) for t in (x, w, b)]
-    np.testing.assert_allclose(got, reference(*f, eps), atol=5e-2, rtol=2e-2)
+    xf, wf, bf = (t.numpy().astype(np.float32) for t in (x, w, b))
+    np.testing.assert_allclose(got, reference(xf, wf, bf, eps), atol=5e-2, rtol=2e-2)
     print(f"layer_norm: {m}x{n} on {ct.backend_name()}, ok")
 
 

@@ -16,7 +16,7 @@ def rms_norm(y: Mut[Tensor[bf16, ("BM", "N")]], x: Tensor[bf16, (-1, "N")],
 
 
 def reference(x: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
-    return x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps) * w
+    return np.asarray(x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps) * w)
 
 
 def main(m: int = 256, n: int = 1024, rows_per_block: int = 2, eps: float = 1e-6) -> None:

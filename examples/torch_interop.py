@@ -19,7 +19,7 @@ def relu(y: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], B: Const[int]) -> N
 
 def inputs(n: int) -> tuple[Any, Any, str]:
     try:
-        import torch
+        import torch  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         rng = np.random.default_rng(0)
         return rng.standard_normal(n).astype(np.float32), np.zeros(n, np.float32), "numpy"
@@ -33,7 +33,7 @@ def main(n: int = 1 << 16, tile: int = 1024) -> None:
     x = ct.from_dlpack(x_ext)  # zero copy: cutile keeps x_ext alive
     y = ct.from_dlpack(y_ext).partition((tile,))
     y, x = relu(y, x).sync()
-    out = np.from_dlpack(y.unpartition()) if lib == "numpy" else __import__(
+    out: Any = np.from_dlpack(y.unpartition()) if lib == "numpy" else __import__(
         "torch").from_dlpack(y.unpartition())
     # The kernel wrote into y_ext's memory: the external tensor sees the result with no copy.
     want = np.maximum(np.asarray(x_ext.cpu() if lib == "torch" else x_ext), 0)

@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 from .server import DEFAULT_DEBOUNCE_S, create_server
 
@@ -17,7 +18,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debounce-ms", type=float, default=DEFAULT_DEBOUNCE_S * 1000,
                         help="wait this long after the last change before analysing (default 150)")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
+    parser.add_argument("--version", action="version", version=f"cutile-lsp {_version()}")
     return parser
+
+
+def _version() -> str:
+    try:
+        return version("cutile")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

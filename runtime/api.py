@@ -11,8 +11,13 @@ from .ops import DeviceOp, GraphOp, LaunchNeverRunWarning
 from .partition import Partition
 from .tensor import Tensor
 
+# The host-side name of tensor handles, for annotations in host code (`ct.Tensor` is the kernel
+# annotation `Tensor[dtype, shape]`, which type checkers see as typing.Annotated).
+HostTensor = Tensor
+
 __all__ = [
-    "DeviceOp", "GraphOp", "LaunchNeverRunWarning", "Partition", "Stream", "Tensor", "arange",
+    "DeviceOp", "GraphOp", "HostTensor", "LaunchNeverRunWarning", "Partition", "Stream", "Tensor",
+    "arange",
     "backend_name", "empty", "from_dlpack", "from_numpy", "full", "meta", "ones", "rand",
     "randn", "synchronize", "zeros",
 ]

@@ -8,6 +8,7 @@ are drawn on the host with NumPy (`seed=` makes them reproducible on every backe
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,8 +17,8 @@ from numpy.typing import NDArray
 from ..compiler import messages as msg
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType
-from . import hostdtypes
-from .backends.base import Backend
+from . import hostdtypes, limits
+from .backends.base import Backend, Buffer
 from .context import backend, current_stream
 from .errors import launch_error
 from .sites import caller_site
@@ -28,12 +29,79 @@ _BAD_ARG = msg.BAD_CONSTRUCTOR_ARG
 ShapeLike = tuple[int, ...] | int
 
 
-def _shape(shape: ShapeLike) -> tuple[int, ...]:
-    dims = (shape,) if isinstance(shape, int) else tuple(shape)
-    if any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in dims):
-        raise launch_error(_BAD_ARG, caller_site(), what="shape",
+def _shape(shape: ShapeLike, what: str) -> tuple[int, ...]:
+    """A tuple of non-negative ints (an int is a rank-1 shape) whose element count fits in 63
+    bits; anything else is a coded error, never a TypeError from iterating it."""
+    dims = (shape,) if isinstance(shape, int) else (
+        tuple(shape) if isinstance(shape, tuple | list) else None)
+    if dims is None or any(isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 0
+                           for d in dims):
+        raise launch_error(_BAD_ARG, caller_site(), what=f"{what} shape",
                            want="a tuple of non-negative ints", got=shape)
+    dims = tuple(int(d) for d in dims)
+    limits.check_count(what, dims, caller_site())
     return dims
+
+
+def _allocate(be: Backend, what: str, dims: tuple[int, ...], dt: DType) -> Buffer:
+    """`nbytes` of the backend's memory, or CT412 naming the size and the limit."""
+    nbytes = math.prod(dims) * dt.itemsize
+    site = caller_site()
+    limits.check_fits(what, dims, dt, nbytes, be.memory_limit(), site)
+    stream = current_stream()
+    return limits.allocating(what, dims, dt, nbytes, site,
+                             lambda: be.allocate(max(1, nbytes), stream))
+
+
+def _host_values(what: str, dims: tuple[int, ...], dt: DType,
+                 make: Callable[[], NDArray[Any]]) -> NDArray[Any]:
+    """Values computed on the host in float64/int64 before the copy: checked against the
+    backend's memory first (so the error names the tensor), then against the host's."""
+    nbytes = math.prod(dims) * dt.itemsize
+    site = caller_site()
+    limits.check_fits(what, dims, dt, nbytes, backend().memory_limit(), site)
+    host = limits.host_memory()
+    scratch = math.prod(dims) * 8
+    limits.check_fits(what, dims, dt, scratch, None if host is None else (
+        host, "the host's memory for the float64 values it draws first"), site)
+    def draw() -> NDArray[Any]:
+        limits.refuse_if_unavailable(scratch)
+        return make()
+    return limits.allocating(what, dims, dt, scratch, site, draw)
+
+
+def _fill_value(value: object, dt: DType) -> NDArray[Any]:
+    """The value as one storage element of `dt`; a value that does not fit is CT406 (as the
+    kernel-side literal rule, CT214), not a silent wrap or an OverflowError."""
+    number: int | float | None = None
+    if isinstance(value, bool | int | np.bool_ | np.integer):
+        number = int(value)
+    elif isinstance(value, float | np.floating):
+        number = float(value)
+    if number is not None and dt.is_integer:
+        number = _as_int(number, dt)
+    elif number is not None and dt.is_float and isinstance(number, int):
+        number = _as_float(number)
+    if number is None:
+        raise launch_error(_BAD_ARG, caller_site(), what="fill value",
+                           want=f"a number that fits in {dt.name}", got=value)
+    return hostdtypes.encode(np.array([number]), dt)
+
+
+def _as_int(number: int | float, dt: DType) -> int | None:
+    """The integer a float truncates to (as torch.full does), if it fits in `dt`."""
+    if isinstance(number, float) and not math.isfinite(number):
+        return None
+    n = int(number)
+    info = np.iinfo(hostdtypes.storage(dt))  # type: ignore[type-var]
+    return n if int(info.min) <= n <= int(info.max) else None
+
+
+def _as_float(number: int) -> float | None:
+    try:
+        return float(number)  # past the dtype's range it rounds to inf, as on the device
+    except OverflowError:  # beyond float64: no float dtype can even round it
+        return None
 
 
 def _dtype(dtype: object) -> DType:
@@ -44,18 +112,18 @@ def _dtype(dtype: object) -> DType:
     return d
 
 
-def empty(shape: ShapeLike, dtype: object) -> Tensor:
+def empty(shape: ShapeLike, dtype: object, what: str = "ct.empty") -> Tensor:
     """Uninitialized memory (its contents are whatever the allocator hands out)."""
-    dims, dt = _shape(shape), _dtype(dtype)
+    dims, dt = _shape(shape, what), _dtype(dtype)
     be = backend()
-    nbytes = max(1, math.prod(dims) * dt.itemsize)
-    buf = be.allocate(nbytes, current_stream())
+    buf = _allocate(be, what, dims, dt)
     return Tensor(be, buf, 0, dims, contiguous_strides(dims), dt)
 
 
-def full(shape: ShapeLike, value: float | bool, dtype: object) -> Tensor:
-    t = empty(shape, dtype)
-    pattern = hostdtypes.encode(np.array([value]), t._dtype).tobytes()
+def full(shape: ShapeLike, value: float | bool, dtype: object, what: str = "ct.full") -> Tensor:
+    dims, dt = _shape(shape, what), _dtype(dtype)
+    pattern = _fill_value(value, dt).tobytes()
+    t = empty(dims, dt, what)
     assert t._backend is not None and t._buf is not None
     if t.size:
         t._backend.fill(t._buf, pattern, t.size, current_stream())
@@ -63,30 +131,44 @@ def full(shape: ShapeLike, value: float | bool, dtype: object) -> Tensor:
 
 
 def zeros(shape: ShapeLike, dtype: object) -> Tensor:
-    return full(shape, 0, dtype)
+    return full(shape, 0, dtype, "ct.zeros")
 
 
 def ones(shape: ShapeLike, dtype: object) -> Tensor:
-    return full(shape, 1, dtype)
+    return full(shape, 1, dtype, "ct.ones")
 
 
 def arange(n: int, dtype: object) -> Tensor:
     """0, 1, ..., n-1 (like the kernel-side `ct.arange`)."""
-    dims, dt = _shape((n,)), _dtype(dtype)
-    return tensor_from_storage(backend(), hostdtypes.encode(np.arange(dims[0]), dt), dt)
+    if isinstance(n, bool) or not isinstance(n, int | np.integer):
+        raise launch_error(_BAD_ARG, caller_site(), what="ct.arange", want="a non-negative int",
+                           got=n)
+    dims, dt = _shape((int(n),), "ct.arange"), _dtype(dtype)
+    values = _host_values("ct.arange", dims, dt, lambda: np.arange(dims[0]))
+    return tensor_from_storage(backend(), hostdtypes.encode(values, dt), dt)
+
+
+def _seed(seed: object, what: str) -> int | None:
+    if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool)
+                        and seed >= 0):
+        return None if seed is None else int(seed)
+    raise launch_error(_BAD_ARG, caller_site(), what=f"{what} seed", want="None or a "
+                       "non-negative int", got=seed)
 
 
 def rand(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
     """Uniform in [0, 1)."""
-    dims, dt = _shape(shape), _dtype(dtype)
-    values = np.random.default_rng(seed).random(dims, dtype=np.float64)
+    dims, dt, seed = _shape(shape, "ct.rand"), _dtype(dtype), _seed(seed, "ct.rand")
+    values = _host_values("ct.rand", dims, dt,
+                          lambda: np.random.default_rng(seed).random(dims, dtype=np.float64))
     return tensor_from_storage(backend(), hostdtypes.encode(values, dt), dt)
 
 
 def randn(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
     """Standard normal."""
-    dims, dt = _shape(shape), _dtype(dtype)
-    values = np.random.default_rng(seed).standard_normal(dims)
+    dims, dt, seed = _shape(shape, "ct.randn"), _dtype(dtype), _seed(seed, "ct.randn")
+    values = _host_values("ct.randn", dims, dt,
+                          lambda: np.random.default_rng(seed).standard_normal(dims))
     return tensor_from_storage(backend(), hostdtypes.encode(values, dt), dt)
 
 
@@ -94,24 +176,45 @@ def from_numpy(array: NDArray[Any], dtype: object = None) -> Tensor:
     """A copy of a NumPy array. `dtype=ct.bf16` (or another dtype) converts while copying."""
     arr = np.asarray(array)
     dt = _dtype(dtype) if dtype is not None else hostdtypes.from_numpy_dtype(arr.dtype)
-    if dt is None:
+    # the source must be numbers too when converting (strings, objects, ints beyond 64 bits
+    # would fail inside NumPy's cast)
+    if dt is None or arr.dtype.kind not in "biuf":
         raise launch_error(_BAD_ARG, caller_site(), what="from_numpy", want="an array of bool, "
                            "int, uint or float dtype", got=arr.dtype)
+    if dt.is_integer and arr.size and arr.dtype.kind in "fiu":
+        _check_int_range(arr, dt)
     return tensor_from_storage(backend(), hostdtypes.encode(arr, dt), dt)
 
 
+def _check_int_range(arr: NDArray[Any], dt: DType) -> None:
+    """Converting to an integer dtype must not wrap or turn NaN into garbage (NumPy's astype
+    would): every value has to fit."""
+    info = np.iinfo(hostdtypes.storage(dt))  # type: ignore[type-var]
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        bad: str | None = "NaN or infinite values"
+    else:
+        lo, hi = arr.min(), arr.max()
+        bad = None if info.min <= lo and hi <= info.max else f"values from {lo} to {hi}"
+    if bad is not None:
+        raise launch_error(msg.FROM_NUMPY_RANGE, caller_site(), what=bad, dtype=dt.name,
+                           lo=info.min, hi=info.max)
+
+
 def meta(shape: ShapeLike, dtype: object) -> Tensor:
-    """Shape and dtype only, no memory: for `kernel.compile(...)` ahead of time."""
-    dims = _shape(shape)
+    """Shape and dtype only, no memory: for `kernel.compile(...)` ahead of time (so only the
+    63-bit element count limits its shape)."""
+    dims = _shape(shape, "ct.meta")
     return Tensor(None, None, 0, dims, contiguous_strides(dims), _dtype(dtype))
 
 
-def tensor_from_storage(be: Backend, stored: NDArray[Any], dt: DType) -> Tensor:
-    """A new tensor holding a copy of storage values (already in `dt`'s host layout)."""
-    data = np.ascontiguousarray(stored)
+def tensor_from_storage(be: Backend, stored: NDArray[Any], dt: DType,
+                        what: str = "ct.from_numpy") -> Tensor:
+    """A new tensor holding a copy of storage values (already in `dt`'s host layout). A 0-d
+    array stays 0-d (np.ascontiguousarray would make it 1-d)."""
+    data = np.require(stored, requirements="C")
     dims = tuple(int(n) for n in data.shape)
     stream = current_stream()
-    buf = be.allocate(max(1, data.nbytes), stream)
+    buf = _allocate(be, what, dims, dt)
     if data.nbytes:
         be.write(buf, 0, data, stream)
     return Tensor(be, buf, 0, dims, contiguous_strides(dims), dt)

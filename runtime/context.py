@@ -7,6 +7,7 @@ interpreter path never does.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import threading
 
@@ -82,12 +83,25 @@ def _select() -> Backend:
     if choice == "interpreter":
         return _interpreter()
     if choice == "cuda":
+        if not _bindings_installed():
+            raise device_error(msg.NO_DEVICE, detail="CUTILE_BACKEND=cuda but cuda-python is not "
+                               "installed (the light install has no GPU backend); install it "
+                               "with pip install 'cutile[cuda]' or use "
+                               "CUTILE_BACKEND=interpreter")
         if not _gpu_present():
             raise device_error(msg.NO_DEVICE, detail="CUTILE_BACKEND=cuda but no CUDA device is "
                                "available (no driver or no GPU); unset it or use "
                                "CUTILE_BACKEND=interpreter")
         return _cuda()
     return _cuda() if _gpu_present() else _interpreter()
+
+
+def _bindings_installed() -> bool:
+    """cuda-python (the `cuda` extra) is installed: found without importing it."""
+    try:
+        return importlib.util.find_spec("cuda.bindings") is not None
+    except ImportError:  # no `cuda` package at all
+        return False
 
 
 def _gpu_present() -> bool:

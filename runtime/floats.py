@@ -15,8 +15,26 @@ from numpy.typing import NDArray
 F32Array = NDArray[np.float32]
 
 
+def to_f32_odd(values: object) -> F32Array:
+    """Values as float32 rounded to odd: an inexact result keeps its last bit set. Rounding
+    that to a narrower format (bf16, tf32) to nearest even then equals rounding the wide value
+    directly; going through float32 to nearest would round twice (a float64 just above a bf16
+    midpoint would land on it and then round to even, the wrong way)."""
+    wide = np.asarray(values)
+    if wide.dtype == np.float32 or wide.dtype.kind not in "fiu":
+        return np.asarray(wide, dtype=np.float32)
+    wide = wide.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        near = wide.astype(np.float32)
+        inexact = (near.astype(np.float64) != wide) & np.isfinite(wide) & np.isfinite(near)
+    bits = near.view(np.uint32)
+    even = (bits & np.uint32(1)) == 0
+    toward = np.where(wide > near, np.float32(np.inf), np.float32(-np.inf))
+    return np.where(inexact & even, np.nextafter(near, toward), near).astype(np.float32)
+
+
 def f32_to_bf16_bits(values: NDArray[np.generic]) -> NDArray[np.uint16]:
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    bits = np.require(to_f32_odd(values), np.float32, "C").view(np.uint32)
     rounding = ((bits >> 16) & 1) + np.uint32(0x7FFF)
     out = ((bits + rounding) >> 16).astype(np.uint16)
     nan = np.isnan(bits.view(np.float32))
@@ -24,7 +42,9 @@ def f32_to_bf16_bits(values: NDArray[np.generic]) -> NDArray[np.uint16]:
 
 
 def bf16_bits_to_f32(bits: NDArray[np.uint16]) -> F32Array:
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+    wide = np.asarray(bits).astype(np.uint32)
+    wide <<= 16  # in place: a 0-d input stays an array (a shift would make a scalar)
+    return wide.view(np.float32)
 
 
 def round_bf16(values: NDArray[np.generic]) -> F32Array:
@@ -33,10 +53,11 @@ def round_bf16(values: NDArray[np.generic]) -> F32Array:
 
 def round_tf32(values: NDArray[np.generic]) -> F32Array:
     """Keeps 10 mantissa bits (round to nearest even); the result is still float32."""
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    narrow = to_f32_odd(values)
+    bits = np.require(narrow, np.float32, "C").view(np.uint32)
     rounding = ((bits >> 13) & 1) + np.uint32(0xFFF)
     out = ((bits + rounding) & np.uint32(0xFFFFE000)).view(np.float32)
-    return np.where(np.isnan(values), np.float32(np.nan), out).astype(np.float32)
+    return np.where(np.isnan(narrow), np.float32(np.nan), out).astype(np.float32)
 
 
 @cache
@@ -64,16 +85,20 @@ FORMATS = {"f8e4m3": (4, 3, False), "f8e5m2": (5, 2, True)}
 
 
 def f8_bits_to_f32(bits: NDArray[np.uint8], name: str) -> F32Array:
-    return _f8_table(*FORMATS[name])[bits]
+    codes = np.asarray(bits)
+    # indexing with a flat array keeps a 0-d input an array (table[code] would be a scalar)
+    return _f8_table(*FORMATS[name])[codes.reshape(-1)].reshape(codes.shape)
 
 
 def f32_to_f8_bits(values: NDArray[np.generic], name: str) -> NDArray[np.uint8]:
-    """Nearest code, ties to the even code; out of range gives inf (e5m2) or NaN (e4m3)."""
-    table = _f8_table(*FORMATS[name])
+    """Nearest code, ties to the even code; out of range gives inf (e5m2) or NaN (e4m3).
+    Compared in float64, where every f8 value and every float32 or float64 input is exact, so
+    a float64 input is rounded once (through float32 it would be rounded twice)."""
+    table = _f8_table(*FORMATS[name]).astype(np.float64)
     codes = np.arange(128, dtype=np.uint8)
     finite = np.isfinite(table[:128])
     pos_codes, pos_vals = codes[finite], table[:128][finite]  # ascending with the code
-    v = np.asarray(values, dtype=np.float32)
+    v = np.asarray(values, dtype=np.float64)
     mag = np.abs(v)
     hi = np.clip(np.searchsorted(pos_vals, mag), 0, len(pos_vals) - 1)
     lo = np.clip(hi - 1, 0, len(pos_vals) - 1)

@@ -182,7 +182,10 @@ def kernel(fn: F | None = None, /, **options: Any) -> Kernel | Callable[[F], Ker
     return lambda f: Kernel(f, options)
 
 
-def function(fn: F) -> F:
-    """Marks a helper that kernels may call; it is inlined at every call site."""
+def function(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a helper that kernels may call; it is inlined at every call site. Helpers may be
+    unannotated (cutile infers their tile types), so to type checkers the result is
+    `Callable[..., Any]`: an annotated kernel calling one is not an untyped call under
+    `mypy --strict` (the unannotated `def` itself still needs `# type: ignore[no-untyped-def]`)."""
     fn.__cutile_function__ = True  # type: ignore[attr-defined]
     return fn

@@ -5,11 +5,19 @@ Nothing runs when an op is created. `.sync()` enqueues it, waits, and hands back
 the event loop never blocks; `.then(fn)` enqueues, hands the results to `fn` at once (later work
 on the same stream is ordered after this op) and continues with the op `fn` returns;
 `.graph()` captures the op into a graph that owns its arguments until `g.sync()`.
+
+Failures and cancellation are deterministic (docs/runtime.md): an op whose compile, enqueue or
+wait fails is finished with that error, hands its arguments back (`err.results`), and raises the
+same error from every later `.sync()`/`await`; a `.then` chain stops at its first failure. A
+cancelled `await` first lets the worker thread finish enqueueing, so the op is then either still
+owning its arguments (enqueued: a later `.sync()` or `await` hands them back) or failed (handed
+back through the error): never half-started, never both.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import enum
 import sys
 import warnings
@@ -20,6 +28,7 @@ from typing import Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
+from ..compiler.errors import CutileError
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
 from .context import set_current_stream
 from .errors import launch_error, ownership_error
@@ -33,12 +42,13 @@ class LaunchNeverRunWarning(UserWarning):
 
 class Phase(enum.Enum):
     CREATED = "created"
+    STARTING = "starting"  # an await's worker thread is enqueueing it (it may compile)
     ENQUEUED = "enqueued"
-    DONE = "done"
+    DONE = "done"  # finished: completed, or failed (then the op's `_error` is set)
 
 
 # module constants: the hot paths compare against these without two attribute lookups
-_CREATED, _ENQUEUED, _DONE = Phase.CREATED, Phase.ENQUEUED, Phase.DONE
+_CREATED, _STARTING, _ENQUEUED, _DONE = Phase.CREATED, Phase.STARTING, Phase.ENQUEUED, Phase.DONE
 _LIVE = State.LIVE
 
 
@@ -48,11 +58,72 @@ Results = tuple[Any, ...]
 # fn(*results), by the callable's exact type (kernel.py registers Kernel's)
 linked_launchers: dict[type, Callable[[Any, Site, Results], Any]] = {}
 
+# The worker-thread start of each op an await is starting (only awaits pay for it).
+_starting: weakref.WeakKeyDictionary[DeviceOp, concurrent.futures.Future[Results]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _attach_results(err: BaseException, results: Results) -> None:
+    """The handles the failed op gives back, on the error (unless a nearer op set them)."""
+    if isinstance(err, CutileError) and "results" not in err.__dict__:
+        err.results = results
+
+
+def _settle(op: DeviceOp) -> None:
+    """For an op that is not CREATED or ENQUEUED: waits for an await's worker thread that is
+    starting it, then raises the error it failed with, if any."""
+    fut = _starting.get(op)
+    if fut is not None:
+        concurrent.futures.wait((fut,))
+    failure: BaseException | None = getattr(op, "_error", None)
+    if failure is not None:
+        raise failure
+
+
+def _start_in_worker(op: DeviceOp) -> concurrent.futures.Future[Results] | None:
+    """Starts a CREATED op on a worker thread (the first launch may compile) and returns that
+    start; None when the op was started already (or is being started: then that start)."""
+    if op.phase is not _CREATED:
+        return _starting.get(op)
+    op.phase = _STARTING
+    fut: concurrent.futures.Future[Results] = concurrent.futures.Future()
+    _starting[op] = fut
+
+    def work() -> None:
+        try:
+            fut.set_result(op._run_start())
+        except BaseException as err:  # the op recorded it: the awaiting side re-raises it
+            fut.set_exception(err)
+        finally:
+            _starting.pop(op, None)
+
+    asyncio.get_running_loop().run_in_executor(None, work)
+    return fut
+
+
+async def _await_start(fut: concurrent.futures.Future[Results]) -> None:
+    """Waits for a worker's start. A cancellation meanwhile still waits for it to end (the op is
+    then enqueued and owns its arguments, or failed and handed them back), then is re-raised."""
+    waiting = asyncio.wrap_future(fut)
+    cancelled = False
+    while not waiting.done():
+        try:
+            await asyncio.wait((waiting,))
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        waiting.exception()  # retrieved here: the op keeps its failure for a later .sync()
+        raise asyncio.CancelledError
+    waiting.result()  # the start's failure, if it failed
+
 
 class DeviceOp(ABC):
     """Work that runs on the device when asked to. Subclasses: LaunchOp, ChainOp."""
 
-    __slots__ = ("__weakref__", "_graph_site", "_graphed", "backend", "phase", "site", "stream")
+    # `_error` is set only when the op fails (so launches do not pay for it): read it with
+    # getattr. Kept on the op, not in a table, so a failed op and its arguments can be freed.
+    __slots__ = ("__weakref__", "_error", "_graph_site", "_graphed", "backend", "phase", "site",
+                 "stream")
 
     def __init__(self, backend: Backend, stream: int, site: Site) -> None:
         self.phase = _CREATED
@@ -75,6 +146,10 @@ class DeviceOp(ABC):
         """Enqueues the work once (later calls return the same results) without waiting."""
 
     @abstractmethod
+    def _run_start(self) -> Results:
+        """`_start`'s work for an op not started yet (CREATED, or STARTING on a worker)."""
+
+    @abstractmethod
     def _event(self) -> Event:
         """Completes when all the enqueued work is done."""
 
@@ -95,20 +170,39 @@ class DeviceOp(ABC):
         if self._graphed:
             self._check_not_graphed()
         results = self._start()
-        self._event().wait()
+        self._wait(self._event())
         self._complete()
         return results
+
+    def _wait(self, event: Event) -> None:
+        try:
+            event.wait()
+        except CutileError as err:  # the device reported the work failed: it is over
+            self._fail(err)
+            raise
+
+    def _fail(self, err: BaseException) -> None:
+        """Finishes the op with `err`: nothing of it is pending any more, so its arguments are
+        handed back (on the error) and every later wait raises `err` again."""
+        self._error = err
+        if self.phase is not _DONE:
+            self._complete()
+        self.phase = _DONE
 
     def __await__(self) -> Generator[Any, None, Results]:
         self._check_not_graphed()
         return self._wait_async().__await__()
 
     async def _wait_async(self) -> Results:
-        results = await asyncio.to_thread(self._start)
+        fut = _start_in_worker(self)
+        if fut is not None:
+            await _await_start(fut)
+        results = self._start()  # started: its results, or its failure raised again
         event, delay = self._event(), 0.0
-        while not event.done():
+        while not event.done():  # a cancellation here leaves the arguments with the op
             await asyncio.sleep(delay)
             delay = min(delay * 2 or 2e-5, 1e-3)
+        self._wait(event)
         self._complete()
         return results
 
@@ -188,17 +282,29 @@ class LaunchOp(DeviceOp):
         """Runs the launch, waits for it, and returns its arguments (a tuple, in order)."""
         if self._graphed:
             self._check_not_graphed()
-        if self.phase is _CREATED:  # _start and _event, inlined: every synced launch runs this
-            if self._exe is None:
-                self._prepare()
-            assert self._exe is not None
-            self.phase = _ENQUEUED
-            self._exe.enqueue(self._args, self._grid, self.stream)
+        phase = self.phase
+        if phase is _CREATED:  # _start and _event, inlined: every synced launch runs this
+            exe = self._exe
+            if exe is None:
+                self._run_start()  # compiles first
+            else:
+                self.phase = _ENQUEUED
+                try:  # free unless it raises
+                    exe.enqueue(self._args, self._grid, self.stream)
+                except BaseException as err:
+                    self._fail_start(err)
+                    raise
+        elif phase is not _ENQUEUED:
+            _settle(self)  # being started by an await, or failed: raises its error
         event = self._done_event
-        if event is None:  # nothing asked about it yet: wait for the stream, no event needed
-            self.backend.finish(self.stream)
-        elif event is not DONE:  # the host backends' work is done when enqueued
-            event.wait()
+        try:
+            if event is None:  # nothing asked about it yet: wait for the stream, no event needed
+                self.backend.finish(self.stream)
+            elif event is not DONE:  # the host backends' work is done when enqueued
+                event.wait()
+        except CutileError as err:  # the device reported the work failed: it is over
+            self._fail(err)
+            raise
         self._complete()
         return self._results
 
@@ -208,13 +314,30 @@ class LaunchOp(DeviceOp):
             self._exe = self._get_exe()
 
     def _start(self) -> Results:
-        if self.phase is _CREATED:
+        phase = self.phase
+        if phase is _CREATED:
+            self._run_start()
+        elif phase is not _ENQUEUED:
+            _settle(self)
+        return self._results
+
+    def _run_start(self) -> Results:
+        try:
             if self._exe is None:
                 self._prepare()
             assert self._exe is not None
             self.phase = _ENQUEUED
             self._exe.enqueue(self._args, self._grid, self.stream)
+        except BaseException as err:
+            self._fail_start(err)
+            raise
         return self._results
+
+    def _fail_start(self, err: BaseException) -> None:
+        """Compiling or enqueueing failed: nothing of the launch runs (on the interpreter, blocks
+        before the failing one may have stored their slabs). It hands its arguments back."""
+        _attach_results(err, self._results)
+        self._fail(err)
 
     def _event(self) -> Event:
         event = self._done_event
@@ -285,28 +408,47 @@ class ChainOp(DeviceOp):
         self._root()._prepare()
 
     def _start(self) -> Results:
-        if self.phase is not Phase.CREATED:
-            return self._results
-        links: list[ChainOp] = []  # the links not started yet, last first
-        op: DeviceOp = self
+        phase = self.phase
+        if phase is _CREATED:
+            return self._run_start()
+        if phase is not _ENQUEUED:
+            _settle(self)
+        return self._results
+
+    def _run_start(self) -> Results:
+        self.phase = _ENQUEUED
+        links: list[ChainOp] = [self]  # the links not started yet, last first
+        op: DeviceOp = self._first
         # exact type tests, not isinstance: that goes through ABCMeta (~0.13 us) on every link
         while type(op) is ChainOp and op.phase is _CREATED:
             op.phase = _ENQUEUED
             links.append(op)
             op = op._first
-        results = op._start()
-        for link in reversed(links):
-            link._first._complete()  # what follows is ordered after it on the stream
-            fn = link._fn
-            direct = linked_launchers.get(type(fn))
-            # a kernel: launched with the link's site (no walk for the caller)
-            nxt = fn(*results) if direct is None else direct(fn, link.site, results)
-            if type(nxt) is LaunchOp or isinstance(nxt, DeviceOp):
-                link._next = nxt
-                results = nxt._start()
-            else:
-                results = tuple(nxt) if isinstance(nxt, tuple) else (nxt,)
-            link._results = results
+        results: Results = ()
+        i = len(links)  # links[i:] have run
+        try:  # free unless something raises
+            results = op._start()
+            while i:
+                i -= 1
+                link = links[i]
+                link._first._complete()  # what follows is ordered after it on the stream
+                fn = link._fn
+                direct = linked_launchers.get(type(fn))
+                # a kernel: launched with the link's site (no walk for the caller)
+                nxt = fn(*results) if direct is None else direct(fn, link.site, results)
+                if type(nxt) is LaunchOp or isinstance(nxt, DeviceOp):
+                    link._next = nxt
+                    results = nxt._start()
+                else:
+                    results = tuple(nxt) if isinstance(nxt, tuple) else (nxt,)
+                link._results = results
+        except BaseException as err:
+            # the handles in hand: a failed launch's own arguments (set by it), else the
+            # results the failing fn was given
+            _attach_results(err, results)
+            for failed in links[:i + 1]:  # the failing link and every one after it
+                failed._fail(err)
+            raise
         return self._results
 
     def _event(self) -> Event:
@@ -320,7 +462,7 @@ class ChainOp(DeviceOp):
     def _complete(self) -> None:
         if self._next is not None:
             self._next._complete()
-        self.phase = Phase.DONE
+        self.phase = _DONE
 
 
 def _retarget(op: DeviceOp, stream: int) -> int | None:

@@ -104,7 +104,12 @@ class Partition(Owned):
 
 def make_partition(t: Tensor, tile_shape: tuple[int, ...] | int, order: TileOrder,
                    blocks: int | None, site: Site) -> Partition:
-    tile = (tile_shape,) if isinstance(tile_shape, int) else tuple(tile_shape)
+    if isinstance(tile_shape, int):
+        tile: tuple[int, ...] = (tile_shape,)
+    elif isinstance(tile_shape, tuple | list):
+        tile = tuple(tile_shape)
+    else:  # None, a float, a string: not a shape (iterating it would be a TypeError)
+        raise _bad(f"the tile shape must be an int or a tuple of ints, not {tile_shape!r}", site)
     _validate(t, tile, order, blocks, site)
     inner = t._moved_copy("into a partition", site)
     return Partition(inner, tile, order, blocks)

@@ -107,6 +107,11 @@ class Backend(ABC):
     @abstractmethod
     def allocate(self, nbytes: int, stream: int) -> Buffer: ...
 
+    def memory_limit(self) -> tuple[int, str] | None:
+        """The most one allocation can get, in bytes, and what that is ("the host's memory");
+        None when unknown. Larger requests are CT412 before anything is allocated."""
+        return None
+
     @abstractmethod
     def write(self, dst: Buffer, offset: int, data: NDArray[Any], stream: int) -> None:
         """Copies a C-contiguous host array into `dst` at byte `offset` (stream-ordered)."""

@@ -96,6 +96,13 @@ class CudaBackend(Backend):
         return event
 
     # -- memory -----------------------------------------------------------------------------
+    def memory_limit(self) -> tuple[int, str] | None:
+        total: int | None = getattr(self, "_total_memory", None)
+        if total is None:  # fixed for the device: asked once
+            self.current()
+            total = self._total_memory = driver.mem_info()[1]
+        return total, "the device's memory"
+
     def allocate(self, nbytes: int, stream: int) -> Buffer:
         self.current()
         ptr, size = self.allocator.allocate(nbytes, stream)

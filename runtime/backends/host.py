@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..limits import host_memory, refuse_if_unavailable
 from .base import CPU, DONE, Backend, Buffer, Event, Executable, Graph
 
 ALIGN = 256  # device allocations are 256-byte aligned; host ones match, so facts agree
@@ -48,7 +49,12 @@ class HostMemoryBackend(Backend):
         return 0
 
     def allocate(self, nbytes: int, stream: int) -> Buffer:
+        refuse_if_unavailable(nbytes)
         return host_buffer(nbytes)
+
+    def memory_limit(self) -> tuple[int, str] | None:
+        total = host_memory()
+        return None if total is None else (total, "the host's memory")
 
     def write(self, dst: Buffer, offset: int, data: NDArray[Any], stream: int) -> None:
         raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
@@ -59,7 +65,9 @@ class HostMemoryBackend(Backend):
 
     def fill(self, dst: Buffer, pattern: bytes, count: int, stream: int) -> None:
         element = np.frombuffer(pattern, dtype=np.uint8)
-        _bytes(dst)[:count * len(pattern)] = np.tile(element, count)
+        # broadcast into rows of one element each: no temporary as large as the buffer (np.tile
+        # made one, doubling the memory a large ct.zeros needed)
+        _bytes(dst)[:count * len(pattern)].reshape(count, len(pattern))[:] = element
 
     def copy(self, dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int,
              stream: int) -> None:

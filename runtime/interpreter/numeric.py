@@ -28,14 +28,14 @@ def fit(values: Any, dtype: DType) -> Array:
     arr = np.asarray(values)
     if dtype.is_integer and arr.dtype.kind == "f":
         arr = np.trunc(arr)
-    out = arr.astype(compute_dtype(dtype))
+    # the narrow formats round from the values given (f64 included), once: floats.to_f32_odd
     if dtype.name == "bf16":
-        return floats.round_bf16(out)
+        return floats.round_bf16(arr)
     if dtype.name == "tf32":
-        return floats.round_tf32(out)
+        return floats.round_tf32(arr)
     if dtype.name in floats.FORMATS:
-        return floats.f8_bits_to_f32(floats.f32_to_f8_bits(out, dtype.name), dtype.name)
-    return out
+        return floats.f8_bits_to_f32(floats.f32_to_f8_bits(arr, dtype.name), dtype.name)
+    return arr.astype(compute_dtype(dtype))
 
 
 def from_storage(stored: Array, dtype: DType) -> Array:

@@ -4,20 +4,36 @@ Control flow follows the IR's structured regions: `for` (lb, ub, step, inits; bo
 `continue`), `loop` (inits; exits by `break`), `if` (two regions ending in `yield`, `break` or
 `continue`). Blocks run in row-major order of the grid; within a block, ops run in program order,
 which is the order Tile IR's memory tokens impose.
+
+Limits (CT412/CT411, see docs/runtime.md): a loop step below 1 is an error when the loop starts
+(the frontend rejects a constant one); a launch runs at most CUTILE_INTERPRETER_MAX_ITERATIONS
+steps (default 2**24): each block is one, each loop iteration one, a `for` loop's counted when
+it starts (its trip count is known then) and a `while` loop's per iteration, so a huge grid or
+trip count fails at once instead of seeming to hang; a tile that cannot fit in the host's memory
+fails before any block runs.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import math
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...compiler import api
+from ...compiler import messages as msg
+from ...compiler.diagnostics import Diagnostic, Span
+from ...compiler.errors import CutileError, error_for
 from ...compiler.ir import Block as IRBlock
-from ...compiler.ir import KernelIR, Value
+from ...compiler.ir import KernelIR, Op, Param
 from ...compiler.specialization import Specialization
+from ...compiler.types import TileType
+from .. import limits
 from .memory import tensor_ref
 from .numeric import fit
 from .ops import Block, run_op
@@ -35,26 +51,98 @@ class Program:
 
     def run(self, args: Sequence[Any], grid: tuple[int, int, int]) -> None:
         env: dict[int, Any] = {}
-        for p, kind, value in zip(self.ir.params, self.kinds, args, strict=True):
-            env[id(p.value)] = self._param(kind, p.value, value)
-        with np.errstate(all="ignore"):  # device arithmetic wraps and overflows silently
-            for coords in itertools.product(*(range(g) for g in grid)):
-                block = Block((coords[0], coords[1], coords[2]), grid)
-                _run(self.ir.body, dict(env), block)
+        # device arithmetic wraps and overflows silently
+        with np.errstate(all="ignore"), _budget(self.ir.name):
+            for p, kind, value in zip(self.ir.params, self.kinds, args, strict=True):
+                env[id(p.value)] = self._param(kind, p, value)
+            _spend(grid[0] * grid[1] * grid[2], self.ir.span)  # each block is a step too
+            try:
+                for coords in itertools.product(*(range(g) for g in grid)):
+                    block = Block((coords[0], coords[1], coords[2]), grid)
+                    _run(self.ir.body, dict(env), block)
+            except MemoryError:  # temporaries of large tiles: a coded error, not a crash
+                raise _error(msg.INTERPRETER_OUT_OF_MEMORY, self.ir.span,
+                             kernel=self.ir.name) from None
 
-    @staticmethod
-    def _param(kind: str, v: Value, value: Any) -> Any:
+    def _param(self, kind: str, p: Param, value: Any) -> Any:
         if kind in ("tensor", "mut"):
             return tensor_ref(value)
-        if kind == "scalar":
-            t = v.type
-            return fit(value, t.dtype) if hasattr(t, "dtype") else value
+        t = p.value.type
+        if kind == "scalar" and hasattr(t, "dtype"):
+            try:
+                return fit(value, t.dtype)
+            except OverflowError:  # an int beyond float64 for a float parameter
+                raise _error(msg.ARGUMENT_MISMATCH, self.ir.span, param=p.name,
+                             kernel=f"'{self.ir.name}'", want=f"a {t.dtype} number",
+                             got=f"int {value}") from None
         return value
 
 
 def build_program(kernel: Kernel, spec: Specialization) -> Program:
     ir = api.specialized_ir(kernel.module(), kernel.__name__, spec)
+    _check_tiles(ir.body, ir.name)
     return Program(ir, [p.kind for p in ir.params])
+
+
+def _error(message: msg.Message, span: Span, **fields: Any) -> CutileError:
+    return error_for([message.at(span, **fields)])
+
+
+def _check_tiles(block: IRBlock, kernel: str) -> None:
+    """CT412 for a tile the host cannot hold (a Const made it huge), before any block runs."""
+    host = limits.host_memory()
+    for op in block.ops:
+        for value in op.results:
+            t = value.type
+            dims = [d for d in t.shape if isinstance(d, int)] if isinstance(t, TileType) else []
+            if isinstance(t, TileType) and len(dims) == len(t.shape):
+                count = math.prod(dims)
+                nbytes = count * t.dtype.itemsize
+                if count > limits.MAX_ELEMENTS or (host is not None and nbytes > host):
+                    raise _error(msg.TOO_LARGE, op.span, what=f"a tile in {kernel}",
+                                 shape=tuple(dims), dtype=t.dtype,
+                                 size=limits.format_bytes(nbytes),
+                                 limit=f"the host's memory ({limits.format_bytes(host or 0)})")
+        for region in op.regions:
+            _check_tiles(region, kernel)
+
+
+DEFAULT_MAX_ITERATIONS = 2**24
+_local = threading.local()  # the running launch's budget (launches may run on worker threads)
+
+
+class _Budget:
+    __slots__ = ("kernel", "left", "limit")
+
+    def __init__(self, kernel: str, limit: int) -> None:
+        self.kernel, self.left, self.limit = kernel, limit, limit
+
+
+def max_iterations() -> int:
+    raw = os.environ.get("CUTILE_INTERPRETER_MAX_ITERATIONS", "").strip()
+    if not raw:
+        return DEFAULT_MAX_ITERATIONS
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    raise CutileError([Diagnostic(msg.BAD_ITERATION_LIMIT.code, msg.BAD_ITERATION_LIMIT.format(
+        value=raw), Span("<environment>", 1, 0, 1, 0))])
+
+
+@contextmanager
+def _budget(kernel: str) -> Iterator[None]:
+    outer = getattr(_local, "budget", None)
+    _local.budget = _Budget(kernel, max_iterations())
+    try:
+        yield
+    finally:
+        _local.budget = outer
+
+
+def _spend(n: int, span: Span) -> None:
+    budget: _Budget = _local.budget
+    budget.left -= n
+    if budget.left < 0:
+        raise _error(msg.INTERPRETER_LIMIT, span, kernel=budget.kernel, limit=budget.limit)
 
 
 def _run(block: IRBlock, env: dict[int, Any], blk: Block) -> Signal:
@@ -68,9 +156,9 @@ def _run(block: IRBlock, env: dict[int, Any], blk: Block) -> Signal:
             if signal is not None:
                 return signal
         elif name == "for":
-            results = _for(op.regions[0], args, env, blk)
+            results = _for(op, args, env, blk)
         elif name == "loop":
-            results = _loop(op.regions[0], args, env, blk, len(op.results))
+            results = _loop(op, args, env, blk)
         else:
             results = run_op(op, args, blk)
         for value, result in zip(op.results, results, strict=True):
@@ -87,22 +175,31 @@ def _if(regions: list[IRBlock], args: list[Any], env: dict[int, Any], blk: Block
     return [], signal  # break / continue of the enclosing loop
 
 
-def _for(body: IRBlock, args: list[Any], env: dict[int, Any], blk: Block) -> list[Any]:
+def _for(op: Op, args: list[Any], env: dict[int, Any], blk: Block) -> list[Any]:
+    body = op.regions[0]
     lb, ub, step, *carried = args
     i, end, inc = int(lb), int(ub), int(step)
+    if inc < 1:
+        budget: _Budget = _local.budget
+        raise _error(msg.LOOP_STEP, op.span, step=inc, kernel=budget.kernel)
+    trips = max(0, -(-(end - i) // inc))
+    _spend(trips, op.span)  # all at once: a huge trip count fails before it starts
     while i < end:
+        trips -= 1
         signal = _enter(body, [np.int32(i), *carried], env, blk)
         if signal is not None and signal[0] == "break":
+            _local.budget.left += trips  # the iterations it did not run
             return signal[1]
         carried = signal[1] if signal is not None else carried
         i += inc
     return carried
 
 
-def _loop(body: IRBlock, args: list[Any], env: dict[int, Any], blk: Block,
-          n_results: int) -> list[Any]:
+def _loop(op: Op, args: list[Any], env: dict[int, Any], blk: Block) -> list[Any]:
+    body = op.regions[0]
     state = args
     while True:
+        _spend(1, op.span)
         signal = _enter(body, state, env, blk)
         if signal is not None and signal[0] == "break":
             return signal[1]

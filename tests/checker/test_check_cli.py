@@ -55,11 +55,25 @@ def test_default_path_is_the_working_directory(cli: Runner, tmp_path: Path) -> N
     assert result.out.splitlines() == [CT107_LINE]
 
 
-def test_missing_path_is_a_ct901_and_exit_two(cli: Runner, tmp_path: Path) -> None:
+def test_missing_path_is_ct904_no_such_file_and_exit_two(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": CLEAN})
     result = cli("-q", "k.py", "nope.py")
     assert result.code == 2
-    assert result.out == "nope.py:1:1: CT901 no such file or directory: nope.py\n"
+    assert result.out == "nope.py:1:1: CT904 no such file or directory: nope.py\n"
+
+
+def test_directory_without_python_files_warns_ct905(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"docs/notes.txt": "text", "src/k.py": CLEAN, "src/.venv/x.py": CLEAN})
+    (tmp_path / "empty").mkdir()
+    result = cli("docs", "empty", "src")
+    assert result.code == 0  # a warning, as ruff's: nothing failed
+    assert result.out.splitlines() == [
+        "docs:1:1: CT905 no Python files found under docs",
+        "empty:1:1: CT905 no Python files found under empty",
+        "Found 2 findings in 1 file checked: 2 warnings."]
+    write(tmp_path, {"only_venv/.venv/x.py": CLEAN})  # excluded files count as none
+    assert cli("-q", "only_venv").out == (
+        "only_venv:1:1: CT905 no Python files found under only_venv\n")
 
 
 def test_select_and_ignore(cli: Runner, tmp_path: Path) -> None:

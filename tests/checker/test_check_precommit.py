@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -43,6 +44,14 @@ pytestmark = [
 def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
                           check=False)
+
+
+def _hook_packages(home: str, rev: str) -> list[str]:
+    """The distributions installed in the hook's environment for `rev` (pre-commit's cache)."""
+    with sqlite3.connect(Path(home) / "db.db") as db:
+        paths = [row[0] for row in db.execute("SELECT path FROM repos WHERE ref = ?", (rev,))]
+    return sorted({d.name.split("-")[0].lower() for path in paths
+                   for d in Path(path).glob("py_env-*/lib/python*/site-packages/*.dist-info")})
 
 
 def _git(cwd: Path, env: dict[str, str], *args: str) -> str:
@@ -81,6 +90,9 @@ def test_pre_commit_hook_fails_then_passes(tmp_path: Path) -> None:
     assert failing.returncode != 0
     assert "CT201" in failing.stdout + failing.stderr
     assert _run(["git", "rev-parse", "HEAD"], repo, env).returncode != 0  # nothing committed
+    installed_dists = _hook_packages(home, rev)  # the hook's environment: the light install
+    assert "cutile" in installed_dists and "libcst" in installed_dists
+    assert not [p for p in installed_dists if p.startswith(("nvidia", "cuda"))], installed_dists
 
     (repo / "kernels.py").write_text(FIXED)
     _git(repo, env, "add", "kernels.py")

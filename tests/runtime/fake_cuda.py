@@ -15,6 +15,8 @@ from cutile.compiler.compile import Compiled, lower_kernel, specialization_key
 from cutile.compiler.lower.abi import EntrySlot
 from cutile.runtime.backends.pack import FORMATS
 
+FAKE_MEMORY = 80 * 2**30  # what the fake device reports as its total memory
+
 
 def decode_params(address: int, slots: tuple[EntrySlot, ...]) -> tuple[Any, ...]:
     """Reads a `void*[]` parameter array as cuLaunchKernel would, one value per slot."""
@@ -95,6 +97,7 @@ class FakeDriver:
             "memset": self.memset, "module_load": self.module_load,
             "module_function": self.module_function,
             "launcher": self.launcher,
+            "mem_info": lambda: (FAKE_MEMORY, FAKE_MEMORY),
         }
         for name, fn in calls.items():
             assert hasattr(driver, name), name

@@ -194,3 +194,10 @@ def test_a_failed_launch_raises_the_driver_error(monkeypatch: pytest.MonkeyPatch
     launch = driver.launcher(0x1234)
     with pytest.raises(DeviceError, match=r"CT505.*cuLaunchKernel.*CUDA_ERROR_INVALID_VALUE"):
         launch((1, 1, 1), 0x5678, 0)
+
+
+def test_allocation_beyond_device_memory_is_ct410(fake: FakeDriver) -> None:
+    with pytest.raises(ct.LaunchError, match=r"CT412 ct.zeros of shape \(1099511627776,\) "
+                       r"\(f32\) needs 4\.0 TiB, more than the device's memory \(80\.0 GiB\)"):
+        ct.zeros((2**40,), f32)
+    assert ct.zeros((1024,), f32).shape == (1024,)  # within the limit: allocated as before
