@@ -35,7 +35,17 @@ KERNELS: dict[str, tuple[str, str]] = {
     "gemv_mma": ("benchmarks/kernels/gemv.py", "gemv_mma"),
     "fp8_gemm": ("examples/fp8_gemm.py", "fp8_gemm"),
     "fp8_gemm_blockwise": ("examples/fp8_gemm.py", "fp8_gemm_blockwise"),
+    # row 12 launches the three backward kernels as one chain; a variant names the dK/dV kernel
+    # (the heaviest) and its (BM, BN) and hints apply to the dQ kernel too
+    "attention_bwd_dkdv": ("examples/attention_backward.py", "attention_bwd_dkdv"),
+    "attention_bwd_dq": ("examples/attention_backward.py", "attention_bwd_dq"),
+    "attention_bwd_preprocess": ("examples/attention_backward.py", "attention_bwd_preprocess"),
+    "attention_lse": ("examples/attention_backward.py", "attention_lse"),
 }
+
+# kernels a row launches as part of a chain of launches: `ct.autotune` tunes one kernel, so
+# these get no autotune variant
+NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv"})
 
 SM_COUNT = {"sm_90": 132}
 
@@ -163,6 +173,15 @@ def _attention(d: int, causal: bool, bm: int, bn: int, occ: int | None = None,
                    consts={"BN": bn, "CAUSAL": causal}, inferred={"BM": bm, "D": d}, hints=hints)
 
 
+def _attention_bwd(d: int, causal: bool, bm: int, bn: int,
+                   hints: dict[str, int] | None = None) -> Variant:
+    """Row 12: BM query rows and BN key rows per block in both the dK/dV kernel (partitioned
+    by key block: its Mut tile is (1, BN, D)) and the dQ kernel (by query block)."""
+    h = hints or {}
+    return Variant(_label(f"BM={bm} BN={bn}", h), "attention_bwd_dkdv", (1, bn, d),
+                   consts={"BM": bm, "CAUSAL": causal}, inferred={"BN": bn, "D": d}, hints=h)
+
+
 def _gemv(bn: int, bk: int, occ: int | None = None) -> Variant:
     hints = _occupancy(occ)
     return Variant(_label(f"BN={bn} BK={bk}", hints), "gemv", (1, bn), consts={"BK": bk},
@@ -208,7 +227,7 @@ def autotuned(variants: list[Variant]) -> list[Variant]:
         by_kernel.setdefault(v.kernel, []).append(v)
     return [Variant(f"autotune {kernel} ({len(vs)} configs)", kernel, vs[0].tile, vs[0].order,
                     vs[0].blocks, tuned=tuple(vs))
-            for kernel, vs in by_kernel.items() if len(vs) >= 2]
+            for kernel, vs in by_kernel.items() if len(vs) >= 2 and kernel not in NOT_AUTOTUNED]
 
 
 def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
@@ -251,6 +270,14 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         # causal 460
         return [_attention(d, causal, 128, 64), _attention(d, causal, 128, 32),
                 _attention(d, causal, 128, 64, kernel="attention_lazy")]
+    if k == "attention_bwd":
+        # sm_90 compiles (D = 128, causal): no spills in dK/dV at 64x64 and 128x64 (168
+        # registers, 384 threads), nor in dQ at 64x64 (255, 256 threads); dQ 128x64 spills 64
+        # instructions; with worker_warps=8 64x128 spills in neither. Not yet timed on the H200.
+        d, causal = p["d"], bool(p["causal"])
+        w8 = {"worker_warps": 8}
+        return [_attention_bwd(d, causal, 64, 64), _attention_bwd(d, causal, 128, 64),
+                _attention_bwd(d, causal, 64, 128, w8)]
     if k == "gemv":
         m = p["m"]
         if m == 1:
@@ -312,6 +339,14 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
                 _warps(_attention(d, causal, 256, 64), 8, 1),
                 _warps(_attention(d, causal, 128, 32), 8, 1),
                 _warps(_attention(d, causal, 128, 64), 4)]
+    if k == "attention_bwd":
+        # three more (each compiles two kernels: the whole --sweep of this row fits ~3 min):
+        # 64x128 without the hint spills 358 instructions in dK/dV, 128x128 with it 1,109
+        d, causal = p["d"], bool(p["causal"])
+        w8 = {"worker_warps": 8}
+        return [*default_variants(case, arch), _attention_bwd(d, causal, 64, 64, w8),
+                _attention_bwd(d, causal, 128, 64, w8),
+                _attention_bwd(d, causal, 64, 64, {"occupancy": 2})]
     if k == "gemv":
         m = p["m"]
         if m == 1:
