@@ -187,27 +187,42 @@ def _close(got: np.ndarray, want: np.ndarray, what: str) -> None:
     assert err < 2e-2, f"{what}: relative error {err:.3g}"
 
 
-def main(bh: int = 2, seq: int = 128, d: int = 64, bm: int = 64, bn: int = 32) -> None:
+def forward(q: Any, k: Any, v: Any, *, bm: int, bn: int, causal: bool) -> tuple[Any, Any]:
+    """(O, LSE) of (BH, S, D) tensors, by `attention_lse` with (BM, BN) tiles."""
+    bh, seq, d = q.shape
+    o = ct.zeros((bh, seq, d), bf16).partition((1, bm, d))
+    lse = ct.zeros((bh, seq), f32).partition((1, bm))
+    o, lse, *_ = attention_lse(o, lse, q, k, v, 1 / math.sqrt(d), BN=bn, CAUSAL=causal).sync()
+    return o.unpartition(), lse.unpartition()
+
+
+def backward_op(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any, *, bm: int, bn: int,
+                causal: bool, kernels: tuple[Any, Any, Any] | None = None) -> Any:
+    """The lazy backward on fresh gradient tensors; `.sync()` gives (dq, dk, dv, delta, o)."""
+    bh, seq, d = q.shape
+    dq = ct.zeros((bh, seq, d), bf16).partition((1, bm, d))
+    dk = ct.zeros((bh, seq, d), bf16).partition((1, bn, d))
+    dv = ct.zeros((bh, seq, d), bf16).partition((1, bn, d))
+    delta = ct.zeros((bh, seq), f32).partition((1, bm))
+    return attention_backward(dq, dk, dv, delta, q, k, v, o, do, lse, 1 / math.sqrt(d), BM=bm,
+                              BN=bn, CAUSAL=causal, kernels=kernels)
+
+
+def check(bh: int, seq: int, d: int, bm: int, bn: int, causal: bool) -> None:
+    """Forward and backward on random inputs against the NumPy reference."""
     q, k, v, do = (ct.randn((bh, seq, d), bf16, seed=s) for s in range(4))
     f = [t.numpy().astype(np.float32) for t in (q, k, v, do)]
-    scale = 1 / math.sqrt(d)
+    o, lse = forward(q, k, v, bm=bm, bn=bn, causal=causal)
+    _close(o.numpy().astype(np.float32), forward_reference(f[0], f[1], causal) @ f[2], "O")
+    dq, dk, dv, *_ = backward_op(q, k, v, o, do, lse, bm=bm, bn=bn, causal=causal).sync()
+    for name, got, want in zip(("dQ", "dK", "dV"), (dq, dk, dv), reference(*f, causal),
+                               strict=True):
+        _close(got.unpartition().numpy().astype(np.float32), want, name)
+
+
+def main(bh: int = 2, seq: int = 128, d: int = 64, bm: int = 64, bn: int = 32) -> None:
     for causal in (False, True):
-        o = ct.zeros((bh, seq, d), bf16).partition((1, bm, d))
-        lse = ct.zeros((bh, seq), f32).partition((1, bm))
-        o, lse, q, k, v, _ = attention_lse(o, lse, q, k, v, scale, BN=bn, CAUSAL=causal).sync()
-        got_o = o.unpartition()
-        lse_t = lse.unpartition()
-        _close(got_o.numpy().astype(np.float32), forward_reference(f[0], f[1], causal) @ f[2],
-               "O")
-        dq = ct.zeros((bh, seq, d), bf16).partition((1, bm, d))
-        dk = ct.zeros((bh, seq, d), bf16).partition((1, bn, d))
-        dv = ct.zeros((bh, seq, d), bf16).partition((1, bn, d))
-        delta = ct.zeros((bh, seq), f32).partition((1, bm))
-        dq, dk, dv, delta, _ = attention_backward(dq, dk, dv, delta, q, k, v, got_o, do, lse_t,
-                                                  scale, BM=bm, BN=bn, CAUSAL=causal).sync()
-        want = reference(*f, causal)
-        for name, got, w in zip(("dQ", "dK", "dV"), (dq, dk, dv), want, strict=True):
-            _close(got.unpartition().numpy().astype(np.float32), w, name)
+        check(bh, seq, d, bm, bn, causal)
     print(f"attention_backward: ({bh}, {seq}, {d}) causal and not on {ct.backend_name()}, ok")
 
 
