@@ -208,13 +208,15 @@ def backward_op(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any, *, bm: int, b
                               BN=bn, CAUSAL=causal, kernels=kernels)
 
 
-def check(bh: int, seq: int, d: int, bm: int, bn: int, causal: bool) -> None:
+def check(bh: int, seq: int, d: int, bm: int, bn: int, causal: bool,
+          kernels: tuple[Any, Any, Any] | None = None) -> None:
     """Forward and backward on random inputs against the NumPy reference."""
     q, k, v, do = (ct.randn((bh, seq, d), bf16, seed=s) for s in range(4))
     f = [t.numpy().astype(np.float32) for t in (q, k, v, do)]
     o, lse = forward(q, k, v, bm=bm, bn=bn, causal=causal)
     _close(o.numpy().astype(np.float32), forward_reference(f[0], f[1], causal) @ f[2], "O")
-    dq, dk, dv, *_ = backward_op(q, k, v, o, do, lse, bm=bm, bn=bn, causal=causal).sync()
+    dq, dk, dv, *_ = backward_op(q, k, v, o, do, lse, bm=bm, bn=bn, causal=causal,
+                                 kernels=kernels).sync()
     for name, got, want in zip(("dQ", "dK", "dV"), (dq, dk, dv), reference(*f, causal),
                                strict=True):
         _close(got.unpartition().numpy().astype(np.float32), want, name)

@@ -107,8 +107,9 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
         vecs = {"softmax": 0, "rms_norm": 1, "layer_norm": 2}[v.kernel]
         eps = [EPS[case.kernel]] if vecs else []
         return [m(x, ct.bf16), m(x, ct.bf16)] + [m((p["n"],), ct.bf16)] * vecs + eps
-    if v.kernel == "attention_bwd_dkdv":  # dk, dv (partitioned: a second Mut), q, k, v, dO,
-        flat = (p["b"] * p["h"], p["s"], p["d"])  # LSE, Delta, scale
+    if v.kernel.startswith("attention_bwd_dkdv"):
+        # dk, dv (partitioned here: a second Mut), q, k, v, dO, LSE, Delta, scale
+        flat = (p["b"] * p["h"], p["s"], p["d"])
         rows = m((flat[0], flat[1]), ct.f32)
         return [m(flat, ct.bf16), v.partition(ct, m(flat, ct.bf16))] + [
             m(flat, ct.bf16) for _ in range(4)] + [rows, rows, 1.0 / math.sqrt(p["d"])]

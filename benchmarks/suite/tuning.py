@@ -38,6 +38,7 @@ KERNELS: dict[str, tuple[str, str]] = {
     # row 12 launches the three backward kernels as one chain; a variant names the dK/dV kernel
     # (the heaviest) and its (BM, BN) and hints apply to the dQ kernel too
     "attention_bwd_dkdv": ("examples/attention_backward.py", "attention_bwd_dkdv"),
+    "attention_bwd_dkdv_t": ("benchmarks/kernels/attention_bwd.py", "attention_bwd_dkdv_t"),
     "attention_bwd_dq": ("examples/attention_backward.py", "attention_bwd_dq"),
     "attention_bwd_preprocess": ("examples/attention_backward.py", "attention_bwd_preprocess"),
     "attention_lse": ("examples/attention_backward.py", "attention_lse"),
@@ -45,7 +46,7 @@ KERNELS: dict[str, tuple[str, str]] = {
 
 # kernels a row launches as part of a chain of launches: `ct.autotune` tunes one kernel, so
 # these get no autotune variant
-NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv"})
+NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t"})
 
 SM_COUNT = {"sm_90": 132}
 
@@ -174,11 +175,13 @@ def _attention(d: int, causal: bool, bm: int, bn: int, occ: int | None = None,
 
 
 def _attention_bwd(d: int, causal: bool, bm: int, bn: int,
-                   hints: dict[str, int] | None = None) -> Variant:
+                   hints: dict[str, int] | None = None, kernel: str = "attention_bwd_dkdv"
+                   ) -> Variant:
     """Row 12: BM query rows and BN key rows per block in both the dK/dV kernel (partitioned
     by key block: its Mut tile is (1, BN, D)) and the dQ kernel (by query block)."""
     h = hints or {}
-    return Variant(_label(f"BM={bm} BN={bn}", h), "attention_bwd_dkdv", (1, bn, d),
+    name = "S^T " if kernel.endswith("_t") else ""
+    return Variant(_label(f"{name}BM={bm} BN={bn}", h), kernel, (1, bn, d),
                    consts={"BM": bm, "CAUSAL": causal}, inferred={"BN": bn, "D": d}, hints=h)
 
 
@@ -271,13 +274,17 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         return [_attention(d, causal, 128, 64), _attention(d, causal, 128, 32),
                 _attention(d, causal, 128, 64, kernel="attention_lazy")]
     if k == "attention_bwd":
-        # sm_90 compiles (D = 128, causal): no spills in dK/dV at 64x64 and 128x64 (168
-        # registers, 384 threads), nor in dQ at 64x64 (255, 256 threads); dQ 128x64 spills 64
-        # instructions; with worker_warps=8 64x128 spills in neither. Not yet timed on the H200.
+        # sm_90 compiles (D = 128, causal; kernel_resources.py): the example's dK/dV kernel
+        # does not spill at 64x64 and 128x64 (tileiras gives it 384 threads, 168 registers,
+        # even without the hint), nor at 64x128 with worker_warps=8; its dQ kernel spills 64
+        # instructions at 128x64 (256 threads, 255 registers). The S^T form
+        # (benchmarks/kernels/attention_bwd.py) does not spill with worker_warps=8 at 64x64,
+        # 128x64 and 64x128. Not yet timed on the H200.
         d, causal = p["d"], bool(p["causal"])
         w8 = {"worker_warps": 8}
         return [_attention_bwd(d, causal, 64, 64), _attention_bwd(d, causal, 128, 64),
-                _attention_bwd(d, causal, 64, 128, w8)]
+                _attention_bwd(d, causal, 64, 128, w8),
+                _attention_bwd(d, causal, 128, 64, w8, "attention_bwd_dkdv_t")]
     if k == "gemv":
         m = p["m"]
         if m == 1:
@@ -340,13 +347,14 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
                 _warps(_attention(d, causal, 128, 32), 8, 1),
                 _warps(_attention(d, causal, 128, 64), 4)]
     if k == "attention_bwd":
-        # three more (each compiles two kernels: the whole --sweep of this row fits ~3 min):
-        # 64x128 without the hint spills 358 instructions in dK/dV, 128x128 with it 1,109
+        # three more (each compiles a dK/dV kernel and at most one dQ kernel: the row's whole
+        # --sweep fits ~3 min); not timed: 64x128 without the hint (358 spill instructions in
+        # the example's dK/dV, 692 in the S^T form), 128x128 (560-1,109)
         d, causal = p["d"], bool(p["causal"])
         w8 = {"worker_warps": 8}
         return [*default_variants(case, arch), _attention_bwd(d, causal, 64, 64, w8),
-                _attention_bwd(d, causal, 128, 64, w8),
-                _attention_bwd(d, causal, 64, 64, {"occupancy": 2})]
+                _attention_bwd(d, causal, 64, 64, None, "attention_bwd_dkdv_t"),
+                _attention_bwd(d, causal, 64, 128, w8, "attention_bwd_dkdv_t")]
     if k == "gemv":
         m = p["m"]
         if m == 1:
