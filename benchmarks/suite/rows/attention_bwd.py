@@ -68,16 +68,16 @@ def _cutile(ctx: Context, v: Variant, fwd: _Forward, q: Any, k: Any, vv: Any, do
     o, lse = fwd.get()
     grads = torch.empty(3, b * h, s, d, device="cuda", dtype=torch.bfloat16)
     delta = torch.empty(b * h, s, device="cuda", dtype=torch.float32)
-    ins = [glue.wrap(t.view(b * h, s, d)) for t in (q, k, vv)]
-    wo, wdo, wlse = glue.wrap(o), glue.wrap(do.view(b * h, s, d)), glue.wrap(lse)
+    ins = [t.view(b * h, s, d) for t in (q, k, vv)] + [o, do.view(b * h, s, d), lse]
     kernels = (glue.kernel("attention_bwd_preprocess"), glue.kernel(v.kernel, v.hints),
                glue.kernel("attention_bwd_dq", v.hints))
     backward = load_kernel_module(ctx.root, EXAMPLE).attention_backward
 
-    def args(i: int) -> tuple[Any, ...]:
+    def args(i: int) -> tuple[Any, ...]:  # fresh views each time, as the other rows make them
         dq, dk, dv = (glue.wrap(grads[j]) for j in range(3))
         return (dq.partition((1, bm, d)), v.partition(glue.ct, dk), v.partition(glue.ct, dv),
-                glue.wrap(delta).partition((1, bm)), *ins, wo, wdo, wlse, 1.0 / math.sqrt(d))
+                glue.wrap(delta).partition((1, bm)), *(glue.wrap(t) for t in ins),
+                1.0 / math.sqrt(d))
 
     def launch(*a: Any) -> Any:
         return backward(*a, BM=bm, BN=bn, CAUSAL=causal, kernels=kernels)
