@@ -79,6 +79,20 @@ def _attention(quick: bool) -> list[Case]:
     return cases
 
 
+def _attention_bwd(quick: bool) -> list[Case]:
+    """Row 12: dQ, dK, dV from dO (the forward's O and LSE given). FLOPs: 2.5x the forward's
+    (five S x S x D matrix products against two: QK^T and dO V^T recomputed, dV, dK, dQ), so
+    4 * 2.5 * B*H*S^2*D, halved when causal. Both sizes even with --quick."""
+    b, h, d = 4, 32, 128
+    cases = []
+    for s in (4096, 8192):
+        flops = 10 * b * h * s * s * d // 2
+        cases.append(Case(12, "attention_bwd", f"({b},{h},{s},{d}) causal", "bf16",
+                          {"b": b, "h": h, "s": s, "d": d, "causal": True},
+                          bytes=8 * b * h * s * d * 2, flops=flops, metric_name="TFLOP/s"))
+    return cases
+
+
 def _gemv(quick: bool) -> list[Case]:
     weights = ((8192, 8192), (28672, 4096))
     ms = (1,) if quick else (1, 16)
@@ -131,6 +145,7 @@ ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
     "host_overhead": (8, _host_overhead),
     "safety": (9, _safety),
     "fp8_gemm": (11, _fp8_gemm),
+    "attention_bwd": (12, _attention_bwd),
 }
 
 

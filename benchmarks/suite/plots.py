@@ -7,9 +7,10 @@ from pathlib import Path
 
 from .records import Record, best
 
-PLOTTED_ROWS = (1, 2, 3, 4, 5, 6, 7, 11)
+PLOTTED_ROWS = (1, 2, 3, 4, 5, 6, 7, 11, 12)
 TITLES = {1: "vector add", 2: "GEMM bf16", 3: "softmax", 4: "RMSNorm", 5: "LayerNorm",
-          6: "attention fwd", 7: "decode GEMV", 11: "GEMM fp8"}
+          6: "attention fwd", 7: "decode GEMV", 11: "GEMM fp8",
+          12: "attention bwd"}
 
 
 def write(out_dir: Path, records: list[Record]) -> tuple[list[Path], str]:

@@ -147,6 +147,14 @@ def _attention(res: Results) -> list[Check]:
     return out
 
 
+def _attention_bwd(res: Results) -> list[Check]:
+    """Row 12 (not in BENCHMARKS.md's table): the forward's target, 0.90x the best torch SDPA
+    backend, for the backward pass."""
+    return [_ratio(12, "attention_bwd", shape, "cutile / best torch SDPA backend (backward)",
+                   res.best(12, shape, "cutile"), res.best(12, shape, "torch"), 0.90)
+            for shape, _ in res.shapes(12)]
+
+
 def _gemv(res: Results) -> list[Check]:
     out = []
     for shape, dtype in res.shapes(7):
@@ -216,7 +224,7 @@ def _fp8_gemm(res: Results) -> list[Check]:
 
 EVALUATORS: dict[int, Callable[[Results], list[Check]]] = {
     1: _vector_add, 2: _gemm, 3: _softmax, 4: _rmsnorm, 5: _layernorm, 6: _attention,
-    7: _gemv, 8: _host_overhead, 9: _safety, 11: _fp8_gemm,
+    7: _gemv, 8: _host_overhead, 9: _safety, 11: _fp8_gemm, 12: _attention_bwd,
 }
 
 

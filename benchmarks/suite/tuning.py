@@ -35,7 +35,18 @@ KERNELS: dict[str, tuple[str, str]] = {
     "gemv_mma": ("benchmarks/kernels/gemv.py", "gemv_mma"),
     "fp8_gemm": ("examples/fp8_gemm.py", "fp8_gemm"),
     "fp8_gemm_blockwise": ("examples/fp8_gemm.py", "fp8_gemm_blockwise"),
+    # row 12 launches the three backward kernels as one chain; a variant names the dK/dV kernel
+    # (the heaviest) and its (BM, BN) and hints apply to the dQ kernel too
+    "attention_bwd_dkdv": ("examples/attention_backward.py", "attention_bwd_dkdv"),
+    "attention_bwd_dkdv_t": ("benchmarks/kernels/attention_bwd.py", "attention_bwd_dkdv_t"),
+    "attention_bwd_dq": ("examples/attention_backward.py", "attention_bwd_dq"),
+    "attention_bwd_preprocess": ("examples/attention_backward.py", "attention_bwd_preprocess"),
+    "attention_lse": ("examples/attention_backward.py", "attention_lse"),
 }
+
+# kernels a row launches as part of a chain of launches: `ct.autotune` tunes one kernel, so
+# these get no autotune variant
+NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t"})
 
 SM_COUNT = {"sm_90": 132}
 
@@ -163,6 +174,17 @@ def _attention(d: int, causal: bool, bm: int, bn: int, occ: int | None = None,
                    consts={"BN": bn, "CAUSAL": causal}, inferred={"BM": bm, "D": d}, hints=hints)
 
 
+def _attention_bwd(d: int, causal: bool, bm: int, bn: int,
+                   hints: dict[str, int] | None = None, kernel: str = "attention_bwd_dkdv"
+                   ) -> Variant:
+    """Row 12: BM query rows and BN key rows per block in both the dK/dV kernel (partitioned
+    by key block: its Mut tile is (1, BN, D)) and the dQ kernel (by query block)."""
+    h = hints or {}
+    name = "S^T " if kernel.endswith("_t") else ""
+    return Variant(_label(f"{name}BM={bm} BN={bn}", h), kernel, (1, bn, d),
+                   consts={"BM": bm, "CAUSAL": causal}, inferred={"BN": bn, "D": d}, hints=h)
+
+
 def _gemv(bn: int, bk: int, occ: int | None = None) -> Variant:
     hints = _occupancy(occ)
     return Variant(_label(f"BN={bn} BK={bk}", hints), "gemv", (1, bn), consts={"BK": bk},
@@ -208,7 +230,7 @@ def autotuned(variants: list[Variant]) -> list[Variant]:
         by_kernel.setdefault(v.kernel, []).append(v)
     return [Variant(f"autotune {kernel} ({len(vs)} configs)", kernel, vs[0].tile, vs[0].order,
                     vs[0].blocks, tuned=tuple(vs))
-            for kernel, vs in by_kernel.items() if len(vs) >= 2]
+            for kernel, vs in by_kernel.items() if len(vs) >= 2 and kernel not in NOT_AUTOTUNED]
 
 
 def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
@@ -251,6 +273,20 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         # causal 460
         return [_attention(d, causal, 128, 64), _attention(d, causal, 128, 32),
                 _attention(d, causal, 128, 64, kernel="attention_lazy")]
+    if k == "attention_bwd":
+        # sm_90 compiles (D = 128, causal; kernel_resources.py): at 64x64 with occupancy=2
+        # both dK/dV forms and the dQ kernel fit 128 registers at 256 threads without spills
+        # (the forward's winning lever: two CTAs per SM). Without a hint the example's dK/dV
+        # kernel gets 384 threads and 168 registers from tileiras (worker_warps=4 too), no
+        # spills at 64x64 and 128x64, nor at 64x128 with worker_warps=8; its dQ kernel spills 64
+        # instructions at 128x64 (256 threads, 255 registers). The S^T form
+        # (benchmarks/kernels/attention_bwd.py) does not spill with worker_warps=8 at 64x64,
+        # 128x64 and 64x128. Not yet timed on the H200.
+        d, causal = p["d"], bool(p["causal"])
+        w8, occ2 = {"worker_warps": 8}, {"occupancy": 2}
+        return [_attention_bwd(d, causal, 64, 64, occ2), _attention_bwd(d, causal, 128, 64),
+                _attention_bwd(d, causal, 64, 128, w8),
+                _attention_bwd(d, causal, 64, 64, occ2, "attention_bwd_dkdv_t")]
     if k == "gemv":
         m = p["m"]
         if m == 1:
@@ -312,6 +348,15 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
                 _warps(_attention(d, causal, 256, 64), 8, 1),
                 _warps(_attention(d, causal, 128, 32), 8, 1),
                 _warps(_attention(d, causal, 128, 64), 4)]
+    if k == "attention_bwd":
+        # three more (each compiles a dK/dV kernel and at most one dQ kernel: the row's whole
+        # --sweep fits ~3 min); not timed: 64x128 without the hint (358 spill instructions in
+        # the example's dK/dV, 692 in the S^T form), 128x128 (560-1,109)
+        d, causal = p["d"], bool(p["causal"])
+        w8 = {"worker_warps": 8}
+        return [*default_variants(case, arch), _attention_bwd(d, causal, 64, 64),
+                _attention_bwd(d, causal, 128, 64, w8, "attention_bwd_dkdv_t"),
+                _attention_bwd(d, causal, 64, 128, w8, "attention_bwd_dkdv_t")]
     if k == "gemv":
         m = p["m"]
         if m == 1:

@@ -1,5 +1,6 @@
-"""The attention variants of benchmarks/kernels/attention.py match the NumPy reference on the
-interpreter (causal and not), as every variant the suite times must be correct."""
+"""The attention variants of benchmarks/kernels/attention.py (and the dK/dV variant of
+benchmarks/kernels/attention_bwd.py) match the NumPy reference on the interpreter (causal and
+not), as every variant the suite times must be correct."""
 
 from __future__ import annotations
 
@@ -40,3 +41,14 @@ def test_attention_variant_matches_reference(interpreter: None, name: str, causa
     out, *_ = kernel(out, q, k, v, 1 / math.sqrt(d), BN=bn, CAUSAL=causal).sync()
     got = out.unpartition().numpy().astype(np.float32)
     np.testing.assert_allclose(got, reference(*f, causal), atol=3e-2, rtol=3e-2)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize(("bm", "bn"), [(64, 32), (32, 64)])
+def test_attention_bwd_dkdv_t_matches_reference(interpreter: None, bm: int, bn: int,
+                                                causal: bool) -> None:
+    """The S^T form of the dK/dV kernel, in the example's chain in place of its own."""
+    ex = load_kernel_module(ROOT, "examples/attention_backward.py")
+    dkdv_t = load_kernel_module(ROOT, "benchmarks/kernels/attention_bwd.py").attention_bwd_dkdv_t
+    ex.check(2, 128, 32, bm, bn, causal,
+             kernels=(ex.attention_bwd_preprocess, dkdv_t, ex.attention_bwd_dq))

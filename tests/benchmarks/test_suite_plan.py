@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_plan_covers_every_row_of_benchmarks_md() -> None:
     plan = build_plan(quick=False)
-    assert {c.row for c in plan} == {*range(10), 11}  # row 10 (LLM decode) is not built yet
+    assert {c.row for c in plan} == {*range(10), 11, 12}  # row 10 (LLM decode) is not built yet
     shapes = {(c.kernel, c.shape, c.dtype) for c in plan}
     for e in (20, 28):
         for dt in ("f16", "f32"):
@@ -34,7 +34,7 @@ def test_plan_covers_every_row_of_benchmarks_md() -> None:
         for scaling in ("per-tensor", "1x128 blocks"):
             assert ("fp8_gemm", f"{s}^3 {scaling}", "f8e4m3") in shapes
     quick = build_plan(quick=True)
-    assert {c.row for c in quick} == {*range(10), 11} and len(quick) < len(plan)
+    assert {c.row for c in quick} == {*range(10), 11, 12} and len(quick) < len(plan)
 
 
 def test_only_keeps_the_ceilings_and_rejects_unknown_rows() -> None:
@@ -55,7 +55,7 @@ def test_every_case_has_cutile_and_a_peer() -> None:
         impls = {i for i, _ in dryrun.row_variants(case)}
         if case.row == 0:
             assert impls == {"ceiling"}
-        elif case.row in (1, 2, 3, 4, 5, 6, 7):
+        elif case.row in (1, 2, 3, 4, 5, 6, 7, 12):
             assert "cutile" in impls and "torch" in impls, case
         else:
             assert "cutile" in impls, case
@@ -123,6 +123,12 @@ def _fake_records() -> list[Record]:
             s=4096),
         rec(6, "attention", "(4,32,4096,128)", "torch", 560.0, "TFLOP/s", "bf16", "sdpa cudnn",
             s=4096),
+        rec(12, "attention_bwd", "(4,32,8192,128) causal", "cutile", 300.0, "TFLOP/s",
+            variant="BM=64 BN=64"),
+        rec(12, "attention_bwd", "(4,32,8192,128) causal", "torch", 400.0, "TFLOP/s",
+            variant="sdpa cudnn_attention backward"),
+        rec(12, "attention_bwd", "(4,32,8192,128) causal", "torch", 320.0, "TFLOP/s",
+            variant="sdpa flash_attention backward"),
         rec(8, "host_overhead", "tiny add, 10000 launches", "cutile", 2.5, "us/launch", "f32",
             "async"),
         rec(8, "host_overhead", "compile", "cutile", 400.0, "ms", "", "cold add"),
@@ -155,6 +161,8 @@ def test_targets_from_fake_records() -> None:
     assert checks[(9, "tiny add, 10000 launches", "checked vs unchecked")].met is None
     fp8 = checks[(11, "8192^3 1x128 blocks", "cutile / torch._scaled_mm")]
     assert fp8.value == pytest.approx(0.9) and fp8.met is False
+    bwd = checks[(12, "(4,32,8192,128) causal", "cutile / best torch SDPA backend (backward)")]
+    assert bwd.value == pytest.approx(300 / 400) and bwd.met is False
 
 
 def test_writers_round_trip(tmp_path: Path) -> None:
@@ -210,3 +218,29 @@ def test_every_plotted_row_has_a_title_and_fp8_a_doubled_ceiling() -> None:
     assert set(plots.PLOTTED_ROWS) <= set(plots.TITLES)
     cases = plan._fp8_gemm(quick=True) + plan._gemm(quick=True)
     assert {c.kernel: c.tf_scale for c in cases} == {"fp8_gemm": 2.0, "gemm": 1.0}
+
+
+def test_attention_backward_row() -> None:
+    """Row 12: both causal shapes even with --quick, FLOPs 2.5x the causal forward's, every SDPA
+    backend as a peer, no `ct.autotune` variant (it tunes one kernel; the row runs a chain of
+    three), and sweep variants with the worker_warps hint."""
+    from benchmarks.suite import plan, tuning
+
+    cases = build_plan(quick=True, only=["attention_bwd"])[2:]
+    assert [c.shape for c in cases] == ["(4,32,4096,128) causal", "(4,32,8192,128) causal"]
+    fwd = plan.Case(6, "attention", "", "bf16", flops=4 * 4 * 32 * 8192 ** 2 * 128 // 2)
+    assert cases[1].flops == 2.5 * fwd.flops and cases[1].row == 12
+    peers = {v for i, v in dryrun.row_variants(cases[1]) if i == "torch"}
+    assert peers == {f"sdpa {b} backward" for b in ("flash_attention", "efficient_attention",
+                                                    "cudnn_attention")}
+    tuning.set_sweep(True)
+    try:
+        vs = cutile_variants(cases[1])
+    finally:
+        tuning.set_sweep(False)
+    assert vs and all(v.kernel.startswith("attention_bwd_dkdv") and not v.tuned for v in vs)
+    assert any(v.hints.get("worker_warps") == 8 for v in vs) and len(vs) <= 7
+    assert {v.kernel for v in vs} == {"attention_bwd_dkdv", "attention_bwd_dkdv_t"}
+    for v in vs:
+        assert v.tile == (1, v.inferred["BN"], 128) and v.consts["CAUSAL"] is True
+    assert plots.TITLES[12] == "attention bwd" and 12 in plots.PLOTTED_ROWS
