@@ -1,0 +1,157 @@
+"""The engine: Qwen3 weights as cutile tensors, and a decode step that launches the kernels.
+
+One step takes a token id and its position and returns the logits of the next token. Every
+computation of the step is a cutile kernel; the host only orders the launches, and picks the
+next token from the logits (greedy, see README.md). Each launch is synced before the next one
+reads its output; capturing the step as one graph is the next slice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+import cutile as ct
+import kernels as k
+from config import Qwen3Config
+from weights import Layer, Weights
+
+F32 = NDArray[np.float32]
+DTYPES = {"float32": ct.f32, "bfloat16": ct.bf16}
+CACHE_TILE = 64  # cache rows per tile, in the append and attention kernels
+
+
+def pow2(n: int) -> int:
+    return 1 << (n - 1).bit_length()
+
+
+def launch(kernel: Any, out: ct.Tensor, tile: tuple[int, ...], *args: Any,
+           **consts: Any) -> ct.Tensor:
+    """Runs `kernel` with `out` split into `tile` slabs; returns `out`, written."""
+    done = kernel(out.partition(tile), *args, **consts).sync()
+    result: ct.Tensor = done[0].unpartition()
+    return result
+
+
+@dataclass
+class Matrix:
+    """A weight matrix (N, K) on the device, with the GEMV tile shape that suits it."""
+    w: ct.Tensor
+    n: int
+    bn: int
+    bk: int
+
+    @staticmethod
+    def of(a: F32, dtype: str) -> Matrix:
+        n, kk = a.shape
+        return Matrix(ct.from_numpy(a, dtype=DTYPES[dtype]), n, min(pow2(n), 64),
+                      min(pow2(kk), 128))
+
+
+@dataclass
+class DeviceLayer:
+    input_norm: ct.Tensor
+    qkv: Matrix  # q, k and v projections stacked: one GEMV
+    q_norm: ct.Tensor
+    k_norm: ct.Tensor
+    o: Matrix
+    post_norm: ct.Tensor
+    gate: Matrix
+    up: Matrix
+    down: Matrix
+
+
+def _device_layer(w: Layer, dtype: str) -> DeviceLayer:
+    def vec(a: F32) -> ct.Tensor:
+        return ct.from_numpy(np.ascontiguousarray(a, dtype=np.float32))
+
+    return DeviceLayer(vec(w.input_norm), Matrix.of(np.concatenate([w.q, w.k, w.v]), dtype),
+                       vec(w.q_norm), vec(w.k_norm), Matrix.of(w.o, dtype), vec(w.post_norm),
+                       Matrix.of(w.gate, dtype), Matrix.of(w.up, dtype), Matrix.of(w.down, dtype))
+
+
+class Qwen3:
+    """A Qwen3 model on the device, with a KV cache of `max_seq` positions."""
+
+    def __init__(self, cfg: Qwen3Config, weights: Weights, dtype: str = "float32") -> None:
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(DTYPES)}")
+        self.cfg, self.dtype = cfg, dtype
+        suffix = "bf16" if dtype == "bfloat16" else "f32"
+        self.k = {name: getattr(k, f"{name}_{suffix}")
+                  for name in ("embed", "gemv", "gemv_residual", "gate_up")}
+        self.embed = ct.from_numpy(weights.embed, dtype=DTYPES[dtype])
+        self.lm_head = (Matrix(self.embed, cfg.vocab_size, 64, min(pow2(cfg.hidden_size), 128))
+                        if cfg.tie_word_embeddings else Matrix.of(weights.lm_head, dtype))
+        self.layers = [_device_layer(w, dtype) for w in weights.layers]
+        self.norm = ct.from_numpy(weights.norm.astype(np.float32))
+        d = cfg.head_dim
+        self.inv_freq = ct.from_numpy(rope_inv_freq(cfg.rope_theta, d))
+        self.cache: list[tuple[ct.Tensor, ct.Tensor]] = []
+
+    def reset(self, max_seq: int) -> None:
+        """An empty KV cache for positions 0..max_seq-1."""
+        rows = -(-max_seq // CACHE_TILE) * CACHE_TILE
+        shape = (self.cfg.num_key_value_heads, rows, self.cfg.head_dim)
+        self.cache = [(ct.zeros(shape, ct.f32), ct.zeros(shape, ct.f32)) for _ in self.layers]
+
+    def step(self, token: int, pos: int) -> F32:
+        """Appends `token` at `pos` to the cache; returns the logits for position pos + 1."""
+        if not 0 <= token < self.cfg.vocab_size:
+            raise ValueError(f"token id {token} is outside the vocabulary (0..{self.cfg.vocab_size - 1})")
+        c = self.cfg
+        hp = pow2(c.hidden_size)
+        h = launch(self.k["embed"], ct.zeros((1, c.hidden_size), ct.f32), (1, hp),
+                   self.embed, token)
+        for i, layer in enumerate(self.layers):
+            h = self._attention_block(i, layer, h, pos)
+            h = self._mlp_block(layer, h)
+        x = launch(k.rms_norm, ct.zeros((1, c.hidden_size), ct.f32), (1, hp), h, self.norm,
+                   c.rms_norm_eps, H=c.hidden_size)
+        logits = self._gemv(self.lm_head, x)
+        out: F32 = logits.numpy()[0]
+        return out
+
+    def _gemv(self, m: Matrix, x: ct.Tensor, res: ct.Tensor | None = None) -> ct.Tensor:
+        y = ct.zeros((1, m.n), ct.f32)
+        if res is None:
+            return launch(self.k["gemv"], y, (1, m.bn), x, m.w, BK=m.bk)
+        return launch(self.k["gemv_residual"], y, (1, m.bn), res, x, m.w, BK=m.bk)
+
+    def _norm(self, h: ct.Tensor, w: ct.Tensor) -> ct.Tensor:
+        c = self.cfg
+        return launch(k.rms_norm, ct.zeros((1, c.hidden_size), ct.f32),
+                      (1, pow2(c.hidden_size)), h, w, c.rms_norm_eps, H=c.hidden_size)
+
+    def _attention_block(self, i: int, layer: DeviceLayer, h: ct.Tensor, pos: int) -> ct.Tensor:
+        c, d = self.cfg, self.cfg.head_dim
+        nh, nkv = c.num_attention_heads, c.num_key_value_heads
+        qkv = self._gemv(layer.qkv, self._norm(h, layer.input_norm)).reshape((nh + 2 * nkv, d))
+        qk = launch(k.qk_norm_rope, ct.zeros((nh + nkv, d), ct.f32), (1, d), qkv, layer.q_norm,
+                    layer.k_norm, self.inv_freq, pos, c.rms_norm_eps, NH=nh)
+        kc, vc = self.cache[i]
+        tile = (1, CACHE_TILE, d)
+        kc_p, vc_p, *_ = k.kv_append(kc.partition(tile), vc.partition(tile), qk, qkv, pos,
+                                     NH=nh, NKV=nkv).sync()
+        kc, vc = kc_p.unpartition(), vc_p.unpartition()
+        self.cache[i] = (kc, vc)
+        attn = launch(k.decode_attention, ct.zeros((nh, d), ct.f32), (1, d), qk, kc, vc, pos,
+                      d ** -0.5, G=c.group, BN=CACHE_TILE)
+        return self._gemv(layer.o, attn.reshape((1, nh * d)), res=h)
+
+    def _mlp_block(self, layer: DeviceLayer, h: ct.Tensor) -> ct.Tensor:
+        x = self._norm(h, layer.post_norm)
+        m = layer.gate
+        act = launch(self.k["gate_up"], ct.zeros((1, m.n), ct.f32), (1, m.bn), x, m.w,
+                     layer.up.w, BK=m.bk)
+        return self._gemv(layer.down, act, res=h)
+
+
+def rope_inv_freq(theta: float, d: int) -> F32:
+    """RoPE's inverse frequencies, computed in float32 as transformers does."""
+    exponents = np.arange(0, d, 2, dtype=np.int64).astype(np.float32) / np.float32(d)
+    out: F32 = (np.float32(1.0) / (np.float32(theta) ** exponents)).astype(np.float32)
+    return out
