@@ -42,10 +42,10 @@ def random_tensors(cfg: dict[str, Any], seed: int) -> dict[str, A]:
               p + "self_attn.q_proj.weight": mat(nh * d, h),
               p + "self_attn.k_proj.weight": mat(nkv * d, h),
               p + "self_attn.v_proj.weight": mat(nkv * d, h),
-              p + "self_attn.o_proj.weight": mat(h, nh * d),
+              p + "self_attn.o_proj.weight": mat(h, nh * d) * 4.0,
               p + "self_attn.q_norm.weight": norm(d), p + "self_attn.k_norm.weight": norm(d),
               p + "mlp.gate_proj.weight": mat(inter, h), p + "mlp.up_proj.weight": mat(inter, h),
-              p + "mlp.down_proj.weight": mat(h, inter)}
+              p + "mlp.down_proj.weight": mat(h, inter) * 4.0}
     if not cfg["tie_word_embeddings"]:
         t["lm_head.weight"] = mat(v, h) * 4.0
     return t

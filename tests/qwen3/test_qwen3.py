@@ -1,0 +1,160 @@
+"""The Qwen3 engine (examples/qwen3) against a NumPy reference on tiny seeded checkpoints, and
+(GPU machine, with torch and transformers) against transformers' greedy generate."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE = ROOT / "examples" / "qwen3"
+sys.path[:0] = [str(ENGINE), str(Path(__file__).parent)]
+
+import checkpoint  # noqa: E402
+import reference  # noqa: E402
+from config import ConfigError, load_config, parse_config  # noqa: E402
+from generate import generate  # noqa: E402
+from model import Qwen3  # noqa: E402
+from weights import WeightsError, load_weights  # noqa: E402
+
+from cutile.compiler import check_source  # noqa: E402
+
+PROMPT = [3, 141, 59, 996]
+NEW = 32
+# (tie_word_embeddings, shards, stored dtype, engine dtype, config changes)
+CASES = {
+    "untied-single-f32": (False, 1, "F32", "float32", {}),
+    "tied-sharded-bf16": (True, 3, "BF16", "float32",
+                          {"hidden_size": 96, "intermediate_size": 160, "vocab_size": 997}),
+    "tied-single-f32-as-bf16": (True, 1, "F32", "bfloat16", {"rope_theta": 1e6}),
+    "untied-sharded-bf16-as-bf16": (False, 2, "BF16", "bfloat16", {}),
+}
+
+
+def _make(root: Path, tied: bool, shards: int, stored: str,
+          changes: dict[str, Any]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    cfg = {**checkpoint.TINY, "tie_word_embeddings": tied, **changes}
+    tensors = checkpoint.write(root, cfg, checkpoint.random_tensors(cfg, seed=sum(map(ord, root.name)) % 97),
+                               stored, shards)
+    return cfg, tensors
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_greedy_tokens_match_reference(tmp_path: Path, case: str) -> None:
+    tied, shards, stored, dtype, changes = CASES[case]
+    cfg, tensors = _make(tmp_path / case, tied, shards, stored, changes)
+    if dtype == "bfloat16":  # the engine's matrices are bf16: the reference gets the same values
+        tensors = {n: checkpoint.bf16_round(a) if a.ndim == 2 else a for n, a in tensors.items()}
+    c = load_config(tmp_path / case)
+    engine = Qwen3(c, load_weights(tmp_path / case, c), dtype)
+    got = generate(engine, PROMPT, NEW).tokens
+    assert got == reference.greedy(cfg, tensors, PROMPT, NEW)
+    assert len(set(got)) > 2  # the walk visits several tokens, not one repeated
+
+
+def test_cli_prints_json(tmp_path: Path) -> None:
+    _make(tmp_path, False, 1, "F32", {})
+    env = {**os.environ, "CUTILE_BACKEND": os.environ.get("CUTILE_BACKEND", "interpreter")}
+    done = subprocess.run([sys.executable, str(ENGINE / "generate.py"), "--model", str(tmp_path),
+                           "--prompt-ids", "1,2,3", "--max-new-tokens", "3", "--json"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert set(out) == {"tokens", "prefill_s", "decode_tokens_per_s", "backend"}
+    assert len(out["tokens"]) == 3 and out["backend"] == env["CUTILE_BACKEND"]
+    assert out["prefill_s"] > 0 and out["decode_tokens_per_s"] > 0
+
+
+def test_cli_reports_a_bad_token(tmp_path: Path) -> None:
+    _make(tmp_path, True, 1, "F32", {})
+    done = subprocess.run([sys.executable, str(ENGINE / "generate.py"), "--model", str(tmp_path),
+                           "--prompt-ids", "1,1000", "--max-new-tokens", "1"],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "CUTILE_BACKEND": "interpreter"})
+    assert done.returncode == 2
+    assert "token id 1000 is outside the vocabulary (0..999)" in done.stderr
+
+
+def test_config_reads_hf_keys_and_defaults() -> None:
+    c = parse_config({**checkpoint.TINY, "head_dim": None, "num_key_value_heads": None})
+    assert (c.head_dim, c.num_key_value_heads, c.group) == (128, 4, 1)  # HF's defaults
+    v5 = {k: v for k, v in checkpoint.TINY.items() if k not in ("rope_theta", "torch_dtype")}
+    c = parse_config({**v5, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6},
+                      "dtype": "bfloat16"})
+    assert (c.rope_theta, c.torch_dtype, c.tie_word_embeddings) == (1e6, "bfloat16", False)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"hidden_size": None}, "'hidden_size' is missing"),
+    ({"num_attention_heads": 0}, "'num_attention_heads' must be a positive integer, not 0"),
+    ({"num_key_value_heads": 3}, "= 3 does not divide num_attention_heads = 4"),
+    ({"head_dim": 48}, "'head_dim' = 48: this engine needs a power of two"),
+    ({"rms_norm_eps": "x"}, "'rms_norm_eps' must be a positive number, not 'x'"),
+    ({"tie_word_embeddings": 1}, "'tie_word_embeddings' must be true or false, not 1"),
+    ({"torch_dtype": "int8"}, "'torch_dtype' is 'int8'; expected one of"),
+    ({"rope_scaling": {"rope_type": "yarn"}}, "rope_type 'yarn' is not supported"),
+    ({"attention_bias": True}, "'attention_bias' is true"),
+])
+def test_config_errors_say_what_is_wrong(change: dict[str, Any], words: str) -> None:
+    raw = {k: v for k, v in {**checkpoint.TINY, **change}.items() if v is not None}
+    with pytest.raises(ConfigError, match="cfg.json: ") as e:
+        parse_config(raw, "cfg.json")
+    assert words in str(e.value)
+
+
+def test_weights_errors_name_the_tensor(tmp_path: Path) -> None:
+    cfg, _ = _make(tmp_path, False, 1, "F32", {})
+    with pytest.raises(WeightsError, match=r"'model.embed_tokens.weight' has shape \(1000, 64\); "
+                       r"config.json asks for \(1001, 64\)"):
+        load_weights(tmp_path, parse_config({**cfg, "vocab_size": 1001}))
+    (tmp_path / "model.safetensors").unlink()
+    with pytest.raises(WeightsError, match="neither model.safetensors nor"):
+        load_weights(tmp_path, parse_config(cfg))
+
+
+def test_engine_checks_clean() -> None:
+    for path in sorted(ENGINE.glob("*.py")):
+        assert check_source(path.read_text(), str(path)) == [], path.name
+
+
+# -- on the GPU machine: the same weights in transformers --------------------------------------
+def _hf_model(cfg: dict[str, Any], seed: int) -> Any:
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    keys = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+            "num_key_value_heads", "head_dim", "vocab_size", "rms_norm_eps", "rope_theta",
+            "tie_word_embeddings", "max_position_embeddings")
+    model = transformers.Qwen3ForCausalLM(transformers.Qwen3Config(
+        **{k: cfg[k] for k in keys}, torch_dtype="float32")).eval()
+    tensors = checkpoint.random_tensors(cfg, seed)
+    if cfg["tie_word_embeddings"]:
+        tensors["lm_head.weight"] = tensors["model.embed_tokens.weight"]
+    model.load_state_dict({n: torch.from_numpy(a.astype(np.float32)) for n, a in tensors.items()})
+    return model
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", ["tiny-untied", "tiny-tied", "0.6B"])
+def test_greedy_tokens_match_transformers(tmp_path: Path, shape: str) -> None:
+    torch = pytest.importorskip("torch")
+    cfg = {**checkpoint.TINY, "tie_word_embeddings": shape == "tiny-tied"}
+    if shape == "0.6B":
+        cfg |= {"hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
+                "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+                "vocab_size": 151936, "rope_theta": 1e6, "tie_word_embeddings": True,
+                "max_position_embeddings": 40960}
+    model = _hf_model(cfg, seed=7)
+    model.save_pretrained(tmp_path, safe_serialization=True)
+    with torch.no_grad():
+        out = model.generate(torch.tensor([PROMPT]), attention_mask=torch.ones(1, len(PROMPT)),
+                             max_new_tokens=NEW, min_new_tokens=NEW, do_sample=False)
+    want = out[0, len(PROMPT):].tolist()
+    c = load_config(tmp_path)
+    assert generate(Qwen3(c, load_weights(tmp_path, c)), PROMPT, NEW).tokens == want
