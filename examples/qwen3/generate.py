@@ -16,11 +16,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-
-import cutile as ct
 from config import ConfigError, load_config
 from model import DTYPES, Qwen3
 from weights import WeightsError, load_weights
+
+import cutile as ct
 
 
 @dataclass

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kernels as k
 import numpy as np
+from config import Qwen3Config
 from numpy.typing import NDArray
+from weights import Layer, Weights
 
 import cutile as ct
-import kernels as k
-from config import Qwen3Config
-from weights import Layer, Weights
 
 F32 = NDArray[np.float32]
 DTYPES = {"float32": ct.f32, "bfloat16": ct.bf16}
@@ -76,10 +76,11 @@ def _device_layer(w: Layer, dtype: str) -> DeviceLayer:
 class Qwen3:
     """A Qwen3 model on the device, with a KV cache of `max_seq` positions."""
 
-    def __init__(self, cfg: Qwen3Config, weights: Weights, dtype: str = "float32") -> None:
+    def __init__(self, cfg: Qwen3Config, weights: Weights, dtype: str = "float32",
+                 cache_tile: int = CACHE_TILE) -> None:
         if dtype not in DTYPES:
             raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(DTYPES)}")
-        self.cfg, self.dtype = cfg, dtype
+        self.cfg, self.dtype, self.cache_tile = cfg, dtype, cache_tile
         suffix = "bf16" if dtype == "bfloat16" else "f32"
         self.k = {name: getattr(k, f"{name}_{suffix}")
                   for name in ("embed", "gemv", "gemv_residual", "gate_up")}
@@ -94,14 +95,15 @@ class Qwen3:
 
     def reset(self, max_seq: int) -> None:
         """An empty KV cache for positions 0..max_seq-1."""
-        rows = -(-max_seq // CACHE_TILE) * CACHE_TILE
+        rows = -(-max_seq // self.cache_tile) * self.cache_tile
         shape = (self.cfg.num_key_value_heads, rows, self.cfg.head_dim)
         self.cache = [(ct.zeros(shape, ct.f32), ct.zeros(shape, ct.f32)) for _ in self.layers]
 
     def step(self, token: int, pos: int) -> F32:
         """Appends `token` at `pos` to the cache; returns the logits for position pos + 1."""
         if not 0 <= token < self.cfg.vocab_size:
-            raise ValueError(f"token id {token} is outside the vocabulary (0..{self.cfg.vocab_size - 1})")
+            raise ValueError(f"token id {token} is outside the vocabulary "
+                             f"(0..{self.cfg.vocab_size - 1})")
         c = self.cfg
         hp = pow2(c.hidden_size)
         h = launch(self.k["embed"], ct.zeros((1, c.hidden_size), ct.f32), (1, hp),
@@ -133,13 +135,13 @@ class Qwen3:
         qk = launch(k.qk_norm_rope, ct.zeros((nh + nkv, d), ct.f32), (1, d), qkv, layer.q_norm,
                     layer.k_norm, self.inv_freq, pos, c.rms_norm_eps, NH=nh)
         kc, vc = self.cache[i]
-        tile = (1, CACHE_TILE, d)
+        tile = (1, self.cache_tile, d)
         kc_p, vc_p, *_ = k.kv_append(kc.partition(tile), vc.partition(tile), qk, qkv, pos,
                                      NH=nh, NKV=nkv).sync()
         kc, vc = kc_p.unpartition(), vc_p.unpartition()
         self.cache[i] = (kc, vc)
         attn = launch(k.decode_attention, ct.zeros((nh, d), ct.f32), (1, d), qk, kc, vc, pos,
-                      d ** -0.5, G=c.group, BN=CACHE_TILE)
+                      d ** -0.5, G=c.group, BN=self.cache_tile)
         return self._gemv(layer.o, attn.reshape((1, nh * d)), res=h)
 
     def _mlp_block(self, layer: DeviceLayer, h: ct.Tensor) -> ct.Tensor:

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from config import Qwen3Config
 from numpy.typing import NDArray
 from safetensors import safe_open
-
-from config import Qwen3Config
 
 F32 = NDArray[np.float32]
 
@@ -51,7 +50,7 @@ class Weights:
 
 def load_weights(model_dir: str | Path, cfg: Qwen3Config) -> Weights:
     tensors = read_safetensors(Path(model_dir))
-    take = _Taker(tensors, cfg)
+    take = _Taker(tensors)
     embed = take("model.embed_tokens.weight", (cfg.vocab_size, cfg.hidden_size))
     layers = [_layer(take, cfg, i) for i in range(cfg.num_hidden_layers)]
     norm = take("model.norm.weight", (cfg.hidden_size,))
@@ -81,7 +80,7 @@ def _layer(take: _Taker, cfg: Qwen3Config, i: int) -> Layer:
 class _Taker:
     """Looks a tensor up by name and checks its shape against the config."""
 
-    def __init__(self, tensors: dict[str, F32], cfg: Qwen3Config) -> None:
+    def __init__(self, tensors: dict[str, F32]) -> None:
         self.tensors = tensors
 
     def __call__(self, name: str, shape: tuple[int, ...]) -> F32:
@@ -98,7 +97,7 @@ def read_safetensors(model_dir: Path) -> dict[str, F32]:
     out: dict[str, F32] = {}
     for path in _files(model_dir):
         with safe_open(str(path), framework="np") as f:
-            for name in f.keys():
+            for name in f.keys():  # noqa: SIM118 (a safe_open handle is not iterable)
                 dtype = f.get_slice(name).get_dtype()
                 if dtype == "BF16":
                     out[name] = _bf16(path, name)

@@ -28,32 +28,33 @@ from cutile.compiler import check_source  # noqa: E402
 
 PROMPT = [3, 141, 59, 996]
 NEW = 32
-# (tie_word_embeddings, shards, stored dtype, engine dtype, config changes)
+# (tie_word_embeddings, shards, stored dtype, engine dtype, KV-cache tile, config changes);
+# a cache tile of 16 makes the 36 positions span three tiles of the append and attention loops
 CASES = {
-    "untied-single-f32": (False, 1, "F32", "float32", {}),
-    "tied-sharded-bf16": (True, 3, "BF16", "float32",
+    "untied-single-f32": (False, 1, "F32", "float32", 64, {}),
+    "tied-sharded-bf16": (True, 3, "BF16", "float32", 16,
                           {"hidden_size": 96, "intermediate_size": 160, "vocab_size": 997}),
-    "tied-single-f32-as-bf16": (True, 1, "F32", "bfloat16", {"rope_theta": 1e6}),
-    "untied-sharded-bf16-as-bf16": (False, 2, "BF16", "bfloat16", {}),
+    "tied-single-f32-as-bf16": (True, 1, "F32", "bfloat16", 64, {"rope_theta": 1e6}),
+    "untied-sharded-bf16-as-bf16": (False, 2, "BF16", "bfloat16", 16, {}),
 }
 
 
 def _make(root: Path, tied: bool, shards: int, stored: str,
           changes: dict[str, Any]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     cfg = {**checkpoint.TINY, "tie_word_embeddings": tied, **changes}
-    tensors = checkpoint.write(root, cfg, checkpoint.random_tensors(cfg, seed=sum(map(ord, root.name)) % 97),
-                               stored, shards)
+    seed = sum(map(ord, root.name)) % 97
+    tensors = checkpoint.write(root, cfg, checkpoint.random_tensors(cfg, seed), stored, shards)
     return cfg, tensors
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_greedy_tokens_match_reference(tmp_path: Path, case: str) -> None:
-    tied, shards, stored, dtype, changes = CASES[case]
+    tied, shards, stored, dtype, cache_tile, changes = CASES[case]
     cfg, tensors = _make(tmp_path / case, tied, shards, stored, changes)
     if dtype == "bfloat16":  # the engine's matrices are bf16: the reference gets the same values
         tensors = {n: checkpoint.bf16_round(a) if a.ndim == 2 else a for n, a in tensors.items()}
     c = load_config(tmp_path / case)
-    engine = Qwen3(c, load_weights(tmp_path / case, c), dtype)
+    engine = Qwen3(c, load_weights(tmp_path / case, c), dtype, cache_tile)
     got = generate(engine, PROMPT, NEW).tokens
     assert got == reference.greedy(cfg, tensors, PROMPT, NEW)
     assert len(set(got)) > 2  # the walk visits several tokens, not one repeated
@@ -104,7 +105,7 @@ def test_config_reads_hf_keys_and_defaults() -> None:
 ])
 def test_config_errors_say_what_is_wrong(change: dict[str, Any], words: str) -> None:
     raw = {k: v for k, v in {**checkpoint.TINY, **change}.items() if v is not None}
-    with pytest.raises(ConfigError, match="cfg.json: ") as e:
+    with pytest.raises(ConfigError, match=r"cfg\.json: ") as e:
         parse_config(raw, "cfg.json")
     assert words in str(e.value)
 
@@ -115,7 +116,7 @@ def test_weights_errors_name_the_tensor(tmp_path: Path) -> None:
                        r"config.json asks for \(1001, 64\)"):
         load_weights(tmp_path, parse_config({**cfg, "vocab_size": 1001}))
     (tmp_path / "model.safetensors").unlink()
-    with pytest.raises(WeightsError, match="neither model.safetensors nor"):
+    with pytest.raises(WeightsError, match=r"neither model\.safetensors nor"):
         load_weights(tmp_path, parse_config(cfg))
 
 
