@@ -28,12 +28,14 @@ def pow2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
-def launch(kernel: Any, out: ct.Tensor, tile: tuple[int, ...], *args: Any,
-           **consts: Any) -> ct.Tensor:
-    """Runs `kernel` with `out` split into `tile` slabs; returns `out`, written."""
-    done = kernel(out.partition(tile), *args, **consts).sync()
-    result: ct.Tensor = done[0].unpartition()
-    return result
+def launch(kernel: Any, out: ct.Tensor | tuple[ct.Tensor, ...], tile: tuple[int, ...],
+           *args: Any, **consts: Any) -> Any:
+    """Runs `kernel` with each output split into `tile` slabs (its `Mut` arguments, first);
+    returns the outputs, written (a tuple when `out` is one)."""
+    outs = out if isinstance(out, tuple) else (out,)
+    done = kernel(*(o.partition(tile) for o in outs), *args, **consts).sync()
+    written = tuple(p.unpartition() for p in done[:len(outs)])
+    return written if isinstance(out, tuple) else written[0]
 
 
 @dataclass
@@ -134,11 +136,8 @@ class Qwen3:
         qkv = self._gemv(layer.qkv, self._norm(h, layer.input_norm)).reshape((nh + 2 * nkv, d))
         qk = launch(k.qk_norm_rope, ct.zeros((nh + nkv, d), ct.f32), (1, d), qkv, layer.q_norm,
                     layer.k_norm, self.inv_freq, pos, c.rms_norm_eps, NH=nh)
-        kc, vc = self.cache[i]
-        tile = (1, self.cache_tile, d)
-        kc_p, vc_p, *_ = k.kv_append(kc.partition(tile), vc.partition(tile), qk, qkv, pos,
-                                     NH=nh, NKV=nkv).sync()
-        kc, vc = kc_p.unpartition(), vc_p.unpartition()
+        kc, vc = launch(k.kv_append, self.cache[i], (1, self.cache_tile, d), qk, qkv, pos,
+                        NH=nh, NKV=nkv)
         self.cache[i] = (kc, vc)
         attn = launch(k.decode_attention, ct.zeros((nh, d), ct.f32), (1, d), qk, kc, vc, pos,
                       d ** -0.5, G=c.group, BN=self.cache_tile)

@@ -18,6 +18,7 @@ ENGINE = ROOT / "examples" / "qwen3"
 sys.path[:0] = [str(ENGINE), str(Path(__file__).parent)]
 
 import checkpoint  # noqa: E402
+import model  # noqa: E402
 import reference  # noqa: E402
 from config import ConfigError, load_config, parse_config  # noqa: E402
 from generate import generate  # noqa: E402
@@ -125,6 +126,35 @@ def test_engine_checks_clean() -> None:
         assert check_source(path.read_text(), str(path)) == [], path.name
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: object,
+                                                    dtype: str, monkeypatch: Any) -> None:
+    """One step with each launch replaced by `kernel.compile(arch="sm_90")` on metadata-only
+    stand-ins: every kernel, with the engine's own shapes and Consts, lowers and assembles."""
+    import cutile as ct
+
+    names: list[str] = []
+
+    def compile_only(kernel: Any, out: Any, tile: tuple[int, ...], *args: Any,
+                     **consts: Any) -> Any:
+        outs = out if isinstance(out, tuple) else (out,)
+        mut = (ct.meta(o.shape, o.dtype).partition(tile) for o in outs)
+        assert kernel.compile(*mut, *args, arch="sm_90", **consts).cubin
+        names.append(kernel.__name__)
+        return out
+
+    _make(tmp_path, True, 1, "F32", {"hidden_size": 96, "vocab_size": 997})
+    monkeypatch.setattr(model, "launch", compile_only)
+    c = load_config(tmp_path)
+    engine = Qwen3(c, load_weights(tmp_path, c), dtype)
+    engine.reset(8)
+    engine.step(1, 0)
+    suffix = "bf16" if dtype == "bfloat16" else "f32"
+    assert set(names) == {"rms_norm", "qk_norm_rope", "kv_append", "decode_attention",
+                                  *(f"{n}_{suffix}" for n in ("embed", "gemv", "gemv_residual",
+                                                              "gate_up"))}
+
+
 # -- on the GPU machine: the same weights in transformers --------------------------------------
 def _hf_model(cfg: dict[str, Any], seed: int) -> Any:
     torch = pytest.importorskip("torch")
@@ -132,30 +162,53 @@ def _hf_model(cfg: dict[str, Any], seed: int) -> Any:
     keys = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
             "num_key_value_heads", "head_dim", "vocab_size", "rms_norm_eps", "rope_theta",
             "tie_word_embeddings", "max_position_embeddings")
-    model = transformers.Qwen3ForCausalLM(transformers.Qwen3Config(
-        **{k: cfg[k] for k in keys}, torch_dtype="float32")).eval()
+    hf = transformers.Qwen3ForCausalLM(transformers.Qwen3Config(
+        **{k: cfg[k] for k in keys})).float().eval()
     tensors = checkpoint.random_tensors(cfg, seed)
     if cfg["tie_word_embeddings"]:
         tensors["lm_head.weight"] = tensors["model.embed_tokens.weight"]
-    model.load_state_dict({n: torch.from_numpy(a.astype(np.float32)) for n, a in tensors.items()})
-    return model
+    hf.load_state_dict({n: torch.from_numpy(a.astype(np.float32)) for n, a in tensors.items()})
+    return hf
+
+
+def _shape(name: str) -> dict[str, Any]:
+    cfg = {**checkpoint.TINY, "tie_word_embeddings": name == "tiny-tied"}
+    if name == "0.6B":  # Qwen3-0.6B's config.json, with seeded random weights
+        cfg |= {"hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
+                "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+                "vocab_size": 151936, "rope_theta": 1e6, "tie_word_embeddings": True,
+                "max_position_embeddings": 40960}
+    return cfg
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", ["tiny-untied", "tiny-tied", "0.6B"])
 def test_greedy_tokens_match_transformers(tmp_path: Path, shape: str) -> None:
     torch = pytest.importorskip("torch")
-    cfg = {**checkpoint.TINY, "tie_word_embeddings": shape == "tiny-tied"}
-    if shape == "0.6B":
-        cfg |= {"hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
-                "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
-                "vocab_size": 151936, "rope_theta": 1e6, "tie_word_embeddings": True,
-                "max_position_embeddings": 40960}
-    model = _hf_model(cfg, seed=7)
-    model.save_pretrained(tmp_path, safe_serialization=True)
+    hf = _hf_model(_shape(shape), seed=7)
+    hf.save_pretrained(tmp_path)
     with torch.no_grad():
-        out = model.generate(torch.tensor([PROMPT]), attention_mask=torch.ones(1, len(PROMPT)),
-                             max_new_tokens=NEW, min_new_tokens=NEW, do_sample=False)
+        out = hf.generate(torch.tensor([PROMPT]), attention_mask=torch.ones(1, len(PROMPT)),
+                          max_new_tokens=NEW, min_new_tokens=NEW, do_sample=False)
     want = out[0, len(PROMPT):].tolist()
     c = load_config(tmp_path)
     assert generate(Qwen3(c, load_weights(tmp_path, c)), PROMPT, NEW).tokens == want
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", ["tiny-untied", "0.6B"])
+def test_bf16_logits_near_transformers(tmp_path: Path, shape: str) -> None:
+    """A BF16 checkpoint: transformers computes in bf16, the engine reads the same bf16
+    weights and computes in float32, so the prompt's last logits agree to bf16 accuracy."""
+    torch = pytest.importorskip("torch")
+    hf = _hf_model(_shape(shape), seed=7).to(torch.bfloat16)
+    hf.save_pretrained(tmp_path)
+    with torch.no_grad():
+        want = hf(torch.tensor([PROMPT])).logits[0, -1].float().numpy()
+    c = load_config(tmp_path)
+    engine = Qwen3(c, load_weights(tmp_path, c), "bfloat16")
+    engine.reset(len(PROMPT))
+    for pos, tok in enumerate(PROMPT):
+        got = engine.step(tok, pos)
+    err = np.abs(got - want).max() / np.abs(want).max()
+    assert err < 0.03, f"max logit error {err:.4f} of the largest logit"
