@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = load_config(args.model)
         model = Qwen3(cfg, load_weights(args.model, cfg), args.dtype)
+        model.reset(1)
+        model.step(prompt[0], 0)  # compiles every kernel, so the timings below exclude the JIT
         result = generate(model, prompt, args.max_new_tokens)
     except (ConfigError, WeightsError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
