@@ -47,10 +47,13 @@ class Matrix:
     bk: int
 
     @staticmethod
+    def on_device(w: ct.Tensor) -> Matrix:
+        n, kk = w.shape
+        return Matrix(w, n, min(pow2(n), 64), min(pow2(kk), 128))
+
+    @staticmethod
     def of(a: F32, dtype: str) -> Matrix:
-        n, kk = a.shape
-        return Matrix(ct.from_numpy(a, dtype=DTYPES[dtype]), n, min(pow2(n), 64),
-                      min(pow2(kk), 128))
+        return Matrix.on_device(ct.from_numpy(a, dtype=DTYPES[dtype]))
 
 
 @dataclass
@@ -84,21 +87,21 @@ class Qwen3:
             raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(DTYPES)}")
         self.cfg, self.dtype, self.cache_tile = cfg, dtype, cache_tile
         suffix = "bf16" if dtype == "bfloat16" else "f32"
-        self.k = {name: getattr(k, f"{name}_{suffix}")
+        self.kern = {name: getattr(k, f"{name}_{suffix}")
                   for name in ("embed", "gemv", "gemv_residual", "gate_up")}
         self.embed = ct.from_numpy(weights.embed, dtype=DTYPES[dtype])
-        self.lm_head = (Matrix(self.embed, cfg.vocab_size, 64, min(pow2(cfg.hidden_size), 128))
-                        if cfg.tie_word_embeddings else Matrix.of(weights.lm_head, dtype))
+        self.lm_head = (Matrix.on_device(self.embed) if cfg.tie_word_embeddings
+                        else Matrix.of(weights.lm_head, dtype))
         self.layers = [_device_layer(w, dtype) for w in weights.layers]
         self.norm = ct.from_numpy(weights.norm.astype(np.float32))
-        d = cfg.head_dim
-        self.inv_freq = ct.from_numpy(rope_inv_freq(cfg.rope_theta, d))
+        self.inv_freq = ct.from_numpy(rope_inv_freq(cfg.rope_theta, cfg.head_dim))
         self.cache: list[tuple[ct.Tensor, ct.Tensor]] = []
+        self.cache_rows = 0
 
     def reset(self, max_seq: int) -> None:
         """An empty KV cache for positions 0..max_seq-1."""
-        rows = -(-max_seq // self.cache_tile) * self.cache_tile
-        shape = (self.cfg.num_key_value_heads, rows, self.cfg.head_dim)
+        self.cache_rows = -(-max_seq // self.cache_tile) * self.cache_tile
+        shape = (self.cfg.num_key_value_heads, self.cache_rows, self.cfg.head_dim)
         self.cache = [(ct.zeros(shape, ct.f32), ct.zeros(shape, ct.f32)) for _ in self.layers]
 
     def step(self, token: int, pos: int) -> F32:
@@ -106,24 +109,24 @@ class Qwen3:
         if not 0 <= token < self.cfg.vocab_size:
             raise ValueError(f"token id {token} is outside the vocabulary "
                              f"(0..{self.cfg.vocab_size - 1})")
-        c = self.cfg
-        hp = pow2(c.hidden_size)
-        h = launch(self.k["embed"], ct.zeros((1, c.hidden_size), ct.f32), (1, hp),
+        if not 0 <= pos < self.cache_rows:  # the append would match no row: say so instead
+            raise ValueError(f"position {pos} is outside the KV cache (0..{self.cache_rows - 1})"
+                             "; call reset(max_seq) with room for it")
+        hidden = self.cfg.hidden_size
+        h = launch(self.kern["embed"], ct.zeros((1, hidden), ct.f32), (1, pow2(hidden)),
                    self.embed, token)
         for i, layer in enumerate(self.layers):
             h = self._attention_block(i, layer, h, pos)
             h = self._mlp_block(layer, h)
-        x = launch(k.rms_norm, ct.zeros((1, c.hidden_size), ct.f32), (1, hp), h, self.norm,
-                   c.rms_norm_eps, H=c.hidden_size)
-        logits = self._gemv(self.lm_head, x)
+        logits = self._gemv(self.lm_head, self._norm(h, self.norm))
         out: F32 = logits.numpy()[0]
         return out
 
     def _gemv(self, m: Matrix, x: ct.Tensor, res: ct.Tensor | None = None) -> ct.Tensor:
         y = ct.zeros((1, m.n), ct.f32)
         if res is None:
-            return launch(self.k["gemv"], y, (1, m.bn), x, m.w, BK=m.bk)
-        return launch(self.k["gemv_residual"], y, (1, m.bn), res, x, m.w, BK=m.bk)
+            return launch(self.kern["gemv"], y, (1, m.bn), x, m.w, BK=m.bk)
+        return launch(self.kern["gemv_residual"], y, (1, m.bn), res, x, m.w, BK=m.bk)
 
     def _norm(self, h: ct.Tensor, w: ct.Tensor) -> ct.Tensor:
         c = self.cfg
@@ -146,7 +149,7 @@ class Qwen3:
     def _mlp_block(self, layer: DeviceLayer, h: ct.Tensor) -> ct.Tensor:
         x = self._norm(h, layer.post_norm)
         m = layer.gate
-        act = launch(self.k["gate_up"], ct.zeros((1, m.n), ct.f32), (1, m.bn), x, m.w,
+        act = launch(self.kern["gate_up"], ct.zeros((1, m.n), ct.f32), (1, m.bn), x, m.w,
                      layer.up.w, BK=m.bk)
         return self._gemv(layer.down, act, res=h)
 

@@ -84,6 +84,15 @@ def test_cli_reports_a_bad_token(tmp_path: Path) -> None:
     assert "token id 1000 is outside the vocabulary (0..999)" in done.stderr
 
 
+def test_a_position_past_the_cache_is_an_error(tmp_path: Path) -> None:
+    _make(tmp_path, False, 1, "F32", {})
+    c = load_config(tmp_path)
+    engine = Qwen3(c, load_weights(tmp_path, c), cache_tile=16)
+    engine.reset(10)
+    with pytest.raises(ValueError, match=r"position 16 is outside the KV cache \(0\.\.15\)"):
+        engine.step(1, 16)
+
+
 def test_config_reads_hf_keys_and_defaults() -> None:
     c = parse_config({**checkpoint.TINY, "head_dim": None, "num_key_value_heads": None})
     assert (c.head_dim, c.num_key_value_heads, c.group) == (128, 4, 1)  # HF's defaults
