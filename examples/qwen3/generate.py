@@ -15,7 +15,6 @@ import sys
 import time
 from dataclasses import dataclass
 
-import numpy as np
 from config import ConfigError, load_config
 from model import DTYPES, Qwen3
 from weights import WeightsError, load_weights
@@ -38,12 +37,13 @@ def generate(model: Qwen3, prompt: list[int], max_new_tokens: int) -> Result:
     t0 = time.perf_counter()
     for pos, tok in enumerate(prompt):
         logits = model.step(tok, pos)
+    token = model.next_token(logits)  # stays on the device as the next step's input
+    tokens = [int(token.numpy()[0])]
     prefill_s = time.perf_counter() - t0
-    tokens = [int(np.argmax(logits))]
     t1 = time.perf_counter()
     while len(tokens) < max_new_tokens:
-        logits = model.step(tokens[-1], len(prompt) + len(tokens) - 1)
-        tokens.append(int(np.argmax(logits)))
+        token = model.next_token(model.step(token, len(prompt) + len(tokens) - 1))
+        tokens.append(int(token.numpy()[0]))
     steps, decode_s = len(tokens) - 1, time.perf_counter() - t1
     return Result(tokens, prefill_s, steps / decode_s if steps else None)
 

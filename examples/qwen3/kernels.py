@@ -5,6 +5,8 @@ LM head) are float32 or bfloat16, so each kernel that reads one comes in both dt
 its body through an inlined `@ct.function`. Shapes that are not powers of two (a hidden size of
 2560, a vocabulary of 151936) are covered by power-of-two tiles: loads past a tensor's edge read
 zeros and stores past it are dropped (Tile IR semantics), so nothing else needs masking.
+The token id and the position are read from (1,) i32 device tensors, so the arguments of a
+step's launches do not change from one step to the next.
 """
 
 import cutile as ct
@@ -13,21 +15,27 @@ from cutile import Const, Mut, Tensor, bf16, f32, i32
 NEG_INF = -1.0e30
 
 
-# -- embedding: one row of the table, at the token id (an i32 scalar) ---------------------
+@ct.function
+def _scalar(t):
+    """The value of a (1,) device tensor, as a scalar."""
+    return t.load_tile((1,), 0).reshape(())
+
+
+# -- embedding: one row of the table, at the token id ----------------------------------------
 @ct.function
 def _embed(out, table, token, HP):
-    out.store(table.load_tile((1, HP), (token, 0)).astype(f32))
+    out.store(table.load_tile((1, HP), (_scalar(token), 0)).astype(f32))
 
 
 @ct.kernel
-def embed_f32(out: Mut[Tensor[f32, (1, "HP")]], table: Tensor[f32, (-1, -1)], token: i32,
-              HP: Const[int]) -> None:
+def embed_f32(out: Mut[Tensor[f32, (1, "HP")]], table: Tensor[f32, (-1, -1)],
+              token: Tensor[i32, (1,)], HP: Const[int]) -> None:
     _embed(out, table, token, HP)
 
 
 @ct.kernel
-def embed_bf16(out: Mut[Tensor[f32, (1, "HP")]], table: Tensor[bf16, (-1, -1)], token: i32,
-               HP: Const[int]) -> None:
+def embed_bf16(out: Mut[Tensor[f32, (1, "HP")]], table: Tensor[bf16, (-1, -1)],
+               token: Tensor[i32, (1,)], HP: Const[int]) -> None:
     _embed(out, table, token, HP)
 
 
@@ -108,8 +116,8 @@ def gate_up_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
 @ct.kernel
 def qk_norm_rope(out: Mut[Tensor[f32, (1, "D")]], qkv: Tensor[f32, (-1, "D")],
                  q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
-                 inv_freq: Tensor[f32, (-1,)], pos: i32, eps: f32, NH: Const[int],
-                 D: Const[int]) -> None:
+                 inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
+                 NH: Const[int], D: Const[int]) -> None:
     h, _ = out.tile_index()  # rows 0..NH-1 are query heads, the rest key heads
     x1 = qkv.load_tile((1, D // 2), (h, 0))
     x2 = qkv.load_tile((1, D // 2), (h, 1))
@@ -120,7 +128,7 @@ def qk_norm_rope(out: Mut[Tensor[f32, (1, "D")]], qkv: Tensor[f32, (-1, "D")],
     w2 = ct.where(is_q, q_norm.load_tile((D // 2,), 1), k_norm.load_tile((D // 2,), 1))
     y1 = x1 * r * w1.reshape((1, D // 2))
     y2 = x2 * r * w2.reshape((1, D // 2))
-    angle = (pos.astype(f32) * inv_freq.load_tile((D // 2,), 0)).reshape((1, D // 2))
+    angle = (_scalar(pos_t).astype(f32) * inv_freq.load_tile((D // 2,), 0)).reshape((1, D // 2))
     c = ct.cos(angle)
     s = ct.sin(angle)
     out.store(ct.cat((y1 * c - y2 * s, y2 * c + y1 * s), 1))
@@ -131,9 +139,11 @@ def qk_norm_rope(out: Mut[Tensor[f32, (1, "D")]], qkv: Tensor[f32, (-1, "D")],
 # stores (a block that stores nothing leaves its slab as it was).
 @ct.kernel
 def kv_append(kc: Mut[Tensor[f32, (1, "BS", "D")]], vc: Mut[Tensor[f32, (1, "BS", "D")]],
-              qk: Tensor[f32, (-1, "D")], qkv: Tensor[f32, (-1, "D")], pos: i32,
-              NH: Const[int], NKV: Const[int], BS: Const[int], D: Const[int]) -> None:
+              qk: Tensor[f32, (-1, "D")], qkv: Tensor[f32, (-1, "D")],
+              pos_t: Tensor[i32, (1,)], NH: Const[int], NKV: Const[int], BS: Const[int],
+              D: Const[int]) -> None:
     h, j, _ = kc.tile_index()
+    pos = _scalar(pos_t)
     if j == pos // BS:
         here = (j * BS + ct.arange(BS, i32)).reshape((BS, 1)) == pos
         k_new = qk.load_tile((1, D), (NH + h, 0))
@@ -145,9 +155,11 @@ def kv_append(kc: Mut[Tensor[f32, (1, "BS", "D")]], vc: Mut[Tensor[f32, (1, "BS"
 # -- decode attention: one query head per block over its kv head's cache rows 0..pos ---------
 @ct.kernel
 def decode_attention(out: Mut[Tensor[f32, (1, "D")]], qk: Tensor[f32, (-1, "D")],
-                     kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")], pos: i32,
-                     scale: f32, G: Const[int], BN: Const[int], D: Const[int]) -> None:
+                     kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
+                     pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], BN: Const[int],
+                     D: Const[int]) -> None:
     h, _ = out.tile_index()
+    pos = _scalar(pos_t)
     q = qk.load_tile((1, D), (h, 0)) * scale
     pk = kc.partition((1, BN, D))
     pv = vc.partition((1, BN, D))
@@ -167,3 +179,22 @@ def decode_attention(out: Mut[Tensor[f32, (1, "D")]], qk: Tensor[f32, (-1, "D")]
         acc = acc * alpha + ct.sum(p * vt, 0, keepdims=True)
         m_i = m_new
     out.store(acc / l_i)
+
+
+# -- greedy sampling: the index of the largest logit (the first one on ties) -----------------
+# One block walks the row in BV-wide tiles, keeping the best value and its index; the lanes past
+# the vocabulary (zeros when loaded) are masked out so they can never win.
+@ct.kernel
+def argmax_row(out: Mut[Tensor[i32, (1,)]], x: Tensor[f32, (1, -1)], V: Const[int],
+               BV: Const[int]) -> None:
+    best = ct.full((1,), NEG_INF, f32)
+    idx = ct.zeros((1,), i32)
+    for j in range((V + BV - 1) // BV):
+        cols = j * BV + ct.arange(BV, i32)
+        t = ct.where(cols < V, x.load_tile((1, BV), (0, j)).reshape((BV,)), NEG_INF)
+        m = ct.max(t, 0, keepdims=True)
+        first = ct.min(ct.where(t == m, cols, V), 0, keepdims=True)
+        better = m > best
+        idx = ct.where(better, first, idx)
+        best = ct.where(better, m, best)
+    out.store(idx)

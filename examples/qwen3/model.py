@@ -1,9 +1,9 @@
 """The engine: Qwen3 weights as cutile tensors, and a decode step that launches the kernels.
 
-One step takes a token id and its position and returns the logits of the next token. Every
-computation of the step is a cutile kernel; the host only orders the launches, and picks the
-next token from the logits (greedy, see README.md). Each launch is synced before the next one
-reads its output; capturing the step as one graph is the next slice.
+One step takes a token id and its position and returns the logits of the next token, on the
+device; `next_token` picks the greedy token there too, so only its id comes back to the host.
+Every computation is a cutile kernel; the host only orders the launches. Each launch is synced
+before the next one reads its output; capturing the step as one graph is the next slice.
 """
 
 from __future__ import annotations
@@ -104,23 +104,31 @@ class Qwen3:
         shape = (self.cfg.num_key_value_heads, self.cache_rows, self.cfg.head_dim)
         self.cache = [(ct.zeros(shape, ct.f32), ct.zeros(shape, ct.f32)) for _ in self.layers]
 
-    def step(self, token: int, pos: int) -> F32:
-        """Appends `token` at `pos` to the cache; returns the logits for position pos + 1."""
-        if not 0 <= token < self.cfg.vocab_size:
-            raise ValueError(f"token id {token} is outside the vocabulary "
-                             f"(0..{self.cfg.vocab_size - 1})")
+    def step(self, token: int | ct.Tensor, pos: int) -> ct.Tensor:
+        """Appends `token` (an id, or a (1,) i32 device tensor from `next_token`) at `pos` to
+        the cache; returns the (1, vocab) logits for position pos + 1, on the device."""
+        if isinstance(token, int):
+            if not 0 <= token < self.cfg.vocab_size:
+                raise ValueError(f"token id {token} is outside the vocabulary "
+                                 f"(0..{self.cfg.vocab_size - 1})")
+            token = ct.from_numpy(np.array([token], dtype=np.int32))
         if not 0 <= pos < self.cache_rows:  # the append would match no row: say so instead
             raise ValueError(f"position {pos} is outside the KV cache (0..{self.cache_rows - 1})"
                              "; call reset(max_seq) with room for it")
+        pos_t = ct.from_numpy(np.array([pos], dtype=np.int32))
         hidden = self.cfg.hidden_size
         h = launch(self.kern["embed"], ct.zeros((1, hidden), ct.f32), (1, pow2(hidden)),
                    self.embed, token)
         for i, layer in enumerate(self.layers):
-            h = self._attention_block(i, layer, h, pos)
+            h = self._attention_block(i, layer, h, pos_t)
             h = self._mlp_block(layer, h)
-        logits = self._gemv(self.lm_head, self._norm(h, self.norm))
-        out: F32 = logits.numpy()[0]
-        return out
+        return self._gemv(self.lm_head, self._norm(h, self.norm))
+
+    def next_token(self, logits: ct.Tensor) -> ct.Tensor:
+        """The greedy choice, as a (1,) i32 device tensor that `step` takes as its token."""
+        v = self.cfg.vocab_size
+        return launch(k.argmax_row, ct.zeros((1,), ct.i32), (1,), logits, V=v,
+                      BV=min(pow2(v), 1024))
 
     def _gemv(self, m: Matrix, x: ct.Tensor, res: ct.Tensor | None = None) -> ct.Tensor:
         y = ct.zeros((1, m.n), ct.f32)
@@ -133,7 +141,8 @@ class Qwen3:
         return launch(k.rms_norm, ct.zeros((1, c.hidden_size), ct.f32),
                       (1, pow2(c.hidden_size)), h, w, c.rms_norm_eps, H=c.hidden_size)
 
-    def _attention_block(self, i: int, layer: DeviceLayer, h: ct.Tensor, pos: int) -> ct.Tensor:
+    def _attention_block(self, i: int, layer: DeviceLayer, h: ct.Tensor,
+                         pos: ct.Tensor) -> ct.Tensor:
         c, d = self.cfg, self.cfg.head_dim
         nh, nkv = c.num_attention_heads, c.num_key_value_heads
         qkv = self._gemv(layer.qkv, self._norm(h, layer.input_norm)).reshape((nh + 2 * nkv, d))

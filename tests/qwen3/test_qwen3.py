@@ -22,9 +22,11 @@ import model  # noqa: E402
 import reference  # noqa: E402
 from config import ConfigError, load_config, parse_config  # noqa: E402
 from generate import generate  # noqa: E402
+from kernels import argmax_row  # noqa: E402
 from model import Qwen3  # noqa: E402
 from weights import WeightsError, load_weights  # noqa: E402
 
+import cutile as ct  # noqa: E402
 from cutile.compiler import check_source  # noqa: E402
 
 PROMPT = [3, 141, 59, 996]
@@ -93,6 +95,18 @@ def test_a_position_past_the_cache_is_an_error(tmp_path: Path) -> None:
         engine.step(1, 16)
 
 
+@pytest.mark.parametrize("vocab, hot", [(997, 996), (997, 500), (2048, 1025), (5, 4)])
+def test_greedy_argmax_kernel(vocab: int, hot: int) -> None:
+    """All logits negative (the zeros loaded past the vocabulary must not win), two equal
+    maxima (the first wins, as np.argmax), and a vocabulary that is not a tile multiple."""
+    x = -1.0 - np.random.default_rng(vocab).random((1, vocab), dtype=np.float32)
+    x[0, hot] = x[0, vocab - 1] = -0.5
+    bv = 4 if vocab == 5 else 256
+    out, _ = argmax_row(ct.zeros((1,), ct.i32).partition((1,)), ct.from_numpy(x), V=vocab,
+                        BV=bv).sync()
+    assert int(out.unpartition().numpy()[0]) == hot == int(np.argmax(x))
+
+
 def test_config_reads_hf_keys_and_defaults() -> None:
     c = parse_config({**checkpoint.TINY, "head_dim": None, "num_key_value_heads": None})
     assert (c.head_dim, c.num_key_value_heads, c.group) == (128, 4, 1)  # HF's defaults
@@ -140,8 +154,6 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
                                                     dtype: str, monkeypatch: Any) -> None:
     """One step with each launch replaced by `kernel.compile(arch="sm_90")` on metadata-only
     stand-ins: every kernel, with the engine's own shapes and Consts, lowers and assembles."""
-    import cutile as ct
-
     names: list[str] = []
 
     def compile_only(kernel: Any, out: Any, tile: tuple[int, ...], *args: Any,
@@ -157,9 +169,10 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
     c = load_config(tmp_path)
     engine = Qwen3(c, load_weights(tmp_path, c), dtype)
     engine.reset(8)
-    engine.step(1, 0)
+    engine.next_token(engine.step(1, 0))
     suffix = "bf16" if dtype == "bfloat16" else "f32"
     assert set(names) == {"rms_norm", "qk_norm_rope", "kv_append", "decode_attention",
+                          "argmax_row",
                                   *(f"{n}_{suffix}" for n in ("embed", "gemv", "gemv_residual",
                                                               "gate_up"))}
 
@@ -219,6 +232,7 @@ def test_bf16_logits_near_transformers(tmp_path: Path, shape: str) -> None:
     engine = Qwen3(c, load_weights(tmp_path, c), "bfloat16")
     engine.reset(len(PROMPT))
     for pos, tok in enumerate(PROMPT):
-        got = engine.step(tok, pos)
+        logits = engine.step(tok, pos)
+    got = logits.numpy()[0]
     err = np.abs(got - want).max() / np.abs(want).max()
     assert err < 0.05, f"max logit error {err:.4f} of the largest logit"
