@@ -1,0 +1,132 @@
+"""Qwen3 weights from `*.safetensors` (one `model.safetensors`, or shards listed in
+`model.safetensors.index.json`), under Hugging Face's tensor names, as float32 NumPy arrays.
+
+F32 and F16 tensors are read through `safetensors`' NumPy API. NumPy has no bfloat16, so BF16
+tensors are read as their raw 16-bit patterns (offsets from the file's header, which the
+library lists but the NumPy API cannot decode) and widened exactly to float32.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from config import Qwen3Config
+from numpy.typing import NDArray
+from safetensors import safe_open
+
+F32 = NDArray[np.float32]
+
+
+class WeightsError(ValueError):
+    """A checkpoint that does not hold the tensors a Qwen3 config asks for."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    input_norm: F32
+    q: F32
+    k: F32
+    v: F32
+    o: F32
+    q_norm: F32
+    k_norm: F32
+    post_norm: F32
+    gate: F32
+    up: F32
+    down: F32
+
+
+@dataclass(frozen=True)
+class Weights:
+    embed: F32
+    layers: list[Layer]
+    norm: F32
+    lm_head: F32  # the embedding itself when tie_word_embeddings
+
+
+def load_weights(model_dir: str | Path, cfg: Qwen3Config) -> Weights:
+    tensors = read_safetensors(Path(model_dir))
+    take = _Taker(tensors)
+    embed = take("model.embed_tokens.weight", (cfg.vocab_size, cfg.hidden_size))
+    layers = [_layer(take, cfg, i) for i in range(cfg.num_hidden_layers)]
+    norm = take("model.norm.weight", (cfg.hidden_size,))
+    head = embed if cfg.tie_word_embeddings else take("lm_head.weight",
+                                                       (cfg.vocab_size, cfg.hidden_size))
+    return Weights(embed, layers, norm, head)
+
+
+def _layer(take: _Taker, cfg: Qwen3Config, i: int) -> Layer:
+    p, h, d = f"model.layers.{i}.", cfg.hidden_size, cfg.head_dim
+    q_out, kv_out, inter = cfg.num_attention_heads * d, cfg.num_key_value_heads * d, \
+        cfg.intermediate_size
+    return Layer(
+        input_norm=take(p + "input_layernorm.weight", (h,)),
+        q=take(p + "self_attn.q_proj.weight", (q_out, h)),
+        k=take(p + "self_attn.k_proj.weight", (kv_out, h)),
+        v=take(p + "self_attn.v_proj.weight", (kv_out, h)),
+        o=take(p + "self_attn.o_proj.weight", (h, q_out)),
+        q_norm=take(p + "self_attn.q_norm.weight", (d,)),
+        k_norm=take(p + "self_attn.k_norm.weight", (d,)),
+        post_norm=take(p + "post_attention_layernorm.weight", (h,)),
+        gate=take(p + "mlp.gate_proj.weight", (inter, h)),
+        up=take(p + "mlp.up_proj.weight", (inter, h)),
+        down=take(p + "mlp.down_proj.weight", (h, inter)))
+
+
+class _Taker:
+    """Looks a tensor up by name and checks its shape against the config."""
+
+    def __init__(self, tensors: dict[str, F32]) -> None:
+        self.tensors = tensors
+
+    def __call__(self, name: str, shape: tuple[int, ...]) -> F32:
+        t = self.tensors.get(name)
+        if t is None:
+            raise WeightsError(f"the checkpoint has no tensor '{name}'")
+        if t.shape != shape:
+            raise WeightsError(f"'{name}' has shape {t.shape}; config.json asks for {shape}")
+        return t
+
+
+def read_safetensors(model_dir: Path) -> dict[str, F32]:
+    """Every tensor of the checkpoint by name, as float32."""
+    out: dict[str, F32] = {}
+    for path in _files(model_dir):
+        with safe_open(str(path), framework="np") as f:
+            for name in f.keys():  # noqa: SIM118 (a safe_open handle is not iterable)
+                dtype = f.get_slice(name).get_dtype()
+                if dtype == "BF16":
+                    out[name] = _bf16(path, name)
+                elif dtype in ("F32", "F16"):
+                    out[name] = np.asarray(f.get_tensor(name), dtype=np.float32)
+                else:
+                    raise WeightsError(f"{path.name}: '{name}' is {dtype}; expected F32, F16 "
+                                       "or BF16")
+    return out
+
+
+def _files(model_dir: Path) -> list[Path]:
+    index = model_dir / "model.safetensors.index.json"
+    if index.exists():
+        weight_map = json.loads(index.read_text()).get("weight_map")
+        if not isinstance(weight_map, dict):
+            raise WeightsError(f"{index}: no 'weight_map' object")
+        return [model_dir / name for name in sorted(set(weight_map.values()))]
+    single = model_dir / "model.safetensors"
+    if not single.exists():
+        raise WeightsError(f"{model_dir}: neither model.safetensors nor "
+                           "model.safetensors.index.json")
+    return [single]
+
+
+def _bf16(path: Path, name: str) -> F32:
+    with path.open("rb") as f:
+        (size,) = struct.unpack("<Q", f.read(8))
+        entry = json.loads(f.read(size))[name]
+    lo, hi = entry["data_offsets"]
+    bits = np.fromfile(path, dtype="<u2", count=(hi - lo) // 2, offset=8 + size + lo)
+    return (bits.astype(np.uint32) << 16).view(np.float32).reshape(entry["shape"])
