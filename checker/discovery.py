@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..compiler import messages as msg
-from ..compiler.diagnostics import Diagnostic, Severity, Span
+from ..compiler.diagnostics import Diagnostic, Span
 from .config import Config, Overrides, read_pyproject
 
 SUFFIXES = (".py", ".pyi")
@@ -86,8 +86,7 @@ def iter_files(paths: list[str], resolver: ConfigResolver) -> Iterator[str | Dia
                     seen.add(key)
                     yield found
             if empty:
-                yield Diagnostic("CT905", msg.NO_PYTHON_FILES.format(path=path),
-                                 Span(path, 1, 0, 1, 0), Severity.WARNING)
+                yield msg.NO_PYTHON_FILES.at(Span(path, 1, 0, 1, 0), path=path)
         elif os.path.exists(path):
             key = os.path.abspath(path)
             if key in seen:

@@ -64,7 +64,7 @@ class Code:
     family: Family
     raises: Raises
     severity: Severity = Severity.ERROR  # before configuration overrides
-    suppressible: bool = True  # whether `# cutile: ignore` can silence it
+    suppressible: bool = True  # whether an ignore comment can silence it
     fix: QuickFix | None = None
     fatal: bool = False  # the run itself is not trustworthy: cutile-check exits 2
 

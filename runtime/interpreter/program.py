@@ -27,7 +27,7 @@ import numpy as np
 
 from ...compiler import api
 from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic, Span
+from ...compiler.diagnostics import Span
 from ...compiler.errors import CutileError, error_for
 from ...compiler.ir import Block as IRBlock
 from ...compiler.ir import KernelIR, Op, Param
@@ -124,8 +124,7 @@ def max_iterations() -> int:
         return DEFAULT_MAX_ITERATIONS
     if raw.isdigit() and int(raw) > 0:
         return int(raw)
-    raise CutileError([Diagnostic(msg.BAD_ITERATION_LIMIT.code, msg.BAD_ITERATION_LIMIT.format(
-        value=raw), Span("<environment>", 1, 0, 1, 0))])
+    raise error_for([msg.BAD_ITERATION_LIMIT.at(Span("<environment>", 1, 0, 1, 0), value=raw)])
 
 
 @contextmanager
