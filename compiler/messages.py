@@ -208,3 +208,11 @@ EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
 UNREADABLE_FILE = Message("CT999", "cannot read this file: {detail}")
 UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
+
+# Launch contract (compiler/launch): notes and messages added with it.
+SHAPE_NAME_FROM = "'{name}' is {value} here, from argument '{param}'"
+LAUNCH_RESULT_UNSYNCED = Message(
+    "CT406", "this is a pending launch of {kernel}, not its results: {use}; run it first with "
+    "'... = {call}.sync()'")
+SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} value{s} (its "
+                      "positional arguments, in order), but {m} name{ms} receive them")

@@ -36,3 +36,10 @@ DRIVER_ERROR = msg.DRIVER_ERROR
 
 def device_error(message: msg.Message, **fields: Any) -> DeviceError:
     return DeviceError([diagnostic(message, None, **fields)])
+
+
+def error_for(diags: list[Diagnostic]) -> OwnershipError | LaunchError:
+    """The exception for a launch contract's verdict: its first code decides the kind."""
+    if diags[0].code.startswith("CT3"):
+        return OwnershipError(diags)
+    return LaunchError(diags)

@@ -241,7 +241,7 @@ class LaunchOp(DeviceOp):
     def __del__(self) -> None:
         if self.phase is _CREATED and not self._graphed:
             span = self.site.span()
-            text = msg.LAUNCH_NEVER_RUN.format(kernel=self.kernel_name)
+            text = msg.LAUNCH_NEVER_RUN.format(kernel=f"'{self.kernel_name}'")
             warnings.warn_explicit(f"{msg.LAUNCH_NEVER_RUN.code} {text}", LaunchNeverRunWarning,
                                    span.path, span.line)
 
