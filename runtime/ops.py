@@ -22,6 +22,7 @@ from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
 from .errors import launch_error, ownership_error
+from . import render
 from .ownership import OpRef, Owned, State
 from .sites import LinkSite, Site, caller_site, internal_files, receiver_name, site_of
 
@@ -150,8 +151,8 @@ class LaunchOp(DeviceOp):
     records one then: the stream's work up to that point includes this launch), and the weak
     reference that moves and leases point at only when the launch owns something."""
 
-    __slots__ = ("_args", "_done_event", "_exe", "_get_exe", "_grid", "_muts", "_reads",
-                 "_ref", "_results", "kernel_name")
+    __slots__ = ("_args", "_done_event", "_exe", "_failed", "_get_exe", "_grid", "_muts",
+                 "_reads", "_ref", "_results", "kernel_name")
 
     def __init__(self, kernel_name: str, backend: Backend, exe: Executable | None,
                  prepare: Callable[[], Executable] | None, args: list[Any],
@@ -204,7 +205,13 @@ class LaunchOp(DeviceOp):
     def _prepare(self) -> None:
         if self._exe is None:
             assert self._get_exe is not None
-            self._exe = self._get_exe()
+            try:
+                self._exe = self._get_exe()
+            except BaseException:
+                # .sync() (or await) was called and raised: the user did run it, so no CT305
+                # later (`_failed` is set only here: launches that never fail skip the store)
+                self._failed = True
+                raise
 
     def _start(self) -> Results:
         if self.phase is _CREATED:
@@ -239,7 +246,8 @@ class LaunchOp(DeviceOp):
         self._args = ()  # no allocation
 
     def __del__(self) -> None:
-        if self.phase is _CREATED and not self._graphed:
+        if (self.phase is _CREATED and not self._graphed and not getattr(self, "_failed", False)
+                and not render.uncaught):  # an uncaught error unwound it: one root cause
             span = self.site.span()
             text = msg.LAUNCH_NEVER_RUN.format(kernel=f"'{self.kernel_name}'")
             warnings.warn_explicit(f"{msg.LAUNCH_NEVER_RUN.code} {text}", LaunchNeverRunWarning,

@@ -30,7 +30,8 @@ _internal: tuple[str, ...] | None = None
 internal_files: dict[str, bool] = {}  # file name -> inside cutile?
 
 
-def _is_internal(filename: str) -> bool:
+def is_internal(filename: str) -> bool:
+    """Whether a file is part of cutile (its frames are not the user's)."""
     known = internal_files.get(filename)
     if known is not None:
         return known
@@ -121,7 +122,7 @@ def site_of(frame: FrameType) -> Site:
         code = frame.f_code
         inside = known.get(code.co_filename)
         if inside is None:
-            inside = _is_internal(code.co_filename)
+            inside = is_internal(code.co_filename)
         back = frame.f_back
         if not inside or back is None:
             return Site((code, frame.f_lasti))
