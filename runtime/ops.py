@@ -20,9 +20,9 @@ from typing import Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
+from . import render
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
 from .errors import launch_error, ownership_error
-from . import render
 from .ownership import OpRef, Owned, State
 from .sites import LinkSite, Site, caller_site, internal_files, receiver_name, site_of
 
