@@ -212,7 +212,7 @@ UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
 # Launch contract (compiler/launch): notes and messages added with it.
 SHAPE_NAME_FROM = "'{name}' is {value} here, from argument '{param}'"
 LAUNCH_RESULT_UNSYNCED = Message(
-    "CT406", "this is a pending launch of {kernel}, not its results: {use}; run it first with "
-    "'... = {call}.sync()'")
+    "CT406", "this is a pending launch of {kernel}, not its results, so {use}; run it with "
+    ".sync() and use the values that returns")
 SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} value{s} (its "
-                      "positional arguments, in order), but {m} name{ms} receive them")
+                      "positional arguments, in order), but {m} name{ms} receive{v} them")

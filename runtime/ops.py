@@ -16,15 +16,26 @@ import warnings
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator
-from typing import Any
+from types import CodeType
+from typing import TYPE_CHECKING, Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
+from ..compiler.errors import LaunchError
+from ..compiler.launch.ops_api import Use, sync_unpack_diagnostic, unsynced_diagnostic
 from . import render
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Owned, State
-from .sites import LinkSite, Site, caller_site, internal_files, receiver_name, site_of
+from .sites import (
+    LinkSite,
+    Site,
+    caller_site,
+    internal_files,
+    receiver_name,
+    site_of,
+    unpack_target,
+)
 
 
 class LaunchNeverRunWarning(UserWarning):
@@ -97,7 +108,25 @@ class DeviceOp(ABC):
         results = self._start()
         self._event().wait()
         self._complete()
+        frame = sys._getframe(1)
+        check_unpack(self, frame.f_code, frame.f_lasti, len(results))
         return results
+
+    def _label(self) -> str:
+        return "a kernel"
+
+    if not TYPE_CHECKING:  # kept from mypy: it would accept any attribute of an op otherwise
+
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("_"):
+                raise AttributeError(name)
+            raise _unsynced(self, "attribute", name)
+
+        def __iter__(self) -> Any:
+            raise _unsynced(self, "unpack")
+
+        def __getitem__(self, index: Any) -> Any:
+            raise _unsynced(self, "index")
 
     def __await__(self) -> Generator[Any, None, Results]:
         self._check_not_graphed()
@@ -188,6 +217,11 @@ class LaunchOp(DeviceOp):
         """Runs the launch, waits for it, and returns its arguments (a tuple, in order)."""
         if self._graphed:
             self._check_not_graphed()
+        frame = sys._getframe(1)  # `a, b = op.sync()` into as many names as it returns?
+        last = _last_sync
+        if (frame.f_lasti != last[1] or frame.f_code is not last[0]
+                or len(self._results) != last[2]):
+            check_unpack(self, frame.f_code, frame.f_lasti, len(self._results))
         if self.phase is _CREATED:  # _start and _event, inlined: every synced launch runs this
             if self._exe is None:
                 self._prepare()
@@ -244,6 +278,9 @@ class LaunchOp(DeviceOp):
                 assert ref is not None
                 v._release(ref)
         self._args = ()  # no allocation
+
+    def _label(self) -> str:
+        return f"'{self.kernel_name}'"
 
     def __del__(self) -> None:
         if (self.phase is _CREATED and not self._graphed and not getattr(self, "_failed", False)
@@ -328,6 +365,26 @@ class ChainOp(DeviceOp):
         if self._next is not None:
             self._next._complete()
         self.phase = Phase.DONE
+
+
+# the last `.sync()` site found fine: (code, lasti, values); a loop's syncs skip the lookup
+_last_sync: list[Any] = [None, -1, -1]
+
+
+def check_unpack(op: DeviceOp, code: CodeType, lasti: int, returned: int) -> None:
+    """CT406 when the `.sync()` at (code, lasti) is unpacked into another number of names."""
+    found = unpack_target(code, lasti)
+    if found is not None and found[0] != returned:
+        if isinstance(op, LaunchOp):
+            op._failed = True  # it was asked to run: no CT305 when it is dropped
+        raise LaunchError([sync_unpack_diagnostic(op._label(), returned, found[0], found[1])])
+    _last_sync[:] = (code, lasti, returned)
+
+
+def _unsynced(op: DeviceOp, use: Use, attribute: str = "") -> LaunchError:
+    if isinstance(op, LaunchOp):
+        op._failed = True  # one root cause: no CT305 as well when it is dropped
+    return LaunchError([unsynced_diagnostic(op._label(), use, caller_site().span(), attribute)])
 
 
 class GraphOp:

@@ -222,3 +222,51 @@ def argument_span(site: Site, index: int | str) -> Span:
     if call is not None and isinstance(index, str) and index in call.keywords:
         return call.keywords[index][1]
     return site.span()
+
+
+# (id(code), lasti) of a `.sync()` call -> (names, target span) when its result is unpacked
+_unpacks: dict[tuple[int, int], tuple[int, Span] | None] = {}
+_trees: dict[str, ast.Module | None] = {}
+
+
+def unpack_target(code: CodeType, lasti: int) -> tuple[int, Span] | None:
+    """When the call at (code, lasti) is the whole right side of `a, b, c = ...` (no starred
+    name): how many names receive its result, and where they are. Worked out once per call."""
+    key = (id(code), lasti)
+    if key not in _unpacks:
+        _unpacks[key] = _find_unpack(code, lasti)
+    return _unpacks[key]
+
+
+def _find_unpack(code: CodeType, lasti: int) -> tuple[int, Span] | None:
+    pos = _positions(code, lasti)
+    tree = _tree(code.co_filename)
+    if pos is None or tree is None:
+        return None
+    line, end_line, col, end_col = pos
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Tuple | ast.List)):
+            continue
+        value, target = node.value, node.targets[0]
+        if ((value.lineno, value.end_lineno, value.col_offset, value.end_col_offset)
+                == (line, end_line, col, end_col)
+                and not any(isinstance(e, ast.Starred) for e in target.elts)):
+            lines = linecache.getlines(code.co_filename)
+            span = Span(code.co_filename, target.lineno, _char_col(lines, target.lineno,
+                                                                    target.col_offset),
+                        target.end_lineno or target.lineno,
+                        _char_col(lines, target.end_lineno or target.lineno,
+                                  target.end_col_offset or 0))
+            return len(target.elts), span
+    return None
+
+
+def _tree(path: str) -> ast.Module | None:
+    if path not in _trees:
+        lines = linecache.getlines(path)
+        try:
+            _trees[path] = ast.parse("".join(lines)) if lines else None
+        except SyntaxError:
+            _trees[path] = None
+    return _trees[path]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic, Note
+from ...compiler.diagnostics import Diagnostic
 from ...compiler.frontend.source import literal_value
-from ...compiler.launch import partition_tile_problem
+from ...compiler.launch import leased_diagnostic, partition_tile_problem
 from . import expressions as ex
 from .context import Ctx
 from .syntax import call_args
@@ -112,11 +112,8 @@ def _leased(ctx: Ctx, st: State, receiver: ast.expr, name: str, t: TensorVal) ->
     world = ctx.world
     for op in sorted(st.leases.get(t.storage, frozenset())):
         if op in st.pending and op not in world.escaped_ops:
-            kernel = world.ops[op].kernel
-            note = Note(msg.LEASED_HERE.format(kernel=kernel), world.lease_site(op, t.storage))
-            ctx.report(Diagnostic("CT303", msg.WRITE_WHILE_LEASED.format(
-                name=name, kernel=kernel, action="partitioned"), ctx.span(receiver),
-                notes=(note,)))
+            ctx.report(leased_diagnostic(name, "partitioned", ctx.span(receiver),
+                                         world.ops[op].kernel, world.lease_site(op, t.storage)))
             return True
     return False
 
