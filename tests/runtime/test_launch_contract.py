@@ -38,9 +38,9 @@ def test_sync_that_raised_is_not_reported_as_never_run() -> None:
 def test_unsynced_use_and_bad_unpack_are_launch_errors() -> None:
     x = ct.ones((1024,), f32)
     with pytest.raises(ct.LaunchError, match="cannot be indexed") as err:
-        scale(ct.zeros((1024,), f32).partition((128,)), x, 1.0)[0]  # noqa: B018
+        scale(ct.zeros((1024,), f32).partition((128,)), x, 1.0)[0]
     assert err.value.diagnostics[0].code == "CT406"
-    with pytest.raises(ct.LaunchError, match="returns 3 values .* but 2 names receive them"):
+    with pytest.raises(ct.LaunchError, match=r"returns 3 values .* but 2 names receive them"):
         z, x = scale(ct.zeros((1024,), f32).partition((128,)), x, 1.0).sync()
     z, x, _ = scale(ct.zeros((1024,), f32).partition((128,)), x, 1.0).sync()  # still fine
     assert z.unpartition().numpy()[0] == 1.0
