@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING, Any
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
 from ..compiler.errors import LaunchError
-from ..compiler.launch.ops_api import Use, sync_unpack_diagnostic, unsynced_diagnostic
+from ..compiler.launch.ops_api import (
+    HANDLE_ATTRIBUTES,
+    Use,
+    sync_unpack_diagnostic,
+    unsynced_diagnostic,
+)
 from . import render
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
 from .errors import launch_error, ownership_error
@@ -115,12 +120,7 @@ class DeviceOp(ABC):
     def _label(self) -> str:
         return "a kernel"
 
-    if not TYPE_CHECKING:  # kept from mypy: it would accept any attribute of an op otherwise
-
-        def __getattr__(self, name: str) -> Any:
-            if name.startswith("_"):
-                raise AttributeError(name)
-            raise _unsynced(self, "attribute", name)
+    if not TYPE_CHECKING:  # kept from mypy: ops are not iterable or indexable
 
         def __iter__(self) -> Any:
             raise _unsynced(self, "unpack")
@@ -385,6 +385,17 @@ def _unsynced(op: DeviceOp, use: Use, attribute: str = "") -> LaunchError:
     if isinstance(op, LaunchOp):
         op._failed = True  # one root cause: no CT305 as well when it is dropped
     return LaunchError([unsynced_diagnostic(op._label(), use, caller_site().span(), attribute)])
+
+
+def _handle_attribute(name: str) -> property:
+    def get(op: DeviceOp) -> Any:
+        raise _unsynced(op, "attribute", name)
+
+    return property(get)
+
+
+for _name in HANDLE_ATTRIBUTES:  # `op.unpartition()`, `op.shape`: the launch, not its results
+    setattr(DeviceOp, _name, _handle_attribute(_name))
 
 
 class GraphOp:

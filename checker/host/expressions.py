@@ -9,7 +9,7 @@ from ...compiler.diagnostics import Diagnostic, Span
 from ...compiler.dtypes import BY_NAME as DTYPES
 from ...compiler.launch import MoveFacts, moved_diagnostic
 from ...compiler.launch.ops_api import (
-    OP_ATTRIBUTES,
+    HANDLE_ATTRIBUTES,
     Use,
     sync_unpack_diagnostic,
     unsynced_diagnostic,
@@ -210,7 +210,7 @@ def _attribute(ctx: Ctx, st: State, expr: ast.Attribute) -> Value:
         kernel = ctx.project.kernel(Path(base.path), expr.attr)
         return kernel if kernel is not None else UNKNOWN
     if isinstance(base, OpVal):
-        if expr.attr not in OP_ATTRIBUTES:
+        if expr.attr in HANDLE_ATTRIBUTES:
             unsynced(ctx, base, "attribute", ctx.span(expr), expr.attr)
         read(ctx, base)
     return UNKNOWN

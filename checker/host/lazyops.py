@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from ...compiler.launch.ops_api import OP_ATTRIBUTES
+from ...compiler.launch.ops_api import HANDLE_ATTRIBUTES
 from . import expressions as ex
 from .context import Ctx
 from .syntax import call_args
@@ -25,7 +25,7 @@ def method(ctx: Ctx, st: State, call: ast.Call, name: str, op: OpVal) -> Value:
         return OpVal(_successor(ctx, st, call, op, "graph"))
     if name == "replay" and info is not None and info.kind == "graph":
         return UNKNOWN
-    if name not in OP_ATTRIBUTES:  # a tensor's method on the launch itself (CT406)
+    if name in HANDLE_ATTRIBUTES:  # a tensor's method on the launch itself (CT406)
         ex.unsynced(ctx, op, "attribute", ctx.span(call.func), name)
     ex.read(ctx, op)  # something we do not model: treat the op as handed on
     return UNKNOWN

@@ -10,8 +10,10 @@ import pytest
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32
-from cutile.compiler.launch.ops_api import OP_ATTRIBUTES
+from cutile.compiler.launch.ops_api import HANDLE_ATTRIBUTES, OP_ATTRIBUTES
 from cutile.runtime.ops import ChainOp, DeviceOp, GraphOp, LaunchOp
+from cutile.runtime.partition import Partition
+from cutile.runtime.tensor import Tensor as HostTensor
 
 
 @ct.kernel
@@ -48,7 +50,24 @@ def test_unsynced_use_and_bad_unpack_are_launch_errors() -> None:
 
 def test_op_attribute_list_matches_the_classes() -> None:
     public = {name for cls in (DeviceOp, LaunchOp, ChainOp, GraphOp)
-              for name, _ in inspect.getmembers(cls) if not name.startswith("_")}
+              for name, _ in inspect.getmembers(cls) if not name.startswith("_")
+              and name not in HANDLE_ATTRIBUTES}
     public |= {name for cls in (DeviceOp, LaunchOp, ChainOp) for name in cls.__slots__
                if not name.startswith("_")}
     assert public <= OP_ATTRIBUTES, public - OP_ATTRIBUTES
+
+
+def test_handle_attribute_list_matches_tensors_and_partitions() -> None:
+    public = {name for cls in (HostTensor, Partition) for name, _ in inspect.getmembers(cls)
+              if not name.startswith("_")}
+    public |= {name for cls in (HostTensor, Partition) for name in getattr(cls, "__slots__", ())
+               if not name.startswith("_")}
+    assert public == HANDLE_ATTRIBUTES
+    assert not public & OP_ATTRIBUTES
+
+
+def test_tensor_attribute_on_a_launch_is_a_launch_error() -> None:
+    op = scale(ct.zeros((1024,), f32).partition((128,)), ct.ones((1024,), f32), 1.0)
+    with pytest.raises(ct.LaunchError, match="has no attribute 'unpartition'"):
+        op.unpartition()
+    op.sync()
