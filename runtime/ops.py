@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
-from ..compiler.errors import LaunchError
+from ..compiler.errors import LaunchError, OwnershipError
+from ..compiler.launch import MoveFacts, moved_diagnostic
 from ..compiler.launch.ops_api import (
     HANDLE_ATTRIBUTES,
     Use,
@@ -452,7 +453,7 @@ class GraphOp:
         if self._graph is None:
             site = caller_site()
             name = receiver_name(site, "the graph")
-            note = (Note(msg.MOVED_HERE.format(name=name), self._own._site.span()),
-                    ) if self._own._site else ()
-            raise ownership_error(msg.USE_AFTER_MOVE, site, note, name=name, how=self._own._how)
+            moved_at = self._own._site
+            raise OwnershipError([moved_diagnostic(name, site.span(), MoveFacts(
+                self._own._how, moved_at.span() if moved_at else None, name))])
         return self._graph
