@@ -62,10 +62,13 @@ class Binder:
         self.name = sig.name
         self.contract: LaunchContract = contract_for(sig)
 
-    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], site: Site) -> Bound:
-        verdict = self.contract.check([arg_facts(v, site) for v in args],
-                                      [(k, arg_facts(v, site)) for k, v in kwargs.items()],
-                                      SiteLocator(site))
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], site: Site,
+             aliasing: bool = True) -> Bound:
+        """`aliasing=False` for `kernel.compile`: its stand-ins for meta tensors share an
+        address, and nothing runs, so there is no storage to share."""
+        verdict = self.contract.check([arg_facts(v, site, aliasing) for v in args],
+                                      [(k, arg_facts(v, site, aliasing))
+                                       for k, v in kwargs.items()], SiteLocator(site))
         if verdict.diags:
             raise error_for(verdict.diags)
         params = self.sig.params
@@ -109,16 +112,17 @@ def _facts(kind: str, value: Any, dtype: Any) -> ParamFacts:
     return facts
 
 
-def arg_facts(v: Any, site: Site | None) -> ArgFacts:
+def arg_facts(v: Any, site: Site | None, aliasing: bool = True) -> ArgFacts:
     """What the launch contract needs to know about one concrete argument."""
     if isinstance(v, Tensor):
-        return ArgFacts("tensor", v._dtype, v._shape, extent=_extent(v), meta=v._buf is None,
-                        moved=_moved(v, site))
+        return ArgFacts("tensor", v._dtype, v._shape, extent=_extent(v) if aliasing else None,
+                        meta=v._buf is None, moved=_moved(v, site))
     if isinstance(v, Partition):
         t = v._tensor
         grid = (*v.launch_grid, *(*v.grid, 1, 1, 1)[:3])
         return ArgFacts("partition", t._dtype, t._shape, v.tile, grid, _show_grid(v),
-                        extent=_extent(t), meta=t._buf is None, moved=_moved(v, site))
+                        extent=_extent(t) if aliasing else None, meta=t._buf is None,
+                        moved=_moved(v, site))
     return _plain_facts(v)
 
 
