@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Protocol
 
 from .. import messages as msg
@@ -362,7 +361,18 @@ def _fmt(shape: tuple[ShapeEntry, ...], consts: dict[str, object]) -> str:
     return "(" + ", ".join(parts) + (",)" if len(parts) == 1 else ")")
 
 
-@lru_cache(maxsize=1024)
+_contracts: dict[int, tuple[KernelSignature, LaunchContract]] = {}
+
+
 def contract_for(sig: KernelSignature) -> LaunchContract:
-    """The contract of a signature, built once (signatures are frozen and hashable)."""
-    return LaunchContract(sig)
+    """The contract of a signature, built once. Keyed by identity: hashing a signature (its
+    parameters, spans and shapes) at every launch the checker follows would cost more than the
+    rules; the entry keeps its signature alive, so an id is never reused while cached."""
+    entry = _contracts.get(id(sig))
+    if entry is not None and entry[0] is sig:
+        return entry[1]
+    if len(_contracts) >= 4096:  # an editor session re-reads signatures on every change
+        _contracts.clear()
+    contract = LaunchContract(sig)
+    _contracts[id(sig)] = (sig, contract)
+    return contract
