@@ -224,18 +224,20 @@ def argument_span(site: Site, index: int | str) -> Span:
     return site.span()
 
 
-# (id(code), lasti) of a `.sync()` call -> (names, target span) when its result is unpacked
-_unpacks: dict[tuple[int, int], tuple[int, Span] | None] = {}
-_trees: dict[str, ast.Module | None] = {}
+# (id(code), lasti) of a `.sync()` call -> its code (kept alive, so the id is not reused while
+# cached) and (names, target span) when its result is unpacked
+_unpacks: dict[tuple[int, int], tuple[CodeType, tuple[int, Span] | None]] = {}
+_trees: dict[str, tuple[list[str], ast.Module | None]] = {}  # by file, with linecache's lines
 
 
 def unpack_target(code: CodeType, lasti: int) -> tuple[int, Span] | None:
     """When the call at (code, lasti) is the whole right side of `a, b, c = ...` (no starred
     name): how many names receive its result, and where they are. Worked out once per call."""
     key = (id(code), lasti)
-    if key not in _unpacks:
-        _unpacks[key] = _find_unpack(code, lasti)
-    return _unpacks[key]
+    entry = _unpacks.get(key)
+    if entry is None or entry[0] is not code:
+        entry = _unpacks[key] = (code, _find_unpack(code, lasti))
+    return entry[1]
 
 
 def _find_unpack(code: CodeType, lasti: int) -> tuple[int, Span] | None:
@@ -263,10 +265,13 @@ def _find_unpack(code: CodeType, lasti: int) -> tuple[int, Span] | None:
 
 
 def _tree(path: str) -> ast.Module | None:
-    if path not in _trees:
-        lines = linecache.getlines(path)
+    """The file's syntax tree, parsed again when linecache's text of it changes."""
+    lines = linecache.getlines(path)
+    entry = _trees.get(path)
+    if entry is None or entry[0] is not lines:
         try:
-            _trees[path] = ast.parse("".join(lines)) if lines else None
+            tree = ast.parse("".join(lines)) if lines else None
         except SyntaxError:
-            _trees[path] = None
-    return _trees[path]
+            tree = None
+        entry = _trees[path] = (lines, tree)
+    return entry[1]
