@@ -275,3 +275,11 @@ LOOP_STEP = Message("CT411", "range() step is {step} in {kernel}: kernel loops n
                     "at least 1 (this loop would never finish)")
 BAD_ITERATION_LIMIT = Message("CT901", "CUTILE_INTERPRETER_MAX_ITERATIONS must be a positive "
                               "integer, not '{value}'")
+
+# Launch contract (compiler/launch): notes and messages added with it.
+SHAPE_NAME_FROM = "'{name}' is {value} here, from argument '{param}'"
+LAUNCH_RESULT_UNSYNCED = Message(
+    "CT406", "this is a pending launch of {kernel}, not its results, so {use}; run it with "
+    ".sync() and use the values that returns")
+SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} value{s} (its "
+                      "positional arguments, in order), but {m} name{ms} receive{v} them")

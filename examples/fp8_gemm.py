@@ -61,10 +61,11 @@ def reference_blockwise(a8: np.ndarray, sa: np.ndarray, b8t: np.ndarray, sb: np.
     """Dequantize each operand with its block scales, then multiply (float64)."""
     ad = a8.astype(np.float64) * np.repeat(sa.T, QBLOCK, axis=1)
     bd = b8t.astype(np.float64) * np.repeat(sb.T, QBLOCK, axis=1)
-    return ad @ bd.T
+    out: np.ndarray = ad @ bd.T
+    return out
 
 
-def _e4m3(values: np.ndarray) -> ct.Tensor:
+def _e4m3(values: np.ndarray) -> ct.HostTensor:
     return ct.from_numpy(values.astype(np.float32), f8e4m3)
 
 

@@ -138,7 +138,8 @@ class Kernel:
         from ..compiler.compile import compile_kernel
 
         bound = self.binder().bind(tuple(_stand_in(a) for a in args),
-                                   {k: _stand_in(v) for k, v in consts.items()}, caller_site())
+                                   {k: _stand_in(v) for k, v in consts.items()}, caller_site(),
+                                   aliasing=False)
         return compile_kernel(self.module(), self.__name__, bound.spec, arch)
 
 

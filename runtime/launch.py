@@ -7,18 +7,13 @@ import weakref
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..compiler import messages as msg
-from ..compiler.diagnostics import Note
 from . import context as _context
 from .binding import Bound
 from .context import backend, launch_target, stream_of
-from .errors import ownership_error
 from .ops import LaunchOp
 from .ownership import State
-from .partition import Partition
 from .plans import Key, LaunchPlan, same_device
-from .sites import Site, argument_span, argument_text, caller_of, internal_files, site_of
-from .tensor import Tensor, byte_extent
+from .sites import Site, caller_of, internal_files, site_of
 
 if TYPE_CHECKING:
     from .kernel import Kernel
@@ -51,7 +46,6 @@ def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
     checks everything (raising the error with its wording and sites), then records a plan."""
     plans = kernel._plans or kernel.plans()
     bound = kernel.binder().bind(args, dict(kwargs), site)
-    _check_aliasing(kernel, bound, site)
     if key is not None:
         plan = plans.record(key, bound, kwargs, kernel.__name__)
         return _start_launch(kernel, plan, bound.values, len(args), site)
@@ -177,7 +171,7 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
 
 
 def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: int) -> None:
-    how = f"into a launch of {kernel.__name__}"
+    how = f"into a launch of '{kernel.__name__}'"
     values = list(bound.values)
     params = kernel.binder().sig.params
     for i, p in enumerate(params):
@@ -196,38 +190,3 @@ def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: 
     op._muts = tuple(i for i, p in enumerate(params) if p.kind == "mut")
     op._reads = tuple(i for i, p in enumerate(params) if p.kind == "tensor")
     op._results = tuple(results)
-
-
-def _check_aliasing(kernel: Kernel, bound: Bound, site: Site) -> None:
-    """CT302: a Mut argument's memory must not overlap any other argument's."""
-    params = kernel.binder().sig.params
-    ranges = [(i, r) for i, r in ((i, _range(v)) for i, v in enumerate(bound.values))
-              if r is not None]
-    for i, r in ranges:
-        if params[i].kind != "mut":
-            continue
-        for j, other in ranges:
-            if j != i and _overlap(r, other) and not (params[j].kind == "mut" and j < i):
-                mut_text = argument_text(site, bound.where[i], params[i].name)
-                name = argument_text(site, bound.where[j], params[j].name)
-                note = Note(msg.MUT_ARGUMENT_HERE.format(name=mut_text, param=params[i].name),
-                            argument_span(site, bound.where[i]))
-                raise ownership_error(msg.ALIASED_MUT, argument_span(site, bound.where[j]),
-                                      (note,), name=name, kernel=kernel.__name__,
-                                      mut=params[i].name, other=params[j].name)
-
-
-Range = tuple[str, int, int]
-
-
-def _range(v: Any) -> Range | None:
-    t = v._tensor if isinstance(v, Partition) else v
-    if not isinstance(t, Tensor) or t._buf is None:
-        return None
-    lo, hi = byte_extent(t)
-    base = t._buf.ptr + t._offset
-    return (str(t._buf.device), base + lo, base + hi)
-
-
-def _overlap(a: Range, b: Range) -> bool:
-    return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]

@@ -24,16 +24,33 @@ import warnings
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator
-from typing import Any
+from types import CodeType
+from typing import TYPE_CHECKING, Any
 
 from ..compiler import messages as msg
 from ..compiler.diagnostics import Note
-from ..compiler.errors import CutileError
+from ..compiler.errors import CutileError, LaunchError, error_for, expected_error
+from ..compiler.launch import MoveFacts, moved_diagnostic
+from ..compiler.launch.ops_api import (
+    HANDLE_ATTRIBUTES,
+    Use,
+    sync_unpack_diagnostic,
+    unsynced_diagnostic,
+)
+from . import render
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
 from .context import set_current_stream
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Owned, State
-from .sites import LinkSite, Site, caller_site, internal_files, receiver_name, site_of
+from .sites import (
+    LinkSite,
+    Site,
+    caller_site,
+    internal_files,
+    receiver_name,
+    site_of,
+    unpack_target,
+)
 
 
 class LaunchNeverRunWarning(UserWarning):
@@ -172,6 +189,8 @@ class DeviceOp(ABC):
         results = self._start()
         self._wait(self._event())
         self._complete()
+        frame = sys._getframe(1)
+        check_unpack(self, frame.f_code, frame.f_lasti, len(results))
         return results
 
     def _wait(self, event: Event) -> None:
@@ -188,6 +207,17 @@ class DeviceOp(ABC):
         if self.phase is not _DONE:
             self._complete()
         self.phase = _DONE
+
+    def _label(self) -> str:
+        return "a kernel"
+
+    if not TYPE_CHECKING:  # kept from mypy: ops are not iterable or indexable
+
+        def __iter__(self) -> Any:
+            raise _unsynced(self, "unpack")
+
+        def __getitem__(self, index: Any) -> Any:
+            raise _unsynced(self, "index")
 
     def __await__(self) -> Generator[Any, None, Results]:
         self._check_not_graphed()
@@ -245,8 +275,8 @@ class LaunchOp(DeviceOp):
     records one then: the stream's work up to that point includes this launch), and the weak
     reference that moves and leases point at only when the launch owns something."""
 
-    __slots__ = ("_args", "_done_event", "_exe", "_get_exe", "_grid", "_muts", "_reads",
-                 "_ref", "_results", "kernel_name")
+    __slots__ = ("_args", "_done_event", "_exe", "_failed", "_get_exe", "_grid", "_muts",
+                 "_reads", "_ref", "_results", "kernel_name")
 
     def __init__(self, kernel_name: str, backend: Backend, exe: Executable | None,
                  prepare: Callable[[], Executable] | None, args: list[Any],
@@ -282,6 +312,11 @@ class LaunchOp(DeviceOp):
         """Runs the launch, waits for it, and returns its arguments (a tuple, in order)."""
         if self._graphed:
             self._check_not_graphed()
+        frame = sys._getframe(1)  # `a, b = op.sync()` into as many names as it returns?
+        last = _last_sync
+        if (frame.f_lasti != last[1] or frame.f_code is not last[0]
+                or len(self._results) != last[2]):
+            check_unpack(self, frame.f_code, frame.f_lasti, len(self._results))
         phase = self.phase
         if phase is _CREATED:  # _start and _event, inlined: every synced launch runs this
             exe = self._exe
@@ -311,7 +346,13 @@ class LaunchOp(DeviceOp):
     def _prepare(self) -> None:
         if self._exe is None:
             assert self._get_exe is not None
-            self._exe = self._get_exe()
+            try:
+                self._exe = self._get_exe()
+            except BaseException:
+                # .sync() (or await) was called and raised: the user did run it, so no CT305
+                # later (`_failed` is set only here: launches that never fail skip the store)
+                self._failed = True
+                raise
 
     def _start(self) -> Results:
         phase = self.phase
@@ -362,10 +403,14 @@ class LaunchOp(DeviceOp):
                 v._release(ref)
         self._args = ()  # no allocation
 
+    def _label(self) -> str:
+        return f"'{self.kernel_name}'"
+
     def __del__(self) -> None:
-        if self.phase is _CREATED and not self._graphed:
+        if (self.phase is _CREATED and not self._graphed and not getattr(self, "_failed", False)
+                and not render.uncaught):  # an uncaught error unwound it: one root cause
             span = self.site.span()
-            text = msg.LAUNCH_NEVER_RUN.format(kernel=self.kernel_name)
+            text = msg.LAUNCH_NEVER_RUN.format(kernel=f"'{self.kernel_name}'")
             warnings.warn_explicit(f"{msg.LAUNCH_NEVER_RUN.code} {text}", LaunchNeverRunWarning,
                                    span.path, span.line)
 
@@ -477,6 +522,38 @@ def _retarget(op: DeviceOp, stream: int) -> int | None:
     return set_current_stream(stream)
 
 
+# the last `.sync()` site found fine: (code, lasti, values); a loop's syncs skip the lookup
+_last_sync: list[Any] = [None, -1, -1]
+
+
+def check_unpack(op: DeviceOp, code: CodeType, lasti: int, returned: int) -> None:
+    """CT406 when the `.sync()` at (code, lasti) is unpacked into another number of names."""
+    found = unpack_target(code, lasti)
+    if found is not None and found[0] != returned:
+        if isinstance(op, LaunchOp):
+            op._failed = True  # it was asked to run: no CT305 when it is dropped
+        raise error_for([sync_unpack_diagnostic(op._label(), returned, found[0], found[1])])
+    _last_sync[:] = (code, lasti, returned)
+
+
+def _unsynced(op: DeviceOp, use: Use, attribute: str = "") -> LaunchError:
+    if isinstance(op, LaunchOp):
+        op._failed = True  # one root cause: no CT305 as well when it is dropped
+    diag = unsynced_diagnostic(op._label(), use, caller_site().span(), attribute)
+    return expected_error(LaunchError, [diag])
+
+
+def _handle_attribute(name: str) -> property:
+    def get(op: DeviceOp) -> Any:
+        raise _unsynced(op, "attribute", name)
+
+    return property(get)
+
+
+for _name in HANDLE_ATTRIBUTES:  # `op.unpartition()`, `op.shape`: the launch, not its results
+    setattr(DeviceOp, _name, _handle_attribute(_name))
+
+
 class GraphOp:
     """A captured op: the graph owns the op's arguments until `sync()` hands them back."""
 
@@ -534,7 +611,7 @@ class GraphOp:
         if self._graph is None:
             site = caller_site()
             name = receiver_name(site, "the graph")
-            note = (Note(msg.MOVED_HERE.format(name=name), self._own._site.span()),
-                    ) if self._own._site else ()
-            raise ownership_error(msg.USE_AFTER_MOVE, site, note, name=name, how=self._own._how)
+            moved_at = self._own._site
+            raise error_for([moved_diagnostic(name, site.span(), MoveFacts(
+                self._own._how, moved_at.span() if moved_at else None, name))])
         return self._graph

@@ -15,10 +15,10 @@ import enum
 import weakref
 from typing import TYPE_CHECKING, Self
 
-from ..compiler import messages as msg
-from ..compiler.diagnostics import Note, Span
-from ..compiler.errors import OwnershipError
-from .errors import ownership_error
+from ..compiler.diagnostics import Span
+from ..compiler.errors import OwnershipError, error_for, expected_error
+from ..compiler.launch import MoveFacts, leased_diagnostic, moved_diagnostic
+from ..compiler.launch.moves import kernel_label
 from .sites import Site, caller_site
 
 if TYPE_CHECKING:
@@ -116,7 +116,8 @@ class Owned:
 
 
 def check_usable(own: Owned, name: str, site: Site | Span | None = None) -> None:
-    """Raises CT301 if the handle was moved (reading a shared-leased handle is fine)."""
+    """Raises CT301 (CT306 in a loop) if the handle was moved; reading a shared-leased handle
+    is fine."""
     if own._state is _MOVED:
         raise use_after_move(own, name, site)
 
@@ -127,15 +128,37 @@ def check_writable(own: Owned, name: str, action: str, site: Site | None = None)
     leases = own.active_leases() if own._leases is not None else None
     if leases:
         op = leases[0]
-        note = Note(msg.LEASED_HERE.format(kernel=op.kernel_name), op.site.span())
-        raise ownership_error(msg.WRITE_WHILE_LEASED, site or caller_site(), (note,), name=name,
-                              kernel=op.kernel_name, action=action)
+        where = site or caller_site()
+        raise error_for([leased_diagnostic(name, action, where.span(), kernel_label(
+            op.kernel_name), op.site.span())])
 
 
 def use_after_move(own: Owned, name: str, site: Site | Span | None) -> OwnershipError:
-    notes = (Note(msg.MOVED_HERE.format(name=name), own._site.span()),) if own._site else ()
+    use = site if isinstance(site, Site) else None
+    span = site if isinstance(site, Span) else (site or caller_site()).span()
+    return expected_error(OwnershipError, [moved_diagnostic(name, span, move_facts(own, use))])
+
+
+def move_facts(own: Owned, use: Site | None) -> MoveFacts:
+    """A moved handle's record for the launch contract, seen from the use at `use`."""
     op = own._op() if own._op is not None else None
-    if op is not None and not op.finished:
-        return ownership_error(msg.USE_AFTER_MOVE_LAUNCH, site, notes, name=name,
-                               kernel=op.kernel_name)
-    return ownership_error(msg.USE_AFTER_MOVE, site, notes, name=name, how=own._how)
+    pending = kernel_label(op.kernel_name) if op is not None and not op.finished else None
+    moved_at = own._site
+    return MoveFacts(own._how, moved_at.span() if moved_at is not None else None, None,
+                     pending, _loop_back(moved_at, use), _within(moved_at, use))
+
+
+def _loop_back(moved_at: Site | None, use: Site | None) -> bool:
+    """The use runs at or before the move's instruction in the same code, after the move: only
+    a loop's jump back gets there (the next iteration uses what the last one moved)."""
+    return (moved_at is not None and use is not None and moved_at.code is use.code
+            and use.lasti <= moved_at.lasti)
+
+
+def _within(moved_at: Site | None, use: Site | None) -> bool:
+    """Moved while the arguments of the call at `use` were evaluated (`k(z.partition(t), z)`)."""
+    if moved_at is None or use is None or moved_at.code is not use.code:
+        return False
+    a, b = moved_at.span(), use.span()
+    return (a.line, a.col) >= (b.line, b.col) and (a.end_line, a.end_col) <= (
+        b.end_line, b.end_col) and a != b

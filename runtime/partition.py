@@ -12,6 +12,7 @@ from ..compiler import messages as msg
 from ..compiler.dsl.orders import TileOrder
 from ..compiler.dtypes import DType
 from ..compiler.errors import LaunchError
+from ..compiler.launch.tiles import partition_tile_problem
 from ..compiler.tiling import Tiling
 from .errors import launch_error
 from .ownership import Owned, State, check_usable
@@ -70,7 +71,7 @@ class Partition(Owned):
         self._use(site)
         t = self._tensor
         new = Tensor(t._backend, t._buf, t._offset, t._shape, t._strides, t._dtype)
-        self._move("by unpartition()", site)
+        self._move("by .unpartition()", site)
         return new
 
     def numpy(self) -> object:
@@ -111,7 +112,7 @@ def make_partition(t: Tensor, tile_shape: tuple[int, ...] | int, order: TileOrde
     else:  # None, a float, a string: not a shape (iterating it would be a TypeError)
         raise _bad(f"the tile shape must be an int or a tuple of ints, not {tile_shape!r}", site)
     _validate(t, tile, order, blocks, site)
-    inner = t._moved_copy("into a partition", site)
+    inner = t._moved_copy("by .partition()", site)
     return Partition(inner, tile, order, blocks)
 
 
@@ -122,18 +123,13 @@ def _bad(detail: str, site: Site) -> LaunchError:
 def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | None,
               site: Site) -> None:
     rank = len(t._shape)
-    if not 1 <= len(tile) <= 3:
-        raise launch_error(msg.MUT_RANK, site, rank=len(tile))
+    # the checker's rule too (compiler/launch/tiles.py); here every extent must be known
+    problem = partition_tile_problem(tile, unknown_ok=False)
+    if problem is not None:
+        raise launch_error(problem[0], site, **problem[1])
     if len(tile) != rank:
         raise _bad(f"tile shape {tile} has rank {len(tile)} but the tensor "
                    f"{receiver_name(site, 'the tensor')} has shape {t._shape}", site)
-    for dim in tile:
-        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
-            raise _bad(f"tile dimensions are positive ints, got {dim!r} in {tile}", site)
-        if dim & (dim - 1):
-            lo = 1 << (dim.bit_length() - 1)
-            raise launch_error(msg.PARTITION_NOT_POW2, site, dim=dim, shape=tile, lo=lo,
-                               hi=lo * 2)
     if not isinstance(order, TileOrder):
         raise _bad(f"order must be ct.row_major, ct.col_major or ct.grouped(n), not {order!r}",
                    site)

@@ -208,7 +208,7 @@ class Plans:
                       for j in (*muts, *tensors) if j != i and not (kinds[j] == "mut" and j < i))
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
-                          pairs, f"into a launch of {kernel_name}")
+                          pairs, f"into a launch of '{kernel_name}'")
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
         return plan

@@ -30,7 +30,8 @@ _internal: tuple[str, ...] | None = None
 internal_files: dict[str, bool] = {}  # file name -> inside cutile?
 
 
-def _is_internal(filename: str) -> bool:
+def is_internal(filename: str) -> bool:
+    """Whether a file is part of cutile (its frames are not the user's)."""
     known = internal_files.get(filename)
     if known is not None:
         return known
@@ -121,7 +122,7 @@ def site_of(frame: FrameType) -> Site:
         code = frame.f_code
         inside = known.get(code.co_filename)
         if inside is None:
-            inside = _is_internal(code.co_filename)
+            inside = is_internal(code.co_filename)
         back = frame.f_back
         if not inside or back is None:
             return Site((code, frame.f_lasti))
@@ -221,3 +222,56 @@ def argument_span(site: Site, index: int | str) -> Span:
     if call is not None and isinstance(index, str) and index in call.keywords:
         return call.keywords[index][1]
     return site.span()
+
+
+# (id(code), lasti) of a `.sync()` call -> its code (kept alive, so the id is not reused while
+# cached) and (names, target span) when its result is unpacked
+_unpacks: dict[tuple[int, int], tuple[CodeType, tuple[int, Span] | None]] = {}
+_trees: dict[str, tuple[list[str], ast.Module | None]] = {}  # by file, with linecache's lines
+
+
+def unpack_target(code: CodeType, lasti: int) -> tuple[int, Span] | None:
+    """When the call at (code, lasti) is the whole right side of `a, b, c = ...` (no starred
+    name): how many names receive its result, and where they are. Worked out once per call."""
+    key = (id(code), lasti)
+    entry = _unpacks.get(key)
+    if entry is None or entry[0] is not code:
+        entry = _unpacks[key] = (code, _find_unpack(code, lasti))
+    return entry[1]
+
+
+def _find_unpack(code: CodeType, lasti: int) -> tuple[int, Span] | None:
+    pos = _positions(code, lasti)
+    tree = _tree(code.co_filename)
+    if pos is None or tree is None:
+        return None
+    line, end_line, col, end_col = pos
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Tuple | ast.List)):
+            continue
+        value, target = node.value, node.targets[0]
+        if ((value.lineno, value.end_lineno, value.col_offset, value.end_col_offset)
+                == (line, end_line, col, end_col)
+                and not any(isinstance(e, ast.Starred) for e in target.elts)):
+            lines = linecache.getlines(code.co_filename)
+            span = Span(code.co_filename, target.lineno, _char_col(lines, target.lineno,
+                                                                    target.col_offset),
+                        target.end_lineno or target.lineno,
+                        _char_col(lines, target.end_lineno or target.lineno,
+                                  target.end_col_offset or 0))
+            return len(target.elts), span
+    return None
+
+
+def _tree(path: str) -> ast.Module | None:
+    """The file's syntax tree, parsed again when linecache's text of it changes."""
+    lines = linecache.getlines(path)
+    entry = _trees.get(path)
+    if entry is None or entry[0] is not lines:
+        try:
+            tree = ast.parse("".join(lines)) if lines else None
+        except SyntaxError:
+            tree = None
+        entry = _trees[path] = (lines, tree)
+    return entry[1]

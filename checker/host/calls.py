@@ -6,19 +6,12 @@ import ast
 from collections.abc import Iterable
 
 from ...compiler.diagnostics import Diagnostic, Span
+from ...compiler.launch import contract_for
 from . import expressions as ex
 from . import hostapi, lazyops
 from .context import Ctx, LaunchFrame
 from .facts import call_names
-from .launches import (
-    Arg,
-    bind,
-    check_aliasing,
-    check_consts,
-    check_grids,
-    check_kinds,
-    kernel_label,
-)
+from .launches import Arg, CallLocator, facts, kernel_label
 from .syntax import call_args, keyword_name_span
 from .values import (
     UNKNOWN,
@@ -105,23 +98,21 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
         for arg in positional + [a for _, _, a in keywords]:
             ex.escape(ctx, st, arg.value)
         return OpVal(_new_op(ctx, st, call, kernel.name, None))
-    binding = bind(sig, frame.span, positional, keywords)
-    if binding.rejected:
-        return _reject(ctx, st, frame, binding.diags, binding.args.values(), set())
-    alias, involved = check_aliasing(sig, binding.args)
-    diags = alias + check_kinds(sig, binding.args, involved)
-    diags += check_consts(sig, frame.span, binding.args, involved)
-    diags += check_grids(sig, binding.args, involved)
-    spans = {binding.args[p].span for p in involved}
-    if diags:
-        return _reject(ctx, st, frame, diags, binding.args.values(), spans)
+    loc = CallLocator(frame.span, positional, keywords)
+    verdict = contract_for(sig).check([facts(a.value) for a in positional],
+                                      [(k, facts(a.value)) for k, _, a in keywords], loc)
+    given = positional + [a for _, _, a in keywords]
+    spans = {loc.arg(at) for i, at in enumerate(verdict.where)
+             if i in verdict.involved and at is not None}
+    if verdict.diags:
+        return _reject(ctx, st, frame, verdict.diags, given, spans)
     _flush(ctx, frame, spans)
     results = tuple(_result(a.value) for a in positional)
     op = _new_op(ctx, st, call, sig.name, results)
-    for param in sig.params:
-        bound = binding.args.get(param.name)
-        if bound is not None:
-            _effect(ctx, st, op, param.kind, bound)
+    for param, at in zip(sig.params, verdict.where, strict=True):
+        if at is not None:
+            _effect(ctx, st, op, param.kind, given[at] if isinstance(at, int) else
+                    loc.keywords[at][1])
     return OpVal(op)
 
 

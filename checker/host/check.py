@@ -29,9 +29,8 @@ def check_host(info: ModuleInfo, project: ProjectIndex | None = None) -> list[Di
         try:
             _run_scope(ctx, scope)
         except Exception as err:  # a checker bug must not hide the file's other findings
-            diags.append(Diagnostic("CT999", msg.INTERNAL_ERROR.format(
-                detail=f"host analysis failed: {type(err).__name__}: {err}"),
-                _scope_span(info, scope.node)))
+            detail = f"host analysis failed: {type(err).__name__}: {err}"
+            diags.append(msg.INTERNAL_ERROR.at(_scope_span(info, scope.node), detail=detail))
             continue
         _report_unrun(world)
         diags += world.findings.values()
@@ -93,5 +92,4 @@ def _report_unrun(world: World) -> None:
     for ops in by_site.values():
         if not any(op in world.consumed for op in ops):
             info = world.ops[ops[0]]
-            world.report(Diagnostic("CT305", msg.LAUNCH_NEVER_RUN.format(kernel=info.kernel),
-                                    info.span))
+            world.report(msg.LAUNCH_NEVER_RUN.at(info.span, kernel=info.kernel))

@@ -5,9 +5,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic, Note
+from ...compiler.diagnostics import Diagnostic, Span
 from ...compiler.dtypes import BY_NAME as DTYPES
+from ...compiler.launch import MoveFacts, moved_diagnostic
+from ...compiler.launch.ops_api import (
+    HANDLE_ATTRIBUTES,
+    Use,
+    sync_unpack_diagnostic,
+    unsynced_diagnostic,
+)
 from . import calls
 from .context import Ctx, contains
 from .joins import join_states, join_value
@@ -21,6 +27,7 @@ from .values import (
     Moved,
     OpVal,
     State,
+    SyncResult,
     TupleVal,
     Value,
     ops_in,
@@ -104,14 +111,12 @@ def check_use(ctx: Ctx, st: State, node: ast.AST, name: str, value: Value) -> No
 
 def use_after_move(ctx: Ctx, st: State, node: ast.AST, name: str,
                    moved: Moved) -> Diagnostic:
-    span = ctx.span(node)
-    notes = (Note(msg.MOVED_HERE.format(name=moved.name), moved.site),)
-    if _crosses_iteration(ctx.loops, moved.loops):
-        return msg.MOVE_IN_LOOP.at(span, notes, name=name)
-    if moved.op is not None and ctx.world.is_pending(st.pending, moved.op):
-        kernel = ctx.world.ops[moved.op].kernel
-        return msg.USE_AFTER_MOVE_LAUNCH.at(span, notes, name=name, kernel=kernel)
-    return msg.USE_AFTER_MOVE.at(span, notes, name=name, how=moved.how)
+    """The launch contract's wording (compiler/launch/moves.py), from what the analysis knows."""
+    pending = (ctx.world.ops[moved.op].kernel if moved.op is not None
+               and ctx.world.is_pending(st.pending, moved.op) else None)
+    facts = MoveFacts(moved.how, moved.site, moved.name, pending,
+                      _crosses_iteration(ctx.loops, moved.loops))
+    return moved_diagnostic(name, ctx.span(node), facts)
 
 
 def _crosses_iteration(now: list[tuple[int, int]], then: tuple[tuple[int, int], ...]) -> bool:
@@ -164,6 +169,11 @@ def assign_name(ctx: Ctx, st: State, name: str, value: Value) -> None:
 def _unpack(ctx: Ctx, st: State, target: ast.Tuple | ast.List, value: Value) -> None:
     elements = target.elts
     starred = any(isinstance(e, ast.Starred) for e in elements)
+    if isinstance(value, OpVal):
+        unsynced(ctx, value, "unpack", ctx.span(target))
+    elif isinstance(value, SyncResult) and not starred and len(value.items) != len(elements):
+        ctx.report(sync_unpack_diagnostic(value.kernel, len(value.items), len(elements),
+                                          ctx.span(target)))
     if isinstance(value, TupleVal) and len(value.items) == len(elements) and not starred:
         for element, item in zip(elements, value.items, strict=True):
             assign(ctx, st, element, item)
@@ -200,8 +210,19 @@ def _attribute(ctx: Ctx, st: State, expr: ast.Attribute) -> Value:
         kernel = ctx.project.kernel(Path(base.path), expr.attr)
         return kernel if kernel is not None else UNKNOWN
     if isinstance(base, OpVal):
+        if expr.attr in HANDLE_ATTRIBUTES:
+            unsynced(ctx, base, "attribute", ctx.span(expr), expr.attr)
         read(ctx, base)
     return UNKNOWN
+
+
+def unsynced(ctx: Ctx, op: OpVal, use: Use, span: Span, attribute: str = "") -> None:
+    """CT406: a launch (or chain) used as if it were its results; the op counts as handed on."""
+    info = ctx.world.ops.get(op.op)
+    if info is not None and info.kind in ("launch", "chain"):
+        label = info.kernel if info.kind == "launch" else "a kernel"
+        ctx.report(unsynced_diagnostic(label, use, span, attribute))
+    ctx.world.escape_op(op.op)
 
 
 def head_name(expr: ast.expr) -> str | None:
@@ -221,6 +242,8 @@ def _subscript(ctx: Ctx, st: State, expr: ast.Subscript) -> Value:
     if isinstance(base, TupleVal) and isinstance(index, IntVal) and (
             -len(base.items) <= index.value < len(base.items)):
         return base.items[index.value]
+    if isinstance(base, OpVal):
+        unsynced(ctx, base, "index", ctx.span(expr))
     read(ctx, base)
     return UNKNOWN
 

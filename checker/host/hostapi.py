@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 
 from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic, Note
+from ...compiler.diagnostics import Diagnostic
 from ...compiler.frontend.source import literal_value
+from ...compiler.launch import leased_diagnostic, partition_tile_problem
 from . import expressions as ex
 from .context import Ctx
-from .launches import fmt_shape
 from .syntax import call_args
 from .values import (
     UNKNOWN,
@@ -112,30 +112,26 @@ def _leased(ctx: Ctx, st: State, receiver: ast.expr, name: str, t: TensorVal) ->
     world = ctx.world
     for op in sorted(st.leases.get(t.storage, frozenset())):
         if op in st.pending and op not in world.escaped_ops:
-            kernel = world.ops[op].kernel
-            note = Note(msg.LEASED_HERE.format(kernel=kernel), world.lease_site(op, t.storage))
-            ctx.report(Diagnostic("CT303", msg.WRITE_WHILE_LEASED.format(
-                name=name, kernel=kernel, action="partitioned"), ctx.span(receiver),
-                notes=(note,)))
+            ctx.report(leased_diagnostic(name, "partitioned", ctx.span(receiver),
+                                         world.ops[op].kernel, world.lease_site(op, t.storage)))
             return True
     return False
 
 
 def _bad_partition(ctx: Ctx, args: dict[str, tuple[Value, ast.expr]],
                    tile: Shape | None) -> Diagnostic | None:
-    """CT403 for rank > 3 tiles; CT408 for literal block counts or groups below 1."""
-    if tile is not None and len(tile) > 3:
-        return Diagnostic("CT403", msg.MUT_RANK.format(rank=len(tile)),
-                          ctx.span(args["tile_shape"][1]))
+    """The contract's tile-shape rule (CT403 rank, CT408 extents, CT208 powers of two), then
+    CT408 for literal block counts or groups below 1."""
+    if tile is not None:
+        problem = partition_tile_problem(tile)
+        if problem is not None:
+            message, fields = problem
+            return Diagnostic(message.code, message.format(**fields),
+                              ctx.span(args["tile_shape"][1]))
     blocks = args.get("blocks")
     if blocks is not None and isinstance(blocks[0], IntVal) and blocks[0].value < 1:
-        return Diagnostic("CT408", msg.BAD_PARTITION.format(
-            detail=f"blocks must be a positive integer, got {blocks[0].value}"),
-            ctx.span(blocks[1]))
-    if tile is not None and any(d is not None and d < 1 for d in tile):
-        return Diagnostic("CT408", msg.BAD_PARTITION.format(
-            detail=f"tile shape {fmt_shape(tile)} must have positive extents"),
-            ctx.span(args["tile_shape"][1]))
+        return msg.BAD_PARTITION.at(
+            ctx.span(blocks[1]), detail=f"blocks must be a positive integer, got {blocks[0].value}")
     order = args.get("order")
     return None if order is None else _bad_order(ctx, order[1])
 
@@ -149,7 +145,6 @@ def _bad_order(ctx: Ctx, expr: ast.expr) -> Diagnostic | None:
         return None
     group = literal_value(args[0].value)
     if isinstance(group, int) and not isinstance(group, bool) and group < 1:
-        return Diagnostic("CT408", msg.BAD_PARTITION.format(
-            detail=f"ct.grouped() needs a group size of at least 1, got {group}"),
-            ctx.span(expr))
+        return msg.BAD_PARTITION.at(
+            ctx.span(expr), detail=f"ct.grouped() needs a group size of at least 1, got {group}")
     return None

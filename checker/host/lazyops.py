@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import ast
 
+from ...compiler.launch.ops_api import HANDLE_ATTRIBUTES
 from . import expressions as ex
 from .context import Ctx
 from .syntax import call_args
-from .values import UNKNOWN, OpVal, PartitionVal, State, TupleVal, Value
+from .values import UNKNOWN, OpVal, PartitionVal, State, SyncResult, TupleVal, Value
 from .world import OpInfo, OpKind
 
 
@@ -17,19 +18,22 @@ def method(ctx: Ctx, st: State, call: ast.Call, name: str, op: OpVal) -> Value:
         ex.escape(ctx, st, value)  # the `.then` callback and friends
     info = ctx.world.ops.get(op.op)
     if name == "sync":
-        return run(ctx, st, op)
+        return run(ctx, st, op, sync=True)
     if name == "then":
         return OpVal(_successor(ctx, st, call, op, "chain"))
     if name == "graph" and info is not None and info.kind != "graph":
         return OpVal(_successor(ctx, st, call, op, "graph"))
     if name == "replay" and info is not None and info.kind == "graph":
         return UNKNOWN
+    if name in HANDLE_ATTRIBUTES:  # a tensor's method on the launch itself (CT406)
+        ex.unsynced(ctx, op, "attribute", ctx.span(call.func), name)
     ex.read(ctx, op)  # something we do not model: treat the op as handed on
     return UNKNOWN
 
 
-def run(ctx: Ctx, st: State, op: OpVal) -> Value:
-    """Waits for the op: its leases end and its arguments come back, in order."""
+def run(ctx: Ctx, st: State, op: OpVal, sync: bool = False) -> Value:
+    """Waits for the op: its leases end and its arguments come back, in order (from `.sync()`
+    of a launch, a SyncResult: unpacking it into another number of names is CT406)."""
     world = ctx.world
     world.consume(op.op)
     st.pending = st.pending - world.members(op.op)
@@ -37,7 +41,10 @@ def run(ctx: Ctx, st: State, op: OpVal) -> Value:
     if info is None or info.results is None:
         return UNKNOWN
     # A Mut partition comes back as a fresh value: the name it was passed under stays moved.
-    return TupleVal(tuple(_fresh(ctx, v) for v in info.results))
+    items = tuple(_fresh(ctx, v) for v in info.results)
+    if sync and info.kind == "launch":
+        return SyncResult(items, info.kernel)
+    return TupleVal(items)
 
 
 def _fresh(ctx: Ctx, value: Value) -> Value:

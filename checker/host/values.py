@@ -40,6 +40,13 @@ class TupleVal:
 
 
 @dataclass(frozen=True)
+class SyncResult(TupleVal):
+    """What a launch's `.sync()` returns: its positional arguments (unpacked: as many names)."""
+
+    kernel: str = ""  # the launch's kernel, as messages name it
+
+
+@dataclass(frozen=True)
 class TensorVal:
     obj: int
     storage: int

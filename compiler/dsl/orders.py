@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import messages as msg
+from ..diagnostics import Span
+from ..errors import LaunchError, expected_error
+
 
 @dataclass(frozen=True)
 class TileOrder:
@@ -21,5 +25,17 @@ col_major = TileOrder("col_major")
 def grouped(group: int) -> TileOrder:
     """Consecutive blocks walk `group` rows of tiles column by column (L2-friendly GEMM order)."""
     if isinstance(group, bool) or not isinstance(group, int) or group < 1:
-        raise ValueError(f"grouped() needs a positive int, got {group!r}")
+        raise _bad_group(group)
     return TileOrder("grouped", group)
+
+
+def _bad_group(group: object) -> LaunchError:
+    """CT408 at the user's call, worded as the checker words it (at the same line)."""
+    import sys
+
+    frame = sys._getframe(2)  # the caller of grouped()
+    code = frame.f_code
+    line = frame.f_lineno
+    span = Span(code.co_filename, line, 0, line, 0)
+    detail = f"ct.grouped() needs a group size of at least 1, got {group!r}"
+    return expected_error(LaunchError, [msg.BAD_PARTITION.at(span, detail=detail)])

@@ -28,26 +28,30 @@ def pow2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
-def launch(kernel: Any, out: ct.Tensor | tuple[ct.Tensor, ...], tile: tuple[int, ...],
-           *args: Any, **consts: Any) -> Any:
+def launch_all(kernel: Any, outs: tuple[ct.HostTensor, ...], tile: tuple[int, ...],
+               *args: Any, **consts: Any) -> tuple[ct.HostTensor, ...]:
     """Runs `kernel` with each output split into `tile` slabs (its `Mut` arguments, first);
-    returns the outputs, written (a tuple when `out` is one)."""
-    outs = out if isinstance(out, tuple) else (out,)
+    returns the outputs, written."""
     done = kernel(*(o.partition(tile) for o in outs), *args, **consts).sync()
-    written = tuple(p.unpartition() for p in done[:len(outs)])
-    return written if isinstance(out, tuple) else written[0]
+    return tuple(p.unpartition() for p in done[:len(outs)])
+
+
+def launch(kernel: Any, out: ct.HostTensor, tile: tuple[int, ...], *args: Any,
+           **consts: Any) -> ct.HostTensor:
+    """`launch_all` with one output."""
+    return launch_all(kernel, (out,), tile, *args, **consts)[0]
 
 
 @dataclass
 class Matrix:
     """A weight matrix (N, K) on the device, with the GEMV tile shape that suits it."""
-    w: ct.Tensor
+    w: ct.HostTensor
     n: int
     bn: int
     bk: int
 
     @staticmethod
-    def on_device(w: ct.Tensor) -> Matrix:
+    def on_device(w: ct.HostTensor) -> Matrix:
         n, kk = w.shape
         return Matrix(w, n, min(pow2(n), 64), min(pow2(kk), 128))
 
@@ -58,19 +62,19 @@ class Matrix:
 
 @dataclass
 class DeviceLayer:
-    input_norm: ct.Tensor
+    input_norm: ct.HostTensor
     qkv: Matrix  # q, k and v projections stacked: one GEMV
-    q_norm: ct.Tensor
-    k_norm: ct.Tensor
+    q_norm: ct.HostTensor
+    k_norm: ct.HostTensor
     o: Matrix
-    post_norm: ct.Tensor
+    post_norm: ct.HostTensor
     gate: Matrix
     up: Matrix
     down: Matrix
 
 
 def _device_layer(w: Layer, dtype: str) -> DeviceLayer:
-    def vec(a: F32) -> ct.Tensor:
+    def vec(a: F32) -> ct.HostTensor:
         return ct.from_numpy(np.ascontiguousarray(a, dtype=np.float32))
 
     return DeviceLayer(vec(w.input_norm), Matrix.of(np.concatenate([w.q, w.k, w.v]), dtype),
@@ -95,7 +99,7 @@ class Qwen3:
         self.layers = [_device_layer(w, dtype) for w in weights.layers]
         self.norm = ct.from_numpy(weights.norm.astype(np.float32))
         self.inv_freq = ct.from_numpy(rope_inv_freq(cfg.rope_theta, cfg.head_dim))
-        self.cache: list[tuple[ct.Tensor, ct.Tensor]] = []
+        self.cache: list[tuple[ct.HostTensor, ct.HostTensor]] = []
         self.cache_rows = 0
 
     def reset(self, max_seq: int) -> None:
@@ -104,7 +108,7 @@ class Qwen3:
         shape = (self.cfg.num_key_value_heads, self.cache_rows, self.cfg.head_dim)
         self.cache = [(ct.zeros(shape, ct.f32), ct.zeros(shape, ct.f32)) for _ in self.layers]
 
-    def step(self, token: int | ct.Tensor, pos: int) -> ct.Tensor:
+    def step(self, token: int | ct.HostTensor, pos: int) -> ct.HostTensor:
         """Appends `token` (an id, or a (1,) i32 device tensor from `next_token`) at `pos` to
         the cache; returns the (1, vocab) logits for position pos + 1, on the device."""
         if isinstance(token, int):
@@ -124,38 +128,38 @@ class Qwen3:
             h = self._mlp_block(layer, h)
         return self._gemv(self.lm_head, self._norm(h, self.norm))
 
-    def next_token(self, logits: ct.Tensor) -> ct.Tensor:
+    def next_token(self, logits: ct.HostTensor) -> ct.HostTensor:
         """The greedy choice, as a (1,) i32 device tensor that `step` takes as its token."""
         v = self.cfg.vocab_size
         return launch(k.argmax_row, ct.zeros((1,), ct.i32), (1,), logits, V=v,
                       BV=min(pow2(v), 1024))
 
-    def _gemv(self, m: Matrix, x: ct.Tensor, res: ct.Tensor | None = None) -> ct.Tensor:
+    def _gemv(self, m: Matrix, x: ct.HostTensor, res: ct.HostTensor | None = None) -> ct.HostTensor:
         y = ct.zeros((1, m.n), ct.f32)
         if res is None:
             return launch(self.kern["gemv"], y, (1, m.bn), x, m.w, BK=m.bk)
         return launch(self.kern["gemv_residual"], y, (1, m.bn), res, x, m.w, BK=m.bk)
 
-    def _norm(self, h: ct.Tensor, w: ct.Tensor) -> ct.Tensor:
+    def _norm(self, h: ct.HostTensor, w: ct.HostTensor) -> ct.HostTensor:
         c = self.cfg
         return launch(k.rms_norm, ct.zeros((1, c.hidden_size), ct.f32),
                       (1, pow2(c.hidden_size)), h, w, c.rms_norm_eps, H=c.hidden_size)
 
-    def _attention_block(self, i: int, layer: DeviceLayer, h: ct.Tensor,
-                         pos: ct.Tensor) -> ct.Tensor:
+    def _attention_block(self, i: int, layer: DeviceLayer, h: ct.HostTensor,
+                         pos: ct.HostTensor) -> ct.HostTensor:
         c, d = self.cfg, self.cfg.head_dim
         nh, nkv = c.num_attention_heads, c.num_key_value_heads
         qkv = self._gemv(layer.qkv, self._norm(h, layer.input_norm)).reshape((nh + 2 * nkv, d))
         qk = launch(k.qk_norm_rope, ct.zeros((nh + nkv, d), ct.f32), (1, d), qkv, layer.q_norm,
                     layer.k_norm, self.inv_freq, pos, c.rms_norm_eps, NH=nh)
-        kc, vc = launch(k.kv_append, self.cache[i], (1, self.cache_tile, d), qk, qkv, pos,
-                        NH=nh, NKV=nkv)
+        kc, vc = launch_all(k.kv_append, self.cache[i], (1, self.cache_tile, d), qk, qkv, pos,
+                            NH=nh, NKV=nkv)
         self.cache[i] = (kc, vc)
         attn = launch(k.decode_attention, ct.zeros((nh, d), ct.f32), (1, d), qk, kc, vc, pos,
                       d ** -0.5, G=c.group, BN=self.cache_tile)
         return self._gemv(layer.o, attn.reshape((1, nh * d)), res=h)
 
-    def _mlp_block(self, layer: DeviceLayer, h: ct.Tensor) -> ct.Tensor:
+    def _mlp_block(self, layer: DeviceLayer, h: ct.HostTensor) -> ct.HostTensor:
         x = self._norm(h, layer.post_norm)
         m = layer.gate
         act = launch(self.kern["gate_up"], ct.zeros((1, m.n), ct.f32), (1, m.bn), x, m.w,

@@ -165,7 +165,7 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
         return out
 
     _make(tmp_path, True, 1, "F32", {"hidden_size": 96, "vocab_size": 997})
-    monkeypatch.setattr(model, "launch", compile_only)
+    monkeypatch.setattr(model, "launch_all", compile_only)
     c = load_config(tmp_path)
     engine = Qwen3(c, load_weights(tmp_path, c), dtype)
     engine.reset(8)

@@ -48,7 +48,7 @@ def test_a_failed_launch_hands_its_arguments_back_and_fails_again() -> None:
     assert x2 is x and step == 0
     assert states(z2, x) == ["live", "live"]  # no lease, no exclusive hold is left behind
     assert z.state.value == "moved"  # the caller's handle went into the launch
-    with pytest.raises(ct.OwnershipError, match="'z' was moved into a launch of stepped and"):
+    with pytest.raises(ct.OwnershipError, match="'z' was moved into a launch of 'stepped' and"):
         z.unpartition()
     with pytest.raises(ct.LaunchError) as again:  # not the arguments of a launch that never ran
         op.sync()

@@ -159,7 +159,7 @@ def test_graph_of_a_started_op_is_refused() -> None:
 def test_registry_wording_for_arity_errors() -> None:
     with pytest.raises(ct.LaunchError) as err:
         k.add(*_args(), 64, 1)
-    assert err.value.diagnostics[0].message == "add takes 4 positional arguments, 5 given"
+    assert err.value.diagnostics[0].message == "'add' takes 4 positional arguments, 5 given"
 
 
 def test_errors_after_planned_launches_name_both_sites(binds: list[int]) -> None:

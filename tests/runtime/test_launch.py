@@ -44,7 +44,7 @@ def test_explicit_const_disagrees_with_partition() -> None:
         k.add(z, x, y, B=64)  # call-site
     (d,) = err.value.diagnostics
     assert d.code == "CT401"
-    assert d.message == ("partition tile shape (128,) does not fit Mut parameter 'z' of add, "
+    assert d.message == ("partition tile shape (128,) does not fit Mut parameter 'z' of 'add', "
                          "which expects (B=64,)")
     assert d.span.line == line_of("# call-site")
     assert z.state is State.LIVE  # a rejected launch moves nothing
@@ -133,7 +133,7 @@ def test_grid_mismatch_names_both_arguments() -> None:
         k.two_outputs(a, b, x)
     (d,) = err.value.diagnostics
     assert d.code == "CT402"
-    assert d.message == ("Mut arguments of two_outputs need different grids: 'a' gives "
+    assert d.message == ("Mut arguments of 'two_outputs' need different grids: 'a' gives "
                          "(4, 1, 1) but 'b' gives (2, 1, 1)")
 
 

@@ -15,7 +15,7 @@ class UseAfterMove(Rule):
 t = ct.zeros((1024,), f32)
 t = t.partition((128,))
 x = ct.ones((1024,), f32)
-t, x = scale(t, x, 2.0).sync()
+t, x, _ = scale(t, x, 2.0).sync()
 print(t.unpartition().numpy())
 """,
         """
@@ -271,7 +271,7 @@ x = ct.ones((1024,), f32)
 z = ct.zeros((1024,), f32).partition((128,))
 while True:
     z, x, _ = scale(z, x, 1.0).sync()
-    if x is None:
+    if x is not None:
         break
 """,
         """

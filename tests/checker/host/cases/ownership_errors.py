@@ -19,7 +19,8 @@ x.partition((128,))  # E: CT303
 p.unpartition()  # E: CT301
 op.sync()
 
-copy(t, x).sync()  # E: CT304
+s = ct.zeros((1024,), f32)
+copy(s, x).sync()  # E: CT304
 
 u = ct.zeros((1024,), f32)
 copy(u.partition((128,)), u).sync()  # E: CT302

@@ -1,0 +1,377 @@
+"""The rules of one launch `kernel(args)` against the kernel's signature (CT30x, CT40x).
+
+`LaunchContract(sig)` is built once per signature; `check` takes the facts of one call's
+arguments and returns a `Verdict`: the diagnostics (in the order the rules run), and for an
+accepted call the arguments per parameter, the Const values (given and inferred) and the grid.
+Spans come from a `Locator`, asked only when a diagnostic is built (the runtime finds argument
+positions by parsing the call's source, which is not free).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .. import messages as msg
+from ..diagnostics import Diagnostic, Note, Span
+from ..dtypes import integer_range
+from ..frontend.params import KernelSignature, ParamSpec, ShapeEntry
+from .facts import ArgFacts, describe_kind, fmt_shape, overlaps
+from .moves import kernel_label, moved_diagnostic
+
+At = int | str  # where an argument was given: positional index or keyword
+
+
+class Locator(Protocol):
+    """Spans and source text of one call's parts."""
+
+    def call(self) -> Span: ...
+
+    def arg(self, at: At) -> Span: ...
+
+    def keyword(self, key: str) -> Span: ...
+
+    def text(self, at: At, fallback: str) -> str: ...
+
+
+@dataclass
+class Verdict:
+    diags: list[Diagnostic]
+    args: list[ArgFacts | None]  # per parameter; None: not given
+    where: list[At | None]  # per parameter
+    consts: dict[str, object] = field(default_factory=dict)
+    grid: tuple[int, int, int] | None = None  # from grid= (launches without a Mut argument)
+    involved: set[int] = field(default_factory=set)  # parameters named by CT302
+
+    @property
+    def ok(self) -> bool:
+        return not self.diags
+
+
+_CONST_WANT = {"int": "an int", "bool": "a bool", "float": "a number",
+               "dtype": "a dtype such as ct.f32"}
+_CONST_KINDS = {"int": ("int",), "bool": ("bool",), "float": ("int", "float"),
+                "dtype": ("dtype",)}
+
+
+class LaunchContract:
+    """One kernel signature's launch rules, with what can be worked out once per signature."""
+
+    def __init__(self, sig: KernelSignature) -> None:
+        self.sig = sig
+        self.params = sig.params
+        self.label = kernel_label(sig.name)
+        self.index = {p.name: i for i, p in enumerate(sig.params)}
+        self.grid_keyword = "grid" not in self.index  # grid= is a launch keyword then
+        self.muts = tuple(i for i, p in enumerate(sig.params) if p.kind == "mut")
+        # Muts first: they fix the tile-shape Consts that tensor shapes are then checked against
+        self.shaped = self.muts + tuple(i for i, p in enumerate(sig.params) if p.kind == "tensor")
+
+    def check(self, positional: Sequence[ArgFacts], keywords: Sequence[tuple[str, ArgFacts]],
+              loc: Locator) -> Verdict:
+        verdict, grid_arg = self._assign(positional, keywords, loc)
+        if verdict.diags:
+            return verdict
+        self._aliasing(verdict, loc)
+        skip = set(verdict.involved)
+        self._moved(verdict, loc, skip)
+        self._consts(verdict, loc, skip)
+        for i, p in enumerate(self.params):
+            arg = verdict.args[i]
+            if arg is not None and i not in skip and p.kind != "const":
+                diag = self._kind(p, arg, verdict.where[i], loc)
+                if diag is not None:
+                    verdict.diags.append(diag)
+                    skip.add(i)
+        self._shapes(verdict, loc, skip)
+        self._missing_consts(verdict, loc)
+        self._grids(verdict, loc, skip, grid_arg)
+        return verdict
+
+    # -- matching arguments to parameters ----------------------------------------------------
+    def _assign(self, positional: Sequence[ArgFacts], keywords: Sequence[tuple[str, ArgFacts]],
+                loc: Locator) -> tuple[Verdict, ArgFacts | None]:
+        n = len(self.params)
+        verdict = Verdict([], [None] * n, [None] * n)
+        if len(positional) > n:
+            verdict.diags.append(self._diag(msg.LAUNCH_ARG_COUNT, loc.arg(n), most=n,
+                                            s="" if n == 1 else "s", given=len(positional)))
+            return verdict, None
+        for i, facts in enumerate(positional):
+            verdict.args[i], verdict.where[i] = facts, i
+        grid_arg: ArgFacts | None = None
+        for key, facts in keywords:
+            idx = self.index.get(key)
+            if idx is None and key == "grid" and self.grid_keyword:
+                grid_arg = facts
+            elif idx is None:
+                verdict.diags.append(self._diag(msg.LAUNCH_UNKNOWN_KEYWORD, loc.keyword(key),
+                                                param=key))
+            elif verdict.args[idx] is not None:
+                verdict.diags.append(self._diag(msg.LAUNCH_DUPLICATE_ARG, loc.keyword(key),
+                                                param=key))
+            else:
+                verdict.args[idx], verdict.where[idx] = facts, key
+        for i, p in enumerate(self.params):
+            if verdict.args[i] is None and p.kind != "const":
+                verdict.diags.append(self._diag(msg.LAUNCH_MISSING_ARG, loc.call(),
+                                                param=p.name))
+        return verdict, grid_arg
+
+    # -- ownership ---------------------------------------------------------------------------
+    def _aliasing(self, verdict: Verdict, loc: Locator) -> None:
+        """CT302: a Mut partition sharing storage with another argument of the call."""
+        for i in self.muts:
+            mut = verdict.args[i]
+            if mut is None or mut.kind != "partition" or i in verdict.involved:
+                continue
+            for j, other in enumerate(verdict.args):
+                if (j == i or other is None or j in verdict.involved or _moved_before(other)
+                        or not overlaps(mut.extent, other.extent)):
+                    continue
+                mat, oat = verdict.where[i], verdict.where[j]
+                assert mat is not None and oat is not None
+                p, q = self.params[i], self.params[j]
+                note = Note(msg.MUT_ARGUMENT_HERE.format(name=loc.text(mat, p.name),
+                                                         param=p.name), loc.arg(mat))
+                verdict.diags.append(self._diag(
+                    msg.ALIASED_MUT, loc.arg(oat), (note,), name=loc.text(oat, q.name),
+                    mut=p.name, other=q.name))
+                verdict.involved |= {i, j}
+                break
+
+    def _moved(self, verdict: Verdict, loc: Locator, skip: set[int]) -> None:
+        """CT301/CT306 for arguments whose values were moved before the call."""
+        for i, arg in enumerate(verdict.args):
+            at = verdict.where[i]
+            if arg is None or arg.moved is None or i in skip or at is None:
+                continue
+            name = loc.text(at, self.params[i].name)
+            verdict.diags.append(moved_diagnostic(name, loc.arg(at), arg.moved))
+            skip.add(i)
+
+    # -- Consts, kinds, dtypes ---------------------------------------------------------------
+    def _consts(self, verdict: Verdict, loc: Locator, skip: set[int]) -> None:
+        """Consts given explicitly: their kind, and their values for inference."""
+        for i, p in enumerate(self.params):
+            arg, at = verdict.args[i], verdict.where[i]
+            if p.kind != "const" or arg is None or at is None or arg.kind is None:
+                continue
+            kind = p.const_kind or "int"
+            if arg.kind not in _CONST_KINDS[kind]:
+                got = describe_kind(arg)
+                if got is not None:
+                    verdict.diags.append(self._mismatch(p, at, loc, _CONST_WANT[kind], got))
+                skip.add(i)
+            elif arg.value is not None:
+                verdict.consts[p.name] = arg.value
+
+    def _kind(self, p: ParamSpec, arg: ArgFacts, at: At | None, loc: Locator
+              ) -> Diagnostic | None:
+        """CT304 and CT406: one argument against its parameter's kind and dtype."""
+        assert at is not None
+        if arg.kind is None:
+            return None
+        if p.kind == "mut":
+            return self._mut_kind(p, arg, at, loc)
+        if p.kind == "tensor":
+            if arg.kind == "partition":
+                return self._mismatch(p, at, loc, f"a {p.dtype} tensor", "a partition (read-"
+                                      "only parameters take a tensor; use .unpartition())")
+            if arg.kind != "tensor":
+                return self._got(p, at, loc, f"a {p.dtype} tensor", arg)
+            if arg.meta:
+                return self._mismatch(p, at, loc, "a tensor with memory", "a meta tensor "
+                                      "(ct.meta)")
+            if arg.dtype is not None and arg.dtype != p.dtype:
+                return self._mismatch(p, at, loc, f"a {p.dtype} tensor", f"a {arg.dtype} tensor")
+            return None
+        return self._scalar(p, arg, at, loc) if p.kind == "scalar" else None
+
+    def _mut_kind(self, p: ParamSpec, arg: ArgFacts, at: At, loc: Locator) -> Diagnostic | None:
+        want = f"a partition of {p.dtype}"
+        if arg.kind == "tensor":
+            return self._diag(msg.UNPARTITIONED_MUT, loc.arg(at), param=p.name,
+                              name=loc.text(at, p.name))
+        if arg.kind != "partition":
+            return self._got(p, at, loc, f"{want} (tensor.partition(tile_shape))", arg)
+        if arg.meta:
+            return self._mismatch(p, at, loc, "a tensor with memory", "a meta tensor (ct.meta)")
+        if arg.dtype is not None and arg.dtype != p.dtype:
+            return self._mismatch(p, at, loc, want, f"a partition of {arg.dtype}")
+        return None
+
+    def _scalar(self, p: ParamSpec, arg: ArgFacts, at: At, loc: Locator) -> Diagnostic | None:
+        dt = p.dtype
+        assert dt is not None
+        want = f"a {dt} number"
+        if dt.is_bool:
+            fits = arg.kind == "bool"
+        elif dt.is_integer:
+            fits = arg.kind == "int"
+            if fits and isinstance(arg.value, int):
+                lo, hi = integer_range(dt)
+                if not lo <= arg.value <= hi:
+                    return self._mismatch(p, at, loc, want, f"{arg.value}, outside the range "
+                                          f"of {dt}")
+        else:
+            fits = arg.kind in ("int", "float")
+        return None if fits else self._got(p, at, loc, want, arg)
+
+    # -- shapes and Const inference ----------------------------------------------------------
+    def _shapes(self, verdict: Verdict, loc: Locator, skip: set[int]) -> None:
+        """Static extents and Const names of shapes; a name binds at its first sighting (the
+        Muts' tile shapes first) and every later one must agree (CT401 for a Mut's tile shape,
+        CT406 for a tensor's shape, with a note where the name got its value)."""
+        origins: dict[str, int] = {}  # Const name -> the parameter its value came from
+        for i in self.shaped:
+            p, arg, at = self.params[i], verdict.args[i], verdict.where[i]
+            if arg is None or at is None or i in skip:
+                continue
+            dims = arg.tile if p.kind == "mut" else arg.shape
+            if dims is None:
+                continue
+            clash = _match(p.shape, dims, verdict.consts)
+            if clash is None:
+                for entry in p.shape:
+                    if isinstance(entry, str):
+                        origins.setdefault(entry, i)
+                continue
+            want = _fmt(p.shape, verdict.consts)
+            notes = self._origin_note(clash, origins, verdict, loc)
+            if p.kind == "mut":
+                if arg.partitioned_at is not None:
+                    notes += (Note(msg.PARTITIONED_HERE.format(tile=fmt_shape(dims)),
+                                   arg.partitioned_at),)
+                verdict.diags.append(self._diag(msg.PARTITION_SHAPE, loc.arg(at), notes,
+                                                got=fmt_shape(dims), param=p.name, want=want))
+            else:
+                got = describe_kind(arg) or f"shape {fmt_shape(dims)}"
+                verdict.diags.append(self._diag(msg.ARGUMENT_MISMATCH, loc.arg(at), notes,
+                                                param=p.name, want=f"a {p.dtype} tensor of "
+                                                f"shape {want}", got=got))
+            skip.add(i)
+
+    def _origin_note(self, clash: str | None, origins: dict[str, int], verdict: Verdict,
+                     loc: Locator) -> tuple[Note, ...]:
+        if clash is None or clash not in origins:
+            return ()
+        src = origins[clash]
+        at = verdict.where[src]
+        assert at is not None
+        return (Note(msg.SHAPE_NAME_FROM.format(name=clash, value=verdict.consts[clash],
+                                                param=self.params[src].name), loc.arg(at)),)
+
+    def _missing_consts(self, verdict: Verdict, loc: Locator) -> None:
+        """CT405: a Const nobody gives and no given argument's shape names."""
+        mentioned = {e for i, p in enumerate(self.params) if verdict.args[i] is not None
+                     for e in p.shape if isinstance(e, str)}
+        for i, p in enumerate(self.params):
+            if (p.kind == "const" and verdict.args[i] is None and p.name not in mentioned
+                    and p.name not in verdict.consts):
+                verdict.diags.append(self._diag(msg.MISSING_CONST, loc.call(), param=p.name))
+
+    # -- the grid --------------------------------------------------------------------------
+    def _grids(self, verdict: Verdict, loc: Locator, skip: set[int],
+               grid_arg: ArgFacts | None) -> None:
+        """CT402 when Mut partitions give different grids; CT406 without a grid at all."""
+        if not self.muts:
+            self._grid_keyword(verdict, loc, grid_arg)
+            return
+        first: int | None = None
+        for i in self.muts:
+            arg, at = verdict.args[i], verdict.where[i]
+            if arg is None or at is None or arg.grid is None or i in skip:
+                continue
+            if first is None:
+                first = i
+                continue
+            farg, fat = verdict.args[first], verdict.where[first]
+            assert farg is not None and farg.grid is not None and fat is not None
+            if arg.grid != farg.grid:
+                verdict.diags.append(self._diag(
+                    msg.GRID_MISMATCH, loc.arg(at), a=loc.text(fat, self.params[first].name),
+                    ga=farg.grid_text or str(farg.grid), b=loc.text(at, self.params[i].name),
+                    gb=arg.grid_text or str(arg.grid)))
+                return
+
+    def _grid_keyword(self, verdict: Verdict, loc: Locator, grid_arg: ArgFacts | None) -> None:
+        if grid_arg is None:
+            verdict.diags.append(self._diag(msg.LAUNCH_NO_GRID, loc.call()))
+            return
+        value = grid_arg.value
+        if grid_arg.kind == "int" and isinstance(value, int):
+            value = (value,)
+        if isinstance(value, tuple) and 1 <= len(value) <= 3 and all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value):
+            g = (*value, 1, 1)
+            verdict.grid = (g[0], g[1], g[2])
+        elif grid_arg.kind is not None and grid_arg.kind not in ("int", "tuple"):
+            verdict.diags.append(self._diag(
+                msg.ARGUMENT_MISMATCH, loc.keyword("grid"), param="grid",
+                want="a grid: an int or a tuple of up to 3 positive ints",
+                got=describe_kind(grid_arg) or "something else"))
+
+    # -- diagnostics ---------------------------------------------------------------------------
+    def _diag(self, message: msg.Message, span: Span, notes: tuple[Note, ...] = (),
+              **fields: object) -> Diagnostic:
+        return message.at(span, notes, kernel=self.label, **fields)
+
+    def _mismatch(self, p: ParamSpec, at: At, loc: Locator, want: str, got: str) -> Diagnostic:
+        return self._diag(msg.ARGUMENT_MISMATCH, loc.arg(at), param=p.name, want=want, got=got)
+
+    def _got(self, p: ParamSpec, at: At, loc: Locator, want: str, arg: ArgFacts
+             ) -> Diagnostic | None:
+        got = describe_kind(arg)
+        return None if got is None else self._mismatch(p, at, loc, want, got)
+
+
+def _moved_before(arg: ArgFacts) -> bool:
+    """Moved before the call started: a use after move (CT301), not this call's aliasing."""
+    return arg.moved is not None and not arg.moved.within_call
+
+
+def _match(want: tuple[ShapeEntry, ...], got: tuple[int | None, ...],
+           consts: dict[str, object]) -> str | None:
+    """None when `got` fits `want` (binding new Const names into `consts`); otherwise the Const
+    name whose earlier value it contradicts, or "" for a rank or static-extent mismatch."""
+    if len(want) != len(got):
+        return ""
+    fresh: dict[str, int] = {}
+    for w, g in zip(want, got, strict=True):
+        if g is None:
+            continue
+        if isinstance(w, str):
+            bound = consts.get(w, fresh.get(w))
+            if bound is None:
+                fresh[w] = g
+            elif bound != g:
+                return w
+        elif w >= 0 and w != g:
+            return ""
+    consts.update(fresh)
+    return None
+
+
+def _fmt(shape: tuple[ShapeEntry, ...], consts: dict[str, object]) -> str:
+    parts = [f"{e}={consts[e]}" if isinstance(e, str) and e in consts else str(e)
+             for e in shape]
+    return "(" + ", ".join(parts) + (",)" if len(parts) == 1 else ")")
+
+
+_contracts: dict[int, tuple[KernelSignature, LaunchContract]] = {}
+
+
+def contract_for(sig: KernelSignature) -> LaunchContract:
+    """The contract of a signature, built once. Keyed by identity: hashing a signature (its
+    parameters, spans and shapes) at every launch the checker follows would cost more than the
+    rules; the entry keeps its signature alive, so an id is never reused while cached."""
+    entry = _contracts.get(id(sig))
+    if entry is not None and entry[0] is sig:
+        return entry[1]
+    if len(_contracts) >= 4096:  # an editor session re-reads signatures on every change
+        _contracts.clear()
+    contract = LaunchContract(sig)
+    _contracts[id(sig)] = (sig, contract)
+    return contract

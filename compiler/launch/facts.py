@@ -1,0 +1,75 @@
+"""What is known about one launch argument: the vocabulary the checker and the runtime share."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Literal
+
+from ..diagnostics import Span
+from ..dtypes import DType
+
+Dim = int | None  # a known extent, or None when it is not known
+ArgKind = Literal["tensor", "partition", "int", "float", "bool", "dtype", "op", "tuple", "other"]
+# (storage, lo, hi): two arguments alias when their storages are equal and [lo, hi) overlap.
+# The runtime gives (device, first byte, past last byte); the checker (storage id, 0, 1).
+Extent = tuple[Hashable, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveFacts:
+    """An argument whose value was moved before the launch saw it."""
+
+    how: str  # "by .partition()", "into a launch of 'add'"
+    site: Span | None  # where it was moved
+    name: str | None  # the name it had there; None: the name it is used under
+    pending: str | None = None  # the label of the unsynced launch it was moved into
+    in_loop: bool = False  # moved by an earlier iteration of a loop around the use
+    within_call: bool = False  # moved while this call's own arguments were evaluated
+
+
+@dataclass(frozen=True, slots=True)
+class ArgFacts:
+    """One argument. `kind` None: nothing is known (every rule about it stays silent)."""
+
+    kind: ArgKind | None
+    dtype: DType | None = None
+    shape: tuple[Dim, ...] | None = None  # a tensor's shape; a partition's tensor's shape
+    tile: tuple[Dim, ...] | None = None  # a partition's tile shape
+    grid: tuple[int, ...] | None = None  # the grid a partition gives (equal grids agree), if known
+    grid_text: str | None = None  # that grid in words (with blocks=..., for persistent ones)
+    partitioned_at: Span | None = None  # the `.partition(...)` call, when known
+    value: object = None  # a number's or dtype's value, when known
+    extent: Extent | None = None
+    meta: bool = False  # a tensor without memory (ct.meta)
+    moved: MoveFacts | None = None
+    text: str | None = None  # how the runtime shows a value of kind "other"
+
+
+def describe_kind(facts: ArgFacts) -> str | None:
+    """What an argument is, in words; None when unknown (the rule stays silent)."""
+    kind = facts.kind
+    if kind == "tensor" and facts.dtype is not None and facts.shape is not None and None not in \
+            facts.shape:
+        return f"a {facts.dtype} tensor of shape {fmt_shape(facts.shape)}"
+    if kind in ("int", "float", "bool") and facts.value is not None:
+        return repr(facts.value)
+    if kind == "partition" and facts.dtype is not None:
+        return f"a partition of {facts.dtype}"
+    return _KIND_WORDS.get(kind) if kind != "other" else facts.text
+
+
+_KIND_WORDS: dict[ArgKind | None, str] = {
+    "tensor": "a tensor", "partition": "a partition", "int": "a number", "float": "a number",
+    "bool": "a bool", "dtype": "a dtype", "tuple": "a tuple",
+    "op": "a pending launch (rebind its results with .sync() first)",
+}
+
+
+def fmt_shape(shape: tuple[object, ...]) -> str:
+    parts = ["?" if d is None else str(d) for d in shape]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def overlaps(a: Extent | None, b: Extent | None) -> bool:
+    return a is not None and b is not None and a[0] == b[0] and a[1] < b[2] and b[1] < a[2]

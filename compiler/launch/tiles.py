@@ -1,0 +1,42 @@
+"""The rules for a partition's tile shape, at `t.partition(tile_shape)`: one place for both the
+checker (at the call, with what it knows) and the runtime (with the values)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import messages as msg
+from .facts import Dim
+
+MAX_RANK = 3
+# Slabs are tiles today, so their extents are powers of two (CT408). DESIGN §7 allows any
+# positive extent for slabs: relaxing that is setting this to False (kernels round the slab up
+# to a power-of-two tile themselves).
+POW2_EXTENTS = True
+
+Problem = tuple[msg.Message, dict[str, Any]]
+
+
+def partition_tile_problem(tile: tuple[Dim, ...] | tuple[object, ...],
+                           unknown_ok: bool = True) -> Problem | None:
+    """What is wrong with a tile shape, as a message and its fields; None when nothing is known
+    to be wrong (the checker's unknown extents are None and pass unless `unknown_ok` is off)."""
+    if not 1 <= len(tile) <= MAX_RANK:
+        return msg.MUT_RANK, {"rank": len(tile)}
+    for dim in tile:
+        if dim is None and unknown_ok:
+            continue
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+            return msg.BAD_PARTITION, {
+                "detail": f"tile dimensions are positive ints, got {dim!r} in {_show(tile)}"}
+    for dim in tile:
+        if POW2_EXTENTS and isinstance(dim, int) and dim & (dim - 1):
+            lo = 1 << (dim.bit_length() - 1)
+            return msg.PARTITION_NOT_POW2, {"dim": dim, "shape": _show(tile), "lo": lo,
+                                            "hi": lo * 2}
+    return None
+
+
+def _show(tile: tuple[object, ...]) -> str:
+    parts = ["?" if d is None else repr(d) for d in tile]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
