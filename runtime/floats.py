@@ -91,7 +91,8 @@ def f8_bits_to_f32(bits: NDArray[np.uint8], name: str) -> F32Array:
 
 
 def f32_to_f8_bits(values: NDArray[np.generic], name: str) -> NDArray[np.uint8]:
-    """Nearest code, ties to the even code; out of range gives inf (e5m2) or NaN (e4m3).
+    """Nearest code, ties to the even code; out of range and +-inf saturate to the largest
+    finite value, as the GPU's conversions do (PTX converts to f8 only with `.satfinite`).
     Compared in float64, where every f8 value and every float32 or float64 input is exact, so
     a float64 input is rounded once (through float32 it would be rounded twice)."""
     table = _f8_table(*FORMATS[name]).astype(np.float64)
@@ -108,8 +109,7 @@ def f32_to_f8_bits(values: NDArray[np.generic], name: str) -> NDArray[np.uint8]:
     top = pos_vals[-1]
     half_ulp = (top - pos_vals[-2]) / 2
     over = mag > top + half_ulp
-    overflow_code = np.uint8(0x7C) if name == "f8e5m2" else np.uint8(0x7F)
-    code = np.where(over | np.isinf(v), overflow_code, code)
+    code = np.where(over | np.isinf(v), pos_codes[-1], code)
     code = np.where(np.isnan(v), np.uint8(0x7F), code)
     sign = np.where(np.signbit(v), np.uint8(0x80), np.uint8(0))
     return (code | sign).astype(np.uint8)

@@ -25,9 +25,13 @@ def compiler(toolchain: Toolchain, tmp_path_factory: pytest.TempPathFactory) -> 
 
 @pytest.fixture(scope="session")
 def cuda_backend() -> Any:
-    from conftest import gpu_available  # tests/conftest.py
+    try:
+        from cutile.runtime.cuda import driver
 
-    if not gpu_available():
+        present = driver.device_count() > 0
+    except Exception:  # no driver or no bindings: no GPU here
+        present = False
+    if not present:
         pytest.skip("no CUDA device")
     from cutile.runtime.backends.cuda import CudaBackend
 
