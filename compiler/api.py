@@ -7,7 +7,7 @@ from .diagnostics import Diagnostic, Span, dedupe
 from .frontend.exprs import TypedName
 from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
 from .frontend.params import KernelSignature, read_signature
-from .frontend.source import FunctionDef, ModuleInfo, parse_module
+from .frontend.source import FunctionDef, ModuleInfo, nesting_diagnostic, parse_module
 
 
 def check_source(source: str, path: str) -> list[Diagnostic]:
@@ -42,7 +42,9 @@ def _analyze(info: ModuleInfo, fn: FunctionDef,
         return analyze_kernel(info, fn, consts)
     except Exception as err:
         span = info.name_span(fn.node)
-        diag = _internal(err, f"checking '{fn.name}'", span)
+        # parse_module's depth limit should prevent it; a deeper helper chain still may not
+        diag = nesting_diagnostic(info.path, span.line, info.lines[span.line - 1]) \
+            if isinstance(err, RecursionError) else _internal(err, f"checking '{fn.name}'", span)
         return KernelResult(None, [diag], [], KernelSignature(fn.name, span, (), fn.is_kernel))
 
 

@@ -208,3 +208,6 @@ EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
 UNREADABLE_FILE = Message("CT999", "cannot read this file: {detail}")
 UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
+NESTED_TOO_DEEP = Message("CT100", "this statement nests blocks and expressions more than {limit} "
+                          "levels deep, more than cutile analyses; split it into smaller "
+                          "statements with named intermediate values")
