@@ -8,6 +8,7 @@ scheduler that runs analyses off the event loop.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from typing import Any
 from lsprotocol import types
 from pygls import uris
 from pygls.exceptions import (
+    JsonRpcException,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcMethodNotFound,
@@ -46,7 +48,7 @@ log = logging.getLogger(__name__)
 DEFAULT_DEBOUNCE_S = 0.15
 # Errors pygls answers for a malformed request or notification: the client's mistake.
 CLIENT_ERRORS = (JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcMethodNotFound,
-                 JsonRpcParseError)
+                 JsonRpcParseError, json.JSONDecodeError)
 WATCHER_ID = "cutile-pyproject-watcher"
 
 
@@ -81,7 +83,9 @@ class CutileLanguageServer(LanguageServer):
     # -- errors and logging: never a dialog, always the log ------------------------------------
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        if isinstance(error, CLIENT_ERRORS):  # answered with an error response; not our bug
+        # A message that could not be decoded (pygls's reader reports those with the source
+        # JsonRpcException) or that a handler's params did not fit: the client's mistake.
+        if source is JsonRpcException or isinstance(error, CLIENT_ERRORS):
             self.log(types.MessageType.Warning, f"ignored a malformed message: {error!r}")
             return
         self.log(types.MessageType.Error, f"internal error: {error!r}")

@@ -20,7 +20,8 @@ from .. import messages as msg
 from ..diagnostics import Diagnostic, Span
 
 PACKAGE = "cutile"
-# Levels of blocks and expressions one module may nest (an `elif` chain counts as one level).
+# Levels of blocks and expressions one module may nest (each `elif` is one more level, as in
+# Python's AST: the host analysis follows that nesting).
 # The analyses recurse once per level, a few Python frames each: 200 levels stay well inside
 # Python's default recursion limit even below a deep caller (pytest, an editor's thread), and
 # no hand-written code comes near it.
@@ -133,7 +134,9 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
         except ValueError as err:  # null bytes, lone surrogates
             return Diagnostic("CT100", msg.SYNTAX_ERROR.format(detail=str(err)),
                               Span(path, 1, 0, 1, 1))
-        except RecursionError:  # Python's own parser gives up on deeper nesting still
+        except (RecursionError, MemoryError):
+            # Python's own parser gives up on deeper nesting still (MemoryError is how its
+            # parser reports a stack overflow)
             return nesting_diagnostic(path, *_biggest_statement(source))
         info = ModuleInfo(path, source, tree, source.splitlines())
         too_deep = _too_deep(info)
@@ -193,12 +196,8 @@ def _too_deep(info: ModuleInfo) -> Diagnostic | None:
             return nesting_diagnostic(info.path, line, text)
         budget = MAX_NESTING - depth
         for child in reversed(list(ast.iter_child_nodes(node))):
-            if _shallow(child, budget):
-                continue
-            elif_ = isinstance(node, ast.If) and isinstance(child, ast.If) and \
-                len(node.orelse) == 1 and node.orelse[0] is child
-            stack.append((child, depth + (0 if elif_ else 1),
-                          child if isinstance(child, ast.stmt) else stmt))
+            if not _shallow(child, budget):
+                stack.append((child, depth + 1, child if isinstance(child, ast.stmt) else stmt))
     return None
 
 

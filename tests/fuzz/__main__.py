@@ -13,7 +13,7 @@ from pathlib import Path
 from . import campaign
 
 TARGETS = {"checker": ".checker_target", "host": ".host_target", "lsp": ".lsp_target"}
-TIMEOUTS = {"checker": 20.0, "host": 20.0, "lsp": 120.0}
+TIMEOUTS = {"checker": 60.0, "host": 30.0, "lsp": 180.0}
 
 
 def main(argv: list[str] | None = None) -> int:
