@@ -27,12 +27,13 @@ DTYPES_BAD = ("'f32'", "None", "np.float32", "float", "1")
 SCALARS = ("0.5", "2", "-1", "1e308", "float('nan')", "float('inf')", "2 ** 70", "True", "None",
            "'s'", "np.float32(1)", "1 + 2j")
 LOOP_COUNTS = ("0", "1", "3", "-5", "2 ** 31 - 1", "2 ** 40", "10 ** 9")
-LOOP_STEPS = ("1", "2", "-1", "0", "2 ** 31")
+LOOP_STEPS = ("1", "2", "3", "-1", "0", "2 ** 31")
 
 
 @dataclass
 class _Program:
     rng: random.Random
+    valid: bool = False  # only well-formed arguments (what must always work)
     lines: list[str] = field(default_factory=list)
     tensors: list[str] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)
@@ -45,28 +46,28 @@ class _Program:
         return f"{prefix}{self.n}"
 
     def pick(self, good: tuple[str, ...], bad: tuple[str, ...], p_bad: float = 0.1) -> str:
-        return self.rng.choice(bad if self.rng.random() < p_bad else good)
+        return self.rng.choice(bad if not self.valid and self.rng.random() < p_bad else good)
 
 
 def _tensor(p: _Program) -> None:
     name = p.fresh("t")
     shape = p.pick(SHAPES_OK, SHAPES_BAD)
-    dtype = p.pick(DTYPES, DTYPES_BAD, 0.05)
+    dtype = p.pick(DTYPES[:3] if p.valid else DTYPES, DTYPES_BAD, 0.05)
     form = p.rng.randrange(9)
     if form == 0:
         expr = f"ct.ones({shape}, {dtype})"
     elif form == 1:
-        expr = f"ct.full({shape}, {p.rng.choice(SCALARS)}, {dtype})"
+        expr = f"ct.full({shape}, {p.pick(SCALARS[:2], SCALARS[2:], 0.5)}, {dtype})"
     elif form == 2:
-        expr = f"ct.arange({p.rng.choice(('128', '256', '0', '-3', '2 ** 62', '1.5'))}, {dtype})"
+        expr = f"ct.arange({p.pick(('128', '256'), ('0', '-3', '2 ** 62', '1.5'), 0.3)}, {dtype})"
     elif form == 3:
-        expr = f"ct.rand({shape}, {dtype}, seed={p.rng.choice(('0', '-1', '2 ** 80', 'None'))})"
+        expr = f"ct.rand({shape}, {dtype}, seed={p.pick(('0', 'None'), ('-1', '2 ** 80'), 0.5)})"
     elif form == 4:
         expr = f"ct.randn({shape}, {dtype})"
     elif form == 5:
         np_shape = p.pick(SHAPES_OK, ("()", "(0,)", "(2, 0)", "(3, 4, 5)"), 0.2)
-        np_dtype = p.rng.choice(("np.float32", "np.float16", "np.int32", "np.float64",
-                                 "np.int64", "np.bool_", "np.complex64", "object"))
+        np_dtype = p.pick(("np.float32", "np.float16", "np.int32", "np.float64"),
+                          ("np.int64", "np.bool_", "np.complex64", "object"), 0.5)
         expr = f"ct.from_numpy(np.ones({np_shape}, {np_dtype}))"
     elif form == 6:
         expr = f"ct.meta({shape}, {dtype})"
@@ -83,10 +84,10 @@ def _partition(p: _Program) -> None:
     name = p.fresh("p")
     extra = ""
     if p.rng.random() < 0.2:
-        extra += ", order=" + p.rng.choice(("ct.row_major", "ct.col_major", "ct.grouped(2)",
-                                            "ct.grouped(0)", "ct.grouped(-1)", "None", "'x'"))
+        extra += ", order=" + p.pick(("ct.row_major", "ct.col_major", "ct.grouped(2)"),
+                                     ("ct.grouped(0)", "ct.grouped(-1)", "None", "'x'"), 0.5)
     if p.rng.random() < 0.15:
-        extra += ", blocks=" + p.rng.choice(("1", "2", "0", "-1", "2 ** 40", "1.5", "None"))
+        extra += ", blocks=" + p.pick(("1", "2"), ("0", "-1", "2 ** 40", "1.5", "None"), 0.5)
     p.lines.append(f"{name} = {src}.partition({p.pick(TILES_OK, TILES_BAD)}{extra})")
     p.parts.append(name)
 
@@ -110,13 +111,14 @@ def _launch(p: _Program) -> None:
         call = f"hk.add({', '.join(args)})"
     elif kind == 1:
         args = [z, r.choice(t)]
-        call = f"hk.scale({', '.join(args)}, {r.choice(SCALARS)})"
+        call = f"hk.scale({', '.join(args)}, {p.pick(SCALARS[:2], SCALARS[2:], 0.5)})"
     elif kind == 2:
         args = [z]
         call = f"hk.inc({z})"
     elif kind == 3:
         args = [z]
-        call = f"hk.loop({z}, {r.choice(LOOP_COUNTS)}, {r.choice(LOOP_STEPS)})"
+        call = f"hk.loop({z}, {p.pick(LOOP_COUNTS[:3], LOOP_COUNTS[3:], 0.5)}, " \
+            f"{p.pick(LOOP_STEPS[:3], LOOP_STEPS[3:], 0.5)})"
     elif kind == 4:
         args = [z, r.choice(p.parts)]
         call = f"hk.pair({args[0]}, {args[1]})"
@@ -124,7 +126,7 @@ def _launch(p: _Program) -> None:
         args = [z, r.choice(t)]
         call = f"hk.add({z}, {args[1]}, {args[1]})"
         args.append(args[1])
-    if r.random() < 0.1:
+    if r.random() < 0.1 and not p.valid:
         call = call[:-1] + ", " + r.choice(("grid=(1, 1, 1)", "grid=(2,)", "B=64", "B=3",
                                             "nope=1", "grid=None")) + ")"
     name = p.fresh("o")
@@ -183,8 +185,8 @@ _STEPS = ((_tensor, 4), (_partition, 3), (_unpartition, 1), (_launch, 4), (_fini
           (_graph, 1), (_read, 1))
 
 
-def case(rng: random.Random, huge_lines: int = 0) -> list[str]:
-    p = _Program(rng)
+def case(rng: random.Random, huge_lines: int = 0, valid: bool = False) -> list[str]:
+    p = _Program(rng, valid)
     for _ in range(rng.randint(3, 14)):
         step = rng.choices([s for s, _ in _STEPS], [w for _, w in _STEPS])[0]
         step(p)
