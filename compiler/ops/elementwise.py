@@ -107,7 +107,7 @@ def _fold(b: Builder, spec: Elementwise, x: object, y: object, span: Span, rhs: 
         b.fail(msg.BAD_OPERAND, span, op=spec.word, what="these constants")
     try:
         return const_value(span, spec.fold(x, y))  # type: ignore[arg-type]
-    except (ZeroDivisionError, OverflowError, ValueError) as err:
+    except (ZeroDivisionError, OverflowError, ValueError, TypeError) as err:  # 1 << 0.5
         b.fail(msg.BAD_OPERAND, rhs.span, op=spec.word, what=f"this constant ({_why(err)})")
 
 

@@ -219,3 +219,18 @@ def test_language_server_survives_odd_documents_and_edits() -> None:
             "range": {"start": {"line": 9, "character": 0}, "end": {"line": 0, "character": 0}}}),
     ]
     assert lsp_target.check(messages_) is None
+
+
+def test_quoted_annotation_errors_point_at_the_string() -> None:
+    """Found by the stability property: the span was computed inside the string (line 1)."""
+    src = HEAD.replace("z: Mut[Tensor[f32, (128,)]]", "z: Mut[Tensor[f32, (128,)]], n: 'f16x'")
+    (found,) = analyze_source(src, "m.py")
+    line = next(i for i, text in enumerate(src.splitlines(), 1) if "def k" in text)
+    assert found.code == "CT107" and found.span.line == line
+    assert src.splitlines()[line - 1][found.span.col:found.span.end_col] == "'f16x'"
+
+
+@pytest.mark.parametrize("expr", ["1 << 0.5", "2.5 >> 1", "1.5 & 3", "3 % 0"])
+def test_constant_folding_of_mismatched_constants(expr: str) -> None:
+    found = analyze_source(HEAD + f"    q = {expr}\n    z.store(t)\n", "m.py")
+    assert codes(found) == ["CT211"], found
