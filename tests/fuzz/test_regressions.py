@@ -234,3 +234,11 @@ def test_quoted_annotation_errors_point_at_the_string() -> None:
 def test_constant_folding_of_mismatched_constants(expr: str) -> None:
     found = analyze_source(HEAD + f"    q = {expr}\n    z.store(t)\n", "m.py")
     assert codes(found) == ["CT211"], found
+
+
+@pytest.mark.parametrize("expr", ["10 ** 30 ** 31", "1 << 10 ** 12", "(-3) ** 10 ** 9",
+                                  "(1 << 4000) * (1 << 4000)"])
+def test_folding_huge_constants_is_an_error_not_a_hang(expr: str) -> None:
+    """Found as a hang: the frontend folded the exact integer."""
+    found = analyze_source(HEAD + f"    q = {expr}\n    z.store(t)\n", "m.py")
+    assert codes(found) == ["CT211"] and "too large" in found[0].message
