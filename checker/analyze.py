@@ -17,7 +17,7 @@ from typing import Protocol
 from ..compiler import messages as msg
 from ..compiler.api import check_module
 from ..compiler.diagnostics import Diagnostic, Severity, Span, dedupe
-from ..compiler.frontend.source import parse_module, paused_gc
+from ..compiler.frontend.source import analysis_guard, parse_module
 from . import suppressions
 from .config import Config, Overrides, parse_table
 from .discovery import ConfigResolver, is_force_excluded, iter_files
@@ -68,7 +68,7 @@ def analyze_source(source: str, path: str, config: Config | TableConfig | None =
                    *, project: ProjectIndex | None = None) -> list[Diagnostic]:
     """Every finding of one file after suppressions, selection and severity overrides.
     `project` resolves kernels imported from other files (one index per run caches them)."""
-    with paused_gc():  # see paused_gc: linear time on big files
+    with analysis_guard():  # linear time on big files, room for deep nesting
         raw = _raw_findings(source, path, project)
     return finish(raw, source, path, _as_config(config))
 

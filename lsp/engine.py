@@ -20,7 +20,7 @@ from cutile.checker.discovery import ConfigResolver
 from cutile.checker.host import OwnershipView, ProjectIndex, ownership_view
 from cutile.compiler.api import typed_names as compiler_typed_names
 from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.frontend.source import parse_module, paused_gc
+from cutile.compiler.frontend.source import analysis_guard, parse_module
 
 CONFIG_FILE = "pyproject.toml"
 
@@ -69,7 +69,7 @@ class Analyzer:
 def typed_names(source: str, path: str) -> list[TypedName]:
     """Every tile-valued name a kernel binds, with its type; nothing for a file that does not
     parse (its diagnostics say why)."""
-    with paused_gc():
+    with analysis_guard():
         info = parse_module(source, path)
         if isinstance(info, Diagnostic):
             return []
@@ -78,7 +78,7 @@ def typed_names(source: str, path: str) -> list[TypedName]:
 
 def ownership(source: str, path: str) -> OwnershipView:
     """The host ownership facts of one file; nothing for a file that does not parse."""
-    with paused_gc():
+    with analysis_guard():
         info = parse_module(source, path)
         if isinstance(info, Diagnostic):
             return OwnershipView((), ())

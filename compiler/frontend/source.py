@@ -11,6 +11,7 @@ import ast
 import contextlib
 import gc
 import io
+import sys
 import threading
 import tokenize
 from collections.abc import Iterator
@@ -122,7 +123,7 @@ def dotted_name(expr: ast.AST) -> str | None:
 
 def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
     """The module, or the one CT100 that says why it cannot be analysed."""
-    with paused_gc():
+    with analysis_guard():
         try:
             tree = ast.parse(source, filename=path)
         except SyntaxError as err:
@@ -146,34 +147,44 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
     return info
 
 
-_gc_lock = threading.Lock()
-_gc_pauses = 0
+_guard_lock = threading.Lock()
+_guards = 0
 _gc_was_enabled = False
+_old_recursion_limit = 0
+# Python frames an analysis may stack: inlined helpers and nesting up to MAX_NESTING take a few
+# thousand at most (about five per level of a nested call). Python 3.11 keeps pure-Python calls
+# off the C stack, so this costs no C stack; a deeper case still fails cleanly (CT100).
+RECURSION_LIMIT = 20_000
 
 
 @contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """No cyclic garbage collection while a module is parsed and analysed.
+def analysis_guard() -> Iterator[None]:
+    """Parse and analyse a module with cyclic garbage collection paused and room for deep
+    recursion.
 
     A big module's AST is millions of objects, and every automatic full collection walks all
     of them: with collection on, parsing a 100,000-line file took 3x longer than without, and the
     whole check grew faster than the file. The ASTs hold no cycles, and what an analysis leaves
     behind is collected once collection resumes. Counted, so that analyses on several threads
-    (the language server) resume collection only when the last one ends.
+    (the language server) restore both settings only when the last one ends.
     """
-    global _gc_pauses, _gc_was_enabled
-    with _gc_lock:
-        if _gc_pauses == 0:
+    global _guards, _gc_was_enabled, _old_recursion_limit
+    with _guard_lock:
+        if _guards == 0:
             _gc_was_enabled = gc.isenabled()
+            _old_recursion_limit = sys.getrecursionlimit()
             gc.disable()
-        _gc_pauses += 1
+            sys.setrecursionlimit(max(_old_recursion_limit, RECURSION_LIMIT))
+        _guards += 1
     try:
         yield
     finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_enabled:
-                gc.enable()
+        with _guard_lock:
+            _guards -= 1
+            if _guards == 0:
+                sys.setrecursionlimit(_old_recursion_limit)
+                if _gc_was_enabled:
+                    gc.enable()
 
 
 def nesting_diagnostic(path: str, line: int, text: str) -> Diagnostic:

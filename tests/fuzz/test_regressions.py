@@ -20,7 +20,7 @@ from cutile.compiler import messages
 from cutile.compiler.api import check_kernel
 from cutile.compiler.diagnostics import Diagnostic
 from cutile.compiler.frontend import source as frontend_source
-from cutile.compiler.frontend.source import MAX_NESTING, paused_gc
+from cutile.compiler.frontend.source import MAX_NESTING, analysis_guard
 
 from . import checker_target, corpus, lsp_target
 
@@ -163,14 +163,14 @@ def test_gc_pauses_nest_across_threads() -> None:
     leave = threading.Event()
 
     def hold() -> None:
-        with paused_gc():
+        with analysis_guard():
             inside.set()
             leave.wait(5)
 
     other = threading.Thread(target=hold)
     other.start()
     inside.wait(5)
-    with paused_gc():
+    with analysis_guard():
         assert not gc.isenabled()
     assert not gc.isenabled()  # the other thread is still analysing
     leave.set()
@@ -242,3 +242,16 @@ def test_folding_huge_constants_is_an_error_not_a_hang(expr: str) -> None:
     """Found as a hang: the frontend folded the exact integer."""
     found = analyze_source(HEAD + f"    q = {expr}\n    z.store(t)\n", "m.py")
     assert codes(found) == ["CT211"] and "too large" in found[0].message
+
+
+def test_deep_expressions_in_mutually_recursive_helpers() -> None:
+    """Found as a CT999 RecursionError: nesting below the limit, inlined through helpers, under
+    a deep caller's stack; the analysis gets room for it and reports the recursion (CT105)."""
+    nested = "ct.exp(" * 190 + "t" + ")" * 190
+    src = ("import cutile as ct\n\n@ct.function\ndef down(t):\n    return up(t)\n\n"
+           f"@ct.function\ndef up(t):\n    x = {nested}\n    return down(t)\n")
+
+    def below(n: int) -> list[Diagnostic]:
+        return below(n - 1) if n else analyze_source(src, "m.py")
+
+    assert "CT105" in codes(below(100)) and "CT999" not in codes(below(100))
