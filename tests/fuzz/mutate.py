@@ -17,6 +17,7 @@ import tokenize
 from collections.abc import Callable
 
 Mutant = str | bytes
+HUGE_BYTES = 3_000_000  # a huge module is long, not megabytes per line
 Mutator = Callable[[random.Random, str], Mutant]
 
 DTYPES = ("f32", "f16", "bf16", "f64", "tf32", "i8", "i16", "i32", "i64", "u8", "bool_",
@@ -288,12 +289,14 @@ def huge(rng: random.Random, text: str, lines: int) -> str:
     src = _lines(text)
     out = [text if text.endswith("\n") else text + "\n"]
     count, n = text.count("\n"), 0
-    while count < lines:
+    size = len(text)
+    while count < lines and size < HUGE_BYTES:
         fn = rng.choice(funcs)
         a, b = _span(fn)
         chunk = "".join(src[a:b]).replace(f"def {fn.name}(", f"def {fn.name}_{n}(", 1)
         out.append("\n\n" + chunk)
         count += chunk.count("\n") + 2
+        size += len(chunk)
         n += 1
     return "".join(out)
 
