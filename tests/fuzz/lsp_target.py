@@ -25,7 +25,7 @@ URIS = ("file:///tmp/cutile-fuzz/a.py", "file:///tmp/cutile-fuzz/b.py",
         "file:///tmp/cutile-fuzz/pyproject.toml", "untitled:Untitled-1", "not a uri")
 PROBE_ID = 10**9
 _OURS = re.compile(r'File "[^"]*/(cutile|lsp|checker|compiler|runtime)/')
-ANSWER_S = 60.0
+ANSWER_S = 120.0
 BAD_BODIES = ("{", "[]", "null", "1", '"x"', '{"jsonrpc": "2.0"}', '{"jsonrpc": "2.0", "id": 1}',
               '{"jsonrpc": "2.0", "id": 7, "method": "textDocument/hover"}',
               '{"jsonrpc": "2.0", "id": 8, "method": "textDocument/hover", "params": '
@@ -90,7 +90,7 @@ def _message(rng: random.Random, ident: int, versions: dict[str, int]) -> dict[s
     if kind == 12:
         return _note("textDocument/didSave", {"textDocument": {"uri": rng.choice(URIS)}})
     versions[uri] += 1
-    big = mutate.huge(rng, _text(rng), rng.choice((2000, 20000)))
+    big = mutate.huge(rng, _text(rng), rng.choice((2000, 10000)))
     return _note("textDocument/didChange", {"textDocument": {**doc, "version": versions[uri]},
                                             "contentChanges": [{"text": big}]})
 
