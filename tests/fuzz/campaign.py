@@ -51,6 +51,7 @@ def run(target: ModuleType, name: str, n: int, seed: str, timeout: float,
     summary = Summary(name, seed)
     worker = Worker(target.check, getattr(target, "setup", None))
     start = time.monotonic()
+    every = max(1, min(1000, n // 40))  # progress lines
     try:
         for index in range(n):
             case = target.case(_case_rng(seed, index), huge_lines)
@@ -59,7 +60,7 @@ def run(target: ModuleType, name: str, n: int, seed: str, timeout: float,
             if outcome.kind != "ok":
                 _record(summary, target, worker, outcome, index, case, timeout, out,
                         shrink_budget, progress)
-            if progress and (index + 1) % 1000 == 0:
+            if progress and (index + 1) % every == 0:
                 summary.seconds = time.monotonic() - start
                 progress(summary.line())
     finally:
