@@ -323,7 +323,7 @@ def encode_oddly(rng: random.Random, text: str) -> bytes:
         at = rng.randrange(len(raw) + 1)
         return raw[:at] + b"\x00" + raw[at:]
     if kind == 7:
-        return text.encode("utf-16")
+        return text.encode("utf-16", errors="surrogatepass")
     if kind == 8:
         return b"#!/usr/bin/env python\n# vim: set fileencoding=" + \
             rng.choice((b"cp1252", b"ascii", b"nope")) + b" :\n" + raw
