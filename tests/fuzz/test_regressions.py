@@ -255,3 +255,23 @@ def test_deep_expressions_in_mutually_recursive_helpers() -> None:
         return below(n - 1) if n else analyze_source(src, "m.py")
 
     assert "CT105" in codes(below(100)) and "CT999" not in codes(below(100))
+
+
+def test_hover_on_a_module_too_deep_for_libcst() -> None:
+    """Found by the LSP fuzzer: a hover parsed the document with libcst, whose visitors raised
+    RecursionError on nesting the checker itself handles."""
+    from cutile.lsp.syntax import parse
+
+    deep = HEAD + "    u = " + "ct.exp(" * 190 + "t" + ")" * 190 + "\n    z.store(u)\n"
+    assert parse(deep) is None  # libcst gives up; hover and inlay hints go without it
+    uri = lsp_target.URIS[0]
+    messages_ = [
+        lsp_target._note("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": deep}}),
+        lsp_target._request(70, "textDocument/hover", {
+            "textDocument": {"uri": uri}, "position": {"line": 7, "character": 5}}),
+        lsp_target._request(71, "textDocument/inlayHint", {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}}),
+    ]
+    assert lsp_target.check(messages_) is None
