@@ -17,13 +17,13 @@ from typing import Protocol
 from ..compiler import messages as msg
 from ..compiler.api import check_module
 from ..compiler.diagnostics import Diagnostic, Severity, Span, dedupe
-from ..compiler.frontend.source import parse_module
+from ..compiler.frontend.source import analysis_guard, parse_module
 from . import suppressions
 from .config import Config, Overrides, parse_table
 from .discovery import ConfigResolver, is_force_excluded, iter_files
 from .host import ProjectIndex, check_host
 from .parallel import FileResult, check_all, default_jobs
-from .sources import read_source
+from .sources import UndecodableSource, decode_source, read_or_report
 
 
 class TableConfig(Protocol):
@@ -65,10 +65,18 @@ def analyze_source(source: str, path: str, config: Config | TableConfig | None =
                    *, project: ProjectIndex | None = None) -> list[Diagnostic]:
     """Every finding of one file after suppressions, selection and severity overrides.
     `project` resolves kernels imported from other files (one index per run caches them)."""
-    info = parse_module(source, path)  # one parse: the kernel frontend and the host analysis
-    raw = [info] if isinstance(info, Diagnostic) else (
-        check_module(info) + check_host(info, project))
+    with analysis_guard():  # linear time on big files, room for deep nesting
+        raw = _raw_findings(source, path, project)
     return finish(raw, source, path, _as_config(config))
+
+
+def _raw_findings(source: str, path: str, project: ProjectIndex | None) -> list[Diagnostic]:
+    """The module's AST dies on return, before collection resumes, so the first collection
+    does not walk millions of dead nodes."""
+    info = parse_module(source, path)  # one parse: the kernel frontend and the host analysis
+    if isinstance(info, Diagnostic):
+        return [info]
+    return check_module(info) + check_host(info, project)
 
 
 def finish(raw: list[Diagnostic], source: str, path: str, config: Config) -> list[Diagnostic]:
@@ -111,12 +119,20 @@ def analyze_paths(paths: Sequence[str], overrides: Overrides | None = None) -> R
     return report
 
 
-def analyze_stdin(source: str, filename: str | None, overrides: Overrides | None = None) -> Report:
+def analyze_stdin(source: str | bytes, filename: str | None,
+                  overrides: Overrides | None = None) -> Report:
     """Check text read from standard input as if it were the file `filename` (for config
-    discovery, per-file-ignores and --force-exclude)."""
+    discovery, per-file-ignores and --force-exclude). Bytes are decoded as a file's would be."""
     resolver = ConfigResolver(overrides or Overrides())
     path = filename if filename is not None else "-"
     report = Report()
+    if isinstance(source, bytes):
+        try:
+            source = decode_source(source)
+        except UndecodableSource as err:
+            report.files.append(path)
+            report.diagnostics.append(err.diagnostic(path))
+            return report
     config_at = filename if filename is not None else os.path.join(os.getcwd(), "-")
     if filename is None or not is_force_excluded(filename, resolver):
         report.files.append(path)
@@ -139,12 +155,12 @@ def _project_root(paths: Sequence[str], resolver: ConfigResolver) -> str:
 def check_file(path: str, config: Config, project: ProjectIndex) -> FileResult:
     """One file from disk: its text (None if unreadable) and its findings."""
     try:
-        source = read_source(path)
-    except (SyntaxError, UnicodeDecodeError) as err:  # a bad coding cookie or bytes
-        return None, [msg.UNDECODABLE_FILE.at(Span(path, 1, 0, 1, 0), detail=str(err))]
+        source = read_or_report(path)  # a bad coding cookie or bytes: CT100
     except OSError as err:
         return None, [msg.UNREADABLE_FILE.at(Span(path, 1, 0, 1, 0),
                                              detail=err.strerror or str(err))]
+    if isinstance(source, Diagnostic):
+        return None, [source]
     return source, _guarded(
         path, lambda: analyze_source(source, path, config, project=project))
 

@@ -21,7 +21,6 @@ from .explain import explain
 from .formats import FORMATS
 from .formats.sarif import tool_version
 from .selection import normalize_pattern
-from .sources import decode_source
 
 PROG = "cutile-check"
 
@@ -113,7 +112,7 @@ def _run(args: argparse.Namespace) -> int:
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("'-' (standard input) cannot be combined with other paths")
-        report = analyze_stdin(decode_source(sys.stdin.buffer.read()), args.stdin_filename,
+        report = analyze_stdin(sys.stdin.buffer.read(), args.stdin_filename,
                                overrides)
     else:
         report = analyze_paths(paths, overrides)

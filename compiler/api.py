@@ -8,7 +8,13 @@ from .errors import error_for
 from .frontend.exprs import TypedName
 from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
 from .frontend.params import KernelSignature, read_signature
-from .frontend.source import FunctionDef, ModuleInfo, parse_module
+from .frontend.source import (
+    FunctionDef,
+    ModuleInfo,
+    analysis_guard,
+    nesting_diagnostic,
+    parse_module,
+)
 from .ir import KernelIR
 from .specialization import Specialization
 from .tiling import persistent_misuse
@@ -32,7 +38,11 @@ def check_module(info: ModuleInfo) -> list[Diagnostic]:
             found = _analyze(info, fn).diagnostics
         else:
             try:
-                found = read_signature(info, fn)[1] + check_helper_syntax(info, fn)
+                with analysis_guard():
+                    found = read_signature(info, fn)[1] + check_helper_syntax(info, fn)
+            except RecursionError:
+                span = info.name_span(fn.node)
+                found = [nesting_diagnostic(info.path, span.line, info.lines[span.line - 1])]
             except Exception as err:
                 found = [_internal(err, f"checking '{fn.name}'", info.name_span(fn.node))]
         diags += found
@@ -43,10 +53,13 @@ def _analyze(info: ModuleInfo, fn: FunctionDef,
              consts: dict[str, object] | None = None) -> KernelResult:
     """analyze_kernel, with an unexpected exception turned into a CT999 at the kernel's name."""
     try:
-        return analyze_kernel(info, fn, consts)
+        with analysis_guard():  # the JIT gets the checker's limits: the same verdicts
+            return analyze_kernel(info, fn, consts)
     except Exception as err:
         span = info.name_span(fn.node)
-        diag = _internal(err, f"checking '{fn.name}'", span)
+        # parse_module's depth limit should prevent it; a deeper helper chain still may not
+        diag = nesting_diagnostic(info.path, span.line, info.lines[span.line - 1]) \
+            if isinstance(err, RecursionError) else _internal(err, f"checking '{fn.name}'", span)
         return KernelResult(None, [diag], [], KernelSignature(fn.name, span, (), fn.is_kernel))
 
 

@@ -283,3 +283,6 @@ LAUNCH_RESULT_UNSYNCED = Message(
     ".sync() and use the values that returns")
 SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} value{s} (its "
                       "positional arguments, in order), but {m} name{ms} receive{v} them")
+NESTED_TOO_DEEP = Message("CT100", "this statement nests blocks and expressions more than {limit} "
+                          "levels deep, more than cutile analyses; split it into smaller "
+                          "statements with named intermediate values")

@@ -20,7 +20,7 @@ from cutile.checker.discovery import ConfigResolver
 from cutile.checker.host import OwnershipView, ProjectIndex, ownership_view
 from cutile.compiler.api import typed_names as compiler_typed_names
 from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.frontend.source import parse_module
+from cutile.compiler.frontend.source import analysis_guard, parse_module
 
 CONFIG_FILE = "pyproject.toml"
 
@@ -69,15 +69,17 @@ class Analyzer:
 def typed_names(source: str, path: str) -> list[TypedName]:
     """Every tile-valued name a kernel binds, with its type; nothing for a file that does not
     parse (its diagnostics say why)."""
-    info = parse_module(source, path)
-    if isinstance(info, Diagnostic):
-        return []
-    return [TypedName(n.name, n.span, n.type) for n in compiler_typed_names(info)]
+    with analysis_guard():
+        info = parse_module(source, path)
+        if isinstance(info, Diagnostic):
+            return []
+        return [TypedName(n.name, n.span, n.type) for n in compiler_typed_names(info)]
 
 
 def ownership(source: str, path: str) -> OwnershipView:
     """The host ownership facts of one file; nothing for a file that does not parse."""
-    info = parse_module(source, path)
-    if isinstance(info, Diagnostic):
-        return OwnershipView((), ())
-    return ownership_view(info, ProjectIndex())
+    with analysis_guard():
+        info = parse_module(source, path)
+        if isinstance(info, Diagnostic):
+            return OwnershipView((), ())
+        return ownership_view(info, ProjectIndex())

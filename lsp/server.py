@@ -8,6 +8,7 @@ scheduler that runs analyses off the event loop.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +18,13 @@ from typing import Any
 
 from lsprotocol import types
 from pygls import uris
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcMethodNotFound,
+    JsonRpcParseError,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
@@ -38,6 +46,9 @@ from .suppress import suppression_fix
 log = logging.getLogger(__name__)
 
 DEFAULT_DEBOUNCE_S = 0.15
+# Errors pygls answers for a malformed request or notification: the client's mistake.
+CLIENT_ERRORS = (JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcMethodNotFound,
+                 JsonRpcParseError, json.JSONDecodeError)
 WATCHER_ID = "cutile-pyproject-watcher"
 
 
@@ -72,6 +83,11 @@ class CutileLanguageServer(LanguageServer):
     # -- errors and logging: never a dialog, always the log ------------------------------------
 
     def report_server_error(self, error: Exception, source: Any) -> None:
+        # A message that could not be decoded (pygls's reader reports those with the source
+        # JsonRpcException) or that a handler's params did not fit: the client's mistake.
+        if source is JsonRpcException or isinstance(error, CLIENT_ERRORS):
+            self.log(types.MessageType.Warning, f"ignored a malformed message: {error!r}")
+            return
         self.log(types.MessageType.Error, f"internal error: {error!r}")
 
     def log(self, kind: types.MessageType, message: str) -> None:
@@ -90,6 +106,11 @@ class CutileLanguageServer(LanguageServer):
 
     def document(self, uri: str) -> TextDocument:
         return self.workspace.get_text_document(uri)
+
+    def open_document(self, uri: str) -> TextDocument | None:
+        """The document if the client opened it; requests about others get empty answers
+        (pygls would read the file from disk, which may not exist or not be the editor's)."""
+        return self.document(uri) if uri in self.workspace.text_documents else None
 
     def path_of(self, uri: str) -> str:
         return uris.to_fs_path(uri) or uri
@@ -175,8 +196,10 @@ class CutileLanguageServer(LanguageServer):
     def hover(self, params: types.HoverParams) -> types.Hover | None:
         """A kernel name's tile type, else a host name's ownership state."""
         uri = params.text_document.uri
+        doc = self.open_document(uri)
+        if doc is None:
+            return None
         names = self.typed_names(uri)
-        doc = self.document(uri)
         line, col = from_position(doc.lines, params.position, self.encoding)
         info = hover_at(names, doc.source, line, col)
         if info is None:
@@ -191,8 +214,10 @@ class CutileLanguageServer(LanguageServer):
         if not self.options.inlay_hints:
             return []
         uri = params.text_document.uri
+        doc = self.open_document(uri)
+        if doc is None:
+            return []
         names = self.typed_names(uri)
-        doc = self.document(uri)
         hints = inlay_hints(names, doc.source, params.range.start.line + 1,
                             params.range.end.line + 1)
         return [types.InlayHint(position=to_position(doc.lines, h.line, h.col, self.encoding),
@@ -204,8 +229,8 @@ class CutileLanguageServer(LanguageServer):
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         analysis = self.published.get(uri)
-        doc = self.document(uri)
-        if analysis is None or analysis.snapshot.version != doc.version:
+        doc = self.open_document(uri)
+        if doc is None or analysis is None or analysis.snapshot.version != doc.version:
             return []  # the client asks again once fresh diagnostics arrive
         lines = doc.lines
         actions: list[types.CodeAction] = []

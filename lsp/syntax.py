@@ -27,11 +27,13 @@ class Parsed:
 
 
 def parse(source: str) -> Parsed | None:
+    """The libcst tree with positions; None for text that does not parse, or that nests too
+    deeply for libcst's recursive visitors (the checker reports those as CT100)."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-    except cst.ParserSyntaxError:
+        return Parsed(wrapper.module, wrapper.resolve(PositionProvider))
+    except (cst.ParserSyntaxError, RecursionError, MemoryError):
         return None
-    return Parsed(wrapper.module, wrapper.resolve(PositionProvider))
 
 
 def covers(outer: CodeRange, span: Span) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...compiler.diagnostics import render_full
 from ..analyze import Report
-from ..sources import read_source
+from ..sources import UndecodableSource, read_source
 
 
 def render(report: Report) -> str:
@@ -16,7 +16,7 @@ def render(report: Report) -> str:
             if text is None:  # a note in a file that was not checked itself (an import)
                 try:
                     text = read_source(path)
-                except (OSError, SyntaxError, UnicodeDecodeError):
+                except (OSError, UndecodableSource):
                     text = None
             lines[path] = None if text is None else text.splitlines()
         return lines[path]

@@ -131,9 +131,13 @@ def _subscript(info: ModuleInfo, expr: ast.expr) -> tuple[str | None, list[ast.e
 def _parse_annotation(info: ModuleInfo, name: str, span: Span, expr: ast.expr) -> ParamSpec:
     if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
         try:
-            expr = ast.parse(expr.value, mode="eval").body  # a quoted annotation
-        except SyntaxError as err:
+            unquoted = ast.parse(expr.value, mode="eval").body  # a quoted annotation
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
             raise _BadAnnotation("the quoted annotation is not valid Python", expr) from err
+        try:
+            return _parse_annotation(info, name, span, unquoted)
+        except _BadAnnotation as bad:  # the inner nodes' positions are inside the string
+            raise _BadAnnotation(bad.detail, expr) from None
     head, args = _subscript(info, expr)
     if head == "Mut":
         if len(args) != 1:

@@ -243,9 +243,25 @@ def _fold(b: Builder, spec: Elementwise, x: object, y: object, span: Span, rhs: 
     if spec.fold is None or not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
         b.fail(msg.BAD_OPERAND, span, op=spec.word, what="these constants")
     try:
+        _check_size(spec.name, x, y)
         return const_value(span, spec.fold(x, y))  # type: ignore[arg-type]
-    except (ZeroDivisionError, OverflowError, ValueError) as err:
+    except (ZeroDivisionError, OverflowError, ValueError, TypeError) as err:  # 1 << 0.5
         b.fail(msg.BAD_OPERAND, rhs.span, op=spec.word, what=f"this constant ({_why(err)})")
+
+
+FOLD_BITS = 4096  # far beyond any dtype; folding `10 ** 30 ** 31` would never finish
+
+
+def _check_size(name: str, x: float, y: float) -> None:
+    """OverflowError when an exact integer result would need more than FOLD_BITS bits."""
+    if not isinstance(x, int) or not isinstance(y, int) or isinstance(x, bool):
+        return
+    if name == "pow" and abs(x) > 1 and y > 0 and y * x.bit_length() > FOLD_BITS:
+        raise OverflowError
+    if name == "shl" and x != 0 and y > FOLD_BITS:
+        raise OverflowError
+    if name == "mul" and x.bit_length() + y.bit_length() > FOLD_BITS:
+        raise OverflowError
 
 
 def _why(err: Exception) -> str:

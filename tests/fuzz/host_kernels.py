@@ -1,0 +1,67 @@
+"""Kernels and helpers the fuzzed host programs use (kernels must live in a file: the frontend
+reads their source)."""
+
+import asyncio
+import contextlib
+from typing import Any
+
+import cutile as ct
+from cutile import Const, Mut, Tensor, f32, i32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], y: Tensor[f32, (-1,)],
+        B: Const[int]) -> None:
+    z.store(ct.load_tile_like(x, z) + ct.load_tile_like(y, z))
+
+
+@ct.kernel
+def scale(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], s: f32, B: Const[int]) -> None:
+    z.store(ct.load_tile_like(x, z) * s)
+
+
+@ct.kernel
+def inc(z: Mut[Tensor[f32, ("B",)]], B: Const[int]) -> None:
+    z.store(z.load() + 1.0)
+
+
+@ct.kernel
+def loop(z: Mut[Tensor[f32, ("B",)]], n: i32, step: i32, B: Const[int]) -> None:
+    t = z.load()
+    for _ in range(0, n, step):
+        t = t + 1.0
+    z.store(t)
+
+
+@ct.kernel
+def pair(a: Mut[Tensor[f32, ("B",)]], b: Mut[Tensor[f32, ("B",)]], B: Const[int]) -> None:
+    a.store(ct.full((B,), 1.0, f32))
+    b.store(ct.full((B,), 2.0, f32))
+
+
+@ct.kernel
+def grid2(z: Mut[Tensor[f32, ("BM", "BN")]], x: Tensor[f32, (-1, -1)], BM: Const[int],
+          BN: Const[int]) -> None:
+    z.store(ct.load_tile_like(x, z) * 2.0)
+
+
+async def _await(op: Any) -> Any:
+    return await op
+
+
+def run_await(op: Any) -> Any:
+    """`await op` from synchronous code."""
+    return asyncio.run(_await(op))
+
+
+def cancel_await(op: Any) -> Any:
+    """Await `op` in a task, cancel the task at its first suspension, then await `op` again."""
+    async def main() -> Any:
+        task = asyncio.ensure_future(_await(op))
+        await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return await op
+
+    return asyncio.run(main())
