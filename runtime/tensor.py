@@ -205,7 +205,11 @@ def _is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
 
 def _resolve_shape(shape: tuple[int, ...] | int, size: int, old: tuple[int, ...],
                    site: Site) -> tuple[int, ...]:
-    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    dims = (shape,) if isinstance(shape, int) else tuple(shape) if isinstance(
+        shape, (tuple, list)) else (None,)
+    if not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
+        raise launch_error(msg.BAD_CONSTRUCTOR_ARG, site, what="reshape",
+                           want="a shape of ints (-1 for one inferred extent)", got=shape)
     if dims.count(-1) == 1:
         known = math.prod(d for d in dims if d != -1)
         if known and size % known == 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 import numpy as np
 import pytest
@@ -106,3 +107,12 @@ def test_torch_round_trip_if_installed() -> None:
     assert t.dtype == ct.bf16.dtype and t.data_ptr == src.data_ptr()
     back = torch.from_dlpack(t)
     assert back.dtype == torch.bfloat16 and back.data_ptr() == src.data_ptr()
+
+
+@pytest.mark.parametrize("shape", [None, (128, None), ((1,),), "8", (2.0, 4)])
+def test_reshape_to_a_shape_that_is_not_ints_is_coded(shape: Any) -> None:
+    # found by the host fuzzer (tests/fuzz, seed h15): these were TypeErrors from inside cutile
+    t = ct.zeros((8,), f32)
+    with pytest.raises(ct.LaunchError, match="CT406 reshape: expected a shape of ints"):
+        t.reshape(shape)
+    assert t.reshape((2, 4)).shape == (2, 4)  # the failed reshape moved nothing
