@@ -1,4 +1,5 @@
-"""`Partition`: a tensor split into disjoint tiles, the argument of a `Mut` parameter.
+"""`Partition`: a tensor split into disjoint slabs, the argument of a `Mut` parameter. A slab
+has any positive extents; the kernel computes on power-of-two tiles inside it.
 
 Grid = ceil(shape / tile) per axis. Which block owns which tile, and so the launch grid, is
 `compiler/tiling.py`'s `Tiling` (the one definition the interpreter and the lowering use too):
@@ -130,10 +131,6 @@ def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | 
     for dim in tile:
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
             raise _bad(f"tile dimensions are positive ints, got {dim!r} in {tile}", site)
-        if dim & (dim - 1):
-            lo = 1 << (dim.bit_length() - 1)
-            raise launch_error(msg.PARTITION_NOT_POW2, site, dim=dim, shape=tile, lo=lo,
-                               hi=lo * 2)
     if not isinstance(order, TileOrder):
         raise _bad(f"order must be ct.row_major, ct.col_major or ct.grouped(n), not {order!r}",
                    site)
