@@ -53,6 +53,11 @@ class TileValue:
 
     dtype: ClassVar[DType]
 
+    @property
+    def shape(self) -> Any: return _kernel_only("shape")  # a tuple; a slab's may hold scalars
+    @property
+    def tile_shape(self) -> Any: return _kernel_only("tile_shape")  # of a Mut slab
+
     def __add__(self, other: Any) -> TileValue: return _kernel_only("+")
     def __radd__(self, other: Any) -> TileValue: return _kernel_only("+")
     def __sub__(self, other: Any) -> TileValue: return _kernel_only("-")

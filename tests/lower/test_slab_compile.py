@@ -55,3 +55,13 @@ def test_persistent_grid_of_odd_slabs_is_ceil_division() -> None:
     c = k.persistent_fill.compile(ct.meta((7, 8), f32).partition((3, 3), blocks=2),
                                   arch="sm_90")
     assert "get_index_space_shape" not in c.tileir and "divi" in c.tileir
+
+
+def test_softmax_rows_example_compiles() -> None:
+    from test_kernel_compile import _example
+
+    kernel = _example("softmax_rows").softmax_rows
+    for width in (32000, 1000):
+        c = kernel.compile(ct.meta((8, width), f32).partition((1, width)),
+                           ct.meta((8, width), f32), arch="sm_90", BN=1024)
+        assert c.cubin[:4] == b"\x7fELF"
