@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bytecode import Builder, Module, Value, entry
-from ..bytecode.attrs import CmpPredicate, Hints
+from ..bytecode.attrs import CmpPredicate, DivBy, Hints
 from ..bytecode.ir import Block as BcBlock
 from ..bytecode.types import TOKEN, Padding, PartitionViewType, Scalar, TensorViewType
 from ..bytecode.types import TileType as BcTile
@@ -23,7 +23,7 @@ from ..dtypes import I32 as _I32
 from ..dtypes import I64 as _I64
 from ..ir import Block, KernelIR, Op
 from ..ir import Value as IrValue
-from ..specialization import MutFacts, Specialization, TensorFacts
+from ..specialization import CAP, MutFacts, Specialization, TensorFacts, pow2_divisor
 from ..types import PartitionType, TensorType
 from . import arith
 from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views
@@ -250,6 +250,8 @@ class _Lowerer:
             offset = term if offset is None else b.emit("addi", [_I64_TILE], offset, term)
         assert offset is not None
         base = b.emit("offset", [parts.base.type], parts.base, offset)
+        if _slab_align(f) >= CAP:  # the slab's origin keeps the base's 16 bytes: TMA can stay
+            base = b.emit("assume", [base.type], base, predicate=DivBy(CAP))
         extents = [b.emit("mini", [I32_TILE], b.constant(n, I32_TILE),
                           b.emit("subi", [I32_TILE], e, o), signedness=arith.sign(_I32))
                    for n, e, o in zip(f.tile, parts.shape, origin, strict=True)]
@@ -474,6 +476,16 @@ class _Lowerer:
         sub = op.name == "sub"
         self.vals[op.result] = arith.fma(self.b, x, y, c, negate_product=sub and fused.side == 1,
                                          negate_acc=sub and fused.side == 0)
+
+
+def _slab_align(f: MutFacts) -> int:
+    """Bytes that divide every slab's origin address: the base's alignment, and per axis the
+    slab extent times the stride's divisor (as capped powers of two, `specialization.py`)."""
+    t = f.tensor
+    align = t.align
+    for n, div in zip(f.tile, t.stride_div, strict=False):
+        align = min(align, pow2_divisor(n) * div)
+    return align
 
 
 def _no_facts(t: TensorType) -> TensorFacts:
