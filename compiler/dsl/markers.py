@@ -99,9 +99,9 @@ class TileValue:
     def transpose(self) -> TileValue: return _kernel_only("transpose")
     # Tensors, Mut slabs and partitions:
     def store(self, tile: Any, index: Any = None) -> None: _kernel_only("store")
-    # p.load(index), z.load(), z.load(shape, index) (a tile inside a Mut slab)
-    def load(self, shape_or_index: Any = None, index: Any = None, *,
-             padding: Any = None) -> TileValue:
+    # p.load(index), z.load(), z.load(shape, index) (a tile inside a Mut slab): for mypy the
+    # partition's index arrives as `shape`, the first positional parameter
+    def load(self, shape: Any = None, index: Any = None, *, padding: Any = None) -> TileValue:
         return _kernel_only("load")
     def load_tile(self, shape: Any, index: Any, *, padding: Any = None) -> TileValue:
         return _kernel_only("load_tile")
