@@ -9,8 +9,9 @@ without it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from .abi import EntrySlot
@@ -20,13 +21,7 @@ if TYPE_CHECKING:
 _HOMES = {"EntrySlot": "abi", "Lowered": "emit", "lower": "emit", "LowerError": "types"}
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _HOMES, globals())
 
 
 __all__ = ["EntrySlot", "LowerError", "Lowered", "lower"]

@@ -18,3 +18,19 @@ def interpreter(request: pytest.FixtureRequest) -> Iterator[None]:
     old = context.set_backend(InterpreterBackend())
     yield
     context.set_backend(old)
+
+
+@pytest.fixture(params=["interpreter", pytest.param("cuda", marks=pytest.mark.gpu)])
+def backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Runs a test on the interpreter, and on CUDA under `pytest -m gpu`."""
+    if request.param == "interpreter":
+        yield "interpreter"
+        return
+    from test_gpu import _gpu_backend
+
+    be = _gpu_backend()
+    if be is None:
+        pytest.skip("no CUDA device")
+    old = context.set_backend(be)
+    yield "cuda"
+    context.set_backend(old)

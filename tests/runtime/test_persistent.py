@@ -3,34 +3,16 @@ slab's methods act on it. Runs on the interpreter, and on CUDA under `pytest -m 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import rt_kernels as k
-from test_gpu import _gpu_backend
 
 import cutile as ct
 from cutile import f32
 from cutile.compiler.api import check_source
-from cutile.runtime import context
-
-BACKENDS = ["interpreter", pytest.param("cuda", marks=pytest.mark.gpu)]
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> Iterator[str]:
-    if request.param == "cuda":
-        be = _gpu_backend()
-        if be is None:
-            pytest.skip("no CUDA device")
-        old = context.set_backend(be)
-        yield "cuda"
-        context.set_backend(old)
-    else:
-        yield "interpreter"
 
 
 @pytest.mark.parametrize("blocks", [1, 3, 8, 20])

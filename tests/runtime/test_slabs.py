@@ -16,21 +16,7 @@ from cutile import f32, i32
 from cutile.runtime import context
 from cutile.runtime.backends.interpreter import InterpreterBackend
 
-BACKENDS = ["interpreter", pytest.param("cuda", marks=pytest.mark.gpu)]
 I32_MIN, I32_MAX = -2**31, 2**31 - 1
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> Iterator[str]:
-    if request.param == "cuda":
-        be = _gpu_backend()
-        if be is None:
-            pytest.skip("no CUDA device")
-        old = context.set_backend(be)
-        yield "cuda"
-        context.set_backend(old)
-    else:
-        yield "interpreter"
 
 
 def _slabs(shape: tuple[int, int], slab: tuple[int, int]) -> Iterator[tuple[slice, slice]]:
