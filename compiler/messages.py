@@ -178,10 +178,12 @@ PARENT_IN_TILES_LOOP = Message("CT409", "'{name}' cannot be used inside 'for {sl
                                "{name}.tiles()': it names no single slab there; use the slab "
                                "'{slab}' ({slab}.store(t), {slab}.load(), {slab}.tile_index(), "
                                "ct.load_tile_like(x, {slab}))")
-PERSISTENT_WITHOUT_LOOP = Message("CT410", "'{name}' is partitioned with blocks= (each block "
-                                  "owns several slabs), but here the kernel reaches only the "
-                                  "block's first slab, so the others would stay unwritten; visit "
-                                  "every slab with 'for {name}t in {name}.tiles()'")
+PERSISTENT_WITHOUT_LOOP = Message("CT410", "the argument for '{name}' is partitioned with blocks= "
+                                  "(each block owns several slabs), but {kernel} reaches only "
+                                  "each block's first slab of it, so the others would stay "
+                                  "unwritten; visit every slab with 'for {name}t in "
+                                  "{name}.tiles()' or drop blocks=")
+PER_BLOCK_ACCESS = "here the kernel reaches one slab of '{name}' per block"
 TILES_LOOP_TARGET = Message("CT113", "'for ... in {name}.tiles()' binds one name, the slab "
                             "(for {name}t in {name}.tiles()), not {what}")
 

@@ -95,5 +95,6 @@ def persistent_misuse(ir: KernelIR, spec: Specialization) -> list[Diagnostic]:
         use = next((op for op in ir.walk() if op.name == "tile_index" and
                     op.operands[0] is param.value), None)
         if use is not None:
-            out.append(msg.PERSISTENT_WITHOUT_LOOP.at(use.span, name=param.name))
+            out.append(msg.PERSISTENT_WITHOUT_LOOP.at(use.span, name=param.name,
+                                                      kernel=f"'{ir.name}'"))
     return out

@@ -121,6 +121,7 @@ def arg_facts(v: Any, site: Site | None, aliasing: bool = True) -> ArgFacts:
         t = v._tensor
         grid = (*v.launch_grid, *(*v.grid, 1, 1, 1)[:3])
         return ArgFacts("partition", t._dtype, t._shape, v.tile, grid, _show_grid(v),
+                        persistent=v.blocks is not None,
                         extent=_extent(t) if aliasing else None, meta=t._buf is None,
                         moved=_moved(v, site))
     return _plain_facts(v)

@@ -74,7 +74,7 @@ def facts(value: Value) -> ArgFacts:
         grid = _grid(value)
         return ArgFacts("partition", value.dtype, value.shape, value.tile, grid,
                         None if grid is None else str(grid), value.site,
-                        extent=(value.storage, 0, 1))
+                        persistent=value.persistent, extent=(value.storage, 0, 1))
     if isinstance(value, IntVal):
         return ArgFacts("int", value=value.value)
     if isinstance(value, DTypeVal):

@@ -11,6 +11,7 @@ from ..diagnostics import Diagnostic, Span
 from ..dtypes import BY_NAME as DTYPES
 from ..dtypes import DType
 from ..kernel_options import option_problem
+from .slab_access import per_block_access
 from .source import FunctionDef, ModuleInfo, literal_value
 
 ParamKind = Literal["tensor", "mut", "const", "scalar"]
@@ -35,6 +36,9 @@ class KernelSignature:
     params: tuple[ParamSpec, ...]
     is_kernel: bool
     unsafe: bool = False
+    # Mut parameters the kernel reaches one slab per block of, outside their tiles loops, and
+    # where (frontend/slab_access.py): a persistent partition of them is CT410
+    per_block: tuple[tuple[str, Span], ...] = ()
 
     def param(self, name: str) -> ParamSpec | None:
         return next((p for p in self.params if p.name == name), None)
@@ -67,8 +71,10 @@ def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, 
     if fn.is_kernel:
         diags += _check_shape_names(params)
         diags += _check_options(info, node)
+    muts = {p.name for p in params if p.kind == "mut"}
+    per_block = per_block_access(info, node.body, muts) if fn.is_kernel and muts else {}
     sig = KernelSignature(fn.name, info.name_span(node), tuple(params), fn.is_kernel,
-                          bool(fn.options.get("unsafe", False)))
+                          bool(fn.options.get("unsafe", False)), tuple(per_block.items()))
     return sig, diags
 
 

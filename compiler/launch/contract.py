@@ -87,6 +87,7 @@ class LaunchContract:
         self._shapes(verdict, loc, skip)
         self._missing_consts(verdict, loc)
         self._grids(verdict, loc, skip, grid_arg)
+        self._persistent(verdict, loc, skip)
         return verdict
 
     # -- matching arguments to parameters ----------------------------------------------------
@@ -295,6 +296,17 @@ class LaunchContract:
                     ga=farg.grid_text or str(farg.grid), b=loc.text(at, self.params[i].name),
                     gb=arg.grid_text or str(arg.grid)))
                 return
+
+    def _persistent(self, verdict: Verdict, loc: Locator, skip: set[int]) -> None:
+        """CT410: a persistent partition for a Mut the kernel reaches one slab per block of."""
+        reached = dict(self.sig.per_block)
+        for i in self.muts:
+            arg, at, name = verdict.args[i], verdict.where[i], self.params[i].name
+            if arg is None or at is None or i in skip or not arg.persistent or name not in reached:
+                continue
+            note = Note(msg.PER_BLOCK_ACCESS.format(name=name), reached[name])
+            verdict.diags.append(self._diag(msg.PERSISTENT_WITHOUT_LOOP, loc.arg(at), (note,),
+                                            name=name))
 
     def _grid_keyword(self, verdict: Verdict, loc: Locator, grid_arg: ArgFacts | None) -> None:
         if grid_arg is None:

@@ -39,6 +39,7 @@ class ArgFacts:
     grid: tuple[int, ...] | None = None  # the grid a partition gives (equal grids agree), if known
     grid_text: str | None = None  # that grid in words (with blocks=..., for persistent ones)
     partitioned_at: Span | None = None  # the `.partition(...)` call, when known
+    persistent: bool = False  # a partition with `blocks=`: each block owns several slabs
     value: object = None  # a number's or dtype's value, when known
     extent: Extent | None = None
     meta: bool = False  # a tensor without memory (ct.meta)

@@ -103,3 +103,13 @@ def persistent_scale2d(z: Mut[Tensor[f32, (2, 4)]], x: Tensor[f32, (-1, -1)]) ->
 def persistent_old_form(z: Mut[Tensor[f32, (1,)]]) -> None:
     for idx in z.tiles():
         z.store(z.load() + 1.0, idx)
+
+
+@ct.function
+def _bump(z):  # type: ignore[no-untyped-def]
+    z.store(z.load() + 1.0)
+
+
+@ct.kernel
+def inc_via_helper(z: Mut[Tensor[f32, (16,)]]) -> None:
+    _bump(z)

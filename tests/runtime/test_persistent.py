@@ -58,9 +58,20 @@ def test_persistent_partition_for_a_kernel_without_a_tiles_loop_is_refused(
     args = (z,) if kernel is k.inc else (z, ct.ones((64,), f32), ct.ones((64,), f32))
     with pytest.raises(ct.LaunchError) as err:
         kernel(*args).sync()
+    (diag,) = err.value.diagnostics  # at the call, with a note at the kernel's access
+    assert diag.code == "CT410" and diag.span.path == __file__
+    assert "'for zt in z.tiles()'" in diag.message
+    assert [n.span.path for n in diag.notes if n.span] == [k.__file__]
+
+
+def test_a_helper_reaching_one_slab_is_caught_when_the_launch_is_specialized(
+        backend: str) -> None:
+    # the call-site rule reads the kernel's own body; a helper's access is found in the IR
+    z = ct.zeros((64,), f32).partition((16,), blocks=2)
+    with pytest.raises(ct.LaunchError) as err:
+        k.inc_via_helper(z).sync()
     (diag,) = err.value.diagnostics
     assert diag.code == "CT410" and diag.span.path == k.__file__
-    assert "'for zt in z.tiles()'" in diag.message
 
 
 def test_without_blocks_the_same_kernels_run() -> None:

@@ -68,10 +68,9 @@ def test_rule_snippet_parity(snippet: str, tmp_path: Path) -> None:
 # frontend (tests/test_frontend_cases.py and the runtime tests pin them); CT404 (provable
 # out-of-range tile indices in kernels) is not produced by the frontend yet.
 KERNEL_SIDE = {"CT404", "CT407", "CT409"}
-# Found only when a launch runs: resource limits and interpreter loop steps (CT411, CT412), and
-# a persistent partition for a kernel that reaches a slab outside a tiles loop (CT410: the
-# checker does not yet see how each kernel uses its Mut parameters). Runtime tests pin them.
-RUN_TIME_ONLY = {"CT410", "CT411", "CT412"}
+# Found only when a launch runs: resource limits and interpreter loop steps. Runtime tests pin
+# them.
+RUN_TIME_ONLY = {"CT411", "CT412"}
 
 
 def test_parity_cases_cover_every_launch_and_ownership_code() -> None:

@@ -20,6 +20,12 @@ def both(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, ("N",)], y: Tensor[f32, ("N
 
 
 @ct.kernel
+def scale_all(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)], alpha: f32) -> None:
+    for zt in z.tiles():
+        zt.store(ct.load_tile_like(x, zt) * alpha)
+
+
+@ct.kernel
 def filled(z: Mut[Tensor[f32, (128,)]], B: Const[int]) -> None:
     z.store(ct.full((B,), 1.0, f32).reshape((128,)))
 
@@ -81,3 +87,10 @@ try:  # noqa: SIM105 - the try is the point: .sync() raises here
     filled(ct.zeros((1024,), f32).partition((128,)), B=100).sync()
 except ct.KernelError:
     pass
+
+# a persistent partition (blocks=) for a kernel that reaches one slab per block (CT410), and
+# for one that visits every slab of its block
+p1 = ct.zeros((1024,), f32).partition((128,), blocks=3)
+p1, x, _ = scale_all(p1, x, 2.0).sync()
+p2 = ct.zeros((1024,), f32).partition((128,), blocks=3)
+scale(p2, x, 2.0).sync()  # E: CT410

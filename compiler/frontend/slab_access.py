@@ -1,0 +1,58 @@
+"""Where a kernel reaches one slab per block of a Mut parameter outside `for zt in z.tiles()`
+(`z.store(t)`, `z.load()`, `z.tile_index()`, `ct.load_tile_like(x, z)`): a persistent partition
+(`blocks=`) of that parameter would leave slabs unwritten (CT410). Read from the syntax, so the
+launch contract can tell at the call site; uses through helpers are left to the specialization's
+exact check (`tiling.persistent_misuse`)."""
+
+from __future__ import annotations
+
+import ast
+
+from ..diagnostics import Span
+from .source import ModuleInfo
+
+_SLAB_METHODS = frozenset({"store", "load", "tile_index"})
+
+
+def per_block_access(info: ModuleInfo, body: list[ast.stmt],
+                     muts: set[str]) -> dict[str, Span]:
+    """Mut parameter -> its first per-block access outside its own tiles loops."""
+    found: dict[str, Span] = {}
+
+    def visit(node: ast.AST, looping: frozenset[str]) -> None:
+        if isinstance(node, ast.For):
+            owner = _tiles_owner(node.iter)
+            visit(node.iter, looping)
+            inner = looping | {owner} if owner in muts else looping
+            for stmt in [*node.body, *node.orelse]:
+                visit(stmt, inner)
+            return
+        name = _accessed(node)
+        if name in muts and name not in looping and name not in found:
+            found[name] = info.span(node)
+        for sub in ast.iter_child_nodes(node):
+            visit(sub, looping)
+
+    for stmt in body:
+        visit(stmt, frozenset())
+    return found
+
+
+def _tiles_owner(it: ast.expr) -> str | None:
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
+            it.func.attr == "tiles" and isinstance(it.func.value, ast.Name):
+        return it.func.value.id
+    return None
+
+
+def _accessed(node: ast.AST) -> str | None:
+    """The Mut name a call reaches one slab of: `z.store(...)` or `ct.load_tile_like(x, z)`."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    func = node.func
+    if func.attr in _SLAB_METHODS and isinstance(func.value, ast.Name):
+        return func.value.id
+    if func.attr == "load_tile_like" and len(node.args) >= 2 and \
+            isinstance(node.args[1], ast.Name):
+        return node.args[1].id
+    return None
