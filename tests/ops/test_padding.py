@@ -107,5 +107,6 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
 
 @pytest.mark.gpu
 def test_gpu_matches_interpreter(on_cuda: object) -> None:
+    # paddings are exact; pad_forms' ct.exp is within an ulp of NumPy's on the H200
     for run in (_pad_forms, _pad_mut, _pad_tail):
-        same(run(), on_interpreter(run))
+        same(run(), on_interpreter(run), rtol=1e-6, atol=0.0)
