@@ -1,5 +1,4 @@
-"""`Partition`: a tensor split into disjoint slabs, the argument of a `Mut` parameter. A slab
-has any positive extents; the kernel computes on power-of-two tiles inside it.
+"""`Partition`: a tensor split into disjoint tiles, the argument of a `Mut` parameter.
 
 Grid = ceil(shape / tile) per axis. Which block owns which tile, and so the launch grid, is
 `compiler/tiling.py`'s `Tiling` (the one definition the interpreter and the lowering use too):
