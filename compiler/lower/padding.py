@@ -51,8 +51,9 @@ def pad_outside(b: Builder, tile: Value, index: list[Value], extents: list[Value
         inside = b.emit("cmpi", [BcTile(Scalar.I1, (n,))], pos, _splat(b, extents[axis], row),
                         comparison_predicate=CmpPredicate.LT, signedness=Signedness.SIGNED)
         along = tuple(n if i == axis else 1 for i in range(rank))
-        if along != out.shape:
+        if along != (n,):  # (n,) -> (1, n): also when the tile is (1, n) itself
             inside = b.emit("reshape", [BcTile(Scalar.I1, along)], inside)
+        if along != out.shape:
             inside = b.emit("broadcast", [BcTile(Scalar.I1, out.shape)], inside)
         mask = inside if mask is None else b.emit("andi", [inside.type], mask, inside)
     assert mask is not None
