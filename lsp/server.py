@@ -177,16 +177,16 @@ class CutileLanguageServer(LanguageServer):
 
     # -- typed names and ownership states for hovers and inlay hints --------------------------
 
-    def typed_names(self, uri: str) -> list[engine.TypedName]:
-        doc = self.document(uri)
+    # Each takes the document the request started with: a didClose handled meanwhile (requests
+    # run off the event loop) would make pygls read the file from disk, which may not exist.
+    def typed_names(self, uri: str, doc: TextDocument) -> list[engine.TypedName]:
         cached = self._typed.get(uri)
         if cached is None or cached[0] != doc.version:
             cached = (doc.version, engine.typed_names(doc.source, self.path_of(uri)))
             self._typed[uri] = cached
         return cached[1]
 
-    def ownership(self, uri: str) -> OwnershipView:
-        doc = self.document(uri)
+    def ownership(self, uri: str, doc: TextDocument) -> OwnershipView:
         cached = self._owned.get(uri)
         if cached is None or cached[0] != doc.version:
             cached = (doc.version, engine.ownership(doc.source, self.path_of(uri)))
@@ -199,11 +199,11 @@ class CutileLanguageServer(LanguageServer):
         doc = self.open_document(uri)
         if doc is None:
             return None
-        names = self.typed_names(uri)
+        names = self.typed_names(uri, doc)
         line, col = from_position(doc.lines, params.position, self.encoding)
         info = hover_at(names, doc.source, line, col)
         if info is None:
-            info = ownership_hover(self.ownership(uri), line, col)
+            info = ownership_hover(self.ownership(uri, doc), line, col)
         if info is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
@@ -217,7 +217,7 @@ class CutileLanguageServer(LanguageServer):
         doc = self.open_document(uri)
         if doc is None:
             return []
-        names = self.typed_names(uri)
+        names = self.typed_names(uri, doc)
         hints = inlay_hints(names, doc.source, params.range.start.line + 1,
                             params.range.end.line + 1)
         return [types.InlayHint(position=to_position(doc.lines, h.line, h.col, self.encoding),

@@ -275,3 +275,4 @@ def test_hover_on_a_module_too_deep_for_libcst() -> None:
             "range": {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}}),
     ]
     assert lsp_target.check(messages_) is None
+
