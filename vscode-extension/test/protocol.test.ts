@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "node:test";
@@ -62,7 +63,8 @@ test("the server publishes CT107 for an unannotated parameter, then clears it", 
     assert.equal(init.serverInfo?.name, "cutile-lsp");
     assert.ok(init.capabilities.codeActionProvider);
     await connection.sendNotification(InitializedNotification.type, {});
-    const uri = pathToFileURL(path.resolve("protocol_example.py")).toString();
+    // outside the repository: its own [tool.cutile-check] excludes vscode-extension/
+    const uri = pathToFileURL(path.join(os.tmpdir(), "protocol_example.py")).toString();
     await connection.sendNotification(DidOpenTextDocumentNotification.type, {
       textDocument: { uri, languageId: "python", version: 1, text: BAD },
     });
