@@ -20,7 +20,7 @@ from ..ops.registry import Call
 from ..ops.slicing import SliceItem, slice_tile
 from ..types import ConstType, PartitionType, SlabType, SymInt, TensorType, TileType, describe
 from .builder import Arg, Builder
-from .source import FunctionDef, ModuleInfo, dotted_name
+from .source import FunctionDef, ModuleInfo
 from .values import (
     UNKNOWN,
     Binding,
@@ -425,14 +425,8 @@ MATH_CONSTANTS = {"math.inf": math.inf, "math.nan": math.nan, "math.pi": math.pi
 
 def math_constant(info: ModuleInfo, node: ast.expr) -> float | None:
     """The value of `math.inf` (however `math` or `inf` was imported), or None."""
-    dotted = dotted_name(node)
-    if dotted is None:
-        return None
-    head, _, rest = dotted.partition(".")
-    target = info.aliases.get(head)
-    if target is None:
-        return None
-    return MATH_CONSTANTS.get(f"{target}.{rest}" if rest else target)
+    full = info.qualified(node)
+    return None if full is None else MATH_CONSTANTS.get(full)
 
 
 def literal_fvalue(value: object, span: Span) -> FValue:

@@ -98,8 +98,9 @@ class ModuleInfo:
         first, *middle, last = self.lines[s.line - 1:s.end_line]
         return "\n".join([first[s.col:], *middle, last[:s.end_col]])
 
-    def resolve(self, expr: ast.AST) -> str | None:
-        """The cutile name an expression refers to ('exp' for `ct.exp`), or None."""
+    def qualified(self, expr: ast.AST) -> str | None:
+        """The full dotted name an expression refers to through the module's imports
+        ('cutile.exp' for `ct.exp`, 'math.inf' for `inf`), or None."""
         dotted = dotted_name(expr)
         if dotted is None:
             return None
@@ -107,7 +108,13 @@ class ModuleInfo:
         target = self.aliases.get(head)
         if target is None:
             return None
-        full = f"{target}.{rest}" if rest else target
+        return f"{target}.{rest}" if rest else target
+
+    def resolve(self, expr: ast.AST) -> str | None:
+        """The cutile name an expression refers to ('exp' for `ct.exp`), or None."""
+        full = self.qualified(expr)
+        if full is None:
+            return None
         prefix = PACKAGE + "."
         return full[len(prefix):] if full.startswith(prefix) else None
 
