@@ -231,6 +231,11 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT214", "literal-type", "A literal that does not fit the tile's dtype",
        """A Python literal adopts the dtype of the tile it meets; a float literal cannot meet an
        integer tile, and an integer literal must fit the integer dtype."""),
+    _c("CT215", "dynamic-slab", "Whole-slab access to a slab whose extent is dynamic",
+       """`z.load()` and `z.store(t)` move the whole slab as one tile of `z.tile_shape`, which
+       needs every extent of the slab known when the kernel compiles. A slab declared with a
+       dynamic extent (`Mut[Tensor[f32, (1, -1)]]`) is walked tile by tile instead:
+       `for j in range(ct.cdiv(z.shape[1], BN)): z.store(t, (0, j))`."""),
     ]),
     *_family(Family.OWNERSHIP, Raises.OWNERSHIP, [  # CT3xx: ownership.
     _c("CT301", "use-after-move", "A tensor used after it was moved",
@@ -273,13 +278,15 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
        """Each argument must match its parameter: a tensor of the declared dtype and rank (and
        static extents), a partition for `Mut`, a number for a scalar."""),
     _c("CT407", "foreign-tile-index", "A store into a Mut tensor at a chosen tile index",
-       """In safe kernels each block writes only its own slab, so `z.store(tile)` takes no index.
-       A persistent kernel writes each of its slabs through the slab the loop gives it:
-       `for zt in z.tiles(): zt.store(tile)`.""",
+       """Each block writes only its own slab. `z.store(t, index)` writes a tile inside the slab
+       (`index` counts tiles of `t`'s shape from the slab's origin), so an index is meaningless
+       when `t` covers the whole slab (only the origin is inside it: write `z.store(t)`) or when
+       the value is a number (no tile shape to count in). A persistent kernel writes each of its
+       slabs through the slab the loop gives it: `for zt in z.tiles(): zt.store(tile)`.""",
        raises=Raises.KERNEL),
     _c("CT408", "bad-partition", "An invalid partition tile shape, order or block count",
-       """A partition's tile shape has the tensor's rank and positive power-of-two dimensions
-       (tiles in kernels are powers of two, CT208); `order` must be `ct.row_major`,
+       """A partition's slab shape has the tensor's rank and positive extents (any size: a block
+       computes on power-of-two tiles inside its slab); `order` must be `ct.row_major`,
        `ct.col_major` or `ct.grouped(n)` with n >= 1, and `blocks` a positive integer."""),
     _c("CT409", "partition-in-tiles-loop", "A Mut tensor used inside its own z.tiles() loop",
        """Inside `for zt in z.tiles():` the block is working on the slab `zt`; `z` itself names

@@ -167,10 +167,12 @@ GRAPH_OF_STARTED_OP = Message("CT406", "this op was already enqueued (by .start(
                               "await), so .graph() has nothing left to capture; call .graph() on "
                               "an op that has not run")
 PARTITIONED_HERE = "partitioned here with tile shape {tile}"
-FOREIGN_TILE_INDEX = Message("CT407", "{name}.store(tile) takes no tile index: each block "
-                             "writes only its own slab; a persistent kernel writes each of its "
-                             "slabs through the loop 'for {name}t in {name}.tiles(): "
-                             "{name}t.store(tile)'")
+FOREIGN_TILE_INDEX = Message("CT407", "{name}.store(tile, index): {why}; each block writes only "
+                             "its own slab, and the index counts tiles of the stored tile's "
+                             "shape inside it")
+SLAB_DYNAMIC = Message("CT215", "{what} needs the whole slab's shape at compile time, but "
+                       "'{name}' has a dynamic extent {shape}; walk it in tiles: "
+                       "{name}.{form} with an index counting tiles from the slab's origin")
 BAD_PARTITION = Message("CT408", "{detail}")
 PARENT_IN_TILES_LOOP = Message("CT409", "'{name}' cannot be used inside 'for {slab} in "
                                "{name}.tiles()': it names no single slab there; use the slab "
@@ -237,8 +239,6 @@ EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
 UNREADABLE_FILE = Message("CT999", "cannot read this file: {detail}")
 UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
-PARTITION_NOT_POW2 = Message("CT408", "partition tile dimension {dim} in {shape} is not a power "
-                             "of two; use {lo} or {hi}")
 UNSUPPRESSIBLE = Message("CT902", "this suppression has no effect: {codes} cannot be suppressed; "
                          "fix the finding instead")
 AUTOTUNE_BAD = Message("CT114", "ct.autotune of {kernel}: {problem}")

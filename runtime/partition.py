@@ -1,4 +1,5 @@
-"""`Partition`: a tensor split into disjoint tiles, the argument of a `Mut` parameter.
+"""`Partition`: a tensor split into disjoint slabs, the argument of a `Mut` parameter. A slab
+has any positive extents; the kernel computes on power-of-two tiles inside it.
 
 Grid = ceil(shape / tile) per axis. Which block owns which tile, and so the launch grid, is
 `compiler/tiling.py`'s `Tiling` (the one definition the interpreter and the lowering use too):

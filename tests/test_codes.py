@@ -121,7 +121,7 @@ def test_runtime_failures_raise_their_registry_class(monkeypatch: pytest.MonkeyP
     moved.partition((128,))
     failures = [
         _raised(lambda: moved.numpy()),  # CT301
-        _raised(lambda: ct.zeros((100,), f32).partition((100,))),  # CT408
+        _raised(lambda: ct.zeros((100,), f32).partition((0,))),  # CT408
         _raised(lambda: _copy.with_hints(occupancy=0)),  # CT114
         _raised(lambda: _copy(ct.zeros((128,), f32), ct.zeros((128,), f32))),  # CT304
         _raised(lambda: _copy(ct.zeros((128,), f32).partition((128,)), 1.0)),  # CT406

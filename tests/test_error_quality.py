@@ -43,7 +43,7 @@ def k(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)], y: Tensor[f16, (-1,)],
     finally:
         pass
     r = undefined
-    z.store(a, (0,))
+    z.store(a, (1,))
 '''
 
 # (code, line, first column, end column (exclusive), the text the span covers); 0-based columns
@@ -63,7 +63,7 @@ EXPECTED_SPANS = [
     ("CT204", 20, 8, 23, "ct.mma(a, a, a)"),
     ("CT101", 21, 4, 7, "try"),
     ("CT103", 25, 8, 17, "undefined"),
-    ("CT407", 26, 15, 19, "(0,)"),
+    ("CT407", 26, 15, 19, "(1,)"),
 ]
 
 

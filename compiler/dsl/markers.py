@@ -53,6 +53,11 @@ class TileValue:
 
     dtype: ClassVar[DType]
 
+    @property
+    def shape(self) -> Any: return _kernel_only("shape")  # a tuple; a slab's may hold scalars
+    @property
+    def tile_shape(self) -> Any: return _kernel_only("tile_shape")  # of a Mut slab
+
     def __add__(self, other: Any) -> TileValue: return _kernel_only("+")
     def __radd__(self, other: Any) -> TileValue: return _kernel_only("+")
     def __sub__(self, other: Any) -> TileValue: return _kernel_only("-")
@@ -94,7 +99,9 @@ class TileValue:
     def transpose(self) -> TileValue: return _kernel_only("transpose")
     # Tensors, Mut slabs and partitions:
     def store(self, tile: Any, index: Any = None) -> None: _kernel_only("store")
-    def load(self, index: Any = None, *, padding: Any = None) -> TileValue:
+    # p.load(index), z.load(), z.load(shape, index) (a tile inside a Mut slab): for mypy the
+    # partition's index arrives as `shape`, the first positional parameter
+    def load(self, shape: Any = None, index: Any = None, *, padding: Any = None) -> TileValue:
         return _kernel_only("load")
     def load_tile(self, shape: Any, index: Any, *, padding: Any = None) -> TileValue:
         return _kernel_only("load_tile")

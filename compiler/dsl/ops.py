@@ -12,8 +12,8 @@ from typing import Any
 from .markers import TileValue, _kernel_only
 
 __all__ = [
-    "abs", "argmax", "argmin", "block_id", "broadcast_to", "cat", "ceil", "cos", "cumprod",
-    "cumsum", "device_assert", "erf", "exp", "exp2", "expand_dims", "extract", "floor",
+    "abs", "argmax", "argmin", "block_id", "broadcast_to", "cat", "cdiv", "ceil", "cos",
+    "cumprod", "cumsum", "device_assert", "erf", "exp", "exp2", "expand_dims", "extract", "floor",
     "load_tile_like", "log", "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks",
     "num_tiles", "permute", "printf", "prod", "randint", "rsqrt", "scan", "sin", "split", "sqrt",
     "sum", "tanh", "where",
@@ -48,6 +48,11 @@ def broadcast_to(x: Any, shape: Any) -> TileValue:
 def cat(tiles: tuple[Any, ...], axis: int = 0) -> TileValue:
     """concatenate two tiles along axis."""
     return _kernel_only("cat")
+
+
+def cdiv(a: Any, b: Any) -> TileValue:
+    """ceil(a / b) of ints or integer scalars (-(-a // b))."""
+    return _kernel_only("cdiv")
 
 
 def ceil(x: Any) -> TileValue:

@@ -16,6 +16,7 @@ from ..ir import Value
 from ..ops import FUNCTIONS, METHODS, bind
 from ..ops.elementwise import binary, unary
 from ..ops.matmul import matmul
+from ..ops.memory import slab_attr
 from ..ops.registry import Call
 from ..ops.slicing import SliceItem, slice_tile
 from ..types import ConstType, PartitionType, SlabType, SymInt, TensorType, TileType, describe
@@ -196,6 +197,10 @@ class Expressions:
         if isinstance(base, Unknown):
             raise Poisoned
         attr = node.attr
+        if attr in ("shape", "tile_shape") and isinstance(base, Value) and (
+                isinstance(base.type, SlabType) or (
+                    isinstance(base.type, TensorType) and base.type.mutable)):
+            return slab_attr(self.b, Arg(base, self.ctx.info.span(node.value)), attr, span)
         if isinstance(base, Value) and isinstance(base.type, SlabType):
             base = Value(base.type.tensor, base.span, base.name)  # a slab's shape, dtype, ndim
         if isinstance(base, TupleVal) or not isinstance(

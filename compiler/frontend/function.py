@@ -45,12 +45,6 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
     sig, diags = read_signature(info, fn)
     ctx = Context(info, Builder(sig.unsafe), consts, unsafe=sig.unsafe)
     params = [_param(p, consts) for p in sig.params]
-    for p in params:
-        if p.kind == "mut" and isinstance(p.value.type, TensorType):
-            try:  # a Mut slab is one tile: its (specialized) dims must be powers of two
-                ctx.builder.check_pow2(p.value.type.shape, p.value.span)
-            except Reject as err:
-                diags.append(err.diag)
     env: dict[str, Binding] = {p.name: p.value for p in params}
     if diags:
         for name in _annotated_names(fn.node):

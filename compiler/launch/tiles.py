@@ -8,11 +8,7 @@ from typing import Any
 from .. import messages as msg
 from .facts import Dim
 
-MAX_RANK = 3
-# Slabs are tiles today, so their extents are powers of two (CT408). DESIGN §7 allows any
-# positive extent for slabs: relaxing that is setting this to False (kernels round the slab up
-# to a power-of-two tile themselves).
-POW2_EXTENTS = True
+MAX_RANK = 3  # slabs take any positive extents (DESIGN §7); kernels round them up to tiles
 
 Problem = tuple[msg.Message, dict[str, Any]]
 
@@ -29,11 +25,6 @@ def partition_tile_problem(tile: tuple[Dim, ...] | tuple[object, ...],
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
             return msg.BAD_PARTITION, {
                 "detail": f"tile dimensions are positive ints, got {dim!r} in {_show(tile)}"}
-    for dim in tile:
-        if POW2_EXTENTS and isinstance(dim, int) and dim & (dim - 1):
-            lo = 1 << (dim.bit_length() - 1)
-            return msg.PARTITION_NOT_POW2, {"dim": dim, "shape": _show(tile), "lo": lo,
-                                            "hi": lo * 2}
     return None
 
 

@@ -49,6 +49,15 @@ class TensorArg:
 
 
 @dataclass
+class ViewParts:
+    """What a tensor view was made of (for views of a Mut slab made from the same parts)."""
+
+    base: Value  # the base pointer, with its alignment assumed
+    shape: list[Value]  # per axis, i32 (Mut tensors' extents are always passed)
+    strides: list[Value | int]  # per axis: i32, or the static stride
+
+
+@dataclass
 class EntryABI:
     types: list[BcType]
     slots: list[EntrySlot]
@@ -104,9 +113,11 @@ def entry_abi(kernel: KernelIR, spec: Specialization) -> EntryABI:
     return abi
 
 
-def make_views(b: Builder, abi: EntryABI, params: list[Value]) -> dict[int, Value]:
+def make_views(b: Builder, abi: EntryABI, params: list[Value],
+               parts: dict[int, ViewParts] | None = None) -> dict[int, Value]:
     """One tensor_view per tensor parameter, after `assume`s stating the specialization's facts
-    (16-byte aligned bases and strides are what lets tileiras use TMA on sm_90)."""
+    (16-byte aligned bases and strides are what lets tileiras use TMA on sm_90). `parts` gets
+    each Mut parameter's base, extents and strides."""
     views: dict[int, Value] = {}
     pos = 0
     for i in sorted(abi.tensors):
@@ -136,4 +147,8 @@ def make_views(b: Builder, abi: EntryABI, params: list[Value]) -> dict[int, Valu
                 strides.append(v)
             pos += 1
         views[i] = b.op("make_tensor_view", [arg.view], base, shapes, strides).result
+        if parts is not None and arg.mutable and len(shapes) == len(arg.view.shape):
+            dyn = iter(strides)
+            parts[i] = ViewParts(base, shapes, [next(dyn) if st is None else st
+                                                for st in arg.view.strides])
     return views

@@ -14,22 +14,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bytecode import Builder, Module, Value, entry
-from ..bytecode.attrs import Hints
+from ..bytecode.attrs import CmpPredicate, DivBy, Hints
 from ..bytecode.ir import Block as BcBlock
-from ..bytecode.types import TOKEN, Padding, PartitionViewType, TensorViewType
+from ..bytecode.types import TOKEN, Padding, PartitionViewType, Scalar, TensorViewType
 from ..bytecode.types import TileType as BcTile
 from ..dsl.orders import TileOrder, row_major
 from ..dtypes import I32 as _I32
+from ..dtypes import I64 as _I64
 from ..ir import Block, KernelIR, Op
 from ..ir import Value as IrValue
-from ..specialization import MutFacts, Specialization, TensorFacts
+from ..specialization import CAP, MutFacts, Specialization, TensorFacts, pow2_divisor
 from ..types import PartitionType, TensorType
 from . import arith
-from .abi import EntryABI, EntrySlot, entry_abi, make_views
+from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views
 from .contract import plan
-from .padding import pad_outside, view_padding
+from .padding import pad_outside, splat_scalar, view_padding
 from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
+_MEMORY = ("load", "store", "slab_load", "slab_store")
+_I1 = BcTile(Scalar.I1)
+_I64_TILE = BcTile(Scalar.I64)
 PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
 _HINT_KEYS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga",
               "worker_warps": "num_worker_warps_per_cta"}
@@ -97,7 +101,8 @@ class _Lowerer:
     def run(self) -> Lowered:
         pro = self.pro
         self.entry_token = pro.emit("make_token", [TOKEN])
-        self.views = make_views(pro, self.abi, self.fn.params)
+        self.parts: dict[int, ViewParts] = {}
+        self.views = make_views(pro, self.abi, self.fn.params, self.parts)
         for i, p in enumerate(self.k.params):
             if i in self.abi.scalars:
                 self.vals[p.value] = self.fn.params[self.abi.scalars[i]]
@@ -209,13 +214,122 @@ class _Lowerer:
         return i, MutFacts(_no_facts(z.type), dims(z.type.shape))
 
     def grid(self, z: IrValue) -> list[Value]:
-        i, _ = self._mut(z)
+        i, f = self._mut(z)
         if i not in self.grids:
             assert isinstance(z.type, TensorType)
-            pv = self.pview(i, dims(z.type.shape))
-            self.grids[i] = self.pro.op("get_index_space_shape", [I32_TILE] * z.type.rank,
-                                        pv).results
+            if all(d & (d - 1) == 0 for d in f.tile):  # a slab that is one tile: its view's
+                pv = self.pview(i, f.tile)
+                self.grids[i] = self.pro.op("get_index_space_shape",
+                                            [I32_TILE] * z.type.rank, pv).results
+            else:  # ceil(extent / slab) per axis, as runtime/partition.py
+                self.grids[i] = [self._cdiv(self.pro, n, self.pro.constant(s, I32_TILE))
+                                 for n, s in zip(self._extents(z), f.tile, strict=True)]
         return self.grids[i]
+
+    @staticmethod
+    def _cdiv(b: Builder, n: Value, d: Value) -> Value:
+        """ceil(n / d) for n >= 0, d > 0."""
+        one = b.constant(1, I32_TILE)
+        top = b.emit("subi", [I32_TILE], b.emit("addi", [I32_TILE], n, d), one)
+        return b.emit("divi", [I32_TILE], top, d, signedness=arith.sign(_I32))
+
+    # -- slabs larger than a tile (a view whose origin and extents are the slab's) ----------
+    def _slab(self, z: IrValue, s: list[Value]) -> tuple[Value, list[Value]]:
+        """The slab at slab coordinates `s` as a tensor view, and its clipped extents."""
+        i, f = self._mut(z)
+        parts = self.parts[i]
+        b = self.b
+        origin = [b.emit("muli", [I32_TILE], c, b.constant(n, I32_TILE))
+                  for c, n in zip(s, f.tile, strict=True)]
+        offset: Value | None = None
+        for o, st in zip(origin, parts.strides, strict=True):  # i64: big tensors
+            wide = arith.astype(b, o, _I32, _I64)
+            stride = b.constant(st, _I64_TILE) if isinstance(st, int) else \
+                arith.astype(b, st, _I32, _I64)
+            term = b.emit("muli", [_I64_TILE], wide, stride)
+            offset = term if offset is None else b.emit("addi", [_I64_TILE], offset, term)
+        assert offset is not None
+        base = b.emit("offset", [parts.base.type], parts.base, offset)
+        if _slab_align(f) >= CAP:  # the slab's origin keeps the base's 16 bytes: TMA can stay
+            base = b.emit("assume", [base.type], base, predicate=DivBy(CAP))
+        extents = [b.emit("mini", [I32_TILE], b.constant(n, I32_TILE),
+                          b.emit("subi", [I32_TILE], e, o), signedness=arith.sign(_I32))
+                   for n, e, o in zip(f.tile, parts.shape, origin, strict=True)]
+        whole = self.views[i].type
+        assert isinstance(whole, TensorViewType)
+        vt = TensorViewType(whole.elem, (None,) * len(extents), whole.strides)
+        dyn = [st for st in parts.strides if not isinstance(st, int)]
+        return b.op("make_tensor_view", [vt], base, extents, dyn).result, extents
+
+    def _inside(self, index: list[Value], extents: list[Value], tile: tuple[int, ...]
+                ) -> tuple[list[Value], Value]:
+        """Each index clamped to the slab's tiles (0 outside) and whether all were inside: an
+        index is checked before any arithmetic on it, so no value can wrap into range."""
+        b = self.b
+        safe: list[Value] = []
+        inside: Value | None = None
+        zero = b.constant(0, I32_TILE)
+        for j, e, t in zip(index, extents, tile, strict=True):
+            count = self._cdiv(b, e, b.constant(t, I32_TILE))
+            lo = b.emit("cmpi", [_I1], j, zero, comparison_predicate=CmpPredicate.GE,
+                        signedness=arith.sign(_I32))
+            hi = b.emit("cmpi", [_I1], j, count, comparison_predicate=CmpPredicate.LT,
+                        signedness=arith.sign(_I32))
+            ok = b.emit("andi", [_I1], lo, hi)
+            safe.append(b.emit("select", [I32_TILE], ok, j, zero))
+            inside = ok if inside is None else b.emit("andi", [_I1], inside, ok)
+        assert inside is not None
+        return safe, inside
+
+    def slab_load(self, op: Op) -> None:
+        z, *idx = op.operands
+        rank = len(idx) // 2
+        out = tile_type(op.result.type)
+        value = op.attrs.get("padding")
+        mode = view_padding(value)
+        view, extents = self._slab(z, self._index(idx[:rank]))
+        index, inside = self._inside(self._index(idx[rank:]), extents, out.shape)
+        vt = view.type
+        assert isinstance(vt, TensorViewType)
+        pt = PartitionViewType(out.shape, vt, tuple(range(rank)), mode or Padding.ZERO)
+        pv = self.b.emit("make_partition_view", [pt], view)
+        key = self._param_of(z)
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], pv, index,
+                              self._token(key)).results
+        self.tok[key] = tok
+        fill = 0 if value is None else value
+        assert isinstance(fill, (int, float, bool))
+        if mode is None and value is not None:
+            tile = pad_outside(self.b, tile, index, extents, fill)
+        mask = splat_scalar(self.b, inside, BcTile(Scalar.I1, out.shape))
+        self.vals[op.result] = self.b.emit("select", [out], mask, tile,
+                                           self.b.constant(fill, out))
+
+    def slab_store(self, op: Op) -> None:
+        z, value, *idx = op.operands
+        rank = len(idx) // 2
+        t = self.v(value)
+        assert isinstance(t.type, BcTile)
+        view, extents = self._slab(z, self._index(idx[:rank]))
+        index, inside = self._inside(self._index(idx[rank:]), extents, t.type.shape)
+        vt = view.type
+        assert isinstance(vt, TensorViewType)
+        pt = PartitionViewType(t.type.shape, vt, tuple(range(rank)), Padding.ZERO)
+        pv = self.b.emit("make_partition_view", [pt], view)
+        key = self._param_of(z)
+        before = self._token(key)
+        branch = self.b.op("if", [TOKEN], inside, regions=[[], []])
+        with self.b.at(branch.regions[0]):  # an index outside the slab writes nothing
+            tok = self.b.emit("store_view_tko", [TOKEN], t, pv, index, before)
+            self.b.op("yield", [], [tok])
+        with self.b.at(branch.regions[1]):
+            self.b.op("yield", [], [before])
+        self.tok[key] = branch.results[0]
+
+    def slab_extent(self, op: Op) -> None:
+        z, *idx = op.operands
+        _, extents = self._slab(z, self._index(idx))
+        self.vals[op.result] = extents[op.attrs["axis"]]
 
     def coords(self, z: IrValue, linear: Value) -> list[Value]:
         _, f = self._mut(z)
@@ -261,7 +375,7 @@ class _Lowerer:
 
         def visit(block: Block) -> None:
             for o in block.ops:
-                if o.name in ("load", "store") and isinstance(o.operands[0].type, TensorType) \
+                if o.name in _MEMORY and isinstance(o.operands[0].type, TensorType) \
                         and o.operands[0].type.mutable:
                     keys.add(self._param_of(o.operands[0]))
                 elif o.name == "printf":
@@ -364,6 +478,16 @@ class _Lowerer:
                                          negate_acc=sub and fused.side == 0)
 
 
+def _slab_align(f: MutFacts) -> int:
+    """Bytes that divide every slab's origin address: the base's alignment, and per axis the
+    slab extent times the stride's divisor (as capped powers of two, `specialization.py`)."""
+    t = f.tensor
+    align = t.align
+    for n, div in zip(f.tile, t.stride_div, strict=False):
+        align = min(align, pow2_divisor(n) * div)
+    return align
+
+
 def _no_facts(t: TensorType) -> TensorFacts:
     return TensorFacts(t.dtype, t.rank, 1, (1,) * t.rank, (1,) * t.rank, False)
 
@@ -444,6 +568,9 @@ _HANDLERS: dict[str, Handler] = {
     "num_tiles": _num_tiles,
     "load": _Lowerer.load,
     "store": _Lowerer.store,
+    "slab_load": _Lowerer.slab_load,
+    "slab_store": _Lowerer.slab_store,
+    "slab_extent": _Lowerer.slab_extent,
     "printf": _printf,
     "for": _Lowerer._for,
     "loop": _Lowerer._loop,

@@ -31,7 +31,7 @@ def view_padding(value: object) -> Padding | None:
     return None
 
 
-def _splat(b: Builder, scalar: Value, to: BcTile) -> Value:
+def splat_scalar(b: Builder, scalar: Value, to: BcTile) -> Value:
     """A rank-0 tile broadcast to `to` (reshape to 1x...x1, then broadcast)."""
     ones = BcTile(to.elem, (1,) * len(to.shape))
     return b.emit("broadcast", [to], b.emit("reshape", [ones], scalar))
@@ -47,8 +47,8 @@ def pad_outside(b: Builder, tile: Value, index: list[Value], extents: list[Value
     for axis, n in enumerate(out.shape):
         row = BcTile(Scalar.I32, (n,))
         start = b.emit("muli", [I32_TILE], index[axis], b.constant(n, I32_TILE))
-        pos = b.emit("addi", [row], b.emit("iota", [row]), _splat(b, start, row))
-        inside = b.emit("cmpi", [BcTile(Scalar.I1, (n,))], pos, _splat(b, extents[axis], row),
+        pos = b.emit("addi", [row], b.emit("iota", [row]), splat_scalar(b, start, row))
+        inside = b.emit("cmpi", [BcTile(Scalar.I1, (n,))], pos, splat_scalar(b, extents[axis], row),
                         comparison_predicate=CmpPredicate.LT, signedness=Signedness.SIGNED)
         along = tuple(n if i == axis else 1 for i in range(rank))
         if along != (n,):  # (n,) -> (1, n): also when the tile is (1, n) itself

@@ -359,3 +359,19 @@ def _astype(b: Builder, c: Call) -> FValue:
     if x.type.dtype == dtype:
         return x
     return b.emit1("astype", [x], TileType(dtype, x.type.shape), c.span, dtype=dtype)
+
+
+@function("cdiv", "a: Any, b: Any", "ceil(a / b) of ints or integer scalars (`-(-a // b)`)",
+          "elementwise")
+def _cdiv(b: Builder, c: Call) -> FValue:
+    for name in ("a", "b"):
+        v = b.tile_or_const(c[name], "cdiv")
+        t = v.type
+        if isinstance(t, TileType) and not t.dtype.is_integer:
+            b.fail(msg.BAD_OPERAND, c[name].span, op="cdiv", what=describe(t))
+        if isinstance(t, ConstType) and t.kind != "int":
+            b.fail(msg.BAD_OPERAND, c[name].span, op="cdiv", what=f"the {t.kind} {v.const}")
+    zero = Arg(const_value(c.span, 0), c.span)
+    neg = binary(b, "sub", zero, c["a"], c.span)
+    floor = binary(b, "floordiv", Arg(neg, c.span), c["b"], c.span)
+    return binary(b, "sub", zero, Arg(floor, c.span), c.span)

@@ -6,9 +6,18 @@ from .. import messages as msg
 from ..diagnostics import Span
 from ..dtypes import I32
 from ..frontend.builder import Arg, Builder
-from ..frontend.values import FValue, SlabVal, TupleVal, none_value
+from ..frontend.values import FValue, SlabVal, TupleVal, const_value, none_value
 from ..ir import Value
-from ..types import PartitionType, Shape, TensorType, TileType, describe, fmt_shape
+from ..types import (
+    Dim,
+    PartitionType,
+    Shape,
+    SymInt,
+    TensorType,
+    TileType,
+    describe,
+    fmt_shape,
+)
 from .padding import PAD_PARAM, padding_attrs
 from .registry import Call, function, method
 
@@ -82,30 +91,98 @@ def _load_tile_like(b: Builder, c: Call) -> FValue:
                b=c["z"].value.name if isinstance(c["z"].value, Value) else "z",
                rb=z.type.rank)
     pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile_like()")
+    if tile_shape_of(z.type.shape) is None:  # x's tile at z's slab: the slab is one tile
+        b.fail(msg.SLAB_DYNAMIC, c["z"].span, what="load_tile_like()", name=_shown(c["z"], z),
+               form="load(shape, index)", shape=fmt_shape(z.type.shape))
+    b.check_pow2(z.type.shape, c["z"].span)
     return b.emit1("load", [x, *idx], TileType(x.type.dtype, z.type.shape), c.span,
                    shape=z.type.shape, **pad)
 
 
-@method("mut", "store", "tile: Any, index: Any = None", "write this block's slab", "memory",
-        returns="None")
+@method("mut", "store", "tile: Any, index: Any = None",
+        "write this block's slab, or a tile inside it at `index`", "memory", returns="None")
 def _store(b: Builder, c: Call) -> FValue:
     z, idx = mut_target(b, c["self"], "store")
     assert isinstance(z.type, TensorType)
     name = _shown(c["self"], z)
+    if _given(b, c["index"]):
+        return _store_in_slab(b, c, z, idx, name)
+    whole = _whole_slab(b, c, z, "z.store(t)", "store(t, index)", name)
     value = b.tile_or_const(c["tile"], "store")
     if isinstance(value.type, TileType):
-        _check_store(b, c, value.type, z.type, name)
+        _check_store(b, c, value.type, z.type, name, whole)
         tile = value
     else:
-        tile = b.broadcast(b.materialize(value, z.type.dtype, c["tile"].span), z.type.shape,
-                           c.span)
-    index = b.known(c["index"])
-    if not (isinstance(index, Value) and index.const is None and index.is_const):
-        if not b.unsafe:
-            b.fail(msg.FOREIGN_TILE_INDEX, c["index"].span, name=z.name or "z")
-        idx = index_values(b, c["index"], z.type.rank, "the store index")
-    b.emit("store", [z, tile, *idx], [], c.span)
+        tile = b.broadcast(b.materialize(value, z.type.dtype, c["tile"].span), whole, c.span)
+    if whole == z.type.shape:  # the slab is one tile: its own partition view
+        b.emit("store", [z, tile, *idx], [], c.span)
+    else:
+        zeros = [b.materialize(const_value(c.span, 0), I32, c.span) for _ in idx]
+        b.emit("slab_store", [z, tile, *idx, *zeros], [], c.span)
     return none_value(c.span)
+
+
+def _given(b: Builder, arg: Arg) -> bool:
+    """Whether an optional argument was given (not left at its None default)."""
+    v = b.known(arg)
+    return not (isinstance(v, Value) and v.const is None and v.is_const)
+
+
+def _store_in_slab(b: Builder, c: Call, z: Value, idx: list[Value], name: str) -> FValue:
+    """`z.store(t, index)`: the tile at `index` (in tiles of t's shape) inside the slab."""
+    assert isinstance(z.type, TensorType)
+    value = b.tile_or_const(c["tile"], "store")
+    if not isinstance(value.type, TileType):
+        b.fail(msg.FOREIGN_TILE_INDEX, c["index"].span, name=name,
+               why="a number has no tile shape to count the index in (store a tile)")
+    t = value.type
+    if t.dtype != z.type.dtype or t.rank != z.type.rank:
+        hint = f"; convert with .astype({z.type.dtype})" if t.dtype != z.type.dtype \
+            else f"; it needs rank {z.type.rank}"
+        b.fail(msg.STORE_INDEXED_TYPE, c["tile"].span, got=f"{t.dtype} {fmt_shape(t.shape)}",
+               name=name, rank=z.type.rank, dtype=z.type.dtype, hint=hint)
+    inner = index_values(b, c["index"], z.type.rank, "the store index")
+    if _covers(t.shape, z.type.shape) and not _origin(b.known(c["index"])):
+        b.fail(msg.FOREIGN_TILE_INDEX, c["index"].span, name=name,
+               why=f"the tile covers the whole slab {fmt_shape(z.type.shape)}, so only the "
+               f"origin is inside it: write {name}.store(tile)")
+    b.emit("slab_store", [z, value, *idx, *inner], [], c.span)
+    return none_value(c.span)
+
+
+def _origin(index: FValue) -> bool:
+    """Whether an index is the literal origin (0, ..., 0)."""
+    items = index.items if isinstance(index, TupleVal) else (index,)
+    return all(isinstance(i, Value) and i.is_const and i.const == 0
+               and not isinstance(i.const, bool) for i in items)
+
+
+def _covers(tile: Shape, slab: Shape) -> bool:
+    return all(isinstance(t, int) and isinstance(s, int) and s >= 0 and t >= s
+               for t, s in zip(tile, slab, strict=True))
+
+
+def tile_shape_of(slab: Shape) -> Shape | None:
+    """The slab's extents rounded up to powers of two (None where an extent is dynamic)."""
+    out: list[Dim] = []
+    for d in slab:
+        if isinstance(d, SymInt):
+            out.append(d)  # known at specialization, checked again there
+        elif d < 0:
+            return None
+        else:
+            out.append(1 << max(0, (d - 1).bit_length()))
+    return tuple(out)
+
+
+def _whole_slab(b: Builder, c: Call, z: Value, what: str, form: str, name: str) -> Shape:
+    """The tile shape of whole-slab access, or CT215 for a slab with a dynamic extent."""
+    assert isinstance(z.type, TensorType)
+    shape = tile_shape_of(z.type.shape)
+    if shape is None:
+        b.fail(msg.SLAB_DYNAMIC, c.span, what=what, name=name, form=form,
+               shape=fmt_shape(z.type.shape).replace("-1", "dynamic"))
+    return shape
 
 
 def _shown(arg: Arg, z: Value) -> str:
@@ -114,16 +191,20 @@ def _shown(arg: Arg, z: Value) -> str:
     return (v.name if isinstance(v, Value) else None) or z.name or "z"
 
 
-def _check_store(b: Builder, c: Call, t: TileType, z: TensorType, name: str) -> None:
+def _check_store(b: Builder, c: Call, t: TileType, z: TensorType, name: str,
+                 whole: Shape) -> None:
     hint = ""
     if t.dtype != z.dtype:
         hint = f"; convert with .astype({z.dtype})"
-    same_shape = len(t.shape) == len(z.shape) and all(
+    same_shape = len(t.shape) == len(whole) and all(
         a == bb or not isinstance(a, int) or not isinstance(bb, int)
-        for a, bb in zip(t.shape, z.shape, strict=True))
+        for a, bb in zip(t.shape, whole, strict=True))
     if hint or not same_shape:
+        want = f"{z.dtype} {fmt_shape(whole)}"
+        if whole != z.shape:
+            want += f" (z.tile_shape of the slab {fmt_shape(z.shape)})"
         b.fail(msg.STORE_TYPE, c["tile"].span, got=f"{t.dtype} {fmt_shape(t.shape)}", name=name,
-               want=f"{z.dtype} {fmt_shape(z.shape)}", hint=hint)
+               want=want, hint=hint)
 
 
 @method("tensor", "store", "tile: Any, index: Any", "index-addressed store (unsafe kernels)",
@@ -148,13 +229,50 @@ def _store_shared(b: Builder, c: Call) -> FValue:
     return none_value(c.span)
 
 
-@method("mut", "load", PAD_PARAM, "read this block's slab", "memory")
+@method("mut", "load", "shape: Any = None, index: Any = None, " + PAD_PARAM,
+        "read this block's slab, or the tile of `shape` at `index` inside it", "memory")
 def _load_mut(b: Builder, c: Call) -> FValue:
     z, idx = mut_target(b, c["self"], "load")
     assert isinstance(z.type, TensorType)
     pad = padding_attrs(b, c["padding"], z.type.dtype, "load()")
-    return b.emit1("load", [z, *idx], TileType(z.type.dtype, z.type.shape), c.span,
-                   shape=z.type.shape, **pad)
+    name = _shown(c["self"], z)
+    if _given(b, c["shape"]):
+        shape = _tile_shape_for(b, c["shape"], z.type, "the shape of load()")
+        if not _given(b, c["index"]):
+            b.fail(msg.INDEX_RANK, c.span, what=f"{name}.load(shape, index)",
+                   want="an index" if z.type.rank == 1 else f"a tuple of {z.type.rank} indices",
+                   rank=z.type.rank, given="none")
+        inner = index_values(b, c["index"], z.type.rank, "load()")
+        return b.emit1("slab_load", [z, *idx, *inner], TileType(z.type.dtype, shape), c.span,
+                       shape=shape, **pad)
+    whole = _whole_slab(b, c, z, "z.load()", "load(shape, index)", name)
+    if whole == z.type.shape:  # the slab is one tile: its own partition view
+        return b.emit1("load", [z, *idx], TileType(z.type.dtype, whole), c.span, shape=whole,
+                       **pad)
+    zeros = [b.materialize(const_value(c.span, 0), I32, c.span) for _ in idx]
+    return b.emit1("slab_load", [z, *idx, *zeros], TileType(z.type.dtype, whole), c.span,
+                   shape=whole, **pad)
+
+
+def slab_attr(b: Builder, arg: Arg, attr: str, span: Span) -> FValue:
+    """`z.shape` (the slab's extents; dynamic ones clipped at the tensor's edge, as i32) and
+    `z.tile_shape` (rounded up to powers of two) of a Mut slab."""
+    z, idx = mut_target(b, arg, attr)
+    assert isinstance(z.type, TensorType)
+    if attr == "tile_shape":
+        shape = tile_shape_of(z.type.shape)
+        if shape is None:
+            b.fail(msg.SLAB_DYNAMIC, span, what="z.tile_shape", name=_shown(arg, z),
+                   form="load(shape, index)",
+                   shape=fmt_shape(z.type.shape).replace("-1", "dynamic"))
+        return TupleVal(tuple(const_value(span, d) for d in shape))
+    items: list[FValue] = []
+    for axis, d in enumerate(z.type.shape):
+        if isinstance(d, int) and d < 0:
+            items.append(b.emit1("slab_extent", [z, *idx], SCALAR_I32, span, axis=axis))
+        else:
+            items.append(const_value(span, d))
+    return TupleVal(tuple(items))
 
 
 @method("mut", "tile_index", "", "the slab's tile coordinates", "memory", returns="Any")

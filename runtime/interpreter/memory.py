@@ -77,6 +77,16 @@ def store(ref: TensorRef, index: tuple[int, ...], tile: Array) -> None:
         ref.data[win[0]] = to_storage(tile[win[1]], ref.dtype)
 
 
+def slab(ref: TensorRef, index: tuple[int, ...]) -> TensorRef:
+    """Slab `index` of a Mut partition as a tensor of its own: its origin is the slab's, its
+    extents the slab's clipped at the tensor's edge, so tiles inside it pad and mask at the
+    slab's edge even where the tensor continues (that is a neighbour's slab)."""
+    assert ref.tile is not None
+    region = tuple(slice(i * s, min((i + 1) * s, n))
+                   for i, s, n in zip(index, ref.tile, ref.data.shape, strict=True))
+    return TensorRef(ref.data[region], ref.dtype)
+
+
 def tiling_of(ref: TensorRef) -> Tiling:
     if ref.tiling is None:  # a read-only tensor: the frontend only tiles Mut parameters
         raise TypeError("tile mapping asked of a tensor that is not a Mut partition")

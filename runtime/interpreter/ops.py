@@ -16,7 +16,7 @@ from ...compiler.errors import error_for
 from ...compiler.ir import Op
 from ...compiler.ops.defs import IR_OPS
 from ...compiler.types import PartitionType, TileType
-from .memory import PartitionRef, load, store, tiling_of
+from .memory import PartitionRef, load, slab, store, tiling_of
 from .numeric import fit
 
 
@@ -118,6 +118,30 @@ def _store(o: Op, args: list[Any], blk: Block) -> list[Any]:
     z, tile, *index = args
     store(z, tuple(_scalar(i) for i in index), np.asarray(tile))
     return []
+
+
+@op("slab_load")
+def _slab_load(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    z, *index = args
+    rank = len(index) // 2
+    part = slab(z, tuple(_scalar(i) for i in index[:rank]))
+    inner = tuple(_scalar(i) for i in index[rank:])
+    return [load(part, inner, tuple(o.attrs["shape"]), o.attrs.get("padding", 0))]
+
+
+@op("slab_store")
+def _slab_store(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    z, tile, *index = args
+    rank = len(index) // 2
+    part = slab(z, tuple(_scalar(i) for i in index[:rank]))
+    store(part, tuple(_scalar(i) for i in index[rank:]), np.asarray(tile))
+    return []
+
+
+@op("slab_extent")
+def _slab_extent(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    z, *index = args
+    return [np.int32(slab(z, tuple(_scalar(i) for i in index)).data.shape[o.attrs["axis"]])]
 
 
 @op("printf")

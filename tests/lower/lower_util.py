@@ -28,8 +28,10 @@ def module(path: Path | str, source: str | None = None) -> ModuleInfo:
 
 def spec_for(info: ModuleInfo, name: str, consts: dict[str, Any], *, align: int = 16,
              contiguous: bool = True, order: TileOrder = row_major, persistent: bool = False,
-             arch: str = "sm_90") -> Specialization:
-    """Facts a launch with allocator-aligned, contiguous tensors would give."""
+             arch: str = "sm_90", slabs: dict[str, tuple[int, ...]] | None = None
+             ) -> Specialization:
+    """Facts a launch with allocator-aligned, contiguous tensors would give (`slabs`: the
+    partition shape of a Mut parameter whose signature has a dynamic extent)."""
     sig, diags = read_signature(info, info.functions[name])
     assert not diags, diags
     args: list[ParamFacts] = []
@@ -41,7 +43,8 @@ def spec_for(info: ModuleInfo, name: str, consts: dict[str, Any], *, align: int 
             facts = TensorFacts(p.dtype, rank, align, (min(16, align * item),) * rank,
                                 (16,) * rank, contiguous)
             if p.kind == "mut":
-                tile = tuple(int(consts[d]) if isinstance(d, str) else d for d in p.shape)
+                tile = (slabs or {}).get(p.name) or tuple(
+                    int(consts[d]) if isinstance(d, str) else d for d in p.shape)
                 args.append(MutFacts(facts, tile, order, persistent))
             else:
                 args.append(facts)

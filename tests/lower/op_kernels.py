@@ -187,3 +187,14 @@ def two_partitions(z: Mut[Tensor[f32, (16, 16)]], x: Tensor[f32, (-1, -1)]) -> N
     wide = x.partition((16, 64))
     n = ct.num_tiles(small, 1) * 100 + ct.num_tiles(wide, 1)
     z.store(ct.full((16, 16), 1.0, f32) * n.astype(f32))
+
+
+@ct.kernel
+def slabs(z: Mut[Tensor[f32, (3, 100)]], w: Mut[Tensor[f32, (1, -1)]],
+          x: Tensor[f32, (-1, -1)]) -> None:
+    # A slab larger than a tile: whole (a (4, 128) tile), a tile inside it, a dynamic extent.
+    t = z.load(padding=-1.0)
+    z.store(t + ct.sum(z.load((4, 64), (0, 1)), 1, keepdims=True))
+    n = w.shape[1]
+    for j in range(ct.cdiv(n, 64)):
+        w.store(w.load((1, 64), (0, j)) + 1.0, (0, j))

@@ -32,6 +32,7 @@ EXAMPLE_CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("rms_norm.py", "rms_norm", {"BM": 2, "N": 1024}, {}),
     ("attention.py", "attention", {"BM": 64, "BN": 32, "D": 64, "CAUSAL": True}, {}),
     ("attention.py", "attention", {"BM": 64, "BN": 64, "D": 64, "CAUSAL": False}, {}),
+    ("softmax_rows.py", "softmax_rows", {"BN": 1024}, {"slabs": {"out": (1, 32000)}}),
 ]
 
 OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
@@ -52,6 +53,7 @@ OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
     ("partitions", {}, {}, ["get_index_space_shape", "get_num_tile_blocks", "for"]),
     ("cube", {}, {"order": col_major}, ["remi", "divi", "get_index_space_shape"]),
     ("hinted", {}, {}, ["occupancy = 2", "num_cta_in_cga = 1"]),
+    ("slabs", {}, {"slabs": {"w": (1, 1000)}}, ["offset", "make_tensor_view", "if"]),
 ]
 
 

@@ -105,7 +105,7 @@ def test_a_config_that_fails_is_never_chosen(tmp_path: Path) -> None:
 
 
 def test_when_every_config_fails_the_first_error_is_raised(tmp_path: Path) -> None:
-    configs = [ct.Config(K=1, tile=(48,)), ct.Config(K=2, tile=(96,))]
+    configs = [ct.Config(K=1, order=ct.grouped(2)), ct.Config(K=2, order=ct.grouped(4))]
     tuned = ct.autotune(k.shifted, configs=configs, timer=Timer({}), cache_dir=tmp_path)
     with pytest.raises(ct.LaunchError) as err:
         tuned(*_args())

@@ -138,10 +138,10 @@ def test_grid_mismatch_names_both_arguments() -> None:
 
 
 def test_bad_partitions() -> None:
+    assert ct.zeros((100,), f32).partition((100,)).grid == (1,)  # slabs of any extent
     with pytest.raises(ct.LaunchError) as err:
-        ct.zeros((100,), f32).partition((100,))
+        ct.zeros((100,), f32).partition((0,))
     assert _code(err) == "CT408"
-    assert "partition tile dimension 100 in (100,) is not a power of two" in str(err.value)
     with pytest.raises(ct.LaunchError) as err:
         ct.zeros((2, 2, 2, 2), f32).partition((1, 1, 1, 1))
     assert _code(err) == "CT403"

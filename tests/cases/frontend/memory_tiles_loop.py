@@ -43,7 +43,8 @@ def bad(z: Mut[Tensor[f32, (16, 16)]], y: Mut[Tensor[f32, (16, 16)]], x: Tensor[
         pass
     for zt in z.tiles():
         y.store(ct.zeros((16, 16), f32), zt.tile_index())  # E: CT407
-        zt.store(ct.zeros((16, 16), f32), (0, 0))  # E: CT407
+        zt.store(ct.zeros((16, 16), f32), (0, 0))  # the origin: the one index inside
+        zt.store(ct.zeros((16, 16), f32), (0, 1))  # E: CT407 "covers the whole slab"
         zt.store(ct.zeros((16, 8), f32))  # E: CT213
     for i in z.tiles(4):  # E: CT113
         pass

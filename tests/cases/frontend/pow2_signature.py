@@ -3,8 +3,9 @@ from cutile import Const, Mut, Tensor, f32
 
 
 @ct.kernel
-def bad(z: Mut[Tensor[f32, (100,)]], x: Tensor[f32, (-1,)]) -> None:  # E: CT208 "100"
-    z.store(ct.load_tile_like(x, z))
+def slab(z: Mut[Tensor[f32, (100,)]], x: Tensor[f32, (-1,)]) -> None:  # slabs: any extents
+    z.store(x.load_tile((128,), (0,)))
+    z.store(ct.load_tile_like(x, z))  # E: CT208 "100"
 
 
 @ct.kernel

@@ -17,7 +17,7 @@ def scatter(out: Tensor[f32, (-1, -1)], z: Mut[Tensor[f32, (16, 16)]],
     i = ct.block_id(0)
     t = x.load_tile((16, 16), (i, 0))
     out.store(t, (0, i))
-    z.store(t, (i, 0))
+    z.store(t, (i, 0))  # E: CT407 "only the origin"
     out.store(t.astype(f16), (0, 0))  # E: CT213 "astype(f32)"
     out.store(ct.sum(t, 0), (0, 0))  # E: CT213 "rank 2"
     out.store(t, 0)  # E: CT203

@@ -64,9 +64,10 @@ c = ct.ones((512,), f32)
 m, a, b = both(ct.zeros((1024,), f32).partition((128,)), a, b).sync()
 both(ct.zeros((1024,), f32).partition((128,)), a, c).sync()  # E: CT406
 
-# non-power-of-two tiles in .partition() at the call site
+# partition tiles at the call site: any positive extents (slabs), but positive ints
 ok = ct.zeros((1024,), f32).partition((256,))
-bad = ct.zeros((1000,), f32).partition((100,))  # E: CT408
+slabs = ct.zeros((1000,), f32).partition((100,))
+bad = ct.zeros((1000,), f32).partition((0,))  # E: CT408
 
 # a launch's result used without .sync(), and .sync() unpacked into the wrong number of names
 z1 = ct.zeros((1024,), f32).partition((128,))
