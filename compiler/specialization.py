@@ -38,6 +38,8 @@ class MutFacts:
     tile: tuple[int, ...]
     order: TileOrder = row_major
     persistent: bool = False
+    # per axis: the slab spans the tensor's whole extent (one slab along it)
+    whole: tuple[bool, ...] = ()
 
     @property
     def linear(self) -> bool:

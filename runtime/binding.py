@@ -108,7 +108,8 @@ def _facts(kind: str, value: Any, dtype: Any) -> ParamFacts:
     facts = tensor_facts(t._dtype, t._buf.ptr + t._offset, t._shape, t._strides,
                          t.is_contiguous())
     if kind == "mut":
-        return MutFacts(facts, value.tile, value.order, value.blocks is not None)
+        whole = tuple(n >= d for n, d in zip(value.tile, t._shape, strict=True))
+        return MutFacts(facts, value.tile, value.order, value.blocks is not None, whole)
     return facts
 
 

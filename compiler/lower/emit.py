@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bytecode import Builder, Module, Value, entry
-from ..bytecode.attrs import CmpPredicate, DivBy, Hints
+from ..bytecode.attrs import CmpPredicate, Hints
 from ..bytecode.ir import Block as BcBlock
 from ..bytecode.types import TOKEN, Padding, PartitionViewType, Scalar, TensorViewType
 from ..bytecode.types import TileType as BcTile
@@ -23,7 +23,7 @@ from ..dtypes import I32 as _I32
 from ..dtypes import I64 as _I64
 from ..ir import Block, KernelIR, Op
 from ..ir import Value as IrValue
-from ..specialization import CAP, MutFacts, Specialization, TensorFacts, pow2_divisor
+from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
 from . import arith
 from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views
@@ -233,33 +233,131 @@ class _Lowerer:
         top = b.emit("subi", [I32_TILE], b.emit("addi", [I32_TILE], n, d), one)
         return b.emit("divi", [I32_TILE], top, d, signedness=arith.sign(_I32))
 
-    # -- slabs larger than a tile (a view whose origin and extents are the slab's) ----------
-    def _slab(self, z: IrValue, s: list[Value]) -> tuple[Value, list[Value]]:
-        """The slab at slab coordinates `s` as a tensor view, and its clipped extents."""
+    # -- slabs larger than a tile ---------------------------------------------------------
+    # Never a view made per block: a tensor view whose base or extents depend on the block
+    # makes tileiras build a TMA descriptor in global scratch memory inside the kernel
+    # (compute-sanitizer reports those writes). A tile whose slab is aligned to it, or spans
+    # the whole axis, goes through the tensor's own partition view (the slab's edge is then a
+    # tile or tensor edge); any other slab is reached through masked pointer tiles.
+    def _slab(self, z: IrValue, s: list[Value]) -> tuple[int, MutFacts, list[Value], list[Value]]:
+        """The slab at slab coordinates `s`: its parameter, facts, origin and clipped extents."""
         i, f = self._mut(z)
-        parts = self.parts[i]
         b = self.b
         origin = [b.emit("muli", [I32_TILE], c, b.constant(n, I32_TILE))
                   for c, n in zip(s, f.tile, strict=True)]
-        offset: Value | None = None
-        for o, st in zip(origin, parts.strides, strict=True):  # i64: big tensors
-            wide = arith.astype(b, o, _I32, _I64)
-            stride = b.constant(st, _I64_TILE) if isinstance(st, int) else \
-                arith.astype(b, st, _I32, _I64)
-            term = b.emit("muli", [_I64_TILE], wide, stride)
-            offset = term if offset is None else b.emit("addi", [_I64_TILE], offset, term)
-        assert offset is not None
-        base = b.emit("offset", [parts.base.type], parts.base, offset)
-        if _slab_align(f) >= CAP:  # the slab's origin keeps the base's 16 bytes: TMA can stay
-            base = b.emit("assume", [base.type], base, predicate=DivBy(CAP))
         extents = [b.emit("mini", [I32_TILE], b.constant(n, I32_TILE),
                           b.emit("subi", [I32_TILE], e, o), signedness=arith.sign(_I32))
-                   for n, e, o in zip(f.tile, parts.shape, origin, strict=True)]
-        whole = self.views[i].type
-        assert isinstance(whole, TensorViewType)
-        vt = TensorViewType(whole.elem, (None,) * len(extents), whole.strides)
-        dyn = [st for st in parts.strides if not isinstance(st, int)]
-        return b.op("make_tensor_view", [vt], base, extents, dyn).result, extents
+                   for n, e, o in zip(f.tile, self._extents(z), origin, strict=True)]
+        return i, f, origin, extents
+
+    def _slab_tile(self, z: IrValue, idx: list[IrValue], tile: tuple[int, ...]) -> _SlabTile:
+        rank = len(idx) // 2
+        i, f, origin, extents = self._slab(z, self._index(idx[:rank]))
+        safe, inside = self._inside(self._index(idx[rank:]), extents, tile)
+        by_view = all(n % t == 0 or w for n, t, w in
+                      zip(f.tile, tile, f.whole or (False,) * rank, strict=True))
+        return _SlabTile(i, f, origin, extents, safe, inside, tile, by_view)
+
+    def _global_index(self, st: _SlabTile, coords: list[Value]) -> list[Value]:
+        """Tile indices in the tensor's own partition view (only when `st.by_view`)."""
+        b = self.b
+        out = []
+        for c, j, n, t in zip(coords, st.safe, st.f.tile, st.tile, strict=True):
+            if n % t:  # the slab spans the whole axis: its origin is 0
+                out.append(j)
+            else:
+                first = b.emit("muli", [I32_TILE], c, b.constant(n // t, I32_TILE))
+                out.append(b.emit("addi", [I32_TILE], first, j))
+        return out
+
+    def _pointers(self, st: _SlabTile) -> tuple[Value, Value]:
+        """Pointer tile to each element of the in-slab tile, and the mask of those inside the
+        slab (the index was clamped first, so no arithmetic here can wrap into range)."""
+        b = self.b
+        parts = self.parts[st.param]
+        shape, rank = st.tile, len(st.tile)
+        offsets: Value | None = None
+        mask = splat_scalar(b, st.inside, BcTile(Scalar.I1, shape))
+        for axis, (o, e, j, t) in enumerate(zip(st.origin, st.extents, st.safe, shape,
+                                                strict=True)):
+            row = BcTile(Scalar.I32, (t,))
+            start = b.emit("muli", [I32_TILE], j, b.constant(t, I32_TILE))
+            local = b.emit("addi", [row], b.emit("iota", [row]), splat_scalar(b, start, row))
+            ok = b.emit("cmpi", [BcTile(Scalar.I1, (t,))], local, splat_scalar(b, e, row),
+                        comparison_predicate=CmpPredicate.LT, signedness=arith.sign(_I32))
+            pos = arith.astype(b, b.emit("addi", [row], local, splat_scalar(b, o, row)),
+                               _I32, _I64)
+            stride = parts.strides[axis]
+            wide = b.constant(stride, _I64_TILE) if isinstance(stride, int) else \
+                arith.astype(b, stride, _I32, _I64)
+            wide_row = BcTile(Scalar.I64, (t,))
+            term = b.emit("muli", [wide_row], pos, splat_scalar(b, wide, wide_row))
+            term, ok = (_along(b, x, axis, shape) for x in (term, ok))
+            offsets = term if offsets is None else b.emit("addi", [term.type], offsets, term)
+            mask = b.emit("andi", [mask.type], mask, ok)
+        assert offsets is not None and rank > 0
+        base = parts.base.type
+        assert isinstance(base, BcTile)
+        ptrs = splat_scalar(b, parts.base, BcTile(base.elem, shape))
+        return b.emit("offset", [ptrs.type], ptrs, offsets), mask
+
+    def slab_load(self, op: Op) -> None:
+        z, *idx = op.operands
+        out = tile_type(op.result.type)
+        value = op.attrs.get("padding")
+        fill = 0 if value is None else value
+        assert isinstance(fill, (int, float, bool))
+        st = self._slab_tile(z, idx, out.shape)
+        if st.by_view:
+            tile = self._view_load(st, z, idx, out, value)
+        else:
+            ptrs, mask = self._pointers(st)
+            tile, tok = self.b.op("load_ptr_tko", [out, TOKEN], ptrs, mask,
+                                  self.b.constant(fill, out), self._token(st.param)).results
+            self.tok[st.param] = tok
+        self.vals[op.result] = tile
+
+    def _view_load(self, st: _SlabTile, z: IrValue, idx: list[IrValue], out: BcTile,
+                   value: object) -> Value:
+        mode = view_padding(value)
+        rank = len(idx) // 2
+        index = self._global_index(st, self._index(idx[:rank]))
+        pv = self.pview(st.param, out.shape, mode or Padding.ZERO)
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], pv, index,
+                              self._token(st.param)).results
+        self.tok[st.param] = tok
+        fill = 0 if value is None else value
+        assert isinstance(fill, (int, float, bool))
+        if mode is None:
+            tile = pad_outside(self.b, tile, index, self._extents(z), fill)
+        mask = splat_scalar(self.b, st.inside, BcTile(Scalar.I1, out.shape))
+        return self.b.emit("select", [out], mask, tile, self.b.constant(fill, out))
+
+    def slab_store(self, op: Op) -> None:
+        z, value, *idx = op.operands
+        t = self.v(value)
+        assert isinstance(t.type, BcTile)
+        st = self._slab_tile(z, idx, t.type.shape)
+        before = self._token(st.param)
+        if not st.by_view:
+            ptrs, mask = self._pointers(st)
+            self.tok[st.param] = self.b.emit("store_ptr_tko", [TOKEN], ptrs, t, mask, before)
+            return
+        rank = len(idx) // 2
+        index = self._global_index(st, self._index(idx[:rank]))
+        pv = self.pview(st.param, t.type.shape)
+        branch = self.b.op("if", [TOKEN], st.inside, regions=[[], []])
+        with self.b.at(branch.regions[0]):  # an index outside the slab writes nothing
+            tok = self.b.emit("store_view_tko", [TOKEN], t, pv, index, before)
+            self.b.op("yield", [], [tok])
+        with self.b.at(branch.regions[1]):
+            self.b.op("yield", [], [before])
+        self.tok[st.param] = branch.results[0]
+
+    def slab_extent(self, op: Op) -> None:
+        z, *idx = op.operands
+        _, _, _, extents = self._slab(z, self._index(idx))
+        self.vals[op.result] = extents[op.attrs["axis"]]
 
     def _inside(self, index: list[Value], extents: list[Value], tile: tuple[int, ...]
                 ) -> tuple[list[Value], Value]:
@@ -280,56 +378,6 @@ class _Lowerer:
             inside = ok if inside is None else b.emit("andi", [_I1], inside, ok)
         assert inside is not None
         return safe, inside
-
-    def slab_load(self, op: Op) -> None:
-        z, *idx = op.operands
-        rank = len(idx) // 2
-        out = tile_type(op.result.type)
-        value = op.attrs.get("padding")
-        mode = view_padding(value)
-        view, extents = self._slab(z, self._index(idx[:rank]))
-        index, inside = self._inside(self._index(idx[rank:]), extents, out.shape)
-        vt = view.type
-        assert isinstance(vt, TensorViewType)
-        pt = PartitionViewType(out.shape, vt, tuple(range(rank)), mode or Padding.ZERO)
-        pv = self.b.emit("make_partition_view", [pt], view)
-        key = self._param_of(z)
-        tile, tok = self.b.op("load_view_tko", [out, TOKEN], pv, index,
-                              self._token(key)).results
-        self.tok[key] = tok
-        fill = 0 if value is None else value
-        assert isinstance(fill, (int, float, bool))
-        if mode is None and value is not None:
-            tile = pad_outside(self.b, tile, index, extents, fill)
-        mask = splat_scalar(self.b, inside, BcTile(Scalar.I1, out.shape))
-        self.vals[op.result] = self.b.emit("select", [out], mask, tile,
-                                           self.b.constant(fill, out))
-
-    def slab_store(self, op: Op) -> None:
-        z, value, *idx = op.operands
-        rank = len(idx) // 2
-        t = self.v(value)
-        assert isinstance(t.type, BcTile)
-        view, extents = self._slab(z, self._index(idx[:rank]))
-        index, inside = self._inside(self._index(idx[rank:]), extents, t.type.shape)
-        vt = view.type
-        assert isinstance(vt, TensorViewType)
-        pt = PartitionViewType(t.type.shape, vt, tuple(range(rank)), Padding.ZERO)
-        pv = self.b.emit("make_partition_view", [pt], view)
-        key = self._param_of(z)
-        before = self._token(key)
-        branch = self.b.op("if", [TOKEN], inside, regions=[[], []])
-        with self.b.at(branch.regions[0]):  # an index outside the slab writes nothing
-            tok = self.b.emit("store_view_tko", [TOKEN], t, pv, index, before)
-            self.b.op("yield", [], [tok])
-        with self.b.at(branch.regions[1]):
-            self.b.op("yield", [], [before])
-        self.tok[key] = branch.results[0]
-
-    def slab_extent(self, op: Op) -> None:
-        z, *idx = op.operands
-        _, extents = self._slab(z, self._index(idx))
-        self.vals[op.result] = extents[op.attrs["axis"]]
 
     def coords(self, z: IrValue, linear: Value) -> list[Value]:
         _, f = self._mut(z)
@@ -478,14 +526,30 @@ class _Lowerer:
                                          negate_acc=sub and fused.side == 0)
 
 
-def _slab_align(f: MutFacts) -> int:
-    """Bytes that divide every slab's origin address: the base's alignment, and per axis the
-    slab extent times the stride's divisor (as capped powers of two, `specialization.py`)."""
-    t = f.tensor
-    align = t.align
-    for n, div in zip(f.tile, t.stride_div, strict=False):
-        align = min(align, pow2_divisor(n) * div)
-    return align
+@dataclass
+class _SlabTile:
+    """One in-slab tile access: where the slab is, the clamped tile index, and which path."""
+
+    param: int
+    f: MutFacts
+    origin: list[Value]
+    extents: list[Value]
+    safe: list[Value]
+    inside: Value
+    tile: tuple[int, ...]
+    by_view: bool
+
+
+def _along(b: Builder, x: Value, axis: int, shape: tuple[int, ...]) -> Value:
+    """A rank-1 tile laid along `axis` of `shape` and broadcast over the other axes."""
+    t = x.type
+    assert isinstance(t, BcTile)
+    along = tuple(n if i == axis else 1 for i, n in enumerate(shape))
+    if along != t.shape:
+        x = b.emit("reshape", [BcTile(t.elem, along)], x)
+    if along != shape:
+        x = b.emit("broadcast", [BcTile(t.elem, shape)], x)
+    return x
 
 
 def _no_facts(t: TensorType) -> TensorFacts:

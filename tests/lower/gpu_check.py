@@ -106,7 +106,8 @@ def specialization(info: ModuleInfo, name: str, args: list[Any], consts: dict[st
                     strict=True):
         if isinstance(a, Mut):
             f = tensor_facts(a.arr.dtype, a.arr.address, a.arr.shape, a.arr.strides, True)
-            facts.append(MutFacts(f, a.tile, a.order, a.blocks is not None))
+            whole = tuple(n >= d for n, d in zip(a.tile, a.arr.shape, strict=True))
+            facts.append(MutFacts(f, a.tile, a.order, a.blocks is not None, whole))
         elif isinstance(a, DeviceArray):
             facts.append(tensor_facts(a.dtype, a.address, a.shape, a.strides, True))
         elif p.kind == "scalar":

@@ -53,7 +53,7 @@ OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
     ("partitions", {}, {}, ["get_index_space_shape", "get_num_tile_blocks", "for"]),
     ("cube", {}, {"order": col_major}, ["remi", "divi", "get_index_space_shape"]),
     ("hinted", {}, {}, ["occupancy = 2", "num_cta_in_cga = 1"]),
-    ("slabs", {}, {"slabs": {"w": (1, 1000)}}, ["offset", "make_tensor_view", "if"]),
+    ("slabs", {}, {"slabs": {"w": (1, 1000)}}, ["offset", "load_ptr_tko", "store_ptr_tko"]),
 ]
 
 

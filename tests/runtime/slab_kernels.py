@@ -45,6 +45,23 @@ def poke(z: Mut[Tensor[f32, (4, 6)]], where: Tensor[i32, (2,)]) -> None:
 
 
 @ct.kernel
+def poke_aligned(z: Mut[Tensor[f32, (4, 6)]], where: Tensor[i32, (2,)]) -> None:
+    # A 2x2 tile divides the 4x6 slab: the tensor's own partition view, an in-slab check.
+    p = where.load_tile((2,), (0,))
+    i, j = p[0:1].reshape(()), p[1:2].reshape(())
+    z.store(ct.full((2, 2), 1.0, f32), (i, j))
+
+
+@ct.kernel
+def aligned_walk(z: Mut[Tensor[f32, (2, 64)]]) -> None:
+    # Walks every 1x32 tile of a 2x64 slab (clipped at the tensor's edge) and labels it.
+    a, b = z.tile_index()
+    for r in range(z.shape[0]):
+        for j in range(2):
+            z.store(ct.full((1, 32), a * 1000 + b * 100 + r * 10 + j, i32).astype(f32), (r, j))
+
+
+@ct.kernel
 def peek(z: Mut[Tensor[f32, (4, 6)]], where: Tensor[i32, (2,)]) -> None:
     # Reads a 2x4 tile at an arbitrary index (padding -1 outside the slab), stores it at (0, 0).
     p = where.load_tile((2,), (0,))

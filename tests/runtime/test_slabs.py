@@ -73,14 +73,15 @@ INDICES = [(0, 0), (1, 1), (1, 0), (0, 1), (-1, 0), (0, -1), (2, 0), (0, 2), (5,
            (I32_MAX, 0), (0, I32_MAX), (I32_MIN, I32_MIN), (I32_MAX, I32_MAX)]
 
 
-def _poke_expected(where: tuple[int, int]) -> np.ndarray:
-    """Ones where a 2x4 tile at tile index `where` of each 4x6 slab lands inside that slab."""
+def _poke_expected(where: tuple[int, int], tile: tuple[int, int] = (2, 4)) -> np.ndarray:
+    """Ones where a tile at tile index `where` of each 4x6 slab lands inside that slab."""
     want = np.zeros((10, 13), np.float32)
     i, j = where
+    h, w = tile
     for rows, cols in _slabs((10, 13), (4, 6)):
-        r0, c0 = rows.start + 2 * i, cols.start + 4 * j
-        r = slice(max(r0, rows.start), min(r0 + 2, rows.stop))
-        c = slice(max(c0, cols.start), min(c0 + 4, cols.stop))
+        r0, c0 = rows.start + h * i, cols.start + w * j
+        r = slice(max(r0, rows.start), min(r0 + h, rows.stop))
+        c = slice(max(c0, cols.start), min(c0 + w, cols.stop))
         if r.start < r.stop and c.start < c.stop:
             want[r, c] = 1
     return want
@@ -91,6 +92,25 @@ def test_no_index_writes_outside_the_slab(backend: str, where: tuple[int, int]) 
     z = ct.zeros((10, 13), f32).partition((4, 6))
     z, _ = k.poke(z, ct.from_numpy(np.array(where, np.int32))).sync()
     np.testing.assert_array_equal(z.unpartition().numpy(), _poke_expected(where))
+
+
+@pytest.mark.parametrize("where", INDICES)
+def test_no_aligned_index_writes_outside_the_slab(backend: str, where: tuple[int, int]) -> None:
+    z = ct.zeros((10, 13), f32).partition((4, 6))
+    z, _ = k.poke_aligned(z, ct.from_numpy(np.array(where, np.int32))).sync()
+    np.testing.assert_array_equal(z.unpartition().numpy(), _poke_expected(where, (2, 2)))
+
+
+def test_aligned_walk_labels_every_tile_of_every_slab(backend: str) -> None:
+    (z,) = k.aligned_walk(ct.zeros((5, 200), f32).partition((2, 64))).sync()
+    want = np.zeros((5, 200), np.float32)
+    for rows, cols in _slabs((5, 200), (2, 64)):
+        a, b = rows.start // 2, cols.start // 64
+        for r in range(rows.stop - rows.start):
+            for j in range(2):
+                c = slice(cols.start + 32 * j, min(cols.start + 32 * j + 32, cols.stop))
+                want[rows.start + r, c] = a * 1000 + b * 100 + r * 10 + j
+    np.testing.assert_array_equal(z.unpartition().numpy(), want)
 
 
 @pytest.mark.parametrize("where", INDICES)
