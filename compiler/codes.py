@@ -266,8 +266,9 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT402", "grid-mismatch", "Mut outputs that need different grids",
        """The launch grid is the partition grid (`ceil(shape / tile)` per axis). Every `Mut`
        argument of one launch must give the same grid."""),
-    _c("CT403", "mut-rank", "A Mut partition of rank above 3",
-       """Launch grids have at most three axes, so `Mut` partitions have rank 1 to 3."""),
+    _c("CT403", "mut-rank", "A Mut partition of rank above 5",
+       """`Mut` partitions have rank 1 to 5. A launch grid has three axes: a partition of rank
+       4 or 5 folds its axes 2 and up into the grid's third, row-major."""),
     _c("CT404", "index-out-of-range", "A constant tile index outside the partition",
        """A tile index that is provably outside the partition grid reads only padding or writes
        nothing; it is almost certainly a bug."""),

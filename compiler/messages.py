@@ -146,7 +146,7 @@ PARTITION_SHAPE = Message("CT401", "partition tile shape {got} does not fit Mut 
                           "'{param}' of {kernel}, which expects {want}")
 GRID_MISMATCH = Message("CT402", "Mut arguments of {kernel} need different grids: '{a}' gives "
                         "{ga} but '{b}' gives {gb}")
-MUT_RANK = Message("CT403", "Mut partitions have rank 1 to 3, got rank {rank}")
+MUT_RANK = Message("CT403", "Mut partitions have rank 1 to 5, got rank {rank}")
 INDEX_OUT_OF_RANGE = Message("CT404", "tile index {index} is outside the partition grid {grid}")
 MISSING_CONST = Message("CT405", "Const parameter '{param}' of {kernel} is neither given nor "
                         "inferable from the arguments; pass it by keyword: {param}=...")

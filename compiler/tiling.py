@@ -2,7 +2,8 @@
 (grid), the interpreter (Python ints) and the lowering (which emits the same arithmetic).
 
 - Default order (row_major, not persistent): the grid is the tile grid itself, padded to 3-D;
-  block (b0, b1, b2) owns tile (b0, b1, b2). `ct.block_id(axis)` is the tile coordinate.
+  block (b0, b1, b2) owns tile (b0, b1, b2). `ct.block_id(axis)` is the tile coordinate. A
+  partition of rank 4 or 5 folds axes 2.. into the grid's third axis, row-major.
 - Any other order, or `blocks=`: a 1-D grid. Linear tile numbers L in [0, tile_count) map to tile
   coordinates by the order; block b owns L = b (or, persistent, L = b, b + blocks, ... via
   `z.tiles()`).
@@ -47,7 +48,7 @@ class Tiling:
         if self.linear:
             return (self.tile_count, 1, 1)
         g = (*self.tile_grid, 1, 1, 1)
-        return (g[0], g[1], g[2])
+        return (g[0], g[1], math.prod(self.tile_grid[2:]) if len(self.tile_grid) > 3 else g[2])
 
     def coords(self, linear: int) -> tuple[int, ...]:
         return tile_coords(self.tile_grid, self.order, linear)
@@ -64,6 +65,8 @@ class Tiling:
     def tile_of_block(self, block: tuple[int, int, int]) -> tuple[int, ...]:
         if self.linear:
             return self.coords(block[0])
+        if len(self.tile_grid) > 3:
+            return (*block[:2], *tile_coords(self.tile_grid[2:], row_major, block[2]))
         return block[: len(self.tile_grid)]
 
 

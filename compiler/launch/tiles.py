@@ -8,7 +8,7 @@ from typing import Any
 from .. import messages as msg
 from .facts import Dim
 
-MAX_RANK = 3  # slabs take any positive extents (DESIGN §7); kernels round them up to tiles
+MAX_RANK = 5  # slabs take any positive extents (DESIGN §7); kernels round them up to tiles
 
 Problem = tuple[msg.Message, dict[str, Any]]
 

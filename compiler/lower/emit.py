@@ -388,6 +388,9 @@ class _Lowerer:
         _, f = self._mut(z)
         if f.linear:
             self.bind(op, self.coords(z, self.block_ids[0]))
+        elif len(op.results) > 3:  # axes 2.. folded into the grid's third (tiling.py)
+            folded = _coords(self.b, self.grid(z)[2:], row_major, self.block_ids[2])
+            self.bind(op, [*self.block_ids[:2], *folded])
         else:
             self.bind(op, self.block_ids[:len(op.results)])
 

@@ -27,6 +27,7 @@ CASES: dict[str, tuple[tuple[Any, ...], dict[str, int]]] = {
     "poke": ((ct.meta((10, 13), f32).partition((4, 6)), ct.meta((2,), i32)), {}),
     "poke_aligned": ((ct.meta((10, 13), f32).partition((4, 6)), ct.meta((2,), i32)), {}),
     "aligned_walk": ((ct.meta((5, 200), f32).partition((2, 64)),), {}),
+    "label5": ((ct.meta((2, 4, 3, 4, 8), f32).partition((1, 2, 1, 2, 4)),), {}),
     "peek": ((ct.meta((10, 13), f32).partition((4, 6)), ct.meta((2,), i32)), {}),
     "softmax_rows": ((ct.meta((3, 32000), f32).partition((1, 32000)),
                       ct.meta((3, 32000), f32)), {"BN": 1024}),

@@ -97,3 +97,11 @@ def persistent_fill(z: Mut[Tensor[f32, (3, 3)]]) -> None:
         for a in range(2):
             for b in range(2):
                 zt.store(ct.full((2, 2), 1.0, f32) * (i * 10 + j).astype(f32), (a, b))
+
+
+@ct.kernel
+def label5(z: Mut[Tensor[f32, (1, 2, 1, 2, 4)]]) -> None:
+    # Rank 5: the grid folds axes 2..4 into its third axis; tile_index gives all five.
+    a, b, c, d, e = z.tile_index()
+    z.store(ct.full((1, 2, 1, 2, 4), a * 10000 + b * 1000 + c * 100 + d * 10 + e, i32)
+            .astype(f32))

@@ -143,7 +143,7 @@ def test_bad_partitions() -> None:
         ct.zeros((100,), f32).partition((0,))
     assert _code(err) == "CT408"
     with pytest.raises(ct.LaunchError) as err:
-        ct.zeros((2, 2, 2, 2), f32).partition((1, 1, 1, 1))
+        ct.zeros((2,) * 6, f32).partition((1,) * 6)
     assert _code(err) == "CT403"
     with pytest.raises(ct.LaunchError) as err:
         ct.zeros((64,), f32).partition((16,), order=ct.grouped(4))

@@ -34,7 +34,7 @@ def test_partition_of_a_non_shape_is_ct408(shape: Any) -> None:
 
 @pytest.mark.parametrize("shape,code", [((1.5,), "CT408"), (-1, "CT408"), ((0,), "CT408"),
                                         ((128, 2), "CT408"), ((None,), "CT408"),
-                                        ((2, 2, 2, 2), "CT403")])
+                                        ((2, 2, 2, 2, 2, 2), "CT403")])
 def test_partition_of_bad_dimensions_is_coded(shape: Any, code: str) -> None:
     assert _code(lambda: ct.zeros((1024,), f32).partition(shape)) == code
 

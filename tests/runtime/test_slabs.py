@@ -181,3 +181,13 @@ def test_cuda_matches_the_interpreter(n: int) -> None:
         context.set_backend(old)
     np.testing.assert_allclose(cuda[0], interp[0], rtol=1e-5, atol=1e-8)
     np.testing.assert_array_equal(cuda[1], interp[1])
+
+
+def test_rank5_partition_folds_its_grid_and_labels_every_slab(backend: str) -> None:
+    shape, slab = (2, 4, 3, 4, 8), (1, 2, 1, 2, 4)
+    z = ct.zeros(shape, f32).partition(slab)
+    assert z.grid == (2, 2, 3, 2, 2)
+    (z,) = k.label5(z).sync()
+    idx = np.indices(shape)
+    want = sum(idx[a] // slab[a] * 10 ** (4 - a) for a in range(5)).astype(np.float32)
+    np.testing.assert_array_equal(z.unpartition().numpy(), want)

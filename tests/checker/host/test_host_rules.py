@@ -381,7 +381,7 @@ vol(z).sync()
     )
     INVALID = (
         """
-z = ct.zeros((2, 2, 2, 2), f32).partition((1, 1, 1, 2))  # E: CT403
+z = ct.zeros((2, 2, 2, 2, 2, 2), f32).partition((1, 1, 1, 1, 1, 2))  # E: CT403
 """,
     )
 

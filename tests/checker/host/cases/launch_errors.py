@@ -35,4 +35,4 @@ a = ct.zeros((1024,), f32).partition((64,))
 b = ct.zeros((2048,), f32).partition((64,))
 a, b = two(a, b).sync()  # E: CT402
 
-c = ct.zeros((4, 4, 4, 4), f32).partition((2, 2, 2, 2))  # E: CT403
+c = ct.zeros((4, 4, 4, 4, 4, 4), f32).partition((2, 2, 2, 2, 2, 2))  # E: CT403
