@@ -33,6 +33,10 @@ EXAMPLE_CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("attention.py", "attention", {"BM": 64, "BN": 32, "D": 64, "CAUSAL": True}, {}),
     ("attention.py", "attention", {"BM": 64, "BN": 64, "D": 64, "CAUSAL": False}, {}),
     ("softmax_rows.py", "softmax_rows", {"BN": 1024}, {"slabs": {"out": (1, 32000)}}),
+    ("cross_entropy.py", "cross_entropy", {"BN": 1024},
+     {"slabs": {"logits": (1, 32000), "loss": (1, 1)}}),
+    ("layer_norm_rows.py", "layer_norm_rows", {"BN": 1024},
+     {"slabs": {"y": (1, 5000), "mean": (1, 1), "rstd": (1, 1)}}),
 ]
 
 OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
