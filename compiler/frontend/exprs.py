@@ -19,7 +19,17 @@ from ..ops.matmul import matmul
 from ..ops.memory import slab_attr
 from ..ops.registry import Call
 from ..ops.slicing import SliceItem, slice_tile
-from ..types import ConstType, PartitionType, SlabType, SymInt, TensorType, TileType, describe
+from ..types import (
+    ConstType,
+    PartitionType,
+    SlabType,
+    SymInt,
+    TensorType,
+    TileType,
+    Type,
+    describe,
+    fmt_shape,
+)
 from .builder import Arg, Builder
 from .source import FunctionDef, ModuleInfo
 from .values import (
@@ -83,6 +93,16 @@ class TypedName:
     name: str
     span: Span
     type: str
+
+
+def slab_hover(t: Type, owner: str | None = None) -> str:
+    """Hover text of a Mut parameter (this block's slab) or of `zt` in `for zt in z.tiles()`
+    (short: it is also the loop target's inlay hint)."""
+    assert isinstance(t, TensorType)
+    shape = fmt_shape(t.shape).replace("-1", "dynamic")
+    if owner:
+        return f"Slab[{t.dtype}, {shape}] of {owner}"
+    return f"{t}: this block's slab, shape {shape}"
 
 
 @dataclass

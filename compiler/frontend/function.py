@@ -12,7 +12,7 @@ from ..ir import KernelIR, Param, Value
 from ..types import ConstType, Dim, SymInt, TensorType, TileType
 from .builder import Arg, Builder
 from .control import ControlFlow, LoopCtx
-from .exprs import Context, TypedName, literal_fvalue
+from .exprs import Context, TypedName, literal_fvalue, slab_hover
 from .params import KernelSignature, ParamSpec, read_signature
 from .source import FunctionDef, ModuleInfo, literal_value
 from .values import UNKNOWN, Binding, FValue, Reject, Unbound, const_value
@@ -46,6 +46,8 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
     ctx = Context(info, Builder(sig.unsafe), consts, unsafe=sig.unsafe)
     params = [_param(p, consts) for p in sig.params]
     env: dict[str, Binding] = {p.name: p.value for p in params}
+    ctx.names += [TypedName(p.name, p.value.span, slab_hover(p.value.type)) for p in params
+                  if isinstance(p.value.type, TensorType) and p.value.type.mutable]
     if diags:
         for name in _annotated_names(fn.node):
             env.setdefault(name, UNKNOWN)  # a rejected signature: no follow-on errors

@@ -6,8 +6,8 @@ import ast
 
 from .. import messages as msg
 from ..ir import Value
-from ..types import TileType
-from .exprs import AUG_OPS, Expressions, TypedName
+from ..types import SlabType, TileType
+from .exprs import AUG_OPS, Expressions, TypedName, slab_hover
 from .source import target_names
 from .values import UNKNOWN, FValue, Poisoned, Reject, TupleVal, Unknown, const_value
 
@@ -95,6 +95,9 @@ class Statements(Expressions):
                 value.name = name
             if isinstance(value, Value) and isinstance(value.type, TileType):
                 self.ctx.names.append(TypedName(name, span, str(value.type)))
+            elif isinstance(value, Value) and isinstance(value.type, SlabType):
+                self.ctx.names.append(TypedName(name, span, slab_hover(value.type.tensor,
+                                                                       value.type.owner)))
             self.env[name] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, Unknown):

@@ -14,6 +14,7 @@ from cutile.lsp.edits import apply
 from cutile.lsp.engine import TypedName
 from cutile.lsp.fixes import astype_fixes, quick_fixes, sync_fixes
 from cutile.lsp.hover import hover_at, ownership_hover
+from cutile.lsp.inlay import inlay_hints
 from cutile.lsp.options import ClientOptions, parse_options
 from cutile.lsp.positions import UTF8, UTF16, from_position, to_range
 from cutile.lsp.suppress import suppression_fix
@@ -203,3 +204,32 @@ def test_ownership_hover_falls_back_to_the_latest_fact_until_a_rebinding() -> No
     assert ownership_hover(view, 9, 10) is None  # so nothing after it either
     assert ownership_hover(view, 5, 4) is None  # `main` is no tensor
     assert ownership_hover(engine.ownership("def f(:\n", "m.py"), 1, 4) is None
+
+
+SLABS = '''\
+import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def k(z: Mut[Tensor[f32, (3, 5)]], w: Mut[Tensor[f32, (1, -1)]]) -> None:
+    for zt in z.tiles():
+        zt.store(ct.zeros((4, 8), f32))
+    n = w.shape[1]
+'''
+
+
+def test_hover_shows_slabs_of_mut_parameters_and_of_a_tiles_loop() -> None:
+    names = engine.typed_names(SLABS, "k.py")
+
+    def at(needle: str, offset: int = 0) -> str:
+        line, col = _line_col(SLABS, needle)
+        info = hover_at(names, SLABS, line, col + offset)
+        assert info is not None, needle
+        return info.markdown
+
+    assert "Mut[Tensor[f32, (1, -1)]]: this block's slab, shape (1, dynamic)" in at("w.shape")
+    assert "Mut[Tensor[f32, (3, 5)]]: this block's slab, shape (3, 5)" in at("z.tiles")
+    assert "Slab[f32, (3, 5)] of z" in at("zt.store")
+    hints = inlay_hints(names, SLABS, 7, 7)
+    assert [h.label for h in hints] == [": Slab[f32, (3, 5)] of z"]
