@@ -24,10 +24,11 @@ from ..ir import Block, KernelIR, Op
 from ..ir import Value as IrValue
 from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
-from . import arith
+from . import arith, gathers
 from .abi import EntryABI, EntrySlot, entry_abi, make_views
 from .contract import plan
 from .padding import pad_outside, view_padding
+from .pointers import TensorAddress
 from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
 PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
@@ -90,6 +91,7 @@ class _Lowerer:
         self.grids: dict[int, list[Value]] = {}  # Mut parameter -> its tile grid
         self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
         self.tok: dict[int, Value] = {}
+        self.addresses: dict[int, TensorAddress] = {}  # pointer-tile access (gathers.py)
         self.scope = _Scope()
         self.contract = plan(kernel.body)
 
@@ -266,6 +268,8 @@ class _Lowerer:
                     keys.add(self._param_of(o.operands[0]))
                 elif o.name == "printf":
                     keys.add(PRINT)
+                elif o.name == "scatter":  # chains its tensor's token (gathers.py)
+                    keys.add(self._param_of(o.operands[0]))
                 for r in o.regions:
                     visit(r)
         for r in op.regions:
@@ -445,6 +449,9 @@ _HANDLERS: dict[str, Handler] = {
     "load": _Lowerer.load,
     "store": _Lowerer.store,
     "printf": _printf,
+    "gather": gathers.gather,
+    "load_at": gathers.load_at,
+    "scatter": gathers.scatter,
     "for": _Lowerer._for,
     "loop": _Lowerer._loop,
     "if": _Lowerer._if,

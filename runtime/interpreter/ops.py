@@ -16,6 +16,7 @@ from ...compiler.errors import error_for
 from ...compiler.ir import Op
 from ...compiler.ops.defs import IR_OPS
 from ...compiler.types import PartitionType, TileType
+from . import gathers
 from .memory import PartitionRef, load, store, tiling_of
 from .numeric import fit
 
@@ -117,6 +118,26 @@ def _load(o: Op, args: list[Any], blk: Block) -> list[Any]:
 def _store(o: Op, args: list[Any], blk: Block) -> list[Any]:
     z, tile, *index = args
     store(z, tuple(_scalar(i) for i in index), np.asarray(tile))
+    return []
+
+
+@op("gather")
+def _gather(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    return [gathers.gather(args[0], args[1:], o.attrs.get("padding", 0))]
+
+
+@op("load_at")
+def _load_at(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    src, *offsets = args
+    return [gathers.load_at(src, [_scalar(i) for i in offsets], tuple(o.attrs["shape"]),
+                            o.attrs.get("padding", 0))]
+
+
+@op("scatter")
+def _scatter(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    y, *rest = args
+    mask = rest.pop() if o.attrs.get("masked") else None
+    gathers.scatter(y, rest[:-1], rest[-1], mask)
     return []
 
 

@@ -1,0 +1,81 @@
+"""Lowering `ct.gather`, `x.load_at` and `ct.scatter` to pointer tiles (`pointers.py`).
+
+Gathers read with the tensor's own token when the kernel scatters into it (so a gather after a
+scatter of the same block sees it), else with the entry token; each scatter chains that token.
+`load_at` is a gather of the index grid `offsets + iota` per axis.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..bytecode import Value
+from ..bytecode.types import Scalar
+from ..bytecode.types import TileType as BcTile
+from ..dtypes import I32, DType
+from ..ir import Op
+from ..ir import Value as IrValue
+from . import arith
+from .pointers import TensorAddress, element_pointers, masked_load, masked_store, splat
+from .types import dims, dtype_of, tile_type
+
+if TYPE_CHECKING:
+    from .emit import _Lowerer
+
+
+def address(L: _Lowerer, param: int) -> TensorAddress:
+    """The parameter's address, built once in the prologue."""
+    got = L.addresses.get(param)
+    if got is None:
+        got = L.addresses[param] = TensorAddress.of(L.pro, L.abi, L.fn.params, L.views[param],
+                                                    param)
+    return got
+
+
+def _indices(L: _Lowerer, xs: list[IrValue]) -> list[tuple[Value, DType]]:
+    return [(L.v(x), dtype_of(x.type)) for x in xs]
+
+
+def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]]) -> None:
+    param = L._param_of(op.operands[0])
+    out = tile_type(op.result.type)
+    ptrs, mask = element_pointers(L.b, address(L, param), indices, out.shape)
+    tile, _ = masked_load(L.b, ptrs, mask, op.attrs.get("padding", 0), L._token(param))
+    L.vals[op.result] = tile
+
+
+def gather(L: _Lowerer, op: Op) -> None:
+    _read(L, op, _indices(L, op.operands[1:]))
+
+
+def load_at(L: _Lowerer, op: Op) -> None:
+    """Axis a's index tile: offset_a + iota(n_a), shaped to lie along axis a."""
+    shape = dims(tuple(op.attrs["shape"]))
+    indices: list[tuple[Value, DType]] = []
+    for axis, (off, n) in enumerate(zip(op.operands[1:], shape, strict=True)):
+        d = dtype_of(off.type)
+        row = BcTile(Scalar.I64 if d.bits == 64 else Scalar.I32, (n,))
+        start = L.v(off)
+        if d.bits not in (32, 64):  # i8/i16 offsets: widen to i32 first
+            start, d = arith.astype(L.b, start, d, I32), I32
+        pos = L.b.emit("addi", [row], L.b.emit("iota", [row]), splat(L.b, start, (n,)))
+        along = tuple(n if i == axis else 1 for i in range(len(shape)))
+        if along != (n,):
+            pos = L.b.emit("reshape", [BcTile(row.elem, along)], pos)
+        if along != shape:
+            pos = L.b.emit("broadcast", [BcTile(row.elem, shape)], pos)
+        indices.append((pos, d))
+    _read(L, op, indices)
+
+
+def scatter(L: _Lowerer, op: Op) -> None:
+    y, *rest = op.operands
+    param = L._param_of(y)
+    mask_v = L.v(rest.pop()) if op.attrs.get("masked") else None
+    values = L.v(rest[-1])
+    t = values.type
+    assert isinstance(t, BcTile)
+    ptrs, mask = element_pointers(L.b, address(L, param), _indices(L, rest[:-1]), t.shape)
+    if mask_v is not None:
+        mask = L.b.emit("andi", [mask.type], mask, mask_v)
+    L.tok[param] = masked_store(L.b, ptrs, values, mask, L._token(param))
