@@ -32,6 +32,8 @@ EXAMPLE_CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("rms_norm.py", "rms_norm", {"BM": 2, "N": 1024}, {}),
     ("attention.py", "attention", {"BM": 64, "BN": 32, "D": 64, "CAUSAL": True}, {}),
     ("attention.py", "attention", {"BM": 64, "BN": 64, "D": 64, "CAUSAL": False}, {}),
+    ("embedding.py", "embedding", {"BT": 32, "BD": 128}, {}),
+    ("paged_attention.py", "paged_decode", {"G": 4, "D": 64, "PAGE": 16}, {}),
 ]
 
 OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
