@@ -92,6 +92,7 @@ class _Lowerer:
         self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
         self.tok: dict[int, Value] = {}
         self.addresses: dict[int, TensorAddress] = {}  # pointer-tile access (gathers.py)
+        self.scattered = gathers.scatter_targets(kernel)
         self.scope = _Scope()
         self.contract = plan(kernel.body)
 
@@ -268,7 +269,7 @@ class _Lowerer:
                     keys.add(self._param_of(o.operands[0]))
                 elif o.name == "printf":
                     keys.add(PRINT)
-                elif o.name == "scatter":  # chains its tensor's token (gathers.py)
+                elif gathers.token_key(self, o) is not None:  # a scattered tensor's token
                     keys.add(self._param_of(o.operands[0]))
                 for r in o.regions:
                     visit(r)

@@ -1,7 +1,9 @@
 """Lowering `ct.gather`, `x.load_at` and `ct.scatter` to pointer tiles (`pointers.py`).
 
-Gathers read with the tensor's own token when the kernel scatters into it (so a gather after a
-scatter of the same block sees it), else with the entry token; each scatter chains that token.
+Ordering: a tensor that the kernel never scatters into is read with the entry token (reads
+reorder freely). A tensor it scatters into gets a token of its own (keyed by its parameter
+index, like a Mut slab's): its gathers, `load_at`s and scatters all chain through it, so within
+a block a gather sees earlier scatters and a scatter waits for earlier gathers.
 `load_at` is a gather of the index grid `offsets + iota` per axis.
 """
 
@@ -13,7 +15,7 @@ from ..bytecode import Value
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
 from ..dtypes import I32, DType
-from ..ir import Op
+from ..ir import KernelIR, Op, walk
 from ..ir import Value as IrValue
 from . import arith
 from .pointers import TensorAddress, element_pointers, masked_load, masked_store, splat
@@ -32,6 +34,20 @@ def address(L: _Lowerer, param: int) -> TensorAddress:
     return got
 
 
+def scatter_targets(kernel: KernelIR) -> frozenset[int]:
+    """The parameters the kernel scatters into: their accesses chain one token each."""
+    params = {id(p.value): i for i, p in enumerate(kernel.params)}
+    return frozenset(params[id(o.operands[0])] for o in walk(kernel.body) if o.name == "scatter")
+
+
+def token_key(L: _Lowerer, op: Op) -> int | None:
+    """The token key an op of this module advances (None: it reads with the entry token)."""
+    if op.name not in ("gather", "load_at", "scatter"):
+        return None
+    param = L._param_of(op.operands[0])
+    return param if param in L.scattered else None
+
+
 def _indices(L: _Lowerer, xs: list[IrValue]) -> list[tuple[Value, DType]]:
     return [(L.v(x), dtype_of(x.type)) for x in xs]
 
@@ -40,7 +56,10 @@ def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]]) -> None:
     param = L._param_of(op.operands[0])
     out = tile_type(op.result.type)
     ptrs, mask = element_pointers(L.b, address(L, param), indices, out.shape)
-    tile, _ = masked_load(L.b, ptrs, mask, op.attrs.get("padding", 0), L._token(param))
+    key = token_key(L, op)
+    tile, tok = masked_load(L.b, ptrs, mask, op.attrs.get("padding", 0), L._token(key))
+    if key is not None:
+        L.tok[key] = tok
     L.vals[op.result] = tile
 
 

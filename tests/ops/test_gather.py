@@ -61,8 +61,18 @@ def scatter_2d(y: Tensor[i32, (-1, -1)], rows: Tensor[i64, (-1,)]) -> None:
     ct.scatter(y, (r.reshape((32, 1)), ct.arange(8, i32).reshape((1, 8))), 3)
 
 
+@ct.kernel(unsafe=True)  # cutile: ignore[CT115]
+def scatter_count(y: Tensor[i32, (-1,)], idx: Tensor[i32, (-1, -1)], B: Const[int]) -> None:
+    """y[idx[r, :]] += 1 row after row (indices distinct within a row): each gather sees the
+    scatters of the rows before it, through the loop-carried token of y."""
+    for r in range(ct.num_tiles(idx.partition((1, B)), 0)):
+        i = idx.load_tile((1, B), (r, 0)).reshape((B,))
+        ct.scatter(y, (i,), ct.gather(y, (i,)) + 1)
+
+
 CASES = [("gather_rows", {"BT": 8, "D": 16}), ("gather_edges", {}), ("load_at_2d", {}),
-         ("scatter_perm", {"B": 32}), ("scatter_2d", {})]
+         ("scatter_perm", {"B": 32}), ("scatter_2d", {}),
+         ("scatter_count", {"B": 16})]
 
 HUGE = [2**40, -2**40, 2**62, -1, -(2**63), 99, 100, 0]
 
@@ -114,6 +124,18 @@ def _scatter_perm() -> list[np.ndarray]:
 def _scatter_2d() -> list[np.ndarray]:
     rows = np.array([0, 5, 9, 10, -1, 2**40, -(2**40), 3] * 4, np.int64)
     out = scatter_2d(ct.zeros((10, 6), i32), ct.from_numpy(rows), grid=1).sync()
+    return host(out)
+
+
+def _count_rows() -> np.ndarray:
+    rng = np.random.default_rng(3)
+    rows = np.stack([rng.permutation(24)[:16] - 2 for _ in range(9)]).astype(np.int32)
+    rows[0, :2] = [2**31 - 1, -(2**31)]
+    return rows
+
+
+def _scatter_count() -> list[np.ndarray]:
+    out = scatter_count(ct.zeros((20,), i32), ct.from_numpy(_count_rows()), B=16, grid=1).sync()
     return host(out)
 
 
@@ -170,6 +192,13 @@ def test_scatter_on_interpreter() -> None:
     np.testing.assert_array_equal(y2, want2)
 
 
+def test_gather_after_scatter_in_a_loop() -> None:
+    y, rows = on_interpreter(_scatter_count)
+    flat = rows.ravel()
+    want = np.bincount(flat[(flat >= 0) & (flat < 20)], minlength=20)
+    np.testing.assert_array_equal(y, want)
+
+
 def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     texts = assemble(compiler, __file__, CASES)
     for text in texts[:3]:
@@ -180,5 +209,6 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
 
 @pytest.mark.gpu
 def test_gpu_matches_interpreter(on_cuda: object) -> None:
-    for run in (_gather_rows, _gather_edges, _load_at, _scatter_perm, _scatter_2d):
+    for run in (_gather_rows, _gather_edges, _load_at, _scatter_perm, _scatter_2d,
+                _scatter_count):
         same(run(), on_interpreter(run))
