@@ -2,7 +2,10 @@
 assembly, and (with -m gpu) the GPU against the interpreter. Indices include negative, edge and
 huge values: outside elements read the padding or are dropped, and nothing outside is touched."""
 
+import importlib.util
 import math
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -212,3 +215,51 @@ def test_gpu_matches_interpreter(on_cuda: object) -> None:
     for run in (_gather_rows, _gather_edges, _load_at, _scatter_perm, _scatter_2d,
                 _scatter_count):
         same(run(), on_interpreter(run))
+
+
+BAD = '''
+import cutile as ct
+from cutile import Mut, Tensor, f32, i32
+
+
+@ct.kernel
+def bad_scatter(z: Mut[Tensor[f32, (16,)]], y: Tensor[f32, (-1,)], i: Tensor[i32, (-1,)]) -> None:
+    t = ct.load_tile_like(y, z)
+    ct.scatter(y, (ct.load_tile_like(i, z),), t)
+    z.store(t)
+
+
+@ct.kernel
+def bad_gather(z: Mut[Tensor[f32, (16,)]], y: Tensor[f32, (-1, -1)], i: Tensor[i32, (-1,)]) -> None:
+    z.store(ct.gather(y, ct.load_tile_like(i, z)))
+
+
+@ct.kernel
+def bad_padding(z: Mut[Tensor[i32, (16,)]], i: Tensor[i32, (-1,)]) -> None:
+    z.store(i.load_at((16,), (3,), padding=0.5))
+'''
+
+
+@pytest.mark.parametrize(("name", "code"), [("bad_scatter", "CT112"), ("bad_gather", "CT203"),
+                                            ("bad_padding", "CT214")])
+def test_run_time_gives_the_edit_time_code(tmp_path: Path, name: str, code: str) -> None:
+    from cutile.compiler import check_source
+    from cutile.compiler.errors import KernelError
+
+    path = tmp_path / "bad_gathers.py"
+    path.write_text(BAD)
+    edit = [(d.code, d.span.line) for d in check_source(BAD, str(path))
+            if d.span.line > BAD[:BAD.index(f"def {name}")].count("\n")][:1]
+    spec = importlib.util.spec_from_file_location("bad_gathers", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    dtype = i32 if name == "bad_padding" else f32
+    args: list[Any] = [ct.zeros((16,), dtype).partition((16,))]
+    if name != "bad_padding":
+        args.append(ct.zeros((4, 4) if name == "bad_gather" else (16,), f32))
+    args.append(ct.zeros((16,), i32))
+    with pytest.raises(KernelError) as err:
+        on_interpreter(lambda: getattr(mod, name)(*args).sync())
+    run = [(d.code, d.span.line) for d in err.value.diagnostics]
+    assert edit == [(code, edit[0][1])] and run == edit
