@@ -34,6 +34,7 @@ EXAMPLE_CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("attention.py", "attention", {"BM": 64, "BN": 64, "D": 64, "CAUSAL": False}, {}),
     ("embedding.py", "embedding", {"BT": 32, "BD": 128}, {}),
     ("paged_attention.py", "paged_decode", {"G": 4, "D": 64, "PAGE": 16}, {}),
+    ("moe_gather.py", "moe_gemm", {"BM": 32, "BN": 64, "BK": 32, "K": 256}, {}),
 ]
 
 OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
