@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..bytecode import Builder, Value
-from ..bytecode.attrs import CmpPredicate, Signedness
+from ..bytecode.attrs import CmpPredicate, DivBy, Signedness
 from ..bytecode.types import TOKEN, PtrType, Scalar, TensorViewType
 from ..bytecode.types import TileType as BcTile
 from ..dtypes import I64, DType
@@ -56,7 +56,17 @@ class TensorAddress:
         base = next((params[i] for i, s in slots if s.field == "ptr"), None)
         if base is None:
             raise LowerError(f"parameter {param} is not a tensor")
-        dynamic = {s.axis: params[i] for i, s in slots if s.field == "stride"}
+        # the launcher's alignment facts, as make_views states them: they let tileiras widen
+        # the accesses of contiguous runs (rows of a gather, a load_at window)
+        facts = abi.tensors[param].facts
+        if facts is not None and facts.align > 1:
+            base = pro.emit("assume", [base.type], base, predicate=DivBy(facts.align))
+        dynamic = {}
+        for i, s in slots:
+            if s.field == "stride":
+                div = facts.stride_div_elems(s.axis) if facts is not None else 1
+                dynamic[s.axis] = params[i] if div <= 1 else pro.emit(
+                    "assume", [I32_TILE], params[i], predicate=DivBy(div))
         strides = []
         for axis, st in enumerate(vt.strides):
             if st is None:
