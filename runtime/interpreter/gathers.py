@@ -30,8 +30,11 @@ def _positions(ref: TensorRef, indices: Sequence[Any]) -> tuple[tuple[Array, ...
 
 def gather(ref: TensorRef, indices: Sequence[Any], padding: float = 0) -> Array:
     pos, inside = _positions(ref, indices)
+    pad = fit(padding, ref.dtype)
+    if ref.data.size == 0:  # nothing to read: every element is outside
+        return fit(np.broadcast_to(pad, inside.shape), ref.dtype)
     values = from_storage(ref.data[pos], ref.dtype)
-    return fit(np.where(inside, values, fit(padding, ref.dtype)), ref.dtype)
+    return fit(np.where(inside, values, pad), ref.dtype)
 
 
 def load_at(ref: TensorRef, offsets: Sequence[int], shape: Sequence[int],

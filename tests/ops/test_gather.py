@@ -202,6 +202,19 @@ def test_gather_after_scatter_in_a_loop() -> None:
     np.testing.assert_array_equal(y, want)
 
 
+def _gather_empty() -> list[np.ndarray]:
+    zs = [ct.zeros((64,), f32).partition((64,)), ct.zeros((64,), f16).partition((64,))]
+    a = ct.from_numpy(np.arange(64, dtype=np.int64))
+    b = ct.from_numpy(np.arange(64, dtype=np.uint32))
+    c = ct.from_numpy(np.zeros(64, np.int8))
+    return host(gather_edges(*zs, ct.zeros((0,), f32), ct.zeros((0,), f16), a, b, c).sync())
+
+
+def test_gather_from_an_empty_tensor_reads_padding() -> None:
+    z, w, *_ = on_interpreter(_gather_empty)
+    assert (z == -np.inf).all() and np.isnan(w).all()
+
+
 def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     texts = assemble(compiler, __file__, CASES)
     for text in texts[:3]:
@@ -213,7 +226,7 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
 @pytest.mark.gpu
 def test_gpu_matches_interpreter(on_cuda: object) -> None:
     for run in (_gather_rows, _gather_edges, _load_at, _scatter_perm, _scatter_2d,
-                _scatter_count):
+                _scatter_count, _gather_empty):
         same(run(), on_interpreter(run))
 
 
