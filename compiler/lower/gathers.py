@@ -77,12 +77,13 @@ def load_at(L: _Lowerer, op: Op) -> None:
         start = L.v(off)
         if d.bits not in (32, 64):  # i8/i16 offsets: widen to i32 first
             start, d = arith.astype(L.b, start, d, I32), I32
-        pos = L.b.emit("addi", [row], L.b.emit("iota", [row]), splat(L.b, start, (n,)))
         along = tuple(n if i == axis else 1 for i in range(len(shape)))
+        if n == 1:  # a unit axis: the offset itself, one scalar check
+            indices.append((L.b.emit("reshape", [BcTile(row.elem, along)], start), d))
+            continue
+        pos = L.b.emit("addi", [row], L.b.emit("iota", [row]), splat(L.b, start, (n,)))
         if along != (n,):
             pos = L.b.emit("reshape", [BcTile(row.elem, along)], pos)
-        if along != shape:
-            pos = L.b.emit("broadcast", [BcTile(row.elem, shape)], pos)
         indices.append((pos, d))
     _read(L, op, indices)
 

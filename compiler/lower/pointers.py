@@ -84,6 +84,8 @@ def splat(b: Builder, scalar: Value, shape: tuple[int, ...]) -> Value:
     if not shape:
         return scalar
     ones = b.emit("reshape", [BcTile(t.elem, (1,) * len(shape))], scalar)
+    if all(n == 1 for n in shape):
+        return ones
     return b.emit("broadcast", [BcTile(t.elem, shape)], ones)
 
 
@@ -103,28 +105,47 @@ def _cmp(b: Builder, pred: CmpPredicate, x: Value, y: Value) -> Value:
 
 def element_pointers(b: Builder, addr: TensorAddress, indices: Sequence[tuple[Value, DType]],
                      shape: tuple[int, ...]) -> tuple[Value, Value]:
-    """(pointer tile, in-bounds mask) for one index tile per axis, each already of `shape`."""
+    """(pointer tile, in-bounds mask) of `shape` for one index tile per axis. Each index has
+    rank len(shape) with every dimension equal to shape's or 1 (or is rank 0): its axis's checks
+    and products run at its own size, and only the sums broadcast to `shape`."""
     if len(indices) != len(addr.extents):
         raise LowerError(f"{len(indices)} index tiles for a rank-{len(addr.extents)} tensor")
-    i64 = BcTile(Scalar.I64, shape)
-    zero = b.constant(0, i64)
     mask: Value | None = None
     offset: Value | None = None
     for (index, dtype), extent, stride in zip(indices, addr.extents, addr.strides, strict=True):
-        idx = widen(b, index, dtype)
-        n = splat(b, b.emit("exti", [I64_TILE], extent, signedness=Signedness.SIGNED), shape)
-        inside = b.emit("andi", [BcTile(Scalar.I1, shape)], _cmp(b, CmpPredicate.GE, idx, zero),
-                        _cmp(b, CmpPredicate.LT, idx, n))
-        safe = b.emit("select", [i64], inside, idx, zero)
-        step = splat(b, b.emit("exti", [I64_TILE], stride, signedness=Signedness.SIGNED), shape)
-        term = b.emit("muli", [i64], safe, step)
-        offset = term if offset is None else b.emit("addi", [i64], offset, term)
+        term, inside = _axis_term(b, widen(b, index, dtype), extent, stride)
+        term, inside = _to_shape(b, term, shape), _to_shape(b, inside, shape)
+        offset = term if offset is None else b.emit("addi", [term.type], offset, term)
         mask = inside if mask is None else b.emit("andi", [inside.type], mask, inside)
     if offset is None or mask is None:  # a rank-0 tensor: its one element, always inside
-        offset = zero
+        offset = b.constant(0, BcTile(Scalar.I64, shape))
         mask = b.constant(True, BcTile(Scalar.I1, shape))
     ptrs = splat(b, addr.base, shape)
     return b.emit("offset", [ptrs.type], ptrs, offset), mask
+
+
+def _axis_term(b: Builder, idx: Value, extent: Value, stride: Value) -> tuple[Value, Value]:
+    """(where(inside, idx, 0) * stride, inside) for one axis's i64 index tile."""
+    t = idx.type
+    assert isinstance(t, BcTile)
+    zero = b.constant(0, t)
+    n = splat(b, b.emit("exti", [I64_TILE], extent, signedness=Signedness.SIGNED), t.shape)
+    inside = b.emit("andi", [BcTile(Scalar.I1, t.shape)], _cmp(b, CmpPredicate.GE, idx, zero),
+                    _cmp(b, CmpPredicate.LT, idx, n))
+    safe = b.emit("select", [t], inside, idx, zero)
+    step = splat(b, b.emit("exti", [I64_TILE], stride, signedness=Signedness.SIGNED), t.shape)
+    return b.emit("muli", [t], safe, step), inside
+
+
+def _to_shape(b: Builder, v: Value, shape: tuple[int, ...]) -> Value:
+    """A tile of rank len(shape) (or 0) with 1s or shape's extents, broadcast to `shape`."""
+    t = v.type
+    assert isinstance(t, BcTile)
+    if t.shape == shape:
+        return v
+    if not t.shape:
+        return splat(b, v, shape)
+    return b.emit("broadcast", [BcTile(t.elem, shape)], v)
 
 
 def masked_load(b: Builder, ptrs: Value, mask: Value, padding: float | int | bool,

@@ -76,8 +76,18 @@ def _gather(b: Builder, c: Call) -> FValue:
     idx = [t for t, _ in _indices(b, c["indices"], x, "gather()")]
     shape = _common_shape(b, idx, c["indices"].span, "gather with indices of")
     pad = padding_attrs(b, c["padding"], x.type.dtype, "gather()")
-    idx = [b.broadcast(t, shape, c.span) for t in idx]
+    idx = [_rank_to(b, t, len(shape), c.span) for t in idx]
     return b.emit1("gather", [x, *idx], TileType(x.type.dtype, shape), c.span, **pad)
+
+
+def _rank_to(b: Builder, t: Value, rank: int, span: Span) -> Value:
+    """An index tile with leading 1s up to `rank`, not broadcast: the address arithmetic of an
+    axis runs at its own index's size (lower/pointers.py), which broadcasts at the end."""
+    assert isinstance(t.type, TileType)
+    if t.type.rank == rank:
+        return t
+    shape = (1,) * (rank - t.type.rank) + t.type.shape
+    return b.emit1("reshape", [t], TileType(t.type.dtype, shape), span, shape=shape)
 
 
 @method("tensor", "load_at", "shape: Any, offsets: Any, " + PAD_PARAM,
@@ -108,7 +118,8 @@ def _scatter(b: Builder, c: Call) -> FValue:
     mask = _mask(b, c["mask"])
     parts = idx + [values] + ([mask] if mask is not None else [])
     shape = _common_shape(b, parts, c.span, "scatter indices and values of")
-    out = [b.broadcast(t, shape, c.span) for t in parts]
+    out = [_rank_to(b, t, len(shape), c.span) for t in idx]
+    out += [b.broadcast(t, shape, c.span) for t in parts[len(idx):]]
     b.emit("scatter", [y, *out], [], c.span, {"masked": mask is not None})
     return none_value(c.span)
 
