@@ -14,11 +14,17 @@ from typing import TYPE_CHECKING
 from ..bytecode import Value
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import I32, DType
+from ..dtypes import I64, DType
 from ..ir import KernelIR, Op, walk
 from ..ir import Value as IrValue
-from . import arith
-from .pointers import TensorAddress, element_pointers, masked_load, masked_store, splat
+from .pointers import (
+    TensorAddress,
+    element_pointers,
+    masked_load,
+    masked_store,
+    splat,
+    widen,
+)
 from .types import dims, dtype_of, tile_type
 
 if TYPE_CHECKING:
@@ -72,11 +78,9 @@ def load_at(L: _Lowerer, op: Op) -> None:
     shape = dims(tuple(op.attrs["shape"]))
     indices: list[tuple[Value, DType]] = []
     for axis, (off, n) in enumerate(zip(op.operands[1:], shape, strict=True)):
-        d = dtype_of(off.type)
-        row = BcTile(Scalar.I64 if d.bits == 64 else Scalar.I32, (n,))
-        start = L.v(off)
-        if d.bits not in (32, 64):  # i8/i16 offsets: widen to i32 first
-            start, d = arith.astype(L.b, start, d, I32), I32
+        # offset + iota in i64: a u32 offset near 2**32 must not wrap back into the tensor
+        start, d = widen(L.b, L.v(off), dtype_of(off.type)), I64
+        row = BcTile(Scalar.I64, (n,))
         along = tuple(n if i == axis else 1 for i in range(len(shape)))
         if n == 1:  # a unit axis: the offset itself, one scalar check
             indices.append((L.b.emit("reshape", [BcTile(row.elem, along)], start), d))

@@ -47,6 +47,13 @@ def load_at_2d(z: Mut[Tensor[f32, (16, 32)]], x: Tensor[f32, (-1, -1)],
     z.store(x.load_at((16, 32), (r, c), padding=-1.0))
 
 
+@ct.kernel
+def load_at_u32(z: Mut[Tensor[f32, (16,)]], x: Tensor[f32, (-1,)],
+                offs: Tensor[u32, (-1,)]) -> None:
+    """u32 offsets near 2**32 must not wrap around into the tensor."""
+    z.store(x.load_at((16,), (ct.gather(offs, ct.block_id(0)),), padding=-2.0))
+
+
 @ct.kernel(unsafe=True)  # cutile: ignore[CT115]
 def scatter_perm(y: Tensor[f32, (-1,)], idx: Tensor[i32, (-1,)], v: Tensor[f32, (-1,)],
                  B: Const[int]) -> None:
@@ -74,6 +81,7 @@ def scatter_count(y: Tensor[i32, (-1,)], idx: Tensor[i32, (-1, -1)], B: Const[in
 
 
 CASES = [("gather_rows", {"BT": 8, "D": 16}), ("gather_edges", {}), ("load_at_2d", {}),
+         ("load_at_u32", {}),
          ("scatter_perm", {"B": 32}), ("scatter_2d", {}),
          ("scatter_count", {"B": 16})]
 
@@ -112,6 +120,15 @@ def _load_at() -> list[np.ndarray]:
     x = ct.from_numpy(np.arange(45 * 70, dtype=np.float32).reshape(45, 70))
     z = ct.zeros((16 * 8, 32), f32).partition((16, 32))
     return host(load_at_2d(z, x, ct.from_numpy(OFFS)).sync())
+
+
+U32_OFFS = np.array([0, 2**32 - 5, 2**31 + 3, 90, 2**32 - 1, 84], np.uint32)
+
+
+def _load_at_u32() -> list[np.ndarray]:
+    x = ct.from_numpy(np.arange(100, dtype=np.float32))
+    z = ct.zeros((16 * len(U32_OFFS),), f32).partition((16,))
+    return host(load_at_u32(z, x, ct.from_numpy(U32_OFFS)).sync())
 
 
 def _scatter_perm() -> list[np.ndarray]:
@@ -180,6 +197,14 @@ def test_load_at_on_interpreter() -> None:
         np.testing.assert_array_equal(z[16 * blk:16 * blk + 16], want, err_msg=str(blk))
 
 
+def test_load_at_u32_offsets_do_not_wrap() -> None:
+    z, x, _ = on_interpreter(_load_at_u32)
+    for blk, off in enumerate(U32_OFFS.tolist()):
+        pos = np.arange(16) + off
+        want = np.where(pos < 100, x[np.minimum(pos, 99)], -2.0)
+        np.testing.assert_array_equal(z[16 * blk:16 * blk + 16], want, err_msg=str(off))
+
+
 def test_scatter_on_interpreter() -> None:
     y, idx, v = on_interpreter(_scatter_perm)
     want = np.zeros(70, np.float32)
@@ -217,16 +242,16 @@ def test_gather_from_an_empty_tensor_reads_padding() -> None:
 
 def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     texts = assemble(compiler, __file__, CASES)
-    for text in texts[:3]:
+    for text in texts[:4]:
         assert "load_ptr_tko" in text and "offset" in text
-    for text in texts[3:]:
+    for text in texts[4:]:
         assert "store_ptr_tko" in text
 
 
 @pytest.mark.gpu
 def test_gpu_matches_interpreter(on_cuda: object) -> None:
-    for run in (_gather_rows, _gather_edges, _load_at, _scatter_perm, _scatter_2d,
-                _scatter_count, _gather_empty):
+    for run in (_gather_rows, _gather_edges, _load_at, _load_at_u32, _scatter_perm,
+                _scatter_2d, _scatter_count, _gather_empty):
         same(run(), on_interpreter(run))
 
 
