@@ -176,6 +176,17 @@ def k(z: Mut[Tensor[f32, (128,)]]) -> None:
 def k(z: Mut[Tensor[f32, (128,)]]) -> None:
     z.store(ct.zeros((128,), f32))
 """),
+    _c("CT115", "unsafe-kernel", "A kernel that opts out of the safety rules",
+       """`@ct.kernel(unsafe=True)` allows scatters and index-addressed stores into shared
+       tensors, which may race between blocks. Every such kernel is reported, so a review sees
+       each one; suppress it with `# cutile: ignore[CT115]` on the decorator's line once the
+       kernel is known to write disjoint elements. Prefer a `Mut` slab or an accumulator.""",
+       """
+@ct.kernel(unsafe=True)  # E: CT115
+def k(y: Tensor[f32, (-1,)], x: Tensor[i32, (-1,)]) -> None:
+    i = x.load_tile((128,), (0,))
+    ct.scatter(y, (i,), 1.0)
+""", severity=Severity.WARNING),
     ]),
     *_family(Family.TYPES, Raises.KERNEL, [  # CT2xx: tile types.
     _c("CT201", "shape-mismatch", "Tile shapes that do not broadcast or do not match",

@@ -288,3 +288,11 @@ SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} v
 NESTED_TOO_DEEP = Message("CT100", "this statement nests blocks and expressions more than {limit} "
                           "levels deep, more than cutile analyses; split it into smaller "
                           "statements with named intermediate values")
+
+# Gathers and unsafe scatters (issue 16).
+UNSAFE_KERNEL = Message("CT115", "kernel '{name}' is unsafe: its scatters and index stores are "
+                        "not checked for races between blocks")
+GATHER_INDICES = Message("CT203", "{what} needs {want} (one per axis of the rank-{rank} tensor "
+                         "'{name}'), got {given}")
+SCATTER_TYPE = Message("CT213", "cannot scatter {got} values into '{name}', a {dtype} "
+                       "tensor{hint}")

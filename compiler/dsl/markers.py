@@ -105,6 +105,8 @@ class TileValue:
         return _kernel_only("load")
     def load_tile(self, shape: Any, index: Any, *, padding: Any = None) -> TileValue:
         return _kernel_only("load_tile")
+    def load_at(self, shape: Any, offsets: Any, *, padding: Any = None) -> TileValue:
+        return _kernel_only("load_at")
     def partition(self, shape: Any) -> TileValue: return _kernel_only("partition")
     def tile_index(self) -> Any: return _kernel_only("tile_index")
     def tiles(self) -> Any: return _kernel_only("tiles")

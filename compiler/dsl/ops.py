@@ -14,9 +14,9 @@ from .markers import TileValue, _kernel_only
 __all__ = [
     "abs", "argmax", "argmin", "block_id", "broadcast_to", "cat", "cdiv", "ceil", "cos",
     "cumprod", "cumsum", "device_assert", "erf", "exp", "exp2", "expand_dims", "extract", "floor",
-    "load_tile_like", "log", "log2", "max", "maximum", "min", "minimum", "mma", "num_blocks",
-    "num_tiles", "permute", "printf", "prod", "randint", "rsqrt", "scan", "sin", "split", "sqrt",
-    "sum", "tanh", "where",
+    "gather", "load_tile_like", "log", "log2", "max", "maximum", "min", "minimum", "mma",
+    "num_blocks", "num_tiles", "permute", "printf", "prod", "randint", "rsqrt", "scan", "scatter",
+    "sin", "split", "sqrt", "sum", "tanh", "where",
 ]
 
 
@@ -110,6 +110,11 @@ def floor(x: Any) -> TileValue:
     return _kernel_only("floor")
 
 
+def gather(x: Any, indices: Any, *, padding: Any = None) -> TileValue:
+    """elements of x at index tiles (one per axis, broadcast); padding outside."""
+    return _kernel_only("gather")
+
+
 def load_tile_like(x: Any, z: Any, *, padding: Any = None) -> TileValue:
     """the tile of x at the Mut slab z's position."""
     return _kernel_only("load_tile_like")
@@ -191,6 +196,11 @@ def rsqrt(x: Any) -> TileValue:
 def scan(x: Any, axis: int, op: str, reverse: bool = False) -> TileValue:
     """running (inclusive) add, mul, max or min along axis; reverse runs from the end."""
     return _kernel_only("scan")
+
+
+def scatter(y: Any, indices: Any, values: Any, *, mask: Any = None) -> None:
+    """writes values at index tiles of y (unsafe kernels; outside elements dropped)."""
+    _kernel_only("scatter")
 
 
 def sin(x: Any) -> TileValue:

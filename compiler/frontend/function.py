@@ -54,7 +54,7 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
     analyzer = Analyzer(ctx, env, True, const_params={p.name for p in sig.params
                                                        if p.kind == "const"})
     analyzer.body(fn.node.body)
-    all_diags = dedupe(diags + ctx.diags)
+    all_diags = dedupe(diags + ctx.diags + unsafe_notice(info, fn))
     ir = None
     if not any(d.severity.value == "error" for d in all_diags):
         body = ctx.builder.blocks[0]
@@ -62,6 +62,16 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
         ir = KernelIR(fn.name, params, body, info.name_span(fn.node),
                       dict(consts or {}), dict(fn.options))
     return KernelResult(ir, all_diags, ctx.names, sig)
+
+
+def unsafe_notice(info: ModuleInfo, fn: FunctionDef) -> list[Diagnostic]:
+    """CT115 (a warning) at `unsafe=True` of an unsafe kernel's decorator: a review sees each."""
+    for deco in fn.node.decorator_list:
+        if isinstance(deco, ast.Call) and info.resolve(deco.func) == "kernel":
+            for kw in deco.keywords:
+                if kw.arg == "unsafe" and literal_value(kw.value) is True:
+                    return [msg.UNSAFE_KERNEL.at(info.span(kw), name=fn.name)]
+    return []
 
 
 def _annotated_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:

@@ -25,10 +25,11 @@ from ..ir import Block, KernelIR, Op
 from ..ir import Value as IrValue
 from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
-from . import arith
+from . import arith, gathers
 from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views
 from .contract import plan
 from .padding import pad_outside, splat_scalar, view_padding
+from .pointers import TensorAddress
 from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
 _MEMORY = ("load", "store", "slab_load", "slab_store")
@@ -94,6 +95,8 @@ class _Lowerer:
         self.grids: dict[int, list[Value]] = {}  # Mut parameter -> its tile grid
         self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
         self.tok: dict[int, Value] = {}
+        self.addresses: dict[int, TensorAddress] = {}  # pointer-tile access (gathers.py)
+        self.scattered = gathers.scatter_targets(kernel)
         self.scope = _Scope()
         self.contract = plan(kernel.body)
 
@@ -431,6 +434,8 @@ class _Lowerer:
                     keys.add(self._param_of(o.operands[0]))
                 elif o.name == "printf":
                     keys.add(PRINT)
+                elif gathers.token_key(self, o) is not None:  # a scattered tensor's token
+                    keys.add(self._param_of(o.operands[0]))
                 for r in o.regions:
                     visit(r)
         for r in op.regions:
@@ -639,6 +644,9 @@ _HANDLERS: dict[str, Handler] = {
     "slab_store": _Lowerer.slab_store,
     "slab_extent": _Lowerer.slab_extent,
     "printf": _printf,
+    "gather": gathers.gather,
+    "load_at": gathers.load_at,
+    "scatter": gathers.scatter,
     "for": _Lowerer._for,
     "loop": _Lowerer._loop,
     "if": _Lowerer._if,

@@ -16,6 +16,7 @@ from ...compiler.errors import error_for
 from ...compiler.ir import Op
 from ...compiler.ops.defs import IR_OPS
 from ...compiler.types import PartitionType, TileType
+from . import gathers
 from .memory import PartitionRef, load, slab, store, tiling_of
 from .numeric import fit
 
@@ -142,6 +143,27 @@ def _slab_store(o: Op, args: list[Any], blk: Block) -> list[Any]:
 def _slab_extent(o: Op, args: list[Any], blk: Block) -> list[Any]:
     z, *index = args
     return [np.int32(slab(z, tuple(_scalar(i) for i in index)).data.shape[o.attrs["axis"]])]
+
+
+
+@op("gather")
+def _gather(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    return [gathers.gather(args[0], args[1:], o.attrs.get("padding", 0))]
+
+
+@op("load_at")
+def _load_at(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    src, *offsets = args
+    return [gathers.load_at(src, [_scalar(i) for i in offsets], tuple(o.attrs["shape"]),
+                            o.attrs.get("padding", 0))]
+
+
+@op("scatter")
+def _scatter(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    y, *rest = args
+    mask = rest.pop() if o.attrs.get("masked") else None
+    gathers.scatter(y, rest[:-1], rest[-1], mask)
+    return []
 
 
 @op("printf")

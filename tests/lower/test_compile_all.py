@@ -37,6 +37,9 @@ EXAMPLE_CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
      {"slabs": {"logits": (1, 32000), "loss": (1, 1)}}),
     ("layer_norm_rows.py", "layer_norm_rows", {"BN": 1024},
      {"slabs": {"y": (1, 5000), "mean": (1, 1), "rstd": (1, 1)}}),
+    ("embedding.py", "embedding", {"BT": 32, "BD": 128}, {}),
+    ("paged_attention.py", "paged_decode", {"G": 4, "D": 64, "PAGE": 16}, {}),
+    ("moe_gather.py", "moe_gemm", {"BM": 32, "BN": 64, "BK": 32, "K": 256}, {}),
 ]
 
 OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [

@@ -125,7 +125,7 @@ SAMPLES = {
     "axis": "0", "shape": "(16,)", "dtype": "ct.f32", "n": "2", "index": "(0,)", "fmt": '"%f"',
     "message": '"m"', "seed": "7", "op": '"add"', "tiles": "(t, t)", "axes": "(0,)",
     "value": "1.0", "p": "p", "z": "z", "keepdims": "False", "reverse": "False", "tile": "t",
-    "args": "t", "padding": "-math.inf",
+    "args": "t", "padding": "-math.inf", "indices": "(i,)", "values": "t", "mask": "t > 0.0",
 }
 RECEIVERS = {"tile": "t", "mut": "z", "tensor": "x", "partition": "p"}
 

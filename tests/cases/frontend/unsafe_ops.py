@@ -11,7 +11,7 @@ def safe(z: Mut[Tensor[f32, (64,)]], out: Tensor[f32, (-1,)], x: Tensor[f32, (-1
     z.store(t)
 
 
-@ct.kernel(unsafe=True)
+@ct.kernel(unsafe=True)  # E: CT115 "is unsafe"
 def scatter(out: Tensor[f32, (-1, -1)], z: Mut[Tensor[f32, (16, 16)]],
             x: Tensor[f32, (-1, -1)]) -> None:
     i = ct.block_id(0)

@@ -1,0 +1,144 @@
+"""Timings of the gather examples next to torch peers (issue 16), on the GPU.
+
+    python benchmarks/gathers.py [--quick] [--iters 50]
+
+- embedding: examples/embedding.py's kernel vs `torch.nn.functional.embedding`, a (50257, 4096)
+  bf16 table and 8192 token ids;
+- paged decode: examples/paged_attention.py's kernel vs torch gathering the pages
+  (`k_cache[block_table]`) and running SDPA on them with a length mask, 32 sequences of up to
+  4096 tokens, 32 query / 8 KV heads, D = 128, pages of 16.
+
+Each timing is wall time per call with a device sync after each (the same for both sides), so
+small kernels include launch overhead. Without torch (or a GPU) only cutile runs: `--quick`
+with CUTILE_BACKEND=interpreter is a smoke test of this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import cutile as ct
+from cutile import bf16
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _example(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"cutile_bench_{name}",
+                                                  ROOT / "examples" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _per_call_us(fn: Callable[[], None], iters: int) -> float:
+    for _ in range(3):
+        fn()
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    return (time.perf_counter() - t0) / iters * 1e6
+
+
+class Launcher:
+    """Relaunches a kernel on the arguments its last `.sync()` handed back."""
+
+    def __init__(self, kernel: Any, args: list[Any], **kw: Any) -> None:
+        self.kernel, self.args, self.kw = kernel, args, kw
+
+    def __call__(self) -> None:
+        self.args = list(self.kernel(*self.args, **self.kw).sync())
+
+
+def _torch() -> Any:
+    if ct.backend_name() != "cuda":
+        return None
+    try:
+        import torch  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None
+    return torch
+
+
+def embedding(quick: bool, iters: int) -> dict[str, float]:
+    mod = _example("embedding")
+    vocab, dim, tokens = (1000, 256, 100) if quick else (50257, 4096, 8192)
+    ids = np.random.default_rng(0).integers(0, vocab, tokens).astype(np.int32)
+    table = ct.randn((vocab, dim), bf16, seed=0)
+    out = ct.zeros((tokens, dim), bf16).partition((32, 128))
+    run = Launcher(mod.embedding, [out, table, ct.from_numpy(ids)])
+    times = {"cutile": _per_call_us(run, iters)}
+    torch = _torch()
+    if torch is not None:
+        t_table = torch.randn(vocab, dim, device="cuda", dtype=torch.bfloat16)
+        t_ids = torch.from_numpy(ids.astype(np.int64)).cuda()
+
+        def peer() -> None:
+            torch.nn.functional.embedding(t_ids, t_table)
+            torch.cuda.synchronize()
+        times["torch"] = _per_call_us(peer, iters)
+    return times
+
+
+def paged_decode(quick: bool, iters: int) -> dict[str, float]:
+    mod = _example("paged_attention")
+    batch, max_len, hq, hkv, d, page = (2, 64, 8, 2, 64, 16) if quick else \
+        (32, 4096, 32, 8, 128, 16)
+    rng = np.random.default_rng(1)
+    lens = rng.integers(max_len // 2, max_len + 1, batch).astype(np.int32)
+    width = -(-max_len // page)
+    pool = batch * width
+    table = rng.permutation(pool).reshape(batch, width).astype(np.int32)
+    q = ct.randn((batch, hq, d), bf16, seed=2)
+    k = ct.randn((pool, page, hkv, d), bf16, seed=3)
+    v = ct.randn((pool, page, hkv, d), bf16, seed=4)
+    out = ct.zeros((batch, hq, d), bf16).partition((1, hq // hkv, d))
+    run = Launcher(mod.paged_decode, [out, q, k, v, ct.from_numpy(table), ct.from_numpy(lens),
+                                      1 / math.sqrt(d)])
+    times = {"cutile": _per_call_us(run, iters)}
+    torch = _torch()
+    if torch is not None:
+        dev = "cuda"
+        tq = torch.randn(batch, hq, 1, d, device=dev, dtype=torch.bfloat16)
+        tk = torch.randn(pool, page, hkv, d, device=dev, dtype=torch.bfloat16)
+        tv = torch.randn(pool, page, hkv, d, device=dev, dtype=torch.bfloat16)
+        tt = torch.from_numpy(table.astype(np.int64)).to(dev)
+        pos = torch.arange(width * page, device=dev)
+        mask = (pos[None, :] < torch.from_numpy(lens).to(dev)[:, None])[:, None, None, :]
+
+        def gathered(cache: Any) -> Any:  # (B, W, PAGE, Hkv, D) -> (B, Hq, S, D)
+            x = cache[tt].reshape(batch, width * page, hkv, d).transpose(1, 2)
+            return x.repeat_interleave(hq // hkv, dim=1)
+
+        def peer() -> None:
+            torch.nn.functional.scaled_dot_product_attention(tq, gathered(tk), gathered(tv),
+                                                             attn_mask=mask)
+            torch.cuda.synchronize()
+        times["torch"] = _per_call_us(peer, iters)
+    return times
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    ap.add_argument("--iters", type=int, default=50)
+    a = ap.parse_args()
+    for name, fn in (("embedding", embedding), ("paged decode", paged_decode)):
+        times = fn(a.quick, a.iters)
+        ratio = f", torch/cutile {times['torch'] / times['cutile']:.2f}x" if "torch" in times \
+            else ""
+        shown = ", ".join(f"{k} {t:.1f} us" for k, t in times.items())
+        print(f"{name} on {ct.backend_name()}: {shown}{ratio}")
+
+
+if __name__ == "__main__":
+    main()

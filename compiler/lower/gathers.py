@@ -1,0 +1,105 @@
+"""Lowering `ct.gather`, `x.load_at` and `ct.scatter` to pointer tiles (`pointers.py`).
+
+Ordering: a tensor that the kernel never scatters into is read with the entry token (reads
+reorder freely). A tensor it scatters into gets a token of its own (keyed by its parameter
+index, like a Mut slab's): its gathers, `load_at`s and scatters all chain through it, so within
+a block a gather sees earlier scatters and a scatter waits for earlier gathers.
+`load_at` is a gather of the index grid `offsets + iota` per axis.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..bytecode import Value
+from ..bytecode.types import Scalar
+from ..bytecode.types import TileType as BcTile
+from ..dtypes import I64, DType
+from ..ir import KernelIR, Op, walk
+from ..ir import Value as IrValue
+from .pointers import (
+    TensorAddress,
+    element_pointers,
+    masked_load,
+    masked_store,
+    splat,
+    widen,
+)
+from .types import dims, dtype_of, tile_type
+
+if TYPE_CHECKING:
+    from .emit import _Lowerer
+
+
+def address(L: _Lowerer, param: int) -> TensorAddress:
+    """The parameter's address, built once in the prologue."""
+    got = L.addresses.get(param)
+    if got is None:
+        got = L.addresses[param] = TensorAddress.of(L.pro, L.abi, L.fn.params, L.views[param],
+                                                    param)
+    return got
+
+
+def scatter_targets(kernel: KernelIR) -> frozenset[int]:
+    """The parameters the kernel scatters into: their accesses chain one token each."""
+    params = {id(p.value): i for i, p in enumerate(kernel.params)}
+    return frozenset(params[id(o.operands[0])] for o in walk(kernel.body) if o.name == "scatter")
+
+
+def token_key(L: _Lowerer, op: Op) -> int | None:
+    """The token key an op of this module advances (None: it reads with the entry token)."""
+    if op.name not in ("gather", "load_at", "scatter"):
+        return None
+    param = L._param_of(op.operands[0])
+    return param if param in L.scattered else None
+
+
+def _indices(L: _Lowerer, xs: list[IrValue]) -> list[tuple[Value, DType]]:
+    return [(L.v(x), dtype_of(x.type)) for x in xs]
+
+
+def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]]) -> None:
+    param = L._param_of(op.operands[0])
+    out = tile_type(op.result.type)
+    ptrs, mask = element_pointers(L.b, address(L, param), indices, out.shape)
+    key = token_key(L, op)
+    tile, tok = masked_load(L.b, ptrs, mask, op.attrs.get("padding", 0), L._token(key))
+    if key is not None:
+        L.tok[key] = tok
+    L.vals[op.result] = tile
+
+
+def gather(L: _Lowerer, op: Op) -> None:
+    _read(L, op, _indices(L, op.operands[1:]))
+
+
+def load_at(L: _Lowerer, op: Op) -> None:
+    """Axis a's index tile: offset_a + iota(n_a), shaped to lie along axis a."""
+    shape = dims(tuple(op.attrs["shape"]))
+    indices: list[tuple[Value, DType]] = []
+    for axis, (off, n) in enumerate(zip(op.operands[1:], shape, strict=True)):
+        # offset + iota in i64: a u32 offset near 2**32 must not wrap back into the tensor
+        start, d = widen(L.b, L.v(off), dtype_of(off.type)), I64
+        row = BcTile(Scalar.I64, (n,))
+        along = tuple(n if i == axis else 1 for i in range(len(shape)))
+        if n == 1:  # a unit axis: the offset itself, one scalar check
+            indices.append((L.b.emit("reshape", [BcTile(row.elem, along)], start), d))
+            continue
+        pos = L.b.emit("addi", [row], L.b.emit("iota", [row]), splat(L.b, start, (n,)))
+        if along != (n,):
+            pos = L.b.emit("reshape", [BcTile(row.elem, along)], pos)
+        indices.append((pos, d))
+    _read(L, op, indices)
+
+
+def scatter(L: _Lowerer, op: Op) -> None:
+    y, *rest = op.operands
+    param = L._param_of(y)
+    mask_v = L.v(rest.pop()) if op.attrs.get("masked") else None
+    values = L.v(rest[-1])
+    t = values.type
+    assert isinstance(t, BcTile)
+    ptrs, mask = element_pointers(L.b, address(L, param), _indices(L, rest[:-1]), t.shape)
+    if mask_v is not None:
+        mask = L.b.emit("andi", [mask.type], mask, mask_v)
+    L.tok[param] = masked_store(L.b, ptrs, values, mask, L._token(param))

@@ -1,0 +1,164 @@
+"""Pointer tiles: element-addressed access to a tensor parameter, masked to its extents.
+
+Gathers (`ct.gather`, `x.load_at`), unsafe scatters and atomics address elements one by one
+rather than through a partition view. For a tensor parameter and one integer index tile per axis
+(all of one shape), `element_pointers` gives a tile of pointers and an in-bounds mask:
+
+    inside = AND over axes of (0 <= idx_a < extent_a)
+    ptrs   = base + sum_a(where(inside, idx_a, 0) * stride_a)      (i64 arithmetic)
+
+Out-of-range lanes point at the base (never outside the tensor) and are masked off, so a load
+reads its padding there and a store or atomic drops them, whatever the index (negative, huge).
+Indices widen to i64 first (unsigned ones zero-extend), so no product overflows for tensors
+below 2**63 elements. `TensorAddress.of` reads the base, extents and strides of a parameter from
+the entry ABI once, in the kernel's prologue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..bytecode import Builder, Value
+from ..bytecode.attrs import CmpPredicate, DivBy, Signedness
+from ..bytecode.types import TOKEN, PtrType, Scalar, TensorViewType
+from ..bytecode.types import TileType as BcTile
+from ..dtypes import I64, DType
+from . import arith
+from .abi import EntryABI
+from .types import I32_TILE, LowerError
+
+I64_TILE = BcTile(Scalar.I64)
+
+
+@dataclass(frozen=True)
+class TensorAddress:
+    """Where a tensor parameter's elements are: its base pointer (a rank-0 pointer tile) and its
+    extents and strides in elements (rank-0 i32 tiles, constants where static)."""
+
+    base: Value
+    extents: tuple[Value, ...]
+    strides: tuple[Value, ...]
+
+    @property
+    def pointee(self) -> Scalar:
+        t = self.base.type
+        assert isinstance(t, BcTile) and isinstance(t.elem, PtrType)
+        return t.elem.pointee
+
+    @staticmethod
+    def of(pro: Builder, abi: EntryABI, params: Sequence[Value], view: Value,
+           param: int) -> TensorAddress:
+        """Builds the address of parameter `param` (emit into the prologue: it dominates all)."""
+        vt = view.type
+        assert isinstance(vt, TensorViewType)
+        slots = [(i, s) for i, s in enumerate(abi.slots) if s.arg == param]
+        base = next((params[i] for i, s in slots if s.field == "ptr"), None)
+        if base is None:
+            raise LowerError(f"parameter {param} is not a tensor")
+        # the launcher's alignment facts, as make_views states them: they let tileiras widen
+        # the accesses of contiguous runs (rows of a gather, a load_at window)
+        facts = abi.tensors[param].facts
+        if facts is not None and facts.align > 1:
+            base = pro.emit("assume", [base.type], base, predicate=DivBy(facts.align))
+        dynamic = {}
+        for i, s in slots:
+            if s.field == "stride":
+                div = facts.stride_div_elems(s.axis) if facts is not None else 1
+                dynamic[s.axis] = params[i] if div <= 1 else pro.emit(
+                    "assume", [I32_TILE], params[i], predicate=DivBy(div))
+        strides = []
+        for axis, st in enumerate(vt.strides):
+            if st is None:
+                strides.append(dynamic[axis])
+            else:
+                strides.append(pro.constant(st, I32_TILE))
+        extents = pro.op("get_tensor_shape", [I32_TILE] * len(vt.shape), view).results
+        return TensorAddress(base, tuple(extents), tuple(strides))
+
+
+def splat(b: Builder, scalar: Value, shape: tuple[int, ...]) -> Value:
+    """A rank-0 tile (of any element type, pointers included) broadcast to `shape`."""
+    t = scalar.type
+    assert isinstance(t, BcTile) and t.shape == ()
+    if not shape:
+        return scalar
+    ones = b.emit("reshape", [BcTile(t.elem, (1,) * len(shape))], scalar)
+    if all(n == 1 for n in shape):
+        return ones
+    return b.emit("broadcast", [BcTile(t.elem, shape)], ones)
+
+
+def widen(b: Builder, index: Value, dtype: DType) -> Value:
+    """An integer index tile as i64 (sign- or zero-extended by its dtype)."""
+    if dtype.bits == 64:
+        return index
+    return arith.astype(b, index, dtype, I64)
+
+
+def _cmp(b: Builder, pred: CmpPredicate, x: Value, y: Value) -> Value:
+    t = x.type
+    assert isinstance(t, BcTile)
+    return b.emit("cmpi", [BcTile(Scalar.I1, t.shape)], x, y, comparison_predicate=pred,
+                  signedness=Signedness.SIGNED)
+
+
+def element_pointers(b: Builder, addr: TensorAddress, indices: Sequence[tuple[Value, DType]],
+                     shape: tuple[int, ...]) -> tuple[Value, Value]:
+    """(pointer tile, in-bounds mask) of `shape` for one index tile per axis. Each index has
+    rank len(shape) with every dimension equal to shape's or 1 (or is rank 0): its axis's checks
+    and products run at its own size, and only the sums broadcast to `shape`."""
+    if len(indices) != len(addr.extents):
+        raise LowerError(f"{len(indices)} index tiles for a rank-{len(addr.extents)} tensor")
+    mask: Value | None = None
+    offset: Value | None = None
+    for (index, dtype), extent, stride in zip(indices, addr.extents, addr.strides, strict=True):
+        term, inside = _axis_term(b, widen(b, index, dtype), extent, stride)
+        term, inside = _to_shape(b, term, shape), _to_shape(b, inside, shape)
+        offset = term if offset is None else b.emit("addi", [term.type], offset, term)
+        mask = inside if mask is None else b.emit("andi", [inside.type], mask, inside)
+    if offset is None or mask is None:  # a rank-0 tensor: its one element, always inside
+        offset = b.constant(0, BcTile(Scalar.I64, shape))
+        mask = b.constant(True, BcTile(Scalar.I1, shape))
+    ptrs = splat(b, addr.base, shape)
+    return b.emit("offset", [ptrs.type], ptrs, offset), mask
+
+
+def _axis_term(b: Builder, idx: Value, extent: Value, stride: Value) -> tuple[Value, Value]:
+    """(where(inside, idx, 0) * stride, inside) for one axis's i64 index tile."""
+    t = idx.type
+    assert isinstance(t, BcTile)
+    zero = b.constant(0, t)
+    n = splat(b, b.emit("exti", [I64_TILE], extent, signedness=Signedness.SIGNED), t.shape)
+    inside = b.emit("andi", [BcTile(Scalar.I1, t.shape)], _cmp(b, CmpPredicate.GE, idx, zero),
+                    _cmp(b, CmpPredicate.LT, idx, n))
+    safe = b.emit("select", [t], inside, idx, zero)
+    step = splat(b, b.emit("exti", [I64_TILE], stride, signedness=Signedness.SIGNED), t.shape)
+    return b.emit("muli", [t], safe, step), inside
+
+
+def _to_shape(b: Builder, v: Value, shape: tuple[int, ...]) -> Value:
+    """A tile of rank len(shape) (or 0) with 1s or shape's extents, broadcast to `shape`."""
+    t = v.type
+    assert isinstance(t, BcTile)
+    if t.shape == shape:
+        return v
+    if not t.shape:
+        return splat(b, v, shape)
+    return b.emit("broadcast", [BcTile(t.elem, shape)], v)
+
+
+def masked_load(b: Builder, ptrs: Value, mask: Value, padding: float | int | bool,
+                token: Value) -> tuple[Value, Value]:
+    """(tile, token): the pointed-to elements, `padding` where the mask is off."""
+    t = ptrs.type
+    assert isinstance(t, BcTile) and isinstance(t.elem, PtrType)
+    out = BcTile(t.elem.pointee, t.shape)
+    tile, tok = b.op("load_ptr_tko", [out, TOKEN], ptrs, mask, b.constant(padding, out),
+                     token).results
+    return tile, tok
+
+
+def masked_store(b: Builder, ptrs: Value, values: Value, mask: Value, token: Value) -> Value:
+    """Writes `values` where the mask is on; returns the store's token."""
+    return b.emit("store_ptr_tko", [TOKEN], ptrs, values, mask, token)
