@@ -20,7 +20,6 @@ from ..bytecode.types import TOKEN, Padding, PartitionViewType, Scalar, TensorVi
 from ..bytecode.types import TileType as BcTile
 from ..dsl.orders import TileOrder, row_major
 from ..dtypes import I32 as _I32
-from ..dtypes import I64 as _I64
 from ..ir import Block, KernelIR, Op
 from ..ir import Value as IrValue
 from ..specialization import MutFacts, Specialization, TensorFacts
@@ -29,12 +28,11 @@ from . import arith, gathers
 from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views
 from .contract import plan
 from .padding import pad_outside, splat_scalar, view_padding
-from .pointers import TensorAddress
+from .pointers import TensorAddress, element_pointers
 from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
 _MEMORY = ("load", "store", "slab_load", "slab_store")
 _I1 = BcTile(Scalar.I1)
-_I64_TILE = BcTile(Scalar.I64)
 PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
 _HINT_KEYS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga",
               "worker_warps": "num_worker_warps_per_cta"}
@@ -275,12 +273,11 @@ class _Lowerer:
 
     def _pointers(self, st: _SlabTile) -> tuple[Value, Value]:
         """Pointer tile to each element of the in-slab tile, and the mask of those inside the
-        slab (the index was clamped first, so no arithmetic here can wrap into range)."""
+        slab and the tensor (the index was clamped first, so nothing here wraps into range)."""
         b = self.b
-        parts = self.parts[st.param]
-        shape, rank = st.tile, len(st.tile)
-        offsets: Value | None = None
+        shape = st.tile
         mask = splat_scalar(b, st.inside, BcTile(Scalar.I1, shape))
+        indices = []
         for axis, (o, e, j, t) in enumerate(zip(st.origin, st.extents, st.safe, shape,
                                                 strict=True)):
             row = BcTile(Scalar.I32, (t,))
@@ -288,21 +285,11 @@ class _Lowerer:
             local = b.emit("addi", [row], b.emit("iota", [row]), splat_scalar(b, start, row))
             ok = b.emit("cmpi", [BcTile(Scalar.I1, (t,))], local, splat_scalar(b, e, row),
                         comparison_predicate=CmpPredicate.LT, signedness=arith.sign(_I32))
-            pos = arith.astype(b, b.emit("addi", [row], local, splat_scalar(b, o, row)),
-                               _I32, _I64)
-            stride = parts.strides[axis]
-            wide = b.constant(stride, _I64_TILE) if isinstance(stride, int) else \
-                arith.astype(b, stride, _I32, _I64)
-            wide_row = BcTile(Scalar.I64, (t,))
-            term = b.emit("muli", [wide_row], pos, splat_scalar(b, wide, wide_row))
-            term, ok = (_along(b, x, axis, shape) for x in (term, ok))
-            offsets = term if offsets is None else b.emit("addi", [term.type], offsets, term)
-            mask = b.emit("andi", [mask.type], mask, ok)
-        assert offsets is not None and rank > 0
-        base = parts.base.type
-        assert isinstance(base, BcTile)
-        ptrs = splat_scalar(b, parts.base, BcTile(base.elem, shape))
-        return b.emit("offset", [ptrs.type], ptrs, offsets), mask
+            mask = b.emit("andi", [mask.type], mask, _along(b, ok, axis, shape))
+            pos = b.emit("addi", [row], local, splat_scalar(b, o, row))
+            indices.append((_along(b, pos, axis, shape, broadcast=False), _I32))
+        ptrs, inside = element_pointers(b, gathers.address(self, st.param), indices, shape)
+        return ptrs, b.emit("andi", [mask.type], mask, inside)
 
     def slab_load(self, op: Op) -> None:
         z, *idx = op.operands
@@ -548,14 +535,16 @@ class _SlabTile:
     by_view: bool
 
 
-def _along(b: Builder, x: Value, axis: int, shape: tuple[int, ...]) -> Value:
-    """A rank-1 tile laid along `axis` of `shape` and broadcast over the other axes."""
+def _along(b: Builder, x: Value, axis: int, shape: tuple[int, ...], broadcast: bool = True
+           ) -> Value:
+    """A rank-1 tile laid along `axis` of `shape` (size 1 on the other axes), and broadcast
+    over them unless told not to."""
     t = x.type
     assert isinstance(t, BcTile)
     along = tuple(n if i == axis else 1 for i, n in enumerate(shape))
     if along != t.shape:
         x = b.emit("reshape", [BcTile(t.elem, along)], x)
-    if along != shape:
+    if broadcast and along != shape:
         x = b.emit("broadcast", [BcTile(t.elem, shape)], x)
     return x
 
