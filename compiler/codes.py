@@ -231,6 +231,17 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT214", "literal-type", "A literal that does not fit the tile's dtype",
        """A Python literal adopts the dtype of the tile it meets; a float literal cannot meet an
        integer tile, and an integer literal must fit the integer dtype."""),
+    _c("CT215", "accumulator-misuse", "An accumulator read, or accumulated with another op",
+       """An `Acc[Tensor[...], "add"]` parameter is an output every block may accumulate into
+       with its declared op only: `acc.add(t, index)` / `acc.add_at(indices, values)` for
+       "add", `acc.max` / `acc.max_at` for "max", and so on. Nothing reads it inside the launch
+       (its value is undefined until every block is done), so `load`, `load_tile`, `partition`
+       and `ct.load_tile_like` of an `Acc` are errors, as is accumulating with another op.""",
+       """
+@ct.kernel
+def k(z: Acc[Tensor[f32, (128,)], "add"]) -> None:
+    z.max(ct.zeros((128,), f32), (0,))  # E: CT215
+"""),
     ]),
     *_family(Family.OWNERSHIP, Raises.OWNERSHIP, [  # CT3xx: ownership.
     _c("CT301", "use-after-move", "A tensor used after it was moved",

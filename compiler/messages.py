@@ -288,3 +288,20 @@ SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} v
 NESTED_TOO_DEEP = Message("CT100", "this statement nests blocks and expressions more than {limit} "
                           "levels deep, more than cutile analyses; split it into smaller "
                           "statements with named intermediate values")
+
+# Accumulators (issue 16, DESIGN §7).
+ACC_READ = Message("CT215", "'{name}' is an accumulator (Acc): {what} would read it, and its value "
+                   "is undefined until the launch ends; accumulate into it with {name}.{op}(...)")
+ACC_OTHER_OP = Message("CT215", "'{name}' accumulates with \"{declared}\", so it has {name}.{op}() "
+                       "and {name}.{op}_at() only, not {name}.{called}()")
+ACC_VALUE_TYPE = Message("CT213", "cannot accumulate {got} into '{name}', a rank-{rank} {dtype} "
+                         "accumulator{hint}")
+ACC_INDEX_TYPE = Message("CT211", "the indices of {name}.{method}() must be integer tiles or "
+                         "scalars, one per axis; got {got}")
+GRID_NOT_MUT_GRID = Message("CT402", "grid={given} does not match the grid {grid} of the Mut "
+                            "argument '{name}' of {kernel}; leave grid= out (Mut arguments fix "
+                            "it) or give the same grid")
+ALIASED_ACC = Message("CT302", "'{name}' is passed to {kernel} both as Acc parameter '{mut}' and "
+                      "as parameter '{other}'; an Acc argument must not share storage with "
+                      "another argument")
+ACC_ARGUMENT_HERE = "'{name}' is passed here as Acc parameter '{param}'"

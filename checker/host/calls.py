@@ -187,7 +187,8 @@ def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
     value = arg.value
     if isinstance(value, OpVal):
         ctx.world.escape_op(value.op)  # it runs with this launch; its leases are out of sight
-    elif kind == "mut" and isinstance(value, PartitionVal):
+    elif (kind == "mut" and isinstance(value, PartitionVal)) or (
+            kind == "acc" and isinstance(value, TensorVal)):  # exclusively leased: moved
         move(st, value.obj, Moved(arg.span, f"into a launch of {ctx.world.ops[op].kernel}",
                                   arg.name, op, tuple(ctx.loops)))
     elif kind == "tensor" and isinstance(value, TensorVal):

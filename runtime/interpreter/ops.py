@@ -16,7 +16,7 @@ from ...compiler.errors import error_for
 from ...compiler.ir import Op
 from ...compiler.ops.defs import IR_OPS
 from ...compiler.types import PartitionType, TileType
-from .memory import PartitionRef, load, store, tiling_of
+from .memory import PartitionRef, accumulate, load, store, tiling_of
 from .numeric import fit
 
 
@@ -117,6 +117,27 @@ def _load(o: Op, args: list[Any], blk: Block) -> list[Any]:
 def _store(o: Op, args: list[Any], blk: Block) -> list[Any]:
     z, tile, *index = args
     store(z, tuple(_scalar(i) for i in index), np.asarray(tile))
+    return []
+
+
+@op("acc_tile")
+def _acc_tile(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    """`acc.add(t, index)`: the tile's elements at their places; those outside are dropped."""
+    acc, tile, *index = args
+    tile = np.asarray(tile)
+    origin = [_scalar(i) * s for i, s in zip(index, tile.shape, strict=True)]
+    grids = np.meshgrid(*(np.arange(s, dtype=np.int64) + o
+                          for o, s in zip(origin, tile.shape, strict=True)), indexing="ij")
+    accumulate(acc, o.attrs["op"], tuple(grids), tile)
+    return []
+
+
+@op("acc_scatter")
+def _acc_scatter(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    """`acc.add_at(indices, values)` (operands already broadcast to one shape)."""
+    acc, values, *indices = args
+    accumulate(acc, o.attrs["op"], tuple(np.asarray(i, dtype=np.int64) for i in indices),
+               np.asarray(values))
     return []
 
 
