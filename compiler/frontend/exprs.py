@@ -383,7 +383,7 @@ class Expressions:
         name = func.attr
         kind = "tuple" if isinstance(base, TupleVal) else _receiver(base.type)
         spec = METHODS.get((kind, name))
-        if spec is None and kind == "acc" and ("tensor", name) in METHODS:
+        if spec is None and kind == "acc" and ("tensor", name) in METHODS and name != "store":
             acc_read(self.b, receiver, name, span)
         if spec is None:
             available = sorted(n for (k, n) in METHODS if k == kind)

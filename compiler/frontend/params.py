@@ -187,9 +187,30 @@ def _parse_acc(info: ModuleInfo, name: str, span: Span, expr: ast.expr, args: li
     if not isinstance(op, str) or op not in ACC_OPS:
         raise _BadAnnotation(usage, args[1])
     assert inner.dtype is not None
-    if ACC_OPS[op] and not inner.dtype.is_integer:
-        raise _BadAnnotation(f'"{op}" accumulates integers, not {inner.dtype}', args[1])
+    problem = acc_dtype_problem(op, inner.dtype)
+    if problem is not None:
+        raise _BadAnnotation(problem, args[1])
     return ParamSpec(name, "acc", span, inner.dtype, inner.shape, acc_op=op)
+
+
+# What Tile IR's atomics take (tileiras verifies: integer RMWs on i32/i64 only; float add on
+# f16/bf16/f32/f64; float max/min become integer RMWs on the bits, so f32/f64 only).
+_ACC_INTS = ("i32", "i64", "u32", "u64")
+_ACC_FLOATS = {"add": ("f16", "bf16", "f32", "f64"), "max": ("f32", "f64"), "min": ("f32", "f64")}
+
+
+def acc_dtype_problem(op: str, dtype: DType) -> str | None:
+    """Why an Acc of `dtype` cannot accumulate with `op`, or None."""
+    if dtype.is_integer:
+        if dtype.name in _ACC_INTS:
+            return None
+        return f'"{op}" accumulates 32- or 64-bit integers (i32, i64, u32, u64), not {dtype}'
+    if ACC_OPS[op]:
+        return f'"{op}" accumulates integers, not {dtype}'
+    floats = _ACC_FLOATS[op] if dtype.is_float else ()
+    if dtype.name in floats:
+        return None
+    return f'"{op}" accumulates {", ".join((*floats, *_ACC_INTS))}, not {dtype}'
 
 
 def dotted_kind(info: ModuleInfo, expr: ast.expr) -> str | None:

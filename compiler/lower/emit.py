@@ -26,6 +26,7 @@ from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
 from . import arith
 from .abi import EntryABI, EntrySlot, entry_abi, make_views
+from .atomics import AccBase, lower_acc
 from .contract import plan
 from .padding import pad_outside, view_padding
 from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
@@ -90,6 +91,7 @@ class _Lowerer:
         self.grids: dict[int, list[Value]] = {}  # Mut parameter -> its tile grid
         self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
         self.tok: dict[int, Value] = {}
+        self.accs: dict[int, AccBase] = {}  # Acc parameter -> its pointer parts (atomics.py)
         self.scope = _Scope()
         self.contract = plan(kernel.body)
 
@@ -445,6 +447,8 @@ _HANDLERS: dict[str, Handler] = {
     "load": _Lowerer.load,
     "store": _Lowerer.store,
     "printf": _printf,
+    "acc_tile": lower_acc,
+    "acc_scatter": lower_acc,
     "for": _Lowerer._for,
     "loop": _Lowerer._loop,
     "if": _Lowerer._if,

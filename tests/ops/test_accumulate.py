@@ -1,0 +1,197 @@
+"""Accumulators (Acc parameters): the interpreter against NumPy, every op and dtype lowered and
+assembled by tileiras, and (with -m gpu) CUDA against the interpreter. Float sums are compared
+with a tolerance: the order in which blocks accumulate is unspecified on the GPU."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from opcheck import assemble, host, on_interpreter
+
+import cutile as ct
+from cutile import Acc, Const, Mut, Tensor, bf16, f16, f32, f64, i32, i64, u32
+from cutile.compiler.toolchain import KernelCompiler
+
+
+@ct.kernel
+def colsum(acc: Acc[Tensor[f32, ("BN",)], "add"], x: Tensor[f32, (-1, "BN")],
+           BM: Const[int], BN: Const[int]) -> None:
+    t = x.load_tile((BM, BN), (ct.block_id(0), 0))
+    acc.add(ct.sum(t, 0), (0,))
+
+
+@ct.kernel
+def histogram(h: Acc[Tensor[i32, (-1,)], "add"], x: Tensor[i32, (-1,)], B: Const[int]) -> None:
+    v = x.load_tile((B,), (ct.block_id(0),), padding=-1)  # -1 pads: dropped as out of range
+    h.add_at((v,), 1)
+
+
+@ct.kernel
+def tiles2d(mx: Acc[Tensor[f32, (-1, -1)], "max"], mn: Acc[Tensor[f64, (-1, -1)], "min"],
+            x: Tensor[f32, (-1, -1)], B: Const[int]) -> None:
+    """Every block folds its tile of x into tile (0, 0) and tile (1, 1) of the outputs."""
+    t = x.load_tile((B, B), (ct.block_id(0), ct.block_id(1)))
+    mx.max(t, (0, 0))
+    mx.max(t, (1, 1))
+    mn.min(t.astype(f64), (0, 0))
+
+
+@ct.kernel
+def scatter2d(acc: Acc[Tensor[f32, (-1, -1)], "add"], rows: Tensor[i64, (-1,)],
+              cols: Tensor[i32, (-1,)], v: Tensor[f32, (-1,)], B: Const[int]) -> None:
+    i = ct.block_id(0)
+    r = rows.load_tile((B,), (i,))
+    c = cols.load_tile((B,), (i,))
+    acc.add_at((r.reshape((B, 1)), c.reshape((1, B))), v.load_tile((B,), (i,)).reshape((B, 1)))
+
+
+@ct.kernel
+def bits(o: Acc[Tensor[u32, (-1,)], "or"], a: Acc[Tensor[i64, (-1,)], "and"],
+         x: Acc[Tensor[i32, (-1,)], "xor"], v: Tensor[u32, (-1,)], B: Const[int]) -> None:
+    t = v.load_tile((B,), (ct.block_id(0),))
+    o.or_(t, (0,))
+    a.and_at((t % 16,), t.astype(i64) | 0xF0F0)
+    x.xor(t.astype(i32), (1,))
+
+
+@ct.kernel
+def halves(a: Acc[Tensor[f16, (-1,)], "add"], b: Acc[Tensor[bf16, (-1,)], "add"],
+           z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)]) -> None:
+    t = ct.load_tile_like(x, z)
+    a.add(t.astype(f16), (0,))
+    b.add_at((ct.arange(64, i32) % 8,), t.astype(bf16))
+    z.store(t)
+
+
+CASES = [("colsum", {"BM": 32, "BN": 16}), ("histogram", {"B": 128}), ("tiles2d", {"B": 16}),
+         ("scatter2d", {"B": 32}), ("bits", {"B": 64}), ("halves", {})]
+RNG = np.random.default_rng(16)
+X = RNG.standard_normal((100, 16)).astype(np.float32)
+BINS = RNG.integers(-5, 40, 1000).astype(np.int32)  # some outside [0, 32): dropped
+GRID2 = RNG.standard_normal((64, 48)).astype(np.float32)
+ROWS = RNG.integers(-3, 20, 96).astype(np.int64)
+COLS = RNG.integers(-3, 12, 96).astype(np.int32)
+VALS = RNG.standard_normal(96).astype(np.float32)
+BITS = RNG.integers(0, 2**32, 256, dtype=np.uint64).astype(np.uint32)
+HALF = RNG.standard_normal(256).astype(np.float32)
+
+
+def _colsum() -> list[Any]:
+    return host(colsum(ct.zeros((16,), f32), ct.from_numpy(X), BM=32, grid=4).sync())
+
+
+def _histogram() -> list[Any]:
+    return host(histogram(ct.zeros((32,), i32), ct.from_numpy(BINS), B=128, grid=8).sync())
+
+
+def _tiles2d() -> list[Any]:
+    mx = ct.full((20, 20), -np.inf, f32)
+    mn = ct.full((20, 20), np.inf, f64)
+    return host(tiles2d(mx, mn, ct.from_numpy(GRID2), B=16, grid=(4, 3)).sync())
+
+
+def _scatter2d() -> list[Any]:
+    return host(scatter2d(ct.zeros((16, 8), f32), ct.from_numpy(ROWS), ct.from_numpy(COLS),
+                          ct.from_numpy(VALS), B=32, grid=3).sync())
+
+
+def _bits() -> list[Any]:
+    x0 = np.arange(8, dtype=np.int32)
+    return host(bits(ct.zeros((64,), u32), ct.full((16,), -1, i64), ct.from_numpy(x0),
+                     ct.from_numpy(BITS), B=64, grid=4).sync())
+
+
+def _halves() -> list[Any]:
+    return host(halves(ct.zeros((64,), f16), ct.zeros((8,), bf16),
+                       ct.zeros((256,), f32).partition((64,)), ct.from_numpy(HALF)).sync())
+
+
+def test_tile_add_sums_every_block() -> None:
+    acc, _ = on_interpreter(_colsum)
+    np.testing.assert_allclose(acc, X.sum(0), rtol=1e-5, atol=1e-5)
+
+
+def test_scatter_add_counts_and_drops_out_of_range() -> None:
+    h, _ = on_interpreter(_histogram)
+    inside = BINS[(BINS >= 0) & (BINS < 32)]
+    np.testing.assert_array_equal(h, np.bincount(inside, minlength=32))
+
+
+def test_tile_max_min_mask_outside_the_tensor() -> None:
+    mx, mn, _ = on_interpreter(_tiles2d)
+    want = np.full((20, 20), -np.inf, np.float32)
+    blocks = [GRID2[r:r + 16, c:c + 16] for r in range(0, 64, 16) for c in range(0, 48, 16)]
+    for b in blocks:  # tile (0, 0) covers [0, 16)^2, tile (1, 1) [16, 20)^2 of a 20 x 20
+        want[:16, :16] = np.maximum(want[:16, :16], b)
+        want[16:, 16:] = np.maximum(want[16:, 16:], b[:4, :4])
+    np.testing.assert_array_equal(mx, want)
+    lo = np.minimum.reduce(blocks).astype(np.float64)
+    np.testing.assert_array_equal(mn[:16, :16], lo)
+    assert np.isinf(mn[16:, :]).all() and np.isinf(mn[:, 16:]).all()
+
+
+def test_scatter_2d_broadcasts_indices_with_values() -> None:
+    acc, *_ = on_interpreter(_scatter2d)
+    want = np.zeros((16, 8), np.float64)
+    for blk in range(3):
+        sl = slice(blk * 32, blk * 32 + 32)
+        r, c, v = ROWS[sl], COLS[sl], VALS[sl]
+        for i in range(32):
+            for j in range(32):
+                if 0 <= r[i] < 16 and 0 <= c[j] < 8:
+                    want[r[i], c[j]] += v[i]
+    np.testing.assert_allclose(acc, want, rtol=1e-5, atol=1e-5)
+
+
+def test_bitwise_ops() -> None:
+    o, a, x, _ = on_interpreter(_bits)
+    want_o = np.zeros(64, np.uint32)
+    for blk in range(4):
+        want_o |= BITS[blk * 64:(blk + 1) * 64]
+    np.testing.assert_array_equal(o, want_o)
+    want_a = np.full(16, -1, np.int64)
+    np.bitwise_and.at(want_a, BITS % 16, BITS.astype(np.int64) | 0xF0F0)
+    np.testing.assert_array_equal(a, want_a)
+    # x has 8 elements: only the first 8 of tile 1 (elements 64..127) are outside: all dropped
+    np.testing.assert_array_equal(x, np.arange(8, dtype=np.int32))
+
+
+def test_narrow_float_adds() -> None:
+    a, b, z, _ = on_interpreter(_halves)
+    np.testing.assert_allclose(a.astype(np.float32), HALF.reshape(4, 64).sum(0), atol=0.02)
+    want = np.zeros(8)
+    np.add.at(want, np.arange(256) % 8, HALF)
+    np.testing.assert_allclose(b.astype(np.float32), want, atol=0.1)
+    np.testing.assert_array_equal(z, HALF)
+
+
+def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
+    texts = dict(zip((c[0] for c in CASES), assemble(compiler, __file__, CASES), strict=True))
+
+    def modes(name: str) -> list[str]:
+        return [line.split("mode=")[1].split("}")[0] for line in texts[name].splitlines()
+                if "atomic_rmw_tko" in line]
+
+    assert modes("colsum") == ["addf"] and modes("histogram") == ["add"]
+    # float max/min: signed max/min on the bits of non-negative values, unsigned min/max else
+    assert modes("tiles2d") == ["max", "umin", "max", "umin", "min", "umax"]
+    assert modes("bits") == ["or", "and", "xor"] and modes("halves") == ["addf", "addf"]
+
+
+LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("launch", LAUNCHES, ids=lambda f: f.__name__.strip("_"))
+def test_gpu_matches_interpreter(on_cuda: object, launch: Any) -> None:
+    got = launch()
+    want = on_interpreter(launch)
+    for g, w in zip(got, want, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.dtype.kind == "f" or str(g.dtype) == "bfloat16":
+            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64),
+                                       rtol=2e-2, atol=2e-2)
+        else:
+            np.testing.assert_array_equal(g, w)
