@@ -171,8 +171,9 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     texts = dict(zip((c[0] for c in CASES), assemble(compiler, __file__, CASES), strict=True))
 
     def modes(name: str) -> list[str]:
-        return [line.split("mode=")[1].split("}")[0] for line in texts[name].splitlines()
-                if "atomic_rmw_tko" in line]
+        # tileirdisasm: `atomic_rmw_tko relaxed device %ptrs, MODE, %values, %mask token=...`
+        return [line.split("atomic_rmw_tko relaxed device ")[1].split(", ")[1]
+                for line in texts[name].splitlines() if "atomic_rmw_tko" in line]
 
     assert modes("colsum") == ["addf"] and modes("histogram") == ["add"]
     # float max/min: signed max/min on the bits of non-negative values, unsigned min/max else
