@@ -298,9 +298,9 @@ ACC_VALUE_TYPE = Message("CT213", "cannot accumulate {got} into '{name}', a rank
                          "accumulator{hint}")
 ACC_INDEX_TYPE = Message("CT211", "the indices of {name}.{method}() must be integer tiles or "
                          "scalars, one per axis; got {got}")
-GRID_NOT_MUT_GRID = Message("CT402", "grid={given} does not match the grid {grid} of the Mut "
-                            "argument '{name}' of {kernel}; leave grid= out (Mut arguments fix "
-                            "it) or give the same grid")
+GRID_NOT_MUT_GRID = Message("CT402", "grid={given} does not match the grid {grid} that Mut "
+                            "parameter '{name}' of {kernel} gives; leave grid= out (Mut "
+                            "arguments fix it) or give that grid")
 ALIASED_ACC = Message("CT302", "'{name}' is passed to {kernel} both as Acc parameter '{mut}' and "
                       "as parameter '{other}'; an Acc argument must not share storage with "
                       "another argument")

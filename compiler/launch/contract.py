@@ -332,7 +332,7 @@ class LaunchContract:
             if mut_grid != given:
                 verdict.diags.append(self._diag(
                     msg.GRID_NOT_MUT_GRID, loc.keyword("grid"), given=given, grid=mut_grid,
-                    name=loc.text(at, self.params[i].name)))
+                    name=self.params[i].name))
             return
 
     def _grid_keyword(self, verdict: Verdict, loc: Locator, grid_arg: ArgFacts | None) -> None:

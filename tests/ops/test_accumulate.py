@@ -65,8 +65,21 @@ def halves(a: Acc[Tensor[f16, (-1,)], "add"], b: Acc[Tensor[bf16, (-1,)], "add"]
     z.store(t)
 
 
+@ct.kernel
+def scattered(mx: Acc[Tensor[f32, (-1,)], "max"], mn: Acc[Tensor[i64, (-1,)], "min"],
+              o: Acc[Tensor[u32, (-1,)], "or"], x: Acc[Tensor[i32, (-1,)], "xor"],
+              a: Acc[Tensor[i32, (-1,)], "and"], v: Tensor[f32, (-1,)], B: Const[int]) -> None:
+    t = v.load_tile((B,), (ct.block_id(0),))
+    k = ct.arange(B, i32) % 8
+    mx.max_at((k,), t)
+    mn.min_at((k,), (t * 100.0).astype(i64))
+    o.or_at((k,), ct.arange(B, u32))
+    x.xor_at((k,), ct.arange(B, i32))
+    a.and_(ct.full((B,), -3, i32) - ct.block_id(0), (0,))
+
+
 CASES = [("colsum", {"BM": 32, "BN": 16}), ("histogram", {"B": 128}), ("tiles2d", {"B": 16}),
-         ("scatter2d", {"B": 32}), ("bits", {"B": 64}), ("halves", {})]
+         ("scatter2d", {"B": 32}), ("bits", {"B": 64}), ("halves", {}), ("scattered", {"B": 32})]
 RNG = np.random.default_rng(16)
 X = RNG.standard_normal((100, 16)).astype(np.float32)
 BINS = RNG.integers(-5, 40, 1000).astype(np.int32)  # some outside [0, 32): dropped
@@ -106,6 +119,30 @@ def _bits() -> list[Any]:
 def _halves() -> list[Any]:
     return host(halves(ct.zeros((64,), f16), ct.zeros((8,), bf16),
                        ct.zeros((256,), f32).partition((64,)), ct.from_numpy(HALF)).sync())
+
+
+def _scattered() -> list[Any]:
+    return host(scattered(ct.full((8,), -np.inf, f32), ct.full((8,), 2**40, i64),
+                          ct.zeros((8,), u32), ct.zeros((8,), i32), ct.full((32,), -1, i32),
+                          ct.from_numpy(VALS), B=32, grid=3).sync())
+
+
+def test_scattered_extrema_and_bits() -> None:
+    mx, mn, o, x, a, _ = on_interpreter(_scattered)
+    k = np.arange(96) % 32 % 8
+    want_mx = np.full(8, -np.inf, np.float32)
+    np.maximum.at(want_mx, k, VALS)
+    np.testing.assert_array_equal(mx, want_mx)
+    want_mn = np.full(8, 2**40, np.int64)
+    np.minimum.at(want_mn, k, (VALS * np.float32(100.0)).astype(np.int64))
+    np.testing.assert_array_equal(mn, want_mn)
+    lanes = np.arange(96) % 32
+    want_o, want_x = np.zeros(8, np.uint32), np.zeros(8, np.int32)
+    np.bitwise_or.at(want_o, k, lanes.astype(np.uint32))
+    np.bitwise_xor.at(want_x, k, lanes.astype(np.int32))
+    np.testing.assert_array_equal(o, want_o)
+    np.testing.assert_array_equal(x, want_x)
+    np.testing.assert_array_equal(a, np.full(32, (-1 & -3 & -4 & -5), np.int32))
 
 
 def test_tile_add_sums_every_block() -> None:
@@ -179,9 +216,10 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     # float max/min: signed max/min on the bits of non-negative values, unsigned min/max else
     assert modes("tiles2d") == ["max", "umin", "max", "umin", "min", "umax"]
     assert modes("bits") == ["or", "and", "xor"] and modes("halves") == ["addf", "addf"]
+    assert modes("scattered") == ["max", "umin", "min", "or", "xor", "and"]
 
 
-LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves]
+LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves, _scattered]
 
 
 @pytest.mark.gpu
