@@ -32,6 +32,8 @@ EXAMPLE_CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("rms_norm.py", "rms_norm", {"BM": 2, "N": 1024}, {}),
     ("attention.py", "attention", {"BM": 64, "BN": 32, "D": 64, "CAUSAL": True}, {}),
     ("attention.py", "attention", {"BM": 64, "BN": 64, "D": 64, "CAUSAL": False}, {}),
+    ("splitk_gemm.py", "splitk_gemm", {"BM": 64, "BN": 64, "BK": 64, "SPLIT": 4}, {}),
+    ("layernorm_backward.py", "layernorm_backward", {"BM": 8, "N": 256}, {}),
 ]
 
 OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
