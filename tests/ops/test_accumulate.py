@@ -2,8 +2,6 @@
 assembled by tileiras, and (with -m gpu) CUDA against the interpreter. Float sums are compared
 with a tolerance: the order in which blocks accumulate is unspecified on the GPU."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np
@@ -48,7 +46,7 @@ def scatter2d(acc: Acc[Tensor[f32, (-1, -1)], "add"], rows: Tensor[i64, (-1,)],
 
 
 @ct.kernel
-def bits(o: Acc[Tensor[u32, (-1,)], "or"], a: Acc[Tensor[i64, (-1,)], "and"],
+def bits(o: Acc[Tensor[u32, (-1,)], "or"], a: Acc[Tensor[i64, (-1,)], "and"],  # noqa: F722
          x: Acc[Tensor[i32, (-1,)], "xor"], v: Tensor[u32, (-1,)], B: Const[int]) -> None:
     t = v.load_tile((B,), (ct.block_id(0),))
     o.or_(t, (0,))
@@ -67,8 +65,9 @@ def halves(a: Acc[Tensor[f16, (-1,)], "add"], b: Acc[Tensor[bf16, (-1,)], "add"]
 
 @ct.kernel
 def scattered(mx: Acc[Tensor[f32, (-1,)], "max"], mn: Acc[Tensor[i64, (-1,)], "min"],
-              o: Acc[Tensor[u32, (-1,)], "or"], x: Acc[Tensor[i32, (-1,)], "xor"],
-              a: Acc[Tensor[i32, (-1,)], "and"], v: Tensor[f32, (-1,)], B: Const[int]) -> None:
+              o: Acc[Tensor[u32, (-1,)], "or"], x: Acc[Tensor[i32, (-1,)], "xor"],  # noqa: F722
+              a: Acc[Tensor[i32, (-1,)], "and"],  # noqa: F722
+              v: Tensor[f32, (-1,)], B: Const[int]) -> None:
     t = v.load_tile((B,), (ct.block_id(0),))
     k = ct.arange(B, i32) % 8
     mx.max_at((k,), t)
