@@ -77,8 +77,21 @@ def scattered(mx: Acc[Tensor[f32, (-1,)], "max"], mn: Acc[Tensor[i64, (-1,)], "m
     a.and_(ct.full((B,), -3, i32) - ct.block_id(0), (0,))
 
 
+@ct.kernel
+def edges(acc: Acc[Tensor[i32, (-1, -1)], "add"], rows: Tensor[i32, (-1,)],
+          far: Tensor[i64, (-1,)], B: Const[int]) -> None:
+    """Tile indices and element indices at the edge, negative and huge: nothing outside the
+    tensor may be written (an i64 index past 2**32 must not wrap into range)."""
+    b = ct.block_id(0)
+    r = rows.load_tile((1,), (b,)).reshape(())
+    acc.add(ct.full((B, B), 1, i32), (r, r))
+    f = far.load_tile((B,), (0,))
+    acc.add_at((f, f), 100)
+
+
 CASES = [("colsum", {"BM": 32, "BN": 16}), ("histogram", {"B": 128}), ("tiles2d", {"B": 16}),
-         ("scatter2d", {"B": 32}), ("bits", {"B": 64}), ("halves", {}), ("scattered", {"B": 32})]
+         ("scatter2d", {"B": 32}), ("bits", {"B": 64}), ("halves", {}), ("scattered", {"B": 32}),
+         ("edges", {"B": 16})]
 RNG = np.random.default_rng(16)
 X = RNG.standard_normal((100, 16)).astype(np.float32)
 BINS = RNG.integers(-5, 40, 1000).astype(np.int32)  # some outside [0, 32): dropped
@@ -142,6 +155,26 @@ def test_scattered_extrema_and_bits() -> None:
     np.testing.assert_array_equal(o, want_o)
     np.testing.assert_array_equal(x, want_x)
     np.testing.assert_array_equal(a, np.full(32, (-1 & -3 & -4 & -5), np.int32))
+
+
+EDGE_ROWS = np.array([-1, 0, 1, 2, 2**30, -2**31], np.int32)
+FAR = np.array([-1, 0, 19, 20, 2**32, 2**32 + 1, -2**32, 2**63 - 1, -2**63, 2**31, 2**31 - 1,
+                21, 40, 1 << 40, 5 - 2**32, 19 + 2**32], np.int64)
+
+
+def _edges() -> list[Any]:
+    return host(edges(ct.zeros((20, 20), i32), ct.from_numpy(EDGE_ROWS), ct.from_numpy(FAR),
+                      B=16, grid=len(EDGE_ROWS)).sync())
+
+
+def test_edge_negative_and_huge_indices_write_nothing_outside() -> None:
+    acc, _, _ = on_interpreter(_edges)
+    want = np.zeros((20, 20), np.int32)
+    want[:16, :16] += 1  # tile (0, 0)
+    want[16:, 16:] += 1  # tile (1, 1): its in-range corner only
+    for i in (0, 19):  # the only in-range far indices, once per block
+        want[i, i] += 100 * len(EDGE_ROWS)
+    np.testing.assert_array_equal(acc, want)
 
 
 def test_tile_add_sums_every_block() -> None:
@@ -216,9 +249,10 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     assert modes("tiles2d") == ["max", "umin", "max", "umin", "min", "umax"]
     assert modes("bits") == ["or", "and", "xor"] and modes("halves") == ["addf", "addf"]
     assert modes("scattered") == ["max", "umin", "min", "or", "xor", "and"]
+    assert modes("edges") == ["add", "add"]
 
 
-LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves, _scattered]
+LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves, _scattered, _edges]
 
 
 @pytest.mark.gpu
