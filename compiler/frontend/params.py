@@ -187,6 +187,8 @@ def _parse_acc(info: ModuleInfo, name: str, span: Span, expr: ast.expr, args: li
     if not isinstance(op, str) or op not in ACC_OPS:
         raise _BadAnnotation(usage, args[1])
     assert inner.dtype is not None
+    if not inner.shape:
+        raise _BadAnnotation("an Acc has rank 1 or more; use shape (1,) for one value", args[0])
     problem = acc_dtype_problem(op, inner.dtype)
     if problem is not None:
         raise _BadAnnotation(problem, args[1])

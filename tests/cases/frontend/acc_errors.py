@@ -61,3 +61,8 @@ def bad_form(a: Acc[Tensor[f32, (-1,)]]) -> None:  # E: CT107 "Acc[Tensor[dtype,
 @ct.kernel
 def not_tensor(a: Acc[f32, "add"]) -> None:  # E: CT107 "only tensors"
     pass
+
+
+@ct.kernel
+def scalar_acc(a: Acc[Tensor[f32, ()], "add"]) -> None:  # E: CT107 "rank 1 or more"
+    pass
