@@ -89,9 +89,15 @@ def edges(acc: Acc[Tensor[i32, (-1, -1)], "add"], rows: Tensor[i32, (-1,)],
     acc.add_at((f, f), 100)
 
 
+@ct.kernel
+def loss_sum(total: Acc[Tensor[f32, (1,)], "add"], x: Tensor[f32, (-1,)], B: Const[int]) -> None:
+    """A scalar accumulated at a scalar index (a loss sum): rank-0 values and indices."""
+    total.add_at((0,), ct.sum(x.load_tile((B,), (ct.block_id(0),)), 0))
+
+
 CASES = [("colsum", {"BM": 32, "BN": 16}), ("histogram", {"B": 128}), ("tiles2d", {"B": 16}),
          ("scatter2d", {"B": 32}), ("bits", {"B": 64}), ("halves", {}), ("scattered", {"B": 32}),
-         ("edges", {"B": 16})]
+         ("edges", {"B": 16}), ("loss_sum", {"B": 32})]
 RNG = np.random.default_rng(16)
 X = RNG.standard_normal((100, 16)).astype(np.float32)
 BINS = RNG.integers(-5, 40, 1000).astype(np.int32)  # some outside [0, 32): dropped
@@ -177,6 +183,15 @@ def test_edge_negative_and_huge_indices_write_nothing_outside() -> None:
     np.testing.assert_array_equal(acc, want)
 
 
+def _loss_sum() -> list[Any]:
+    return host(loss_sum(ct.zeros((1,), f32), ct.from_numpy(VALS), B=32, grid=3).sync())
+
+
+def test_scalar_add_at() -> None:
+    total, _ = on_interpreter(_loss_sum)
+    np.testing.assert_allclose(total, [VALS.sum()], rtol=1e-5)
+
+
 def test_tile_add_sums_every_block() -> None:
     acc, _ = on_interpreter(_colsum)
     np.testing.assert_allclose(acc, X.sum(0), rtol=1e-5, atol=1e-5)
@@ -249,10 +264,11 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     assert modes("tiles2d") == ["max", "umin", "max", "umin", "min", "umax"]
     assert modes("bits") == ["or", "and", "xor"] and modes("halves") == ["addf", "addf"]
     assert modes("scattered") == ["max", "umin", "min", "or", "xor", "and"]
-    assert modes("edges") == ["add", "add"]
+    assert modes("edges") == ["add", "add"] and modes("loss_sum") == ["addf"]
 
 
-LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves, _scattered, _edges]
+LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves, _scattered, _edges,
+            _loss_sum]
 
 
 @pytest.mark.gpu
