@@ -247,6 +247,17 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
        needs every extent of the slab known when the kernel compiles. A slab declared with a
        dynamic extent (`Mut[Tensor[f32, (1, -1)]]`) is walked tile by tile instead:
        `for j in range(ct.cdiv(z.shape[1], BN)): z.store(t, (0, j))`."""),
+    _c("CT216", "accumulator-misuse", "An accumulator read, or accumulated with another op",
+       """An `Acc[Tensor[...], "add"]` parameter is an output every block may accumulate into
+       with its declared op only: `acc.add(t, index)` / `acc.add_at(indices, values)` for
+       "add", `acc.max` / `acc.max_at` for "max", and so on. Nothing reads it inside the launch
+       (its value is undefined until every block is done), so `load`, `load_tile`, `partition`
+       and `ct.load_tile_like` of an `Acc` are errors, as is accumulating with another op.""",
+       """
+@ct.kernel
+def k(z: Acc[Tensor[f32, (128,)], "add"]) -> None:
+    z.max(ct.zeros((128,), f32), (0,))  # E: CT216
+"""),
     ]),
     *_family(Family.OWNERSHIP, Raises.OWNERSHIP, [  # CT3xx: ownership.
     _c("CT301", "use-after-move", "A tensor used after it was moved",

@@ -296,3 +296,19 @@ GATHER_INDICES = Message("CT203", "{what} needs {want} (one per axis of the rank
                          "'{name}'), got {given}")
 SCATTER_TYPE = Message("CT213", "cannot scatter {got} values into '{name}', a {dtype} "
                        "tensor{hint}")
+# Accumulators (issue 16, DESIGN §7).
+ACC_READ = Message("CT216", "'{name}' is an accumulator (Acc): {what} would read it, and its value "
+                   "is undefined until the launch ends; accumulate into it with {name}.{op}(...)")
+ACC_OTHER_OP = Message("CT216", "'{name}' accumulates with \"{declared}\", so it has {name}.{op}() "
+                       "and {name}.{op}_at() only, not {name}.{called}()")
+ACC_VALUE_TYPE = Message("CT213", "cannot accumulate {got} into '{name}', a rank-{rank} {dtype} "
+                         "accumulator{hint}")
+ACC_INDEX_TYPE = Message("CT211", "the indices of {name}.{method}() must be integer tiles or "
+                         "scalars, one per axis; got {got}")
+GRID_NOT_MUT_GRID = Message("CT402", "grid={given} does not match the grid {grid} that Mut "
+                            "parameter '{name}' of {kernel} gives; leave grid= out (Mut "
+                            "arguments fix it) or give that grid")
+ALIASED_ACC = Message("CT302", "'{name}' is passed to {kernel} both as Acc parameter '{mut}' and "
+                      "as parameter '{other}'; an Acc argument must not share storage with "
+                      "another argument")
+ACC_ARGUMENT_HERE = "'{name}' is passed here as Acc parameter '{param}'"

@@ -53,11 +53,13 @@ class TileType:
 
 @dataclass(frozen=True)
 class TensorType:
-    """A tensor in global memory. `mutable` marks a Mut slab, whose shape is its tile shape."""
+    """A tensor in global memory. `mutable` marks a Mut slab, whose shape is its tile shape;
+    `acc` an Acc parameter's op (a whole tensor that blocks only accumulate into)."""
 
     dtype: DType
     shape: Shape  # ints (DYNAMIC = -1 for dynamic) or SymInt
     mutable: bool = False
+    acc: str | None = None
 
     @property
     def rank(self) -> int:
@@ -65,6 +67,8 @@ class TensorType:
 
     def __str__(self) -> str:
         inner = f"Tensor[{self.dtype}, {fmt_shape(self.shape)}]"
+        if self.acc is not None:
+            return f'Acc[{inner}, "{self.acc}"]'
         return f"Mut[{inner}]" if self.mutable else inner
 
 
@@ -126,6 +130,8 @@ def describe(t: Type) -> str:
             return f"a scalar {t.dtype}"
         return f"a {t.dtype} tile of shape {fmt_shape(t.shape)}"
     if isinstance(t, TensorType):
+        if t.acc is not None:
+            return f"an Acc {t.dtype} tensor"
         return f"a {'Mut ' if t.mutable else ''}{t.dtype} tensor"
     if isinstance(t, PartitionType):
         return "a partition"

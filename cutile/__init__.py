@@ -82,6 +82,7 @@ from .compiler.errors import (
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Annotated as Acc
     from typing import Annotated as Tensor
     from typing import Annotated as Tile
     from typing import Any, ParamSpec, overload
@@ -136,7 +137,7 @@ if TYPE_CHECKING:
              ) -> _HostTensor: ...
     def rand(*args: Any, **kwargs: Any) -> Any: ...
 else:
-    from .compiler.dsl.markers import Const, Mut, Tile
+    from .compiler.dsl.markers import Acc, Const, Mut, Tile
 
 # The host API loads the runtime (and NumPy) on first use, so `import cutile.checker` and the
 # language server stay light and never import the runtime (DESIGN §1: checker -> compiler only).
@@ -159,7 +160,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "CompileError", "Const", "CutileError", "DType", "DeviceError", "Kernel", "KernelError",
+    "Acc", "CompileError", "Const", "CutileError", "DType", "DeviceError", "Kernel", "KernelError",
     "LaunchError", "Mut", "OwnershipError", "Tensor", "Tile", "TileOrder", "TileValue", "bf16",
     "bool_", "col_major", "f8e4m3", "f8e5m2", "f16", "f32", "f64", "function", "grouped", "i8",
     "i16", "i32", "i64", "kernel", "row_major", "tf32", "u8", "u16", "u32", "u64",

@@ -137,6 +137,7 @@ class Autotuned:
         self.__name__ = kernel.__name__
         self._params = _validate(kernel, self.configs, key, site)
         self._mut = [p for p, kind in self._params.items() if kind == "mut"]
+        self._acc = [p for p, kind in self._params.items() if kind == "acc"]
         self._key = key
         self._timer = timer
         self._cache = cache
@@ -244,6 +245,12 @@ class Autotuned:
                 new_args[pos] = self._retile(config, new_args[pos], scratch)
             elif name in new_kwargs:
                 new_kwargs[name] = self._retile(config, new_kwargs[name], scratch)
+        for name in self._acc if scratch else ():  # trials must not accumulate into the output
+            pos = names.index(name)
+            if pos < len(new_args):
+                new_args[pos] = _scratch(new_args[pos])
+            elif name in new_kwargs:
+                new_kwargs[name] = _scratch(new_kwargs[name])
         return tuple(new_args), new_kwargs
 
     @staticmethod
@@ -358,3 +365,11 @@ def autotune(kernel: Kernel | None = None, /, *, configs: Sequence[Config],
                                problem="needs a @ct.kernel")
         return Autotuned(k, list(configs), key, timer, cache, site)
     return wrap(kernel) if kernel is not None else wrap
+
+
+def _scratch(value: Any) -> Any:
+    """A zero-filled stand-in for an Acc argument during a timing trial."""
+    from .constructors import zeros
+    from .tensor import Tensor
+
+    return zeros(value.shape, value.dtype) if isinstance(value, Tensor) else value

@@ -176,7 +176,7 @@ def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: 
     params = kernel.binder().sig.params
     for i, p in enumerate(params):
         v = values[i]
-        if p.kind == "mut":
+        if p.kind in ("mut", "acc"):  # exclusively leased to the launch, back from .sync()
             new = v._handoff()
             v._move(how, site, op.own_ref())
             values[i] = new
@@ -187,6 +187,6 @@ def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: 
         if isinstance(at, int) and at < positional:
             results[at] = values[i]
     op._args = values
-    op._muts = tuple(i for i, p in enumerate(params) if p.kind == "mut")
+    op._muts = tuple(i for i, p in enumerate(params) if p.kind in ("mut", "acc"))
     op._reads = tuple(i for i, p in enumerate(params) if p.kind == "tensor")
     op._results = tuple(results)

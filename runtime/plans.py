@@ -145,7 +145,7 @@ class Plans:
         self.scalar_ranges = scalar_ranges
         self.plans: dict[Key, LaunchPlan] = {}
         # how many leading parameters take tensors or partitions
-        self.handles = next((i for i, k in enumerate(kinds) if k not in ("mut", "tensor")),
+        self.handles = next((i for i, k in enumerate(kinds) if k not in ("mut", "acc", "tensor")),
                             len(kinds))
 
     def lookup(self, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -201,11 +201,11 @@ class Plans:
         template = [v if kinds[i] == "const" else None for i, v in enumerate(bound.values)]
         sources = tuple((i, w) for i, w in enumerate(bound.where)
                         if kinds[i] != "const" and (isinstance(w, int) or w in kwargs))
-        muts = tuple(i for i, k in enumerate(kinds) if k == "mut")
+        muts = tuple(i for i, k in enumerate(kinds) if k in ("mut", "acc"))  # exclusive
         tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
         extents = {i: byte_extent(_tensor(bound.values[i])) for i in (*muts, *tensors)}
         pairs = tuple(_alias_pair(i, j, extents[i], extents[j]) for i in muts
-                      for j in (*muts, *tensors) if j != i and not (kinds[j] == "mut" and j < i))
+                      for j in (*muts, *tensors) if j != i and not (j in muts and j < i))
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
                           pairs, f"into a launch of '{kernel_name}'")

@@ -122,6 +122,14 @@ class Tensor(Owned):
         self._move(how, site)
         return new
 
+    def _handoff(self) -> Tensor:
+        """A new handle on the same memory, exclusively leased (a launch takes it for an Acc
+        parameter, as it takes a Mut partition); the launch moves this handle."""
+        new = Tensor(self._backend, self._buf, self._offset, self._shape, self._strides,
+                     self._dtype)
+        new._state, new._kid = State.EXCLUSIVE, self._kid
+        return new
+
     # -- operations ------------------------------------------------------------------------
     def partition(self, tile_shape: tuple[int, ...] | int, order: TileOrder = row_major,
                   blocks: int | None = None) -> Partition:

@@ -107,7 +107,10 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     if verdict.diags:
         return _reject(ctx, st, frame, verdict.diags, given, spans)
     _flush(ctx, frame, spans)
-    results = tuple(_result(a.value) for a in positional)
+    # an Acc tensor comes back from .sync() as a new handle (the name passed stays moved)
+    accs = {at for p, at in zip(sig.params, verdict.where, strict=True) if p.kind == "acc"}
+    results = tuple(_handed_back(ctx, a.value) if i in accs else _result(a.value)
+                    for i, a in enumerate(positional))
     op = _new_op(ctx, st, call, sig.name, results)
     for param, at in zip(sig.params, verdict.where, strict=True):
         if at is not None:
@@ -175,6 +178,12 @@ def _result(value: Value) -> Value:
     return UNKNOWN
 
 
+def _handed_back(ctx: Ctx, value: Value) -> Value:
+    if isinstance(value, TensorVal):
+        return TensorVal(ctx.world.fresh(), value.storage, value.dtype, value.shape)
+    return _result(value)
+
+
 def _new_op(ctx: Ctx, st: State, call: ast.Call, kernel: str,
             results: tuple[Value, ...] | None) -> int:
     op = ctx.world.new_op(OpInfo("launch", kernel_label(kernel), ctx.span(call), results,
@@ -187,7 +196,8 @@ def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
     value = arg.value
     if isinstance(value, OpVal):
         ctx.world.escape_op(value.op)  # it runs with this launch; its leases are out of sight
-    elif kind == "mut" and isinstance(value, PartitionVal):
+    elif (kind == "mut" and isinstance(value, PartitionVal)) or (
+            kind == "acc" and isinstance(value, TensorVal)):  # exclusively leased: moved
         move(st, value.obj, Moved(arg.span, f"into a launch of {ctx.world.ops[op].kernel}",
                                   arg.name, op, tuple(ctx.loops)))
     elif kind == "tensor" and isinstance(value, TensorVal):

@@ -1,8 +1,8 @@
 """Annotation markers and dtype classes of the kernel language.
 
 Annotations are read by the frontend from source and never evaluated by cutile. For mypy and
-pyright they must still be valid types: under TYPE_CHECKING the facade maps `Tensor`/`Tile` to
-`Annotated` and `Mut`/`Const` to `Union` (one argument: the type itself), so
+pyright they must still be valid types: under TYPE_CHECKING the facade maps `Tensor`/`Tile`/`Acc`
+to `Annotated` and `Mut`/`Const` to `Union` (one argument: the type itself), so
 `Mut[Tensor[f32, ("B",)]]` is just `f32`, a `TileValue`, whose methods are declared below.
 """
 
@@ -37,6 +37,7 @@ class _MarkerFactory:
 
 
 Mut = _MarkerFactory("Mut")
+Acc = _MarkerFactory("Acc")
 Const = _MarkerFactory("Const")
 Tile = _MarkerFactory("Tile")
 
@@ -110,6 +111,19 @@ class TileValue:
     def partition(self, shape: Any) -> TileValue: return _kernel_only("partition")
     def tile_index(self) -> Any: return _kernel_only("tile_index")
     def tiles(self) -> Any: return _kernel_only("tiles")
+    # Accumulators (Acc parameters): only the declared op's pair exists in a kernel.
+    def add(self, tile: Any, index: Any) -> None: _kernel_only("add")
+    def max(self, tile: Any, index: Any) -> None: _kernel_only("max")
+    def min(self, tile: Any, index: Any) -> None: _kernel_only("min")
+    def or_(self, tile: Any, index: Any) -> None: _kernel_only("or_")
+    def and_(self, tile: Any, index: Any) -> None: _kernel_only("and_")
+    def xor(self, tile: Any, index: Any) -> None: _kernel_only("xor")
+    def add_at(self, indices: Any, values: Any) -> None: _kernel_only("add_at")
+    def max_at(self, indices: Any, values: Any) -> None: _kernel_only("max_at")
+    def min_at(self, indices: Any, values: Any) -> None: _kernel_only("min_at")
+    def or_at(self, indices: Any, values: Any) -> None: _kernel_only("or_at")
+    def and_at(self, indices: Any, values: Any) -> None: _kernel_only("and_at")
+    def xor_at(self, indices: Any, values: Any) -> None: _kernel_only("xor_at")
 
 
 # The dtypes are classes (not variables) so that mypy and pyright accept them in annotations.

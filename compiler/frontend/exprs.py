@@ -14,6 +14,7 @@ from ..dtypes import BOOL
 from ..dtypes import BY_NAME as DTYPES
 from ..ir import Value
 from ..ops import FUNCTIONS, METHODS, bind
+from ..ops.accumulate import acc_read
 from ..ops.elementwise import binary, unary
 from ..ops.matmul import matmul
 from ..ops.memory import slab_attr
@@ -73,7 +74,7 @@ UNSUPPORTED_EXPRS: dict[type[ast.AST], tuple[str, str]] = {
     ast.Starred: ("starred expressions", ""),
 }
 # cutile names that exist but are not kernel values (annotations, decorators, host API).
-DSL_NAMES = frozenset({"Tensor", "Mut", "Const", "Tile", "DType", "TileValue", "kernel",
+DSL_NAMES = frozenset({"Tensor", "Mut", "Acc", "Const", "Tile", "DType", "TileValue", "kernel",
                        "function", "row_major", "col_major", "grouped"})
 HOST_HINTS = {
     "print": "; use ct.printf(fmt, *values)",
@@ -407,6 +408,8 @@ class Expressions:
         name = func.attr
         kind = "tuple" if isinstance(base, TupleVal) else _receiver(base.type)
         spec = METHODS.get((kind, name))
+        if spec is None and kind == "acc" and ("tensor", name) in METHODS and name != "store":
+            acc_read(self.b, receiver, name, span)
         if spec is None:
             available = sorted(n for (k, n) in METHODS if k == kind)
             hint = f" (it has: {', '.join(available)})" if available else ""
@@ -478,6 +481,8 @@ def _receiver(t: object) -> str:
     if isinstance(t, TileType):
         return "tile"
     if isinstance(t, TensorType):
+        if t.acc is not None:
+            return "acc"
         return "mut" if t.mutable else "tensor"
     if isinstance(t, SlabType):
         return "mut"
@@ -490,6 +495,7 @@ def _receiver(t: object) -> str:
 
 def _kind_from_receiver(kind: str) -> str:
     return {"tile": "a tile", "mut": "a Mut tensor", "tensor": "a read-only tensor",
+            "acc": "an accumulator (Acc)",
             "partition": "a partition", "constant": "a constant", "tuple": "a tuple"}.get(
                 kind, "this value")
 

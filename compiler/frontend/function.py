@@ -86,9 +86,9 @@ def _param(p: ParamSpec, consts: dict[str, object] | None) -> Param:
             return value if isinstance(value, int) else SymInt(entry)
         return entry
 
-    if p.kind in ("tensor", "mut"):
+    if p.kind in ("tensor", "mut", "acc"):
         assert p.dtype is not None
-        t = TensorType(p.dtype, tuple(dim(e) for e in p.shape), p.kind == "mut")
+        t = TensorType(p.dtype, tuple(dim(e) for e in p.shape), p.kind == "mut", p.acc_op)
         return Param(p.name, p.kind, Value(t, p.span, p.name))
     if p.kind == "scalar":
         assert p.dtype is not None

@@ -14,9 +14,11 @@ from ..kernel_options import option_problem
 from .slab_access import per_block_access
 from .source import FunctionDef, ModuleInfo, literal_value
 
-ParamKind = Literal["tensor", "mut", "const", "scalar"]
+ParamKind = Literal["tensor", "mut", "acc", "const", "scalar"]
 ShapeEntry = int | str  # static extent, -1 for dynamic, or the name of a Const[int] parameter
 CONST_KINDS = {"int": "int", "bool": "bool", "float": "float", "DType": "dtype"}
+# Accumulator ops (DESIGN §7): name -> whether it needs an integer tensor
+ACC_OPS = {"add": False, "max": False, "min": False, "or": True, "and": True, "xor": True}
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class ParamSpec:
     dtype: DType | None = None  # tensor, mut and scalar parameters
     shape: tuple[ShapeEntry, ...] = ()  # tensor and mut parameters
     const_kind: str | None = None  # "int" | "bool" | "float" | "dtype"
+    acc_op: str | None = None  # an Acc parameter's op: "add", "max", ... (ACC_OPS)
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,8 @@ def _parse_annotation(info: ModuleInfo, name: str, span: Span, expr: ast.expr) -
         if inner.kind != "tensor":
             raise _BadAnnotation("only tensors can be Mut", args[0])
         return ParamSpec(name, "mut", span, inner.dtype, inner.shape)
+    if head == "Acc":
+        return _parse_acc(info, name, span, expr, args)
     if head == "Tensor":
         if len(args) != 2:
             raise _BadAnnotation("write Tensor[dtype, shape], e.g. Tensor[f32, (-1,)]", expr)
@@ -164,8 +169,50 @@ def _parse_annotation(info: ModuleInfo, name: str, span: Span, expr: ast.expr) -
         return ParamSpec(name, "const", span, const_kind=kind)
     if head is not None and head in DTYPES and not args:
         return ParamSpec(name, "scalar", span, DTYPES[head])
-    raise _BadAnnotation("expected Tensor[...], Mut[Tensor[...]], Const[...] or a dtype such as "
-                         "f32", expr)
+    raise _BadAnnotation("expected Tensor[...], Mut[Tensor[...]], Acc[Tensor[...], \"add\"], "
+                         "Const[...] or a dtype such as f32", expr)
+
+
+def _parse_acc(info: ModuleInfo, name: str, span: Span, expr: ast.expr, args: list[ast.expr]
+               ) -> ParamSpec:
+    """`Acc[Tensor[dtype, shape], "add"]`: an output every block may accumulate into."""
+    usage = 'write Acc[Tensor[dtype, shape], op] with op one of ' + ", ".join(
+        f'"{o}"' for o in ACC_OPS)
+    if len(args) != 2:
+        raise _BadAnnotation(usage, expr)
+    inner = _parse_annotation(info, name, span, args[0])
+    if inner.kind != "tensor":
+        raise _BadAnnotation("only tensors can be Acc", args[0])
+    op = args[1].value if isinstance(args[1], ast.Constant) else None
+    if not isinstance(op, str) or op not in ACC_OPS:
+        raise _BadAnnotation(usage, args[1])
+    assert inner.dtype is not None
+    if not inner.shape:
+        raise _BadAnnotation("an Acc has rank 1 or more; use shape (1,) for one value", args[0])
+    problem = acc_dtype_problem(op, inner.dtype)
+    if problem is not None:
+        raise _BadAnnotation(problem, args[1])
+    return ParamSpec(name, "acc", span, inner.dtype, inner.shape, acc_op=op)
+
+
+# What Tile IR's atomics take (tileiras verifies: integer RMWs on i32/i64 only; float add on
+# f16/bf16/f32/f64; float max/min become integer RMWs on the bits, so f32/f64 only).
+_ACC_INTS = ("i32", "i64", "u32", "u64")
+_ACC_FLOATS = {"add": ("f16", "bf16", "f32", "f64"), "max": ("f32", "f64"), "min": ("f32", "f64")}
+
+
+def acc_dtype_problem(op: str, dtype: DType) -> str | None:
+    """Why an Acc of `dtype` cannot accumulate with `op`, or None."""
+    if dtype.is_integer:
+        if dtype.name in _ACC_INTS:
+            return None
+        return f'"{op}" accumulates 32- or 64-bit integers (i32, i64, u32, u64), not {dtype}'
+    if ACC_OPS[op]:
+        return f'"{op}" accumulates integers, not {dtype}'
+    floats = _ACC_FLOATS[op] if dtype.is_float else ()
+    if dtype.name in floats:
+        return None
+    return f'"{op}" accumulates {", ".join((*floats, *_ACC_INTS))}, not {dtype}'
 
 
 def dotted_kind(info: ModuleInfo, expr: ast.expr) -> str | None:

@@ -65,8 +65,10 @@ class LaunchContract:
         self.index = {p.name: i for i, p in enumerate(sig.params)}
         self.grid_keyword = "grid" not in self.index  # grid= is a launch keyword then
         self.muts = tuple(i for i, p in enumerate(sig.params) if p.kind == "mut")
+        self.accs = tuple(i for i, p in enumerate(sig.params) if p.kind == "acc")
         # Muts first: they fix the tile-shape Consts that tensor shapes are then checked against
-        self.shaped = self.muts + tuple(i for i, p in enumerate(sig.params) if p.kind == "tensor")
+        self.shaped = self.muts + tuple(i for i, p in enumerate(sig.params)
+                                        if p.kind in ("tensor", "acc"))
 
     def check(self, positional: Sequence[ArgFacts], keywords: Sequence[tuple[str, ArgFacts]],
               loc: Locator) -> Verdict:
@@ -122,10 +124,12 @@ class LaunchContract:
 
     # -- ownership ---------------------------------------------------------------------------
     def _aliasing(self, verdict: Verdict, loc: Locator) -> None:
-        """CT302: a Mut partition sharing storage with another argument of the call."""
-        for i in self.muts:
+        """CT302: a Mut partition or an Acc tensor sharing storage with another argument."""
+        for i in (*self.muts, *self.accs):
             mut = verdict.args[i]
-            if mut is None or mut.kind != "partition" or i in verdict.involved:
+            is_acc = self.params[i].kind == "acc"
+            if mut is None or mut.kind != ("tensor" if is_acc else "partition") or \
+                    i in verdict.involved:
                 continue
             for j, other in enumerate(verdict.args):
                 if (j == i or other is None or j in verdict.involved or _moved_before(other)
@@ -134,11 +138,11 @@ class LaunchContract:
                 mat, oat = verdict.where[i], verdict.where[j]
                 assert mat is not None and oat is not None
                 p, q = self.params[i], self.params[j]
-                note = Note(msg.MUT_ARGUMENT_HERE.format(name=loc.text(mat, p.name),
-                                                         param=p.name), loc.arg(mat))
+                here = msg.ACC_ARGUMENT_HERE if is_acc else msg.MUT_ARGUMENT_HERE
+                note = Note(here.format(name=loc.text(mat, p.name), param=p.name), loc.arg(mat))
                 verdict.diags.append(self._diag(
-                    msg.ALIASED_MUT, loc.arg(oat), (note,), name=loc.text(oat, q.name),
-                    mut=p.name, other=q.name))
+                    msg.ALIASED_ACC if is_acc else msg.ALIASED_MUT, loc.arg(oat), (note,),
+                    name=loc.text(oat, q.name), mut=p.name, other=q.name))
                 verdict.involved |= {i, j}
                 break
 
@@ -176,7 +180,10 @@ class LaunchContract:
             return None
         if p.kind == "mut":
             return self._mut_kind(p, arg, at, loc)
-        if p.kind == "tensor":
+        if p.kind == "acc" and arg.kind == "partition":
+            return self._mismatch(p, at, loc, f"a {p.dtype} tensor", "a partition (an Acc "
+                                  "parameter takes the whole tensor; use .unpartition())")
+        if p.kind in ("tensor", "acc"):
             if arg.kind == "partition":
                 return self._mismatch(p, at, loc, f"a {p.dtype} tensor", "a partition (read-"
                                       "only parameters take a tensor; use .unpartition())")
@@ -280,6 +287,8 @@ class LaunchContract:
         if not self.muts:
             self._grid_keyword(verdict, loc, grid_arg)
             return
+        if grid_arg is not None:
+            self._grid_beside_muts(verdict, loc, skip, grid_arg)
         first: int | None = None
         for i in self.muts:
             arg, at = verdict.args[i], verdict.where[i]
@@ -308,17 +317,31 @@ class LaunchContract:
             verdict.diags.append(self._diag(msg.PERSISTENT_WITHOUT_LOOP, loc.arg(at), (note,),
                                             name=name))
 
+    def _grid_beside_muts(self, verdict: Verdict, loc: Locator, skip: set[int],
+                          grid_arg: ArgFacts) -> None:
+        """CT402: `grid=` next to Mut arguments must be the grid they give."""
+        given = _grid_value(grid_arg)
+        if given is None:
+            self._grid_keyword(verdict, loc, grid_arg)
+            return
+        for i in self.muts:
+            arg, at = verdict.args[i], verdict.where[i]
+            if arg is None or at is None or arg.grid is None or i in skip or arg.persistent:
+                continue
+            mut_grid = (*arg.grid[:3], 1, 1)[:3]
+            if mut_grid != given:
+                verdict.diags.append(self._diag(
+                    msg.GRID_NOT_MUT_GRID, loc.keyword("grid"), given=given, grid=mut_grid,
+                    name=self.params[i].name))
+            return
+
     def _grid_keyword(self, verdict: Verdict, loc: Locator, grid_arg: ArgFacts | None) -> None:
         if grid_arg is None:
             verdict.diags.append(self._diag(msg.LAUNCH_NO_GRID, loc.call()))
             return
-        value = grid_arg.value
-        if grid_arg.kind == "int" and isinstance(value, int):
-            value = (value,)
-        if isinstance(value, tuple) and 1 <= len(value) <= 3 and all(
-                isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value):
-            g = (*value, 1, 1)
-            verdict.grid = (g[0], g[1], g[2])
+        grid = _grid_value(grid_arg)
+        if grid is not None:
+            verdict.grid = grid
         elif grid_arg.kind is not None and grid_arg.kind not in ("int", "tuple"):
             verdict.diags.append(self._diag(
                 msg.ARGUMENT_MISMATCH, loc.keyword("grid"), param="grid",
@@ -337,6 +360,18 @@ class LaunchContract:
              ) -> Diagnostic | None:
         got = describe_kind(arg)
         return None if got is None else self._mismatch(p, at, loc, want, got)
+
+
+def _grid_value(grid_arg: ArgFacts) -> tuple[int, int, int] | None:
+    """A `grid=` value as a 3-D grid (trailing 1s), or None when it is not a valid grid."""
+    value = grid_arg.value
+    if grid_arg.kind == "int" and isinstance(value, int):
+        value = (value,)
+    if isinstance(value, tuple) and 1 <= len(value) <= 3 and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value):
+        g = (*value, 1, 1)
+        return (g[0], g[1], g[2])
+    return None
 
 
 def _moved_before(arg: ArgFacts) -> bool:

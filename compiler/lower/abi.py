@@ -78,14 +78,14 @@ def entry_abi(kernel: KernelIR, spec: Specialization) -> EntryABI:
     abi = EntryABI([], [], {}, {})
     for i, p in enumerate(kernel.params):
         t = p.value.type
-        if p.kind in ("tensor", "mut"):
+        if p.kind in ("tensor", "mut", "acc"):
             assert isinstance(t, TensorType)
             facts, _ = _facts(spec, i)
             if facts is not None and (facts.dtype != t.dtype or facts.rank != t.rank):
                 raise LowerError(f"facts for '{p.name}' describe a {facts.dtype} tensor of rank "
                                  f"{facts.rank}, the signature a {t.dtype} one of rank {t.rank}")
             shape: list[int | None] = [None] * t.rank
-            if p.kind == "tensor":
+            if p.kind in ("tensor", "acc"):  # whole tensors: the signature's extents
                 shape = [d if isinstance(d, int) and d >= 0 else None for d in t.shape]
             strides: list[int | None] = [None] * t.rank
             if facts is not None and facts.contiguous:

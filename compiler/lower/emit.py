@@ -26,6 +26,7 @@ from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
 from . import arith, gathers
 from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views
+from .atomics import lower_acc
 from .contract import plan
 from .padding import pad_outside, splat_scalar, view_padding
 from .pointers import TensorAddress, element_pointers
@@ -636,6 +637,8 @@ _HANDLERS: dict[str, Handler] = {
     "gather": gathers.gather,
     "load_at": gathers.load_at,
     "scatter": gathers.scatter,
+    "acc_tile": lower_acc,
+    "acc_scatter": lower_acc,
     "for": _Lowerer._for,
     "loop": _Lowerer._loop,
     "if": _Lowerer._if,

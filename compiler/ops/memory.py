@@ -45,6 +45,10 @@ def _num_blocks(b: Builder, c: Call) -> FValue:
 
 def tensor(b: Builder, arg: Arg, what: str, mutable: bool | None = None) -> Value:
     v = b.known(arg)
+    if isinstance(v, Value) and isinstance(v.type, TensorType) and v.type.acc is not None:
+        from .accumulate import acc_read  # an Acc is never read (CT216)
+
+        acc_read(b, arg, what, arg.span)
     if not isinstance(v, Value) or not isinstance(v.type, TensorType) or (
             mutable is not None and v.type.mutable != mutable):
         kind = {True: "a Mut tensor", False: "a read-only tensor", None: "a tensor"}[mutable]

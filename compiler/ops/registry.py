@@ -64,7 +64,7 @@ class OpSpec:
         return f"{head}.{self.name}({shown})"
 
 
-RECEIVER_NAMES = {"tile": "t", "tensor": "x", "mut": "z", "partition": "p"}
+RECEIVER_NAMES = {"tile": "t", "tensor": "x", "mut": "z", "partition": "p", "acc": "acc"}
 
 
 FUNCTIONS: dict[str, OpSpec] = {}

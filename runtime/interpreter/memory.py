@@ -91,3 +91,25 @@ def tiling_of(ref: TensorRef) -> Tiling:
     if ref.tiling is None:  # a read-only tensor: the frontend only tiles Mut parameters
         raise TypeError("tile mapping asked of a tensor that is not a Mut partition")
     return ref.tiling
+
+
+_UFUNCS = {"add": np.add, "max": np.maximum, "min": np.minimum, "or": np.bitwise_or,
+           "and": np.bitwise_and, "xor": np.bitwise_xor}
+
+
+def accumulate(ref: TensorRef, op: str, indices: tuple[Array, ...], values: Array) -> None:
+    """Accumulates `values` into the tensor at element `indices` (arrays of one shape), one
+    element after another in row-major order (repeated indices all count); elements whose
+    index is outside the tensor are dropped."""
+    extent = ref.data.shape
+    keep = np.ones(values.shape, dtype=bool)
+    for i, n in zip(indices, extent, strict=True):
+        keep &= (i >= 0) & (i < n)
+    if not keep.any():
+        return
+    flat = np.ravel_multi_index(tuple(i[keep] for i in indices), extent)
+    touched, where = np.unique(flat, return_inverse=True)
+    at = np.unravel_index(touched, extent)
+    current = from_storage(ref.data[at], ref.dtype)
+    _UFUNCS[op].at(current, where, values[keep].astype(current.dtype))
+    ref.data[at] = to_storage(fit(current, ref.dtype), ref.dtype)

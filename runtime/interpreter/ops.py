@@ -17,7 +17,7 @@ from ...compiler.ir import Op
 from ...compiler.ops.defs import IR_OPS
 from ...compiler.types import PartitionType, TileType
 from . import gathers
-from .memory import PartitionRef, load, slab, store, tiling_of
+from .memory import PartitionRef, accumulate, load, slab, store, tiling_of
 from .numeric import fit
 
 
@@ -163,6 +163,27 @@ def _scatter(o: Op, args: list[Any], blk: Block) -> list[Any]:
     y, *rest = args
     mask = rest.pop() if o.attrs.get("masked") else None
     gathers.scatter(y, rest[:-1], rest[-1], mask)
+    return []
+
+
+@op("acc_tile")
+def _acc_tile(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    """`acc.add(t, index)`: the tile's elements at their places; those outside are dropped."""
+    acc, tile, *index = args
+    tile = np.asarray(tile)
+    origin = [_scalar(i) * s for i, s in zip(index, tile.shape, strict=True)]
+    grids = np.meshgrid(*(np.arange(s, dtype=np.int64) + o
+                          for o, s in zip(origin, tile.shape, strict=True)), indexing="ij")
+    accumulate(acc, o.attrs["op"], tuple(grids), tile)
+    return []
+
+
+@op("acc_scatter")
+def _acc_scatter(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    """`acc.add_at(indices, values)` (operands already broadcast to one shape)."""
+    acc, values, *indices = args
+    accumulate(acc, o.attrs["op"], tuple(np.asarray(i, dtype=np.int64) for i in indices),
+               np.asarray(values))
     return []
 
 

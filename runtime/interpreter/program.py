@@ -65,7 +65,7 @@ class Program:
                              kernel=self.ir.name) from None
 
     def _param(self, kind: str, p: Param, value: Any) -> Any:
-        if kind in ("tensor", "mut"):
+        if kind in ("tensor", "mut", "acc"):
             return tensor_ref(value)
         t = p.value.type
         if kind == "scalar" and hasattr(t, "dtype"):

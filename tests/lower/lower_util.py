@@ -36,7 +36,7 @@ def spec_for(info: ModuleInfo, name: str, consts: dict[str, Any], *, align: int 
     assert not diags, diags
     args: list[ParamFacts] = []
     for p in sig.params:
-        if p.kind in ("tensor", "mut"):
+        if p.kind in ("tensor", "mut", "acc"):
             assert p.dtype is not None
             rank = len(p.shape)
             item = p.dtype.itemsize

@@ -40,6 +40,8 @@ EXAMPLE_CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("embedding.py", "embedding", {"BT": 32, "BD": 128}, {}),
     ("paged_attention.py", "paged_decode", {"G": 4, "D": 64, "PAGE": 16}, {}),
     ("moe_gather.py", "moe_gemm", {"BM": 32, "BN": 64, "BK": 32, "K": 256}, {}),
+    ("splitk_gemm.py", "splitk_gemm", {"BM": 64, "BN": 64, "BK": 64, "SPLIT": 4}, {}),
+    ("layernorm_backward.py", "layernorm_backward", {"BM": 8, "N": 256}, {}),
 ]
 
 OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [

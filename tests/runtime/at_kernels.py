@@ -1,7 +1,7 @@
 """Kernels the autotuning tests launch (the frontend reads them from this file)."""
 
 import cutile as ct
-from cutile import Const, Mut, Tensor, f32
+from cutile import Acc, Const, Mut, Tensor, f32
 
 
 @ct.kernel
@@ -21,3 +21,8 @@ def two_outputs(a: Mut[Tensor[f32, ("B",)]], b: Mut[Tensor[f32, ("B",)]],
     t = ct.load_tile_like(x, a)
     a.store(t)
     b.store(t)
+
+
+@ct.kernel
+def tally(acc: Acc[Tensor[f32, (-1,)], "add"], B: Const[int]) -> None:
+    acc.add(ct.full((B,), 1.0, f32), (ct.block_id(0),))

@@ -87,6 +87,14 @@ def test_trials_never_write_the_callers_mut_tensor(tmp_path: Path) -> None:
     np.testing.assert_array_equal(z.unpartition().numpy(), np.arange(128) + 1)
 
 
+def test_trials_never_accumulate_into_the_callers_acc_tensor(tmp_path: Path) -> None:
+    tuned = ct.autotune(k.tally, configs=[ct.Config(B=64), ct.Config(B=32)],
+                        timer=Timer({0: 2.0, 1: 1.0}), cache_dir=tmp_path)
+    acc = ct.full((128,), 5.0, f32)
+    acc, = tuned(acc, grid=4).sync()  # B=32 chosen: 4 blocks of 32 cover the tensor once
+    np.testing.assert_array_equal(acc.numpy(), np.full(128, 6.0))
+
+
 def test_the_interpreter_takes_the_first_config_untimed(tmp_path: Path) -> None:
     tuned = ct.autotune(k.shifted, configs=CONFIGS[::-1], cache_dir=tmp_path)
     out, _ = tuned(*_args()).sync()

@@ -1,0 +1,139 @@
+"""Lowering accumulators (`acc_tile`, `acc_scatter`) to Tile IR atomic read-modify-writes.
+
+Both forms become one `atomic_rmw_tko` on a tile of pointers: the Acc tensor's base pointer
+offset by each element's index times the strides, masked where any index falls outside the
+tensor (so no block can write past it, whatever the index). Indices, extents and strides are
+widened to i64 first: an i64 index beyond 2**31 must be dropped, not wrap into range.
+
+The ops are relaxed and device-scoped: nothing reads an Acc inside the launch, so no order
+between them matters and they use the entry token. Float accumulation order is therefore
+unspecified (docs/language.md says so). Kept in a module of its own, apart from the gathers'
+pointer loads; the pointer arithmetic and the in-bounds mask are theirs (`pointers.py`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..bytecode.attrs import AtomicMode, CmpPredicate, MemoryOrdering, MemoryScope, Signedness
+from ..bytecode.types import TOKEN, PtrType, Scalar
+from ..bytecode.types import TileType as BcTile
+from ..dtypes import I64, DType
+from ..types import TensorType, TileType
+from . import gathers
+from .pointers import TensorAddress, element_pointers, splat
+from .types import LowerError
+
+if TYPE_CHECKING:
+    from ..bytecode import Builder, Value
+    from ..ir import Op
+    from .emit import _Lowerer
+
+I64_TILE = BcTile(Scalar.I64)
+
+
+def atomic_mode(op: str, dtype: DType) -> AtomicMode:
+    """The Tile IR RMW mode of an accumulator op on `dtype`."""
+    if op == "add":
+        return AtomicMode.ADDF if dtype.is_float else AtomicMode.ADD
+    if op in ("max", "min"):
+        if dtype.is_float:
+            raise LowerError(f"atomic float {op} is two integer RMWs (float_extremum)")
+        unsigned = dtype.kind == "uint"
+        if op == "max":
+            return AtomicMode.UMAX if unsigned else AtomicMode.MAX
+        return AtomicMode.UMIN if unsigned else AtomicMode.MIN
+    return {"or": AtomicMode.OR, "and": AtomicMode.AND, "xor": AtomicMode.XOR}[op]
+
+
+def _wide(b: Builder, v: Value) -> Value:
+    return b.emit("exti", [I64_TILE], v, signedness=Signedness.SIGNED)
+
+
+def rmw(b: Builder, addr: TensorAddress, dtype: DType, op: str, values: Value,
+        indices: list[tuple[Value, DType]], token: Value) -> Value:
+    """One masked atomic RMW of `values` at element `indices` (integer tiles broadcastable to
+    the values' shape); returns the op's token."""
+    vt = values.type
+    assert isinstance(vt, BcTile)
+    ptrs, mask = element_pointers(b, addr, indices, vt.shape)
+    if op in ("max", "min") and dtype.is_float:
+        return _float_extremum(b, op, ptrs, values, mask, token)
+    return _atomic(b, ptrs, values, mask, token, atomic_mode(op, dtype))
+
+
+def _atomic(b: Builder, ptrs: Value, values: Value, mask: Value, token: Value,
+            mode: AtomicMode) -> Value:
+    _, tok = b.op("atomic_rmw_tko", [values.type, TOKEN], ptrs, values, mask, token,
+                  memory_ordering=MemoryOrdering.RELAXED, memory_scope=MemoryScope.DEVICE,
+                  mode=mode).results
+    return tok
+
+
+def _float_extremum(b: Builder, op: str, ptrs: Value, values: Value, mask: Value,
+                    token: Value) -> Value:
+    """Float max/min as integer RMWs on the bits (Tile IR has no float max/min atomics).
+    Non-negative floats order like their bits as signed ints, negative ones reversed as
+    unsigned ints; so a value with its sign bit clear takes signed max (min), one with it set
+    unsigned min (max), and each is right whatever sign the stored value has. NaN's result is
+    unspecified."""
+    vt = values.type
+    assert isinstance(vt, BcTile) and isinstance(vt.elem, Scalar)
+    bits_s = Scalar.I32 if vt.elem == Scalar.F32 else Scalar.I64
+    bits_t = BcTile(bits_s, vt.shape)
+    bits = b.emit("bitcast", [bits_t], values)
+    i1 = BcTile(Scalar.I1, vt.shape)
+    clear = _cmp(b, bits, b.constant(0, bits_t), CmpPredicate.GE)
+    neg = b.emit("xori", [i1], clear, b.constant(True, i1))
+    pt = BcTile(PtrType(bits_s), vt.shape)
+    iptrs = b.emit("ptr_to_ptr", [pt], ptrs)
+    signed, unsigned = (AtomicMode.MAX, AtomicMode.UMIN) if op == "max" else \
+        (AtomicMode.MIN, AtomicMode.UMAX)
+    t1 = _atomic(b, iptrs, bits, b.emit("andi", [i1], mask, clear), token, signed)
+    t2 = _atomic(b, iptrs, bits, b.emit("andi", [i1], mask, neg), token, unsigned)
+    return b.emit("join_tokens", [TOKEN], [t1, t2])
+
+
+def _cmp(b: Builder, x: Value, y: Value, pred: CmpPredicate) -> Value:
+    t = x.type
+    assert isinstance(t, BcTile)
+    return b.emit("cmpi", [BcTile(Scalar.I1, t.shape)], x, y, comparison_predicate=pred,
+                  signedness=Signedness.SIGNED)
+
+
+def tile_indices(b: Builder, index: list[Value], shape: tuple[int, ...]) -> list[Value]:
+    """The element indices (i64, of `shape`) of the tile at tile coordinates `index` (i32)."""
+    out = []
+    rank = len(shape)
+    full = BcTile(Scalar.I64, shape)
+    for axis, n in enumerate(shape):
+        row = BcTile(Scalar.I64, (n,))
+        start = b.emit("muli", [I64_TILE], _wide(b, index[axis]), b.constant(n, I64_TILE))
+        pos = b.emit("addi", [row], b.emit("iota", [row]), splat(b, start, (n,)))
+        along = tuple(n if i == axis else 1 for i in range(rank))
+        if along != (n,):
+            pos = b.emit("reshape", [BcTile(Scalar.I64, along)], pos)
+        if along != shape:
+            pos = b.emit("broadcast", [full], pos)
+        out.append(pos)
+    return out
+
+
+def lower_acc(L: _Lowerer, op: Op) -> None:
+    """`acc_tile` (acc, tile, *index scalars) and `acc_scatter` (acc, values, *index tiles)."""
+    acc_v, values, *idx = op.operands
+    at = acc_v.type
+    assert isinstance(at, TensorType) and at.acc is not None
+    addr = gathers.address(L, L._param_of(acc_v))
+    tile = L.v(values)
+    tt = tile.type
+    assert isinstance(tt, BcTile)
+    indices: list[tuple[Value, DType]] = []
+    if op.name == "acc_tile":
+        indices = [(i, I64) for i in tile_indices(L.b, L._index(idx), tt.shape)]
+    else:
+        for x in idx:
+            xt = x.type
+            assert isinstance(xt, TileType)
+            indices.append((L.v(x), xt.dtype))
+    rmw(L.b, addr, at.dtype, str(op.attrs["op"]), tile, indices, L.entry_token)
