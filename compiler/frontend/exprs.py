@@ -103,6 +103,9 @@ def slab_hover(t: Type, owner: str | None = None) -> str:
     shape = fmt_shape(t.shape).replace("-1", "dynamic")
     if owner:
         return f"Slab[{t.dtype}, {shape}] of {owner}"
+    if t.acc is not None:
+        return (f"{t}: an accumulator every block may {t.acc} into (never read in the "
+                f"launch), shape {shape}")
     return f"{t}: this block's slab, shape {shape}"
 
 

@@ -47,7 +47,8 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
     params = [_param(p, consts) for p in sig.params]
     env: dict[str, Binding] = {p.name: p.value for p in params}
     ctx.names += [TypedName(p.name, p.value.span, slab_hover(p.value.type)) for p in params
-                  if isinstance(p.value.type, TensorType) and p.value.type.mutable]
+                  if isinstance(p.value.type, TensorType) and (p.value.type.mutable or
+                                                     p.value.type.acc is not None)]
     if diags:
         for name in _annotated_names(fn.node):
             env.setdefault(name, UNKNOWN)  # a rejected signature: no follow-on errors

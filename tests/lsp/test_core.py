@@ -208,11 +208,13 @@ def test_ownership_hover_falls_back_to_the_latest_fact_until_a_rebinding() -> No
 
 SLABS = '''\
 import cutile as ct
-from cutile import Mut, Tensor, f32
+from cutile import Acc, Mut, Tensor, f32
 
 
 @ct.kernel
-def k(z: Mut[Tensor[f32, (3, 5)]], w: Mut[Tensor[f32, (1, -1)]]) -> None:
+def k(z: Mut[Tensor[f32, (3, 5)]], w: Mut[Tensor[f32, (1, -1)]],
+      a: Acc[Tensor[f32, (-1,)], "add"]) -> None:
+    a.add(ct.zeros((4,), f32), (0,))
     for zt in z.tiles():
         zt.store(ct.zeros((4, 8), f32))
     n = w.shape[1]
@@ -231,5 +233,7 @@ def test_hover_shows_slabs_of_mut_parameters_and_of_a_tiles_loop() -> None:
     assert "Mut[Tensor[f32, (1, -1)]]: this block's slab, shape (1, dynamic)" in at("w.shape")
     assert "Mut[Tensor[f32, (3, 5)]]: this block's slab, shape (3, 5)" in at("z.tiles")
     assert "Slab[f32, (3, 5)] of z" in at("zt.store")
-    hints = inlay_hints(names, SLABS, 7, 7)
+    assert 'Acc[Tensor[f32, (-1,)], "add"]: an accumulator every block may add into' in \
+        at("a.add")
+    hints = inlay_hints(names, SLABS, 9, 9)
     assert [h.label for h in hints] == [": Slab[f32, (3, 5)] of z"]
