@@ -148,6 +148,9 @@ GRID_MISMATCH = Message("CT402", "Mut arguments of {kernel} need different grids
                         "{ga} but '{b}' gives {gb}")
 MUT_RANK = Message("CT403", "Mut partitions have rank 1 to 3, got rank {rank}")
 INDEX_OUT_OF_RANGE = Message("CT404", "tile index {index} is outside the partition grid {grid}")
+NEGATIVE_TILE_INDEX = Message("CT404", "tile index {index} is negative on axis {axis}; tile "
+                              "indices count from 0 (a negative one does not count from the end)")
+INDEX_LOOP_NOTE = "'{name}' runs from {lo} to {hi} in this loop, so the index reaches {value}"
 MISSING_CONST = Message("CT405", "Const parameter '{param}' of {kernel} is neither given nor "
                         "inferable from the arguments; pass it by keyword: {param}=...")
 ARGUMENT_MISMATCH = Message("CT406", "argument '{param}' of {kernel}: expected {want}, got {got}")
