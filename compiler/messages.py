@@ -288,6 +288,11 @@ LAUNCH_RESULT_UNSYNCED = Message(
     ".sync() and use the values that returns")
 SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} value{s} (its "
                       "positional arguments, in order), but {m} name{ms} receive{v} them")
+WAIT_UNPACK = Message("CT406", "{how} returns {n} value{s} (its positional arguments, in order), "
+                      "but {m} name{ms} receive{v} them")
+GRAPH_RESULT_UNSYNCED = Message(
+    "CT406", "this is a captured graph of {kernel}, not its results, so {use}; run it with "
+    ".sync() and use the values that returns")
 NESTED_TOO_DEEP = Message("CT100", "this statement nests blocks and expressions more than {limit} "
                           "levels deep, more than cutile analyses; split it into smaller "
                           "statements with named intermediate values")

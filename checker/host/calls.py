@@ -198,7 +198,7 @@ def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
 def await_value(ctx: Ctx, st: State, expr: ast.Await) -> Value:
     value = ex.evaluate(ctx, st, expr.value)
     if isinstance(value, OpVal):
-        result = lazyops.run(ctx, st, value)
+        result = lazyops.run(ctx, st, value, "await")
         if ctx.facts is not None:
             ctx.facts.record_names(ctx.world, st, [expr.value], ctx.span)
         return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Literal
 
 from ...compiler.launch.ops_api import HANDLE_ATTRIBUTES
 from . import expressions as ex
@@ -18,7 +19,10 @@ def method(ctx: Ctx, st: State, call: ast.Call, name: str, op: OpVal) -> Value:
         ex.escape(ctx, st, value)  # the `.then` callback and friends
     info = ctx.world.ops.get(op.op)
     if name == "sync":
-        return run(ctx, st, op, sync=True)
+        return run(ctx, st, op, waited="sync")
+    if name == "start" and info is not None and info.kind in ("launch", "chain"):
+        ctx.world.consume(op.op)  # enqueued: running; .sync() or await later hands back
+        return op
     if name == "then":
         return OpVal(_successor(ctx, st, call, op, "chain"))
     if name == "graph" and info is not None and info.kind != "graph":
@@ -31,9 +35,10 @@ def method(ctx: Ctx, st: State, call: ast.Call, name: str, op: OpVal) -> Value:
     return UNKNOWN
 
 
-def run(ctx: Ctx, st: State, op: OpVal, sync: bool = False) -> Value:
-    """Waits for the op: its leases end and its arguments come back, in order (from `.sync()`
-    of a launch, a SyncResult: unpacking it into another number of names is CT406)."""
+def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"]) -> Value:
+    """Waits for the op: its leases end and its arguments come back, in order (from a
+    launch's or a graph's `.sync()` or `await`, a SyncResult: unpacking it into another number
+    of names is CT406)."""
     world = ctx.world
     world.consume(op.op)
     st.pending = st.pending - world.members(op.op)
@@ -42,8 +47,10 @@ def run(ctx: Ctx, st: State, op: OpVal, sync: bool = False) -> Value:
         return UNKNOWN
     # A Mut partition comes back as a fresh value: the name it was passed under stays moved.
     items = tuple(_fresh(ctx, v) for v in info.results)
-    if sync and info.kind == "launch":
-        return SyncResult(items, info.kernel)
+    if info.kind == "launch":
+        return SyncResult(items, info.kernel, waited)
+    if info.kind == "graph":
+        return SyncResult(items, info.kernel, "graph sync" if waited == "sync" else "graph await")
     return TupleVal(items)
 
 
