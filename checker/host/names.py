@@ -53,6 +53,9 @@ class ModuleIndex:
         self._stack = [self.scopes[0]]
         self._frames = [_Frame()]
         self._walk(info.tree)
+        from .helpers import partitioning_helpers
+
+        self.movers = partitioning_helpers(info)  # helpers that partition a parameter
 
     def names(self, node: ast.AST) -> frozenset[str]:
         return self.free.get(id(node), frozenset())
