@@ -52,9 +52,10 @@ def _call(ctx: Ctx, st: State, call: ast.Call) -> Value:
     callee = ex.evaluate(ctx, st, func)
     if isinstance(callee, KernelVal):
         return launch(ctx, st, call, callee)
-    moves = ctx.index.movers.get(func.id) if isinstance(func, ast.Name) else None
-    if moves is not None and callee == UNKNOWN:
-        return _partitioning_helper(ctx, st, call, moves)
+    if isinstance(func, ast.Name) and callee == UNKNOWN:
+        moves = ctx.index.movers(func.id)
+        if moves:
+            return _partitioning_helper(ctx, st, call, moves)
     reads = isinstance(func, ast.Name) and func.id in _READ_BUILTINS and callee == UNKNOWN
     for arg in call_args(call):
         value = ex.evaluate(ctx, st, arg.value)

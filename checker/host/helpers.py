@@ -11,7 +11,6 @@ the parameter. Anything else stays unknown (silent).
 from __future__ import annotations
 
 import ast
-from collections import Counter
 
 from ...compiler.frontend.source import ModuleInfo
 
@@ -21,33 +20,15 @@ _EXITS = (ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
 _PLAIN = (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)
 
 
-def partitioning_helpers(info: ModuleInfo) -> dict[str, dict[int, str]]:
-    """Function name -> {position: parameter} of the parameters each call partitions."""
-    bound = _bindings(info.tree)
-    out: dict[str, dict[int, str]] = {}
+def moved_params(info: ModuleInfo, name: str, bindings: int) -> dict[int, str]:
+    """{position: parameter} of the parameters each call of the module-level function `name`
+    partitions (empty when unknown); `bindings`: how often the module binds `name`."""
+    if bindings != 1:
+        return {}
     for node in info.tree.body:
-        if (isinstance(node, ast.FunctionDef) and not node.decorator_list
-                and bound[node.name] == 1):
-            moved = _moved_params(node)
-            if moved:
-                out[node.name] = moved
-    return out
-
-
-def _bindings(tree: ast.Module) -> Counter[str]:
-    """How many times each name is bound anywhere in the module (a rebound helper is unknown)."""
-    count: Counter[str] = Counter()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            count[node.id] += 1
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            count[node.name] += 1
-        elif isinstance(node, ast.alias):
-            count[(node.asname or node.name).split(".")[0]] += 1
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for name in node.names:
-                count[name] += 2  # assigned from elsewhere: never certain
-    return count
+        if isinstance(node, ast.FunctionDef) and node.name == name and not node.decorator_list:
+            return _moved_params(node)
+    return {}
 
 
 def _moved_params(fn: ast.FunctionDef) -> dict[int, str]:
