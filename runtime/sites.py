@@ -117,23 +117,11 @@ def caller_site() -> Site:
 def caller_with_parent() -> Site:
     """`caller_site()`, plus the user's call of the function it is in (for moves: CT301 or
     CT306 when a helper that moves its argument runs twice)."""
-    frame = sys._getframe(1)
-    known = internal_files
-    while True:
-        code = frame.f_code
-        inside = known.get(code.co_filename)
-        if inside is None:
-            inside = is_internal(code.co_filename)
-        back = frame.f_back
-        if back is None:
-            return Site((code, frame.f_lasti))
-        if not inside:
-            break
-        frame = back
-    outer = back.f_code
-    if known.get(outer.co_filename, True) and is_internal(outer.co_filename):
-        return Site((code, frame.f_lasti))
-    return Site((code, frame.f_lasti, outer, back.f_lasti))
+    frame = _user_frame(sys._getframe(1))
+    back = frame.f_back
+    if back is None or is_internal(back.f_code.co_filename):
+        return Site((frame.f_code, frame.f_lasti))
+    return Site((frame.f_code, frame.f_lasti, back.f_code, back.f_lasti))
 
 
 def in_loop(site: Site) -> bool:
@@ -181,6 +169,12 @@ def caller_of(frame: FrameType) -> Site:
 def site_of(frame: FrameType) -> Site:
     """The first frame from `frame` outwards that is outside cutile (`frame` itself when it is
     user code: callers that know their caller's frame skip walking their own)."""
+    frame = _user_frame(frame)
+    return Site((frame.f_code, frame.f_lasti))
+
+
+def _user_frame(frame: FrameType) -> FrameType:
+    """The first frame from `frame` outwards outside cutile (else the outermost)."""
     known = internal_files
     while True:
         code = frame.f_code
@@ -189,7 +183,7 @@ def site_of(frame: FrameType) -> Site:
             inside = is_internal(code.co_filename)
         back = frame.f_back
         if not inside or back is None:
-            return Site((code, frame.f_lasti))
+            return frame
         frame = back
 
 
