@@ -290,6 +290,8 @@ SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} v
                       "positional arguments, in order), but {m} name{ms} receive{v} them")
 WAIT_UNPACK = Message("CT406", "{how} returns {n} value{s} (its positional arguments, in order), "
                       "but {m} name{ms} receive{v} them")
+THEN_ARITY = Message("CT406", "the function given to .then() takes {takes}, but the op before "
+                     "it hands on {n} value{s} (its positional arguments, in order)")
 GRAPH_RESULT_UNSYNCED = Message(
     "CT406", "this is a captured graph of {kernel}, not its results, so {use}; run it with "
     ".sync() and use the values that returns")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import enum
+import inspect
 import sys
 import warnings
 import weakref
@@ -35,7 +36,10 @@ from ..compiler.launch.ops_api import (
     HANDLE_ATTRIBUTES,
     Form,
     Use,
+    accepts,
     sync_unpack_diagnostic,
+    takes_words,
+    then_arity_diagnostic,
     unsynced_diagnostic,
 )
 from . import render
@@ -483,7 +487,8 @@ class ChainOp(DeviceOp):
                 fn = link._fn
                 direct = linked_launchers.get(type(fn))
                 # a kernel: launched with the link's site (no walk for the caller)
-                nxt = fn(*results) if direct is None else direct(fn, link.site, results)
+                nxt = (_call_link(fn, link, results) if direct is None
+                       else direct(fn, link.site, results))
                 if type(nxt) is LaunchOp or isinstance(nxt, DeviceOp):
                     link._next = nxt
                     results = nxt._start()
@@ -511,6 +516,34 @@ class ChainOp(DeviceOp):
         if self._next is not None:
             self._next._complete()
         self.phase = _DONE
+
+
+def _call_link(fn: Callable[..., Any], link: ChainOp, results: Results) -> Any:
+    """`fn(*results)`; a TypeError because `fn` cannot take that many values is CT406 at the
+    `.then(...)` (the arguments are the previous op's results, all of them, in order)."""
+    try:
+        return fn(*results)
+    except TypeError:
+        wrong = _arity_problem(fn, len(results))
+        if wrong is None:
+            raise
+        raise error_for([then_arity_diagnostic(wrong, len(results), link.site.span())]) from None
+
+
+def _arity_problem(fn: Callable[..., Any], n: int) -> str | None:
+    """How `fn` takes positional arguments, when it cannot take `n` of them (else None)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in params):
+        return None  # a required keyword: not a matter of how many values
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    needed = sum(p.default is p.empty for p in positional)
+    star = any(p.kind is p.VAR_POSITIONAL for p in params)
+    if accepts(needed, len(positional), star, n):
+        return None
+    return takes_words(needed, len(positional), star)
 
 
 def _retarget(op: DeviceOp, stream: int) -> int | None:

@@ -5,7 +5,12 @@ from __future__ import annotations
 import ast
 from typing import Literal
 
-from ...compiler.launch.ops_api import HANDLE_ATTRIBUTES
+from ...compiler.launch.ops_api import (
+    HANDLE_ATTRIBUTES,
+    accepts,
+    takes_words,
+    then_arity_diagnostic,
+)
 from . import expressions as ex
 from .context import Ctx
 from .syntax import call_args
@@ -24,6 +29,7 @@ def method(ctx: Ctx, st: State, call: ast.Call, name: str, op: OpVal) -> Value:
         ctx.world.consume(op.op)  # enqueued: running; .sync() or await later hands back
         return op
     if name == "then":
+        _check_arity(ctx, call, info)
         return OpVal(_successor(ctx, st, call, op, "chain"))
     if name == "graph" and info is not None and info.kind != "graph":
         return OpVal(_successor(ctx, st, call, op, "graph"))
@@ -80,3 +86,20 @@ def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> 
             st.leases[storage] = ops | {new}
             world.lease_sites[(new, storage)] = world.lease_site(min(readers), storage)
     return new
+
+
+def _check_arity(ctx: Ctx, call: ast.Call, info: OpInfo | None) -> None:
+    """CT406 when `.then(lambda ...)` cannot take the launch's results (all its positional
+    arguments), as the runtime says when the chain runs."""
+    if info is None or info.kind != "launch" or info.results is None or len(call.args) != 1:
+        return
+    fn = call.args[0]
+    if not isinstance(fn, ast.Lambda) or any(d is None for d in fn.args.kw_defaults):
+        return
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    needed = len(positional) - len(fn.args.defaults)
+    star = fn.args.vararg is not None
+    n = len(info.results)
+    if not accepts(needed, len(positional), star, n):
+        ctx.report(then_arity_diagnostic(takes_words(needed, len(positional), star), n,
+                                         ctx.span(call)))

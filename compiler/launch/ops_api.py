@@ -53,3 +53,21 @@ def sync_unpack_diagnostic(kernel: str, returned: int, names: int, span: Span,
     if form == "sync":
         return msg.SYNC_UNPACK.at(span, kernel=kernel, **counts)
     return msg.WAIT_UNPACK.at(span, how=_FORMS[form].format(kernel=kernel), **counts)
+
+
+def then_arity_diagnostic(takes: str, returned: int, span: Span) -> Diagnostic:
+    """CT406: `op.then(fn)` where `fn` cannot take the op's results as positional arguments."""
+    return msg.THEN_ARITY.at(span, takes=takes, n=returned, s="" if returned == 1 else "s")
+
+
+def takes_words(needed: int, most: int, star: bool) -> str:
+    """How many positional arguments a function takes, in words ("2", "1 to 3", "at least 2"):
+    `needed` without defaults, `most` in all, `star` with *args."""
+    if star:
+        return f"at least {needed} positional argument{'' if needed == 1 else 's'}"
+    count = str(most) if needed == most else f"{needed} to {most}"
+    return f"{count} positional argument{'' if most == 1 else 's'}"
+
+
+def accepts(needed: int, most: int, star: bool, n: int) -> bool:
+    return needed <= n and (star or n <= most)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from rt_util import line_of
 
 import cutile as ct
 from cutile import Mut, Tensor, f32, i32
@@ -75,3 +76,26 @@ def test_a_graph_is_not_its_results() -> None:
         g.numpy()
     z, _, _ = g.sync()  # still usable after the mistakes
     assert z.unpartition().numpy().tolist() == [2.0] * 64
+
+
+def test_a_then_function_that_cannot_take_the_results_is_ct406_at_the_then() -> None:
+    def one(z: Any) -> Any:
+        return counted(z, 1, 1)
+
+    z = ct.zeros((64,), f32).partition((64,))
+    op = counted(z, 1, 1).then(one)  # the .then
+    with pytest.raises(ct.LaunchError) as err:
+        op.sync()
+    (d,) = err.value.diagnostics
+    assert d.code == "CT406" and d.span.line == line_of("counted(z, 1, 1).then(one)")
+    assert d.message.startswith("the function given to .then() takes 1 positional argument, "
+                                "but the op before it hands on 3 values")
+
+
+def test_a_type_error_inside_the_then_function_stays_a_type_error() -> None:
+    def broken(z: Any, n: Any, s: Any) -> Any:
+        return len(n)  # a TypeError of its own: not about how many values it takes
+
+    z = ct.zeros((64,), f32).partition((64,))
+    with pytest.raises(TypeError, match="has no len"):
+        counted(z, 1, 1).then(broken).sync()

@@ -49,6 +49,14 @@ p = ct.zeros((512,), f32).partition((64,))
 chain = double(p, x).then(lambda z, x: double(z, x))
 t = chain.unpartition()  # E: CT406
 
+p = ct.zeros((512,), f32).partition((64,))
+p, x = double(p, x).then(lambda z, *rest: double(z, *rest)).sync()
+p, x = double(p, x).then(lambda z, x, extra=1: double(z, x)).sync()
+p, x = double(p, x).then(lambda z: double(z, x)).sync()  # E: CT406
+p = ct.zeros((512,), f32).partition((64,))
+p, x = double(p, x).then(lambda z, x, y: double(z, x)).sync()  # E: CT406
+p = ct.zeros((512,), f32).partition((64,))
+
 
 async def awaited(x: ct.Tensor) -> ct.Tensor:
     p = ct.zeros((512,), f32).partition((64,))
