@@ -293,7 +293,10 @@ def k(z: Acc[Tensor[f32, (128,)], "add"]) -> None:
        4 or 5 folds its axes 2 and up into the grid's third, row-major."""),
     _c("CT404", "index-out-of-range", "A constant tile index outside the partition",
        """A tile index that is provably outside the partition grid reads only padding or writes
-       nothing; it is almost certainly a bug."""),
+       nothing; it is almost certainly a bug. Proven: negative constant indices, constants past
+       a static extent (a Const extent at specialization), and the extremes of
+       `for k in range(a, b, s)` loops with constant bounds (`k`, `k + 1`, `2 * k`) where every
+       iteration reaches the access. Dynamic extents are not judged (docs/language.md)."""),
     _c("CT405", "missing-const", "A Const parameter that is neither given nor inferable",
        """Const parameters are inferred from partition tile shapes and static tensor shapes;
        otherwise pass them by keyword: `k(z, x, B=128)`."""),

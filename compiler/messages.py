@@ -148,6 +148,9 @@ GRID_MISMATCH = Message("CT402", "Mut arguments of {kernel} need different grids
                         "{ga} but '{b}' gives {gb}")
 MUT_RANK = Message("CT403", "Mut partitions have rank 1 to 5, got rank {rank}")
 INDEX_OUT_OF_RANGE = Message("CT404", "tile index {index} is outside the partition grid {grid}")
+NEGATIVE_TILE_INDEX = Message("CT404", "tile index {index} is negative on axis {axis}; tile "
+                              "indices count from 0 (a negative one does not count from the end)")
+INDEX_LOOP_NOTE = "'{name}' runs from {lo} to {hi} in this loop, so the index reaches {value}"
 MISSING_CONST = Message("CT405", "Const parameter '{param}' of {kernel} is neither given nor "
                         "inferable from the arguments; pass it by keyword: {param}=...")
 ARGUMENT_MISMATCH = Message("CT406", "argument '{param}' of {kernel}: expected {want}, got {got}")
@@ -285,6 +288,13 @@ LAUNCH_RESULT_UNSYNCED = Message(
     ".sync() and use the values that returns")
 SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} value{s} (its "
                       "positional arguments, in order), but {m} name{ms} receive{v} them")
+WAIT_UNPACK = Message("CT406", "{how} returns {n} value{s} (its positional arguments, in order), "
+                      "but {m} name{ms} receive{v} them")
+THEN_ARITY = Message("CT406", "the function given to .then() takes {takes}, but the op before "
+                     "it hands on {n} value{s} (its positional arguments, in order)")
+GRAPH_RESULT_UNSYNCED = Message(
+    "CT406", "this is a captured graph of {kernel}, not its results, so {use}; run it with "
+    ".sync() and use the values that returns")
 NESTED_TOO_DEEP = Message("CT100", "this statement nests blocks and expressions more than {limit} "
                           "levels deep, more than cutile analyses; split it into smaller "
                           "statements with named intermediate values")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import enum
+import inspect
 import sys
 import warnings
 import weakref
@@ -33,8 +34,12 @@ from ..compiler.errors import CutileError, LaunchError, error_for, expected_erro
 from ..compiler.launch import MoveFacts, moved_diagnostic
 from ..compiler.launch.ops_api import (
     HANDLE_ATTRIBUTES,
+    Form,
     Use,
+    accepts,
     sync_unpack_diagnostic,
+    takes_words,
+    then_arity_diagnostic,
     unsynced_diagnostic,
 )
 from . import render
@@ -221,9 +226,10 @@ class DeviceOp(ABC):
 
     def __await__(self) -> Generator[Any, None, Results]:
         self._check_not_graphed()
-        return self._wait_async().__await__()
+        frame = sys._getframe(1)  # `a, b = await op`: unpacked into as many names?
+        return self._wait_async(frame.f_code, frame.f_lasti).__await__()
 
-    async def _wait_async(self) -> Results:
+    async def _wait_async(self, code: CodeType, lasti: int) -> Results:
         fut = _start_in_worker(self)
         if fut is not None:
             await _await_start(fut)
@@ -234,6 +240,7 @@ class DeviceOp(ABC):
             delay = min(delay * 2 or 2e-5, 1e-3)
         self._wait(event)
         self._complete()
+        check_unpack(self, code, lasti, len(results), "await")
         return results
 
     def then(self, fn: Callable[..., DeviceOp | Results]) -> DeviceOp:
@@ -480,7 +487,8 @@ class ChainOp(DeviceOp):
                 fn = link._fn
                 direct = linked_launchers.get(type(fn))
                 # a kernel: launched with the link's site (no walk for the caller)
-                nxt = fn(*results) if direct is None else direct(fn, link.site, results)
+                nxt = (_call_link(fn, link, results) if direct is None
+                       else direct(fn, link.site, results))
                 if type(nxt) is LaunchOp or isinstance(nxt, DeviceOp):
                     link._next = nxt
                     results = nxt._start()
@@ -510,6 +518,34 @@ class ChainOp(DeviceOp):
         self.phase = _DONE
 
 
+def _call_link(fn: Callable[..., Any], link: ChainOp, results: Results) -> Any:
+    """`fn(*results)`; a TypeError because `fn` cannot take that many values is CT406 at the
+    `.then(...)` (the arguments are the previous op's results, all of them, in order)."""
+    try:
+        return fn(*results)
+    except TypeError:
+        wrong = _arity_problem(fn, len(results))
+        if wrong is None:
+            raise
+        raise error_for([then_arity_diagnostic(wrong, len(results), link.site.span())]) from None
+
+
+def _arity_problem(fn: Callable[..., Any], n: int) -> str | None:
+    """How `fn` takes positional arguments, when it cannot take `n` of them (else None)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in params):
+        return None  # a required keyword: not a matter of how many values
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    needed = sum(p.default is p.empty for p in positional)
+    star = any(p.kind is p.VAR_POSITIONAL for p in params)
+    if accepts(needed, len(positional), star, n):
+        return None
+    return takes_words(needed, len(positional), star)
+
+
 def _retarget(op: DeviceOp, stream: int) -> int | None:
     """Points an op (and the launches a chain makes as it starts) at `stream`; returns the
     current stream to restore afterwards."""
@@ -526,19 +562,24 @@ def _retarget(op: DeviceOp, stream: int) -> int | None:
 _last_sync: list[Any] = [None, -1, -1]
 
 
-def check_unpack(op: DeviceOp, code: CodeType, lasti: int, returned: int) -> None:
-    """CT406 when the `.sync()` at (code, lasti) is unpacked into another number of names."""
+def check_unpack(op: DeviceOp, code: CodeType, lasti: int, returned: int,
+                 form: Form = "sync") -> None:
+    """CT406 when the `.sync()` (or await) at (code, lasti) is unpacked into another number of
+    names."""
     found = unpack_target(code, lasti)
     if found is not None and found[0] != returned:
         if isinstance(op, LaunchOp):
             op._failed = True  # it was asked to run: no CT305 when it is dropped
-        raise error_for([sync_unpack_diagnostic(op._label(), returned, found[0], found[1])])
-    _last_sync[:] = (code, lasti, returned)
+        raise error_for([sync_unpack_diagnostic(op._label(), returned, found[0], found[1],
+                                                form)])
+    if form == "sync":
+        _last_sync[:] = (code, lasti, returned)
 
 
 def _unsynced(op: DeviceOp, use: Use, attribute: str = "") -> LaunchError:
-    if isinstance(op, LaunchOp):
-        op._failed = True  # one root cause: no CT305 as well when it is dropped
+    root = op._root() if type(op) is ChainOp else op
+    if isinstance(root, LaunchOp):
+        root._failed = True  # one root cause: no CT305 as well when it (or its chain) is dropped
     diag = unsynced_diagnostic(op._label(), use, caller_site().span(), attribute)
     return expected_error(LaunchError, [diag])
 
@@ -552,6 +593,19 @@ def _handle_attribute(name: str) -> property:
 
 for _name in HANDLE_ATTRIBUTES:  # `op.unpartition()`, `op.shape`: the launch, not its results
     setattr(DeviceOp, _name, _handle_attribute(_name))
+
+
+def _graph_unsynced(graph: GraphOp, use: Use, attribute: str = "") -> LaunchError:
+    diag = unsynced_diagnostic(graph._op._label(), use, caller_site().span(), attribute,
+                               graph=True)
+    return expected_error(LaunchError, [diag])
+
+
+def _graph_attribute(name: str) -> property:
+    def get(graph: GraphOp) -> Any:
+        raise _graph_unsynced(graph, "attribute", name)
+
+    return property(get)
 
 
 class GraphOp:
@@ -586,18 +640,36 @@ class GraphOp:
         """Waits for every replay, then returns the op's arguments; the graph is finished."""
         self._live()
         self._last.wait()
-        return self._finish()
+        frame = sys._getframe(1)
+        return self._checked(self._finish(), frame.f_code, frame.f_lasti, "graph sync")
 
     def __await__(self) -> Generator[Any, None, Results]:
         self._live()
-        return self._wait_async().__await__()
+        frame = sys._getframe(1)
+        return self._wait_async(frame.f_code, frame.f_lasti).__await__()
 
-    async def _wait_async(self) -> Results:
+    async def _wait_async(self, code: CodeType, lasti: int) -> Results:
         delay = 0.0
         while not self._last.done():
             await asyncio.sleep(delay)
             delay = min(delay * 2 or 2e-5, 1e-3)
-        return self._finish()
+        return self._checked(self._finish(), code, lasti, "graph await")
+
+    def _checked(self, results: Results, code: CodeType, lasti: int, form: Form) -> Results:
+        """CT406 when the waiting expression is unpacked into another number of names."""
+        found = unpack_target(code, lasti)
+        if found is not None and found[0] != len(results):
+            raise error_for([sync_unpack_diagnostic(self._op._label(), len(results), found[0],
+                                                    found[1], form)])
+        return results
+
+    if not TYPE_CHECKING:  # kept from mypy: graphs are not iterable or indexable
+
+        def __iter__(self) -> Any:
+            raise _graph_unsynced(self, "unpack")
+
+        def __getitem__(self, index: Any) -> Any:
+            raise _graph_unsynced(self, "index")
 
     def _finish(self) -> Results:
         self._op._complete()
@@ -615,3 +687,7 @@ class GraphOp:
             raise error_for([moved_diagnostic(name, site.span(), MoveFacts(
                 self._own._how, moved_at.span() if moved_at else None, name))])
         return self._graph
+
+
+for _name in HANDLE_ATTRIBUTES:  # `g.unpartition()`: the graph, not the results of its sync
+    setattr(GraphOp, _name, _graph_attribute(_name))

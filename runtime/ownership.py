@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import enum
 import weakref
+from types import CodeType
 from typing import TYPE_CHECKING, Self
 
 from ..compiler.diagnostics import Span
 from ..compiler.errors import OwnershipError, error_for, expected_error
 from ..compiler.launch import MoveFacts, leased_diagnostic, moved_diagnostic
 from ..compiler.launch.moves import kernel_label
-from .sites import Site, caller_site
+from .sites import Site, caller_site, in_loop
 
 if TYPE_CHECKING:
     from .ops import LaunchOp
@@ -135,8 +136,59 @@ def check_writable(own: Owned, name: str, action: str, site: Site | None = None)
 
 def use_after_move(own: Owned, name: str, site: Site | Span | None) -> OwnershipError:
     use = site if isinstance(site, Site) else None
+    lifted = _lift(own._site, use)
+    if lifted is not None:  # a helper that moves its argument, run twice: say it at its calls
+        moved_at, call, loop = lifted
+        callee = own._site.code if own._site is not None else None
+        shown, use_span = _argument(call, callee, name)
+        moved_span = _argument(moved_at, callee, name)[1]
+        how = f"{own._how} in '{callee.co_name}'" if callee is not None else own._how
+        facts = MoveFacts(how, moved_span, shown, None, loop)
+        return expected_error(OwnershipError, [moved_diagnostic(shown, use_span, facts)])
     span = site if isinstance(site, Span) else (site or caller_site()).span()
     return expected_error(OwnershipError, [moved_diagnostic(name, span, move_facts(own, use))])
+
+
+def _argument(call: Site, callee: CodeType | None, param: str) -> tuple[str, Span]:
+    """The argument a call passes for `param` of `callee`, as written and where (else the
+    parameter's name and the whole call)."""
+    text = call.call()
+    params = callee.co_varnames[:callee.co_argcount] if callee is not None else ()
+    if text is not None and param in text.keywords:
+        return text.keywords[param]
+    if text is not None and param in params and params.index(param) < len(text.args):
+        return text.args[params.index(param)]
+    return param, call.span()
+
+
+def _lift(moved_at: Site | None, use: Site | None) -> tuple[Site, Site, bool] | None:
+    """Where a move and a use at the same spot of one function really differ: at the calls of
+    that function (their parents), when those are what tells the runs apart. Returns the move's
+    and the use's call, and whether a loop carried the move to the use (CT306) or the function
+    was simply called again (CT301). None: the spot itself says it (the usual case)."""
+    if moved_at is None or use is None or moved_at.code is not use.code:
+        return None
+    mp, up = moved_at.parent, use.parent
+    if mp is None or up is None or not _same_scope(mp, up):
+        return None
+    if _order(mp) != _order(up):  # two calls of the helper: the later one uses what it moved
+        return mp, up, _order(up) < _order(mp)
+    if use.lasti <= moved_at.lasti and not in_loop(moved_at) and in_loop(up):
+        return mp, up, True  # one call, in a loop of the caller: its next iteration
+    return None
+
+
+def _same_scope(a: Site, b: Site) -> bool:
+    """One function's code, or the top level of one file (compiled a statement at a time by
+    a REPL or a notebook: one code object per statement)."""
+    return a.code is b.code or (a.code.co_name == b.code.co_name == "<module>"
+                                and a.path == b.path)
+
+
+def _order(site: Site) -> tuple[int, int, int]:
+    """Where a call is in its scope: source position, then the instruction."""
+    span = site.span()
+    return span.line, span.col, site.lasti
 
 
 def move_facts(own: Owned, use: Site | None) -> MoveFacts:

@@ -12,6 +12,7 @@ import os
 import sys
 from dataclasses import dataclass
 from types import CodeType, FrameType
+from typing import Any
 
 from ..compiler.diagnostics import Span
 
@@ -43,7 +44,7 @@ def is_internal(filename: str) -> bool:
     return inside
 
 
-class Site(tuple[CodeType, int]):
+class Site(tuple[Any, ...]):  # (code, lasti), or with the caller's (code, lasti) after
     """An instruction in user code (a call), resolved to positions on demand: `Site((code,
     lasti))`, only what the frame gives for free (its code object and instruction offset).
     One is made per launch: a tuple subclass builds without running any Python code, and even
@@ -53,11 +54,19 @@ class Site(tuple[CodeType, int]):
 
     @property
     def code(self) -> CodeType:
-        return self[0]
+        code: CodeType = self[0]
+        return code
 
     @property
     def lasti(self) -> int:
-        return self[1]
+        lasti: int = self[1]
+        return lasti
+
+    @property
+    def parent(self) -> Site | None:
+        """The call this site's function was called from, when recorded (`caller_with_parent`):
+        it tells a second call of a helper from the next iteration of a loop."""
+        return Site((self[2], self[3])) if len(self) == 4 else None
 
     def __repr__(self) -> str:
         return f"Site({self.code.co_filename}:{self.lineno})"
@@ -105,6 +114,49 @@ def caller_site() -> Site:
     return site_of(sys._getframe(1))
 
 
+def caller_with_parent() -> Site:
+    """`caller_site()`, plus the user's call of the function it is in (for moves: CT301 or
+    CT306 when a helper that moves its argument runs twice)."""
+    frame = _user_frame(sys._getframe(1))
+    back = frame.f_back
+    if back is None or is_internal(back.f_code.co_filename):
+        return Site((frame.f_code, frame.f_lasti))
+    return Site((frame.f_code, frame.f_lasti, back.f_code, back.f_lasti))
+
+
+def in_loop(site: Site) -> bool:
+    """Whether the site's call is inside a `for` or `while` of its own function (error path)."""
+    tree = _tree(site.path)
+    if tree is None:
+        return False
+    pos = _positions(site.code, site.lasti)
+    if pos is None:
+        return False
+    line, _, col, _ = pos
+    return _loop_around(tree, line, col, False)
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
+          ast.GeneratorExp)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _loop_around(node: ast.AST, line: int, col: int, looping: bool) -> bool:
+    """Whether a loop of the innermost function around (line, col) encloses it."""
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, ast.stmt | ast.expr):
+            if _loop_around(child, line, col, looping):
+                return True
+            continue
+        end = (child.end_lineno or child.lineno, child.end_col_offset or 0)
+        if not (child.lineno, child.col_offset) <= (line, col) < end:
+            continue
+        if isinstance(child, _SCOPES):
+            return _loop_around(child, line, col, False)  # a function's own loops only
+        return _loop_around(child, line, col, looping or isinstance(child, _LOOPS))
+    return looping
+
+
 def caller_of(frame: FrameType) -> Site:
     """`site_of(frame)`, without the walk when `frame` is in a known user file (the common
     case on the launch path: a user calling a kernel or `.then`)."""
@@ -117,6 +169,12 @@ def caller_of(frame: FrameType) -> Site:
 def site_of(frame: FrameType) -> Site:
     """The first frame from `frame` outwards that is outside cutile (`frame` itself when it is
     user code: callers that know their caller's frame skip walking their own)."""
+    frame = _user_frame(frame)
+    return Site((frame.f_code, frame.f_lasti))
+
+
+def _user_frame(frame: FrameType) -> FrameType:
+    """The first frame from `frame` outwards outside cutile (else the outermost)."""
     known = internal_files
     while True:
         code = frame.f_code
@@ -125,7 +183,7 @@ def site_of(frame: FrameType) -> Site:
             inside = is_internal(code.co_filename)
         back = frame.f_back
         if not inside or back is None:
-            return Site((code, frame.f_lasti))
+            return frame
         frame = back
 
 

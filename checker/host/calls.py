@@ -52,6 +52,10 @@ def _call(ctx: Ctx, st: State, call: ast.Call) -> Value:
     callee = ex.evaluate(ctx, st, func)
     if isinstance(callee, KernelVal):
         return launch(ctx, st, call, callee)
+    if isinstance(func, ast.Name) and callee == UNKNOWN:
+        moves = ctx.index.movers(func.id)
+        if moves:
+            return _partitioning_helper(ctx, st, call, moves)
     reads = isinstance(func, ast.Name) and func.id in _READ_BUILTINS and callee == UNKNOWN
     for arg in call_args(call):
         value = ex.evaluate(ctx, st, arg.value)
@@ -59,6 +63,22 @@ def _call(ctx: Ctx, st: State, call: ast.Call) -> Value:
             ex.read(ctx, value)
         else:
             ex.escape(ctx, st, value)  # an unknown function may keep or move it: stay silent
+    return UNKNOWN
+
+
+def _partitioning_helper(ctx: Ctx, st: State, call: ast.Call, moves: dict[int, str]) -> Value:
+    """A call of a helper that certainly partitions some parameters (helpers.py): those
+    arguments are moved as by `.partition()` at this call; the rest are handed on unseen."""
+    assert isinstance(call.func, ast.Name)
+    for i, arg in enumerate(call_args(call)):
+        value = ex.evaluate(ctx, st, arg.value)
+        if (i in moves and not arg.star and arg.name is None and isinstance(value, TensorVal)
+                and not st.leases.get(value.storage, frozenset()) & st.pending):  # CT303 inside
+            move(st, value.obj, Moved(ctx.span(arg.value), f"by .partition() in "
+                                      f"'{call.func.id}'", hostapi.ex_name(ctx, arg.value), None,
+                                      tuple(ctx.loops)))
+        else:
+            ex.escape(ctx, st, value)
     return UNKNOWN
 
 
@@ -208,7 +228,7 @@ def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
 def await_value(ctx: Ctx, st: State, expr: ast.Await) -> Value:
     value = ex.evaluate(ctx, st, expr.value)
     if isinstance(value, OpVal):
-        result = lazyops.run(ctx, st, value)
+        result = lazyops.run(ctx, st, value, "await")
         if ctx.facts is not None:
             ctx.facts.record_names(ctx.world, st, [expr.value], ctx.span)
         return result

@@ -173,7 +173,7 @@ def _unpack(ctx: Ctx, st: State, target: ast.Tuple | ast.List, value: Value) -> 
         unsynced(ctx, value, "unpack", ctx.span(target))
     elif isinstance(value, SyncResult) and not starred and len(value.items) != len(elements):
         ctx.report(sync_unpack_diagnostic(value.kernel, len(value.items), len(elements),
-                                          ctx.span(target)))
+                                          ctx.span(target), value.form))
     if isinstance(value, TupleVal) and len(value.items) == len(elements) and not starred:
         for element, item in zip(elements, value.items, strict=True):
             assign(ctx, st, element, item)
@@ -219,9 +219,9 @@ def _attribute(ctx: Ctx, st: State, expr: ast.Attribute) -> Value:
 def unsynced(ctx: Ctx, op: OpVal, use: Use, span: Span, attribute: str = "") -> None:
     """CT406: a launch (or chain) used as if it were its results; the op counts as handed on."""
     info = ctx.world.ops.get(op.op)
-    if info is not None and info.kind in ("launch", "chain"):
-        label = info.kernel if info.kind == "launch" else "a kernel"
-        ctx.report(unsynced_diagnostic(label, use, span, attribute))
+    if info is not None and info.kind in ("launch", "chain", "graph"):
+        label = info.kernel if info.kind != "chain" else "a kernel"
+        ctx.report(unsynced_diagnostic(label, use, span, attribute, info.kind == "graph"))
     ctx.world.escape_op(op.op)
 
 

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import ast
+from typing import Literal
 
-from ...compiler.launch.ops_api import HANDLE_ATTRIBUTES
+from ...compiler.launch.ops_api import (
+    HANDLE_ATTRIBUTES,
+    accepts,
+    takes_words,
+    then_arity_diagnostic,
+)
 from . import expressions as ex
 from .context import Ctx
 from .syntax import call_args
@@ -18,8 +24,12 @@ def method(ctx: Ctx, st: State, call: ast.Call, name: str, op: OpVal) -> Value:
         ex.escape(ctx, st, value)  # the `.then` callback and friends
     info = ctx.world.ops.get(op.op)
     if name == "sync":
-        return run(ctx, st, op, sync=True)
+        return run(ctx, st, op, waited="sync")
+    if name == "start" and info is not None and info.kind in ("launch", "chain"):
+        ctx.world.consume(op.op)  # enqueued: running; .sync() or await later hands back
+        return op
     if name == "then":
+        _check_arity(ctx, call, info)
         return OpVal(_successor(ctx, st, call, op, "chain"))
     if name == "graph" and info is not None and info.kind != "graph":
         return OpVal(_successor(ctx, st, call, op, "graph"))
@@ -31,9 +41,10 @@ def method(ctx: Ctx, st: State, call: ast.Call, name: str, op: OpVal) -> Value:
     return UNKNOWN
 
 
-def run(ctx: Ctx, st: State, op: OpVal, sync: bool = False) -> Value:
-    """Waits for the op: its leases end and its arguments come back, in order (from `.sync()`
-    of a launch, a SyncResult: unpacking it into another number of names is CT406)."""
+def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"]) -> Value:
+    """Waits for the op: its leases end and its arguments come back, in order (from a
+    launch's or a graph's `.sync()` or `await`, a SyncResult: unpacking it into another number
+    of names is CT406)."""
     world = ctx.world
     world.consume(op.op)
     st.pending = st.pending - world.members(op.op)
@@ -42,8 +53,10 @@ def run(ctx: Ctx, st: State, op: OpVal, sync: bool = False) -> Value:
         return UNKNOWN
     # A Mut partition comes back as a fresh value: the name it was passed under stays moved.
     items = tuple(_fresh(ctx, v) for v in info.results)
-    if sync and info.kind == "launch":
-        return SyncResult(items, info.kernel)
+    if info.kind == "launch":
+        return SyncResult(items, info.kernel, waited)
+    if info.kind == "graph":
+        return SyncResult(items, info.kernel, "graph sync" if waited == "sync" else "graph await")
     return TupleVal(items)
 
 
@@ -73,3 +86,20 @@ def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> 
             st.leases[storage] = ops | {new}
             world.lease_sites[(new, storage)] = world.lease_site(min(readers), storage)
     return new
+
+
+def _check_arity(ctx: Ctx, call: ast.Call, info: OpInfo | None) -> None:
+    """CT406 when `.then(lambda ...)` cannot take the launch's results (all its positional
+    arguments), as the runtime says when the chain runs."""
+    if info is None or info.kind != "launch" or info.results is None or len(call.args) != 1:
+        return
+    fn = call.args[0]
+    if not isinstance(fn, ast.Lambda) or any(d is None for d in fn.args.kw_defaults):
+        return
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    needed = len(positional) - len(fn.args.defaults)
+    star = fn.args.vararg is not None
+    n = len(info.results)
+    if not accepts(needed, len(positional), star, n):
+        ctx.report(then_arity_diagnostic(takes_words(needed, len(positional), star), n,
+                                         ctx.span(call)))

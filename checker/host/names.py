@@ -8,6 +8,7 @@ def, lambda or comprehension reads from outside, and which names of a scope such
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -52,7 +53,18 @@ class ModuleIndex:
         self.scopes = [Scope(info.tree, info.tree.body, [])]
         self._stack = [self.scopes[0]]
         self._frames = [_Frame()]
+        self.bindings: Counter[str] = Counter()  # how often each name is bound, anywhere
         self._walk(info.tree)
+        self._movers: dict[str, dict[int, str]] = {}
+
+    def movers(self, name: str) -> dict[int, str]:
+        """The parameters the module-level helper `name` certainly partitions (helpers.py)."""
+        found = self._movers.get(name)
+        if found is None:
+            from .helpers import moved_params
+
+            found = self._movers[name] = moved_params(self.info, name, self.bindings[name])
+        return found
 
     def names(self, node: ast.AST) -> frozenset[str]:
         return self.free.get(id(node), frozenset())
@@ -71,13 +83,17 @@ class ModuleIndex:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_cutile(
                 self.info, node):
             frame.assigned.add(node.name)
+            self.bindings[node.name] += 1
             return  # kernel bodies are the frontend's and see only constants
         if isinstance(node, (ast.Global, ast.Nonlocal)):
+            self.bindings.update(node.names * 2)  # bound from elsewhere: never certain
             frame.loads.update(node.names)
             frame.declared.update(node.names)
             self._stack[-1].captured.update(node.names)
             return
-        frame.assigned.update(bound_names(node))
+        bound = bound_names(node)
+        frame.assigned.update(bound)
+        self.bindings.update(bound)
         if not isinstance(node, _NESTED):
             for child in ast.iter_child_nodes(node):
                 self._walk(child)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from ...compiler.diagnostics import Span
 from ...compiler.dtypes import DType
 from ...compiler.frontend.params import KernelSignature
+from ...compiler.launch.ops_api import Form
 
 Dim = int | None  # a known extent, or None when the analysis cannot know it
 Shape = tuple[Dim, ...]
@@ -44,6 +45,7 @@ class SyncResult(TupleVal):
     """What a launch's `.sync()` returns: its positional arguments (unpacked: as many names)."""
 
     kernel: str = ""  # the launch's kernel, as messages name it
+    form: Form = "sync"  # how it was waited for: `.sync()` or `await`, of a launch or a graph
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from ..types import (
     describe,
     fmt_shape,
 )
+from .ranges import Ranges
 from .values import FValue, Poisoned, Reject, TupleVal, Unknown, const_of
 
 
@@ -40,6 +41,7 @@ class Builder:
     def __init__(self, unsafe: bool = False) -> None:
         self.blocks: list[Block] = [Block()]
         self.unsafe = unsafe  # @ct.kernel(unsafe=True): index-addressed stores are allowed
+        self.ranges = Ranges()  # integer ranges of index values (CT404)
 
     # -- emitting -------------------------------------------------------------------------------
     @property
@@ -51,6 +53,7 @@ class Builder:
         results = [Value(t, span) for t in types]
         op = Op(name, list(operands), results, span, attrs or {}, regions or [])
         self.block.ops.append(op)
+        self.ranges.observe(op)
         return op
 
     def emit1(self, name: str, operands: Sequence[Value], type_: Type, span: Span,

@@ -271,6 +271,8 @@ class ControlFlow(Statements):
         self.env.update(zip(carried, args, strict=True))
         self.loops.append(ctx)
         self.b.blocks.append(block)
+        if header is not None and header[3] is None and iv is not None:
+            self.b.ranges.loop_variable(iv, block, header[:3], for_form, span)
         try:
             self._loop_body(body, header, iv, target, test, ctx, for_form)
         finally:

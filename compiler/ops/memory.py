@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import messages as msg
-from ..diagnostics import Span
+from ..diagnostics import Note, Span
 from ..dtypes import I32
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, SlabVal, TupleVal, const_value, none_value
@@ -72,6 +72,39 @@ def tile_index(b: Builder, z: Value, span: Span) -> list[Value]:
     assert isinstance(z.type, TensorType)
     op = b.emit("tile_index", [z], [SCALAR_I32] * z.type.rank, span)
     return op.results
+
+
+def check_tile_index(b: Builder, idx: list[Value], arg: Arg, tile: Shape,
+                     shape: Shape | None) -> None:
+    """CT404 when the tile index provably leaves the grid of `shape` cut into `tile`s: a
+    negative index always, one past the last tile when the extent is static (a Const's value
+    at specialization). Index values without a certain range stay unchecked (ranges.py)."""
+    reached = [b.ranges.reached(v, b.blocks) for v in idx]
+    grid = [_tiles(shape[a], tile[a]) if shape is not None else None for a in range(len(idx))]
+    for axis, (r, n) in enumerate(zip(reached, grid, strict=True)):
+        if r is None or (r.lo >= 0 and (n is None or r.hi < n)):
+            continue
+        value = r.lo if r.lo < 0 else r.hi
+        shown = _fmt([value if a == axis else x.lo if x is not None and x.lo == x.hi else "_"
+                      for a, x in enumerate(reached)])
+        notes = (Note(msg.INDEX_LOOP_NOTE.format(name=r.loop.var.name or "i", lo=r.loop.lo,
+                                                 hi=r.loop.hi, value=value), r.loop.span),) \
+            if r.loop is not None else ()
+        if r.lo < 0:
+            b.fail(msg.NEGATIVE_TILE_INDEX, arg.span, notes=notes, index=shown, axis=axis)
+        b.fail(msg.INDEX_OUT_OF_RANGE, arg.span, notes=notes, index=shown,
+               grid=_fmt(["?" if g is None else g for g in grid]))
+
+
+def _fmt(items: list[object]) -> str:
+    return "(" + ", ".join(map(str, items)) + ("," if len(items) == 1 else "") + ")"
+
+
+def _tiles(extent: object, tile: object) -> int | None:
+    """How many tiles of `tile` cover a static `extent` (None: dynamic or symbolic)."""
+    if isinstance(extent, int) and isinstance(tile, int) and extent >= 0 and tile > 0:
+        return -(-extent // tile)
+    return None
 
 
 def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
@@ -150,6 +183,7 @@ def _store_in_slab(b: Builder, c: Call, z: Value, idx: list[Value], name: str) -
         b.fail(msg.FOREIGN_TILE_INDEX, c["index"].span, name=name,
                why=f"the tile covers the whole slab {fmt_shape(z.type.shape)}, so only the "
                f"origin is inside it: write {name}.store(tile)")
+    check_tile_index(b, inner, c["index"], t.shape, None)  # negative: never inside the slab
     b.emit("slab_store", [z, value, *idx, *inner], [], c.span)
     return none_value(c.span)
 
@@ -229,6 +263,7 @@ def _store_shared(b: Builder, c: Call) -> FValue:
                f"{fmt_shape(value.type.shape)}", name=x.name or "x", rank=x.type.rank,
                dtype=x.type.dtype, hint=hint)
     idx = index_values(b, c["index"], x.type.rank, "the store index")
+    check_tile_index(b, idx, c["index"], value.type.shape, x.type.shape)
     b.emit("store", [x, value, *idx], [], c.span)
     return none_value(c.span)
 
@@ -247,6 +282,7 @@ def _load_mut(b: Builder, c: Call) -> FValue:
                    want="an index" if z.type.rank == 1 else f"a tuple of {z.type.rank} indices",
                    rank=z.type.rank, given="none")
         inner = index_values(b, c["index"], z.type.rank, "load()")
+        check_tile_index(b, inner, c["index"], shape, None)
         return b.emit1("slab_load", [z, *idx, *inner], TileType(z.type.dtype, shape), c.span,
                        shape=shape, **pad)
     whole = _whole_slab(b, c, z, "z.load()", "load(shape, index)", name)
@@ -298,6 +334,7 @@ def _load_tile(b: Builder, c: Call) -> FValue:
     assert isinstance(x.type, TensorType)
     shape = _tile_shape_for(b, c["shape"], x.type, "the shape of load_tile()")
     idx = index_values(b, c["index"], x.type.rank, "load_tile()")
+    check_tile_index(b, idx, c["index"], shape, x.type.shape)
     pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile()")
     return b.emit1("load", [x, *idx], TileType(x.type.dtype, shape), c.span, shape=shape,
                    **pad)
@@ -324,6 +361,7 @@ def _partition_load(b: Builder, c: Call) -> FValue:
     p = _partition_arg(b, c["self"], "load")
     assert isinstance(p.type, PartitionType)
     idx = index_values(b, c["index"], len(p.type.tile), "load()")
+    check_tile_index(b, idx, c["index"], p.type.tile, p.type.tensor.shape)
     pad = padding_attrs(b, c["padding"], p.type.tensor.dtype, "load()")
     return b.emit1("load", [p, *idx], TileType(p.type.tensor.dtype, p.type.tile), c.span,
                    shape=p.type.tile, **pad)

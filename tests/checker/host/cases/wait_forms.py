@@ -1,0 +1,82 @@
+"""Every way of waiting for an op hands back its arguments: `.sync()` and `await` of a launch,
+of a started launch and of a graph. A pending op (launch, chain, graph) used as its results,
+and the results unpacked into another number of names, are CT406 in both the checker and the
+runtime."""
+
+import asyncio
+
+import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def double(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)]) -> None:
+    z.store(ct.load_tile_like(x, z) * 2.0)
+
+
+x = ct.ones((512,), f32)
+
+p = ct.zeros((512,), f32).partition((64,))
+p, x = double(p, x).sync()
+p, = double(p, x).sync()  # E: CT406
+
+p = ct.zeros((512,), f32).partition((64,))
+g = double(p, x).graph()
+g.replay()
+p, x = g.sync()
+
+p = ct.zeros((512,), f32).partition((64,))
+g = double(p, x).graph()
+p, = g.sync()  # E: CT406
+
+p = ct.zeros((512,), f32).partition((64,))
+g = double(p, x).graph()
+n = g.shape  # E: CT406
+
+p = ct.zeros((512,), f32).partition((64,))
+g = double(p, x).graph()
+p, x = g  # E: CT406
+
+p = ct.zeros((512,), f32).partition((64,))
+op = double(p, x).start()
+p, x = op.sync()
+
+p = ct.zeros((512,), f32).partition((64,))
+op = double(p, x).start()
+t = op.unpartition()  # E: CT406
+
+p = ct.zeros((512,), f32).partition((64,))
+chain = double(p, x).then(lambda z, x: double(z, x))
+t = chain.unpartition()  # E: CT406
+
+p = ct.zeros((512,), f32).partition((64,))
+p, x = double(p, x).then(lambda z, *rest: double(z, *rest)).sync()
+p, x = double(p, x).then(lambda z, x, extra=1: double(z, x)).sync()
+p, x = double(p, x).then(lambda z: double(z, x)).sync()  # E: CT406
+p = ct.zeros((512,), f32).partition((64,))
+p, x = double(p, x).then(lambda z, x, y: double(z, x)).sync()  # E: CT406
+p = ct.zeros((512,), f32).partition((64,))
+
+
+async def awaited(x: ct.Tensor) -> ct.Tensor:
+    p = ct.zeros((512,), f32).partition((64,))
+    p, x = await double(p, x)
+    g = double(p, x).graph()
+    p, x = await g
+    return x
+
+
+async def await_one_name(x: ct.Tensor) -> None:
+    p = ct.zeros((512,), f32).partition((64,))
+    p, = await double(p, x)  # E: CT406
+
+
+async def await_graph_one_name(x: ct.Tensor) -> None:
+    p = ct.zeros((512,), f32).partition((64,))
+    g = double(p, x).graph()
+    p, = await g  # E: CT406
+
+
+x = asyncio.run(awaited(x))
+asyncio.run(await_one_name(x))
+asyncio.run(await_graph_one_name(x))
