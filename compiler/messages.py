@@ -288,3 +288,10 @@ SYNC_UNPACK = Message("CT406", ".sync() of this launch of {kernel} returns {n} v
 NESTED_TOO_DEEP = Message("CT100", "this statement nests blocks and expressions more than {limit} "
                           "levels deep, more than cutile analyses; split it into smaller "
                           "statements with named intermediate values")
+
+# Host views (DESIGN §7, views.py): view arguments and region leases.
+BAD_VIEW = Message("CT406", "view: {detail}")
+REGION_READ = Message("CT303", "'{name}' overlaps a region that a pending launch of {kernel} "
+                      "reads and cannot be {action} until that launch is synced")
+REGION_WRITTEN = Message("CT307", "'{name}' overlaps a region that a pending launch of {kernel} "
+                         "writes and cannot be {action} until that launch is synced")

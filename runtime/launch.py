@@ -14,6 +14,7 @@ from .ops import LaunchOp
 from .ownership import State
 from .plans import Key, LaunchPlan, same_device
 from .sites import Site, caller_of, internal_files, site_of
+from .views import check_launch, lease_launch
 
 if TYPE_CHECKING:
     from .kernel import Kernel
@@ -49,7 +50,13 @@ def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
     if key is not None:
         plan = plans.record(key, bound, kwargs, kernel.__name__)
         return _start_launch(kernel, plan, bound.values, len(args), site)
+    params = kernel.binder().sig.params
+    regions = check_launch(list(bound.values),
+                           tuple(i for i, p in enumerate(params) if p.kind == "mut"),
+                           tuple(i for i, p in enumerate(params) if p.kind == "tensor"),
+                           dict(enumerate(bound.where)), site)
     op = _unplanned_op(kernel, bound, [], site)
+    lease_launch(regions, op)
     _commit(kernel, bound, op, site, len(args))
     return op
 
@@ -146,10 +153,13 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
         current = _context._local.stream
         if current is not None:
             stream = current
+    regions = check_launch(values, plan.muts, plan.tensors, dict(plan.sources), site)
     exe = plan.exe if plan.backend is be else None  # None: prepared (compiled) when started
     op = LaunchOp(kernel.__name__, be, exe, None if exe else partial(plan.executable, kernel, be),
                   values, plan.grid, site, stream)
     ref = op._ref = weakref.ref(op)  # op.own_ref(), inlined
+    if regions:
+        lease_launch(regions, op)
     how = plan.how
     for i in plan.muts:
         v = values[i]

@@ -28,7 +28,7 @@ class Partition(Owned):
     """A tensor moved into tiles of `tile` shape. `unpartition()` moves it back out. Its
     ownership record is its own (`Owned`'s slots)."""
 
-    __slots__ = ("__weakref__", "_base", "_kid", "_tensor", "blocks", "grid", "order", "tile",
+    __slots__ = ("__weakref__", "_base", "_kid", "_region", "_tensor", "blocks", "grid", "order", "tile",
                  "tiling")
 
     def __init__(self, tensor: Tensor, tile: tuple[int, ...], order: TileOrder,
@@ -46,6 +46,7 @@ class Partition(Owned):
         self._leases = None
         self._base = tensor._base  # cached for launches, as on Tensor
         self._kid = 0
+        self._region = tensor._region  # a view's box (views.py), checked at launch
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -70,7 +71,7 @@ class Partition(Owned):
         site = caller_site()
         self._use(site)
         t = self._tensor
-        new = Tensor(t._backend, t._buf, t._offset, t._shape, t._strides, t._dtype)
+        new = Tensor(t._backend, t._buf, t._offset, t._shape, t._strides, t._dtype, t._region)
         self._move("by .unpartition()", site)
         return new
 
@@ -92,6 +93,7 @@ class Partition(Owned):
         new._tensor, new.tile, new.order, new.blocks = self._tensor, self.tile, self.order, \
             self.blocks
         new.grid, new.tiling, new._base, new._kid = self.grid, self.tiling, self._base, self._kid
+        new._region = self._region
         new._state, new._leases = _EXCLUSIVE, None
         return new
 
