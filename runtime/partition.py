@@ -140,6 +140,11 @@ def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | 
     if blocks is not None and (isinstance(blocks, bool) or not isinstance(blocks, int)
                                or blocks < 1):
         raise _bad(f"blocks must be a positive int, not {blocks!r}", site)
+    if any(s == 0 and n > 1 for s, n in zip(t._strides, t._shape, strict=True)):
+        # a broadcast import (stride 0): its elements share memory, so no block owns one
+        raise _bad(f"the tensor has a stride 0 (strides {t._strides}, shape {t._shape}): its "
+                   "elements share memory and cannot be written by disjoint blocks; copy it "
+                   "first", site)
     grid = tuple(-(-n // d) for n, d in zip(t._shape, tile, strict=True))
     if any(g > m for g, m in zip((*grid, 1, 1), MAX_GRID, strict=False)):
         raise _bad(f"the partition grid {grid} exceeds the device limit {MAX_GRID}", site)

@@ -224,6 +224,11 @@ class Tensor(Owned):
 
         site = caller_site()
         self._use(site)
+        if self._region is not None:
+            from .views import check_region
+
+            check_region(self._region, False, receiver_name(site, "the tensor"), "exported",
+                         site)
         return export_tensor(self, stream, copy, site)
 
     def __dlpack_device__(self) -> tuple[int, int]:

@@ -233,3 +233,41 @@ def test_strided_numpy_import_as_kernel_input_and_output() -> None:
     (d, _) = vk.double2(dst[:, 0:4].partition((2, 4)), src[:, 0:4]).sync()
     np.testing.assert_array_equal(out_host.T[::2][:, 0:4], 2 * base[1::2, ::3][:, 0:4])
     assert d.unpartition().strides == (2, 10)
+
+
+# -- DLPack ------------------------------------------------------------------------------------
+def test_dlpack_exports_a_view_with_its_strides() -> None:
+    a = _grid((6, 8))
+    t = ct.from_numpy(a)
+    for v, want in [(t[1:5, ::2], a[1:5, ::2]), (t.permute(1, 0), a.T), (t[2], a[2]),
+                    (t.split_at(1, 3)[1], a[:, 3:])]:
+        got = np.from_dlpack(v)
+        assert got.strides == want.strides
+        np.testing.assert_array_equal(got, want)
+    shared = np.from_dlpack(t[1:3, 2:4])
+    vk.inc2(t[1:3, 2:4].partition((2, 2))).sync()
+    np.testing.assert_array_equal(shared, a[1:3, 2:4] + 1)  # zero copy: the same memory
+
+
+def test_dlpack_export_of_a_region_being_written_is_ct307() -> None:
+    t = ct.zeros((8, 4), f32)
+    writer = vk.inc2(t[0:4].partition((4, 4)))
+    with pytest.raises(ct.OwnershipError) as err:
+        np.from_dlpack(t[2:6])
+    assert err.value.diagnostics[0].code == "CT307"
+    np.from_dlpack(t[4:8])
+    writer.sync()
+
+
+def test_zero_stride_import_cannot_be_partitioned() -> None:
+    row = np.arange(4, dtype=np.float32)
+    b = np.lib.stride_tricks.as_strided(row, (8, 4), (0, 4))  # stride 0 on axis 0, writable
+    t = ct.from_dlpack(b)
+    assert t.strides == (0, 1)
+    out = ct.zeros((8, 4), f32)
+    (o, _) = vk.double2(out.partition((4, 4)), t).sync()  # reading it is fine
+    np.testing.assert_array_equal(o.unpartition().numpy(), 2 * b)
+    with pytest.raises(ct.LaunchError) as err:
+        t.partition((4, 4))
+    (d,) = err.value.diagnostics
+    assert d.code == "CT408" and "stride 0" in d.message
