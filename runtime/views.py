@@ -24,16 +24,13 @@ from ..compiler import messages as msg
 from ..compiler.diagnostics import Note, Span
 from ..compiler.errors import error_for
 from ..compiler.launch.moves import kernel_label
+from ..compiler.launch.regions import Box, Frame, boxes_intersect
 from .errors import launch_error
 from .sites import Site, argument_span, argument_text
 
 if TYPE_CHECKING:
     from .ops import LaunchOp
     from .tensor import Tensor
-
-Box = tuple[tuple[int, int], ...]  # per root axis: [lo, hi) element indices
-AxisMap = tuple[int, int, int] | None  # a view axis: (root axis, origin, step); None: unknown
-
 
 class Root:
     """The frame of a family of views, and the regions its pending launches lease."""
@@ -59,21 +56,19 @@ class Root:
 @dataclass(frozen=True, slots=True)
 class Region:
     root: Root
-    box: Box
-    axes: tuple[AxisMap, ...]  # per view axis
+    frame: Frame
+
+    @property
+    def box(self) -> Box:
+        return self.frame.box
 
     def reshaped(self, rank: int) -> Region:
         """The same elements under another shape: the box stays, the axis map is lost."""
-        return Region(self.root, self.box, (None,) * rank)
+        return Region(self.root, self.frame.reshaped(rank))
 
     def key(self) -> tuple[int, Box]:
         """What the launch contract compares (facts.py: same root id, boxes intersect)."""
-        return (id(self.root), self.box)
-
-
-def boxes_intersect(a: Box, b: Box) -> bool:
-    return len(a) == len(b) and all(alo < bhi and blo < ahi
-                                    for (alo, ahi), (blo, bhi) in zip(a, b, strict=True))
+        return (id(self.root), self.frame.box)
 
 
 def region_of(t: Tensor) -> Region:
@@ -82,11 +77,10 @@ def region_of(t: Tensor) -> Region:
     region = t._region
     if region is None:
         root = Root()
-        box = tuple((0, n) for n in t._shape)
-        region = Region(root, box, tuple((a, 0, 1) for a in range(len(t._shape))))
+        frame = Frame.root(t._shape)
+        region = Region(root, frame)
         for op in t.active_leases():
-            ref = op.own_ref()
-            root.pending.append((box, False, ref))
+            root.pending.append((frame.box, False, op.own_ref()))
         t._region = region
     return region
 
@@ -101,31 +95,10 @@ def make_view(t: Tensor, offset: int, shape: tuple[int, ...], strides: tuple[int
                   region)
 
 
-def _axis_slice(region: Region, axis: int, start: int, step: int, n: int,
-                box: list[tuple[int, int]]) -> AxisMap:
-    """The map of a view axis after taking `n` elements from `start` by `step`."""
-    m = region.axes[axis]
-    if m is None:
-        return None
-    r, origin, s = m
-    lo = origin + start * s
-    box[r] = (lo, lo + (n - 1) * s * step + 1) if n > 0 else (lo, lo)
-    return (r, lo, s * step)
-
-
-def _axis_index(region: Region, axis: int, k: int, box: list[tuple[int, int]]) -> None:
-    m = region.axes[axis]
-    if m is not None:
-        r, origin, s = m
-        box[r] = (origin + k * s, origin + k * s + 1)
-
-
 def getitem(t: Tensor, key: Any, site: Site) -> Tensor:
     """Basic indexing: ints (drop the axis), slices with a positive step, `...`."""
     items = _expand(key if isinstance(key, tuple) else (key,), len(t._shape), site)
-    region = region_of(t)
-    box = list(region.box)
-    offset, shape, strides, axes = 0, [], [], []
+    offset, shape, strides, norm = 0, [], [], []
     for axis, (item, n, s) in enumerate(zip(items, t._shape, t._strides, strict=True)):
         if isinstance(item, slice):
             start, stop, step = item.indices(n)
@@ -135,15 +108,17 @@ def getitem(t: Tensor, key: Any, site: Site) -> Tensor:
             offset += start * s if count else 0
             shape.append(count)
             strides.append(s * step)
-            axes.append(_axis_slice(region, axis, start, step, count, box))
+            norm.append((start, stop, step))
         else:
-            k = item + n if item < 0 else item
+            k = int(item) + n if item < 0 else int(item)
             if not 0 <= k < n:
                 raise _bad(site, f"index {item} is out of range for axis {axis} of extent {n}")
             offset += k * s
-            _axis_index(region, axis, k, box)
-    return make_view(t, offset, tuple(shape), tuple(strides),
-                     Region(region.root, tuple(box), tuple(axes)))
+            norm.append(k)
+    region = region_of(t)
+    found = region.frame.indexed(t._shape, tuple(norm))
+    assert found is not None  # every index was validated above
+    return make_view(t, offset, tuple(shape), tuple(strides), Region(region.root, found[0]))
 
 
 def _expand(key: tuple[Any, ...], rank: int, site: Site) -> list[int | slice]:
@@ -200,7 +175,7 @@ def permute(t: Tensor, axes: tuple[int, ...], site: Site) -> Tensor:
         raise _bad(site, f"permute({tuple(axes)}) must name each of the {rank} axes once")
     region = region_of(t)
     return make_view(t, 0, tuple(t._shape[a] for a in norm), tuple(t._strides[a] for a in norm),
-                     Region(region.root, region.box, tuple(region.axes[a] for a in norm)))
+                     Region(region.root, region.frame.permuted(tuple(norm))))
 
 
 def view(t: Tensor, shape: tuple[int, ...], site: Site) -> Tensor:
@@ -212,8 +187,7 @@ def view(t: Tensor, shape: tuple[int, ...], site: Site) -> Tensor:
                    "first, or slice the view instead")
     dims = _resolve_shape(shape, t.size, t._shape, site)
     region = region_of(t)
-    return make_view(t, 0, dims, contiguous_strides(dims),
-                     Region(region.root, region.box, (None,) * len(dims)))
+    return make_view(t, 0, dims, contiguous_strides(dims), region.reshaped(len(dims)))
 
 
 def _axis(t: Tensor, axis: object, site: Site) -> int:
