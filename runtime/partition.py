@@ -28,8 +28,8 @@ class Partition(Owned):
     """A tensor moved into tiles of `tile` shape. `unpartition()` moves it back out. Its
     ownership record is its own (`Owned`'s slots)."""
 
-    __slots__ = ("__weakref__", "_base", "_kid", "_region", "_tensor", "blocks", "grid", "order", "tile",
-                 "tiling")
+    __slots__ = ("__weakref__", "_base", "_kid", "_region", "_tensor", "blocks", "grid", "order",
+                 "tile", "tiling")
 
     def __init__(self, tensor: Tensor, tile: tuple[int, ...], order: TileOrder,
                  blocks: int | None) -> None:

@@ -24,7 +24,7 @@ from ..compiler import messages as msg
 from ..compiler.diagnostics import Note, Span
 from ..compiler.errors import error_for
 from ..compiler.launch.moves import kernel_label
-from ..compiler.launch.regions import Box, Frame, boxes_intersect
+from ..compiler.launch.regions import Box, Frame, Index, boxes_intersect
 from .errors import launch_error
 from .sites import Site, argument_span, argument_text
 
@@ -98,7 +98,8 @@ def make_view(t: Tensor, offset: int, shape: tuple[int, ...], strides: tuple[int
 def getitem(t: Tensor, key: Any, site: Site) -> Tensor:
     """Basic indexing: ints (drop the axis), slices with a positive step, `...`."""
     items = _expand(key if isinstance(key, tuple) else (key,), len(t._shape), site)
-    offset, shape, strides, norm = 0, [], [], []
+    offset, shape, strides = 0, [], []
+    norm: list[Index] = []
     for axis, (item, n, s) in enumerate(zip(items, t._shape, t._strides, strict=True)):
         if isinstance(item, slice):
             start, stop, step = item.indices(n)
@@ -194,7 +195,7 @@ def _axis(t: Tensor, axis: object, site: Site) -> int:
     rank = len(t._shape)
     if not _is_int(axis) or not -rank <= int(axis) < rank:  # type: ignore[call-overload]
         raise _bad(site, f"axis {axis!r} is out of range for a tensor of rank {rank}")
-    a = int(axis)  # type: ignore[call-overload]
+    a: int = int(axis)  # type: ignore[call-overload]
     return a + rank if a < 0 else a
 
 

@@ -50,7 +50,7 @@ def run(ctx: Ctx, st: State, op: OpVal, sync: bool = False) -> Value:
 def _fresh(ctx: Ctx, value: Value) -> Value:
     if isinstance(value, PartitionVal):
         return PartitionVal(ctx.world.fresh(), value.storage, value.dtype, value.shape,
-                            value.tile, value.persistent, value.site)
+                            value.tile, value.persistent, value.site, value.frame, value.view)
     return value
 
 
