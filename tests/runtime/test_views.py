@@ -271,3 +271,32 @@ def test_zero_stride_import_cannot_be_partitioned() -> None:
         t.partition((4, 4))
     (d,) = err.value.diagnostics
     assert d.code == "CT408" and "stride 0" in d.message
+
+
+# -- lowering: what a strided view passes to a compiled kernel -----------------------------------
+def test_a_strided_mut_view_passes_its_address_shape_and_strides() -> None:
+    pytest.importorskip("cuda.bindings")
+    from fake_cuda import decode_params
+
+    from cutile.compiler.compile import lower_kernel
+    from cutile.compiler.dtypes import F32
+    from cutile.runtime.backends.base import Buffer, Device
+    from cutile.runtime.backends.pack import Packer
+    from cutile.runtime.sites import caller_site
+    from cutile.runtime.tensor import Tensor, contiguous_strides
+
+    ptr = 0x7F00_0000_1000
+    base = Tensor(None, Buffer(Device("cuda", 0), ptr, 1 << 20), 0, (12, 10),
+                  contiguous_strides((12, 10)), F32)
+    z = base.permute(1, 0)[2:6, 1:9]  # shape (4, 8), strides (1, 10), 2 + 10 elements in
+    x = base[9:12, 1::3]  # shape (3, 3), strides (10, 3); rows 9..12, disjoint from z's 1..9
+    bound = vk.double2.binder().bind((z.partition((2, 4)), x), {}, caller_site())
+    slots = lower_kernel(vk.double2.module(), "double2", bound.spec).slots
+    packer = Packer(slots)  # owns the parameter buffer that decode_params reads
+    got = decode_params(packer.pack(bound.values), slots)
+    meaning = {(0, "ptr", 0): ptr + 12 * 4, (0, "shape", 0): 4, (0, "shape", 1): 8,
+               (0, "stride", 0): 1, (0, "stride", 1): 10, (1, "ptr", 0): ptr + 91 * 4,
+               (1, "shape", 0): 3, (1, "shape", 1): 3, (1, "stride", 0): 10,
+               (1, "stride", 1): 3}
+    assert got == tuple(meaning[(s.arg, s.field, s.axis)] for s in slots)
+    assert {(s.arg, s.field) for s in slots} >= {(0, "stride"), (1, "stride")}
