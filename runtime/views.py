@@ -24,7 +24,18 @@ from ..compiler import messages as msg
 from ..compiler.diagnostics import Note, Span
 from ..compiler.errors import error_for
 from ..compiler.launch.moves import kernel_label
-from ..compiler.launch.regions import Box, Frame, Index, boxes_intersect
+from ..compiler.launch.regions import (
+    Box,
+    Frame,
+    Index,
+    axis_problem,
+    boxes_intersect,
+    count_problem,
+    index_problem,
+    narrow_problem,
+    permute_problem,
+    split_problem,
+)
 from .errors import launch_error
 from .sites import Site, argument_span, argument_text
 
@@ -102,18 +113,21 @@ def getitem(t: Tensor, key: Any, site: Site) -> Tensor:
     norm: list[Index] = []
     for axis, (item, n, s) in enumerate(zip(items, t._shape, t._strides, strict=True)):
         if isinstance(item, slice):
+            given = (item.start, item.stop, item.step)
+            problem = index_problem(axis, given, n)
+            if problem is not None:
+                raise _bad(site, problem)
             start, stop, step = item.indices(n)
-            if step < 1:
-                raise _bad(site, f"slice steps must be positive, not {step}")
             count = len(range(start, stop, step))
             offset += start * s if count else 0
             shape.append(count)
             strides.append(s * step)
             norm.append((start, stop, step))
         else:
+            problem = index_problem(axis, int(item), n)
+            if problem is not None:
+                raise _bad(site, problem)
             k = int(item) + n if item < 0 else int(item)
-            if not 0 <= k < n:
-                raise _bad(site, f"index {item} is out of range for axis {axis} of extent {n}")
             offset += k * s
             norm.append(k)
     region = region_of(t)
@@ -134,8 +148,9 @@ def _expand(key: tuple[Any, ...], rank: int, site: Site) -> list[int | slice]:
                                             for v in (k.start, k.stop, k.step)):
             raise _bad(site, f"slice bounds must be ints, not {k!r}")
     explicit = [k for k in key if k is not Ellipsis]
-    if len(explicit) > rank:
-        raise _bad(site, f"too many indices ({len(explicit)}) for a tensor of rank {rank}")
+    problem = count_problem(len(explicit), rank)
+    if problem is not None:
+        raise _bad(site, problem)
     fill = [slice(None)] * (rank - len(explicit))
     if Ellipsis in key:
         at = next(i for i, k in enumerate(key) if k is Ellipsis)
@@ -152,9 +167,11 @@ def _is_int(v: object) -> bool:
 def narrow(t: Tensor, axis: int, start: int, length: int, site: Site) -> Tensor:
     axis = _axis(t, axis, site)
     n = t._shape[axis]
-    if not (_is_int(start) and _is_int(length)) or start < 0 or length < 0 or start + length > n:
-        raise _bad(site, f"narrow({axis}, {start}, {length}) needs 0 <= start and start + "
-                   f"length <= {n} (the extent of axis {axis})")
+    if not (_is_int(start) and _is_int(length)):
+        raise _bad(site, f"narrow() takes int bounds, not {start!r} and {length!r}")
+    problem = narrow_problem(axis, int(start), int(length), n)
+    if problem is not None:
+        raise _bad(site, problem)
     key: list[Any] = [slice(None)] * len(t._shape)
     key[axis] = slice(int(start), int(start) + int(length))
     return getitem(t, tuple(key), site)
@@ -163,17 +180,20 @@ def narrow(t: Tensor, axis: int, start: int, length: int, site: Site) -> Tensor:
 def split_at(t: Tensor, axis: int, k: int, site: Site) -> tuple[Tensor, Tensor]:
     axis = _axis(t, axis, site)
     n = t._shape[axis]
-    if not _is_int(k) or not 0 <= k <= n:
-        raise _bad(site, f"split_at({axis}, {k}) needs 0 <= k <= {n} (the extent of axis "
-                   f"{axis})")
+    if not _is_int(k):
+        raise _bad(site, f"split_at() takes an int position, not {k!r}")
+    problem = split_problem(axis, int(k), n)
+    if problem is not None:
+        raise _bad(site, problem)
     return narrow(t, axis, 0, int(k), site), narrow(t, axis, int(k), n - int(k), site)
 
 
 def permute(t: Tensor, axes: tuple[int, ...], site: Site) -> Tensor:
     rank = len(t._shape)
     norm = [_axis(t, a, site) for a in axes]
-    if sorted(norm) != list(range(rank)):
-        raise _bad(site, f"permute({tuple(axes)}) must name each of the {rank} axes once")
+    problem = permute_problem(tuple(int(a) for a in axes), rank)
+    if problem is not None:
+        raise _bad(site, problem)
     region = region_of(t)
     return make_view(t, 0, tuple(t._shape[a] for a in norm), tuple(t._strides[a] for a in norm),
                      Region(region.root, region.frame.permuted(tuple(norm))))
@@ -193,8 +213,11 @@ def view(t: Tensor, shape: tuple[int, ...], site: Site) -> Tensor:
 
 def _axis(t: Tensor, axis: object, site: Site) -> int:
     rank = len(t._shape)
-    if not _is_int(axis) or not -rank <= int(axis) < rank:  # type: ignore[call-overload]
-        raise _bad(site, f"axis {axis!r} is out of range for a tensor of rank {rank}")
+    if not _is_int(axis):
+        raise _bad(site, f"an axis is an int, not {axis!r}")
+    problem = axis_problem(int(axis), rank)  # type: ignore[call-overload]
+    if problem is not None:
+        raise _bad(site, problem)
     a: int = int(axis)  # type: ignore[call-overload]
     return a + rank if a < 0 else a
 

@@ -17,6 +17,7 @@ import math
 
 from ...compiler import messages as msg
 from ...compiler.diagnostics import Note, Span
+from ...compiler.launch import regions
 from ...compiler.launch.regions import Box, Frame, Index, boxes_intersect
 from . import expressions as ex
 from .context import Ctx
@@ -54,16 +55,30 @@ def _view(ctx: Ctx, t: TensorVal, frame: Frame | None, shape: Shape | None) -> T
 def subscript(ctx: Ctx, st: State, expr: ast.Subscript, t: TensorVal) -> Value:
     nodes = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
     items: list[object] = [_item(ctx, st, node) for node in nodes]
-    if t.shape is None or any(i is None for i in items):
+    if t.shape is None or items.count(_ELLIPSIS) > 1:
         return _unknown_view(ctx, t)
     rank = len(t.shape)
     explicit = [i for i in items if i is not _ELLIPSIS]
-    if len(explicit) > rank or items.count(_ELLIPSIS) > 1:
-        return UNKNOWN  # the runtime rejects it (CT406); this analysis does not say more
+    problem = regions.count_problem(len(explicit), rank)
+    if problem is not None:
+        return _bad(ctx, expr, problem)
     fill: list[object] = [(None, None, None)] * (rank - len(explicit))
     at = items.index(_ELLIPSIS) if _ELLIPSIS in items else len(items)
     full = [*explicit[:at], *fill, *explicit[at:]]
+    for axis, (item, n) in enumerate(zip(full, t.shape, strict=True)):
+        problem = None if item is None else regions.index_problem(
+            axis, item, n)  # type: ignore[arg-type]
+        if problem is not None:
+            return _bad(ctx, expr, problem)
+    if None in full:
+        return _unknown_view(ctx, t)
     return _indexed(ctx, t, tuple(full))  # type: ignore[arg-type]
+
+
+def _bad(ctx: Ctx, node: ast.AST, problem: str) -> Value:
+    """CT406, as the runtime raises it; the view is not made (nothing follows from it)."""
+    ctx.report(msg.BAD_VIEW.at(ctx.span(node), detail=problem))
+    return UNKNOWN
 
 
 def _item(ctx: Ctx, st: State, node: ast.expr) -> object:
@@ -86,12 +101,6 @@ def _item(ctx: Ctx, st: State, node: ast.expr) -> object:
 
 def _indexed(ctx: Ctx, t: TensorVal, items: tuple[Index, ...]) -> Value:
     assert t.shape is not None
-    for axis, (item, n) in enumerate(zip(items, t.shape, strict=True)):
-        if isinstance(item, int) and n is not None and not -n <= item < n:
-            return UNKNOWN  # the runtime raises CT406 here
-        if isinstance(item, tuple) and item[2] is not None and item[2] < 1:
-            return UNKNOWN
-        del axis
     frame = frame_of(t)
     found = frame.indexed(t.shape, items) if frame is not None else None
     if found is None:
@@ -113,14 +122,26 @@ def method(ctx: Ctx, st: State, call: ast.Call, name: str, t: TensorVal) -> Valu
         shape = _view_shape(t, args)
         return _view(ctx, t, _reshaped(t, len(shape)) if shape is not None else None, shape)
     if name == "permute":
-        return _permute(ctx, t, args, rank)
-    axis = _axis(ints[0] if ints else None, rank)
+        return _permute(ctx, call, t, args, rank)
+    axis = ints[0] if ints else None
+    if axis is not None and rank is not None and name in ("narrow", "split_at"):
+        problem = regions.axis_problem(axis, rank)
+        if problem is not None:
+            return _bad(ctx, call, problem)
+    axis = _axis(axis, rank)
     if name == "narrow" and len(ints) == 3 and axis is not None and None not in ints[1:]:
         start, length = ints[1], ints[2]
-        assert start is not None and length is not None
+        assert start is not None and length is not None and t.shape is not None
+        problem = regions.narrow_problem(axis, start, length, t.shape[axis])
+        if problem is not None:
+            return _bad(ctx, call, problem)
         return _narrow(ctx, t, axis, start, start + length)
     if name == "split_at" and len(ints) == 2 and axis is not None and ints[1] is not None:
         k = ints[1]
+        assert t.shape is not None
+        problem = regions.split_problem(axis, k, t.shape[axis])
+        if problem is not None:
+            return _bad(ctx, call, problem)
         return TupleVal((_narrow(ctx, t, axis, 0, k), _narrow(ctx, t, axis, k, None)))
     if name == "split_at":
         return TupleVal((_unknown_view(ctx, t), _unknown_view(ctx, t)))
@@ -129,22 +150,23 @@ def method(ctx: Ctx, st: State, call: ast.Call, name: str, t: TensorVal) -> Valu
 
 def _narrow(ctx: Ctx, t: TensorVal, axis: int, start: int, stop: int | None) -> Value:
     assert t.shape is not None
-    n = t.shape[axis]
-    if start < 0 or (stop is not None and (stop < start or (n is not None and stop > n))):
-        return UNKNOWN  # the runtime raises CT406 here
     items: list[Index] = [(None, None, None)] * len(t.shape)
     items[axis] = (start, stop, 1)
     return _indexed(ctx, t, tuple(items))
 
 
-def _permute(ctx: Ctx, t: TensorVal, args: list[Value], rank: int | None) -> Value:
+def _permute(ctx: Ctx, call: ast.Call, t: TensorVal, args: list[Value],
+             rank: int | None) -> Value:
     order = args[0].items if len(args) == 1 and isinstance(args[0], TupleVal) else tuple(args)
-    axes = [_axis(v.value if isinstance(v, IntVal) else None, rank) for v in order]
-    if rank is None or t.shape is None or None in axes:
+    given = [v.value if isinstance(v, IntVal) else None for v in order]
+    if rank is None or t.shape is None or None in given:
         return _unknown_view(ctx, t)
-    norm = tuple(a for a in axes if a is not None)
-    if sorted(norm) != list(range(rank)):
-        return UNKNOWN  # the runtime raises CT406 here
+    ints = tuple(a for a in given if a is not None)
+    problem = next((p for a in ints if (p := regions.axis_problem(a, rank)) is not None),
+                   None) or regions.permute_problem(ints, rank)
+    if problem is not None:
+        return _bad(ctx, call, problem)
+    norm = tuple(a + rank if a < 0 else a for a in ints)
     frame = frame_of(t)
     return _view(ctx, t, frame.permuted(norm) if frame is not None else None,
                  tuple(t.shape[a] for a in norm))

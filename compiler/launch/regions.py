@@ -96,3 +96,43 @@ def _slice(item: tuple[int | None, int | None, int | None], n: int | None
 def boxes_intersect(a: Box, b: Box) -> bool:
     return len(a) == len(b) and all(alo < bhi and blo < ahi
                                     for (alo, ahi), (blo, bhi) in zip(a, b, strict=True))
+
+
+# -- what is wrong with a view's arguments (CT406 `view: ...`), worded once for both sides -------
+def axis_problem(axis: int, rank: int) -> str | None:
+    return None if -rank <= axis < rank else (
+        f"axis {axis!r} is out of range for a tensor of rank {rank}")
+
+
+def count_problem(count: int, rank: int) -> str | None:
+    return None if count <= rank else f"too many indices ({count}) for a tensor of rank {rank}"
+
+
+def index_problem(axis: int, item: Index, n: int | None) -> str | None:
+    """An int index outside a known extent, or a slice step below 1."""
+    if isinstance(item, int):
+        if n is not None and not -n <= item < n:
+            return f"index {item} is out of range for axis {axis} of extent {n}"
+        return None
+    step = item[2]
+    return None if step is None or step >= 1 else f"slice steps must be positive, not {step}"
+
+
+def narrow_problem(axis: int, start: int, length: int, n: int | None) -> str | None:
+    if start < 0 or length < 0 or (n is not None and start + length > n):
+        return (f"narrow({axis}, {start}, {length}) needs 0 <= start and start + length <= "
+                f"{'n' if n is None else n} (the extent of axis {axis})")
+    return None
+
+
+def split_problem(axis: int, k: int, n: int | None) -> str | None:
+    if k < 0 or (n is not None and k > n):
+        return (f"split_at({axis}, {k}) needs 0 <= k <= {'n' if n is None else n} (the extent "
+                f"of axis {axis})")
+    return None
+
+
+def permute_problem(axes: tuple[int, ...], rank: int) -> str | None:
+    norm = sorted(a + rank if a < 0 else a for a in axes)
+    return None if norm == list(range(rank)) else (
+        f"permute({axes}) must name each of the {rank} axes once")

@@ -45,6 +45,7 @@ def test_views_match_numpy() -> None:
 @pytest.mark.parametrize(("make", "detail"), [
     (lambda t: t[7], "index 7 is out of range for axis 0 of extent 6"),
     (lambda t: t[::-1], "slice steps must be positive, not -1"),
+    (lambda t: t[::0], "slice steps must be positive, not 0"),
     (lambda t: t[1, 2, 3], "too many indices (3) for a tensor of rank 2"),
     (lambda t: t[[0, 1]], "views take ints, slices and '...'"),
     (lambda t: t.narrow(0, 4, 3), "narrow(0, 4, 3) needs 0 <= start and start + length <= 6"),

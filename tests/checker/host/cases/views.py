@@ -59,3 +59,13 @@ base[4:8].numpy()
 again = base[0:4].view((32, 1))
 again[24:32].numpy()  # E: CT307
 fw.sync()
+
+bad = ct.zeros((8, 8), f32)
+bad[9]  # E: CT406
+bad[1, 2, 3]  # E: CT406
+bad[::0]  # E: CT406
+bad.narrow(0, 6, 4)  # E: CT406
+bad.narrow(2, 0, 1)  # E: CT406
+bad.split_at(1, 9)  # E: CT406
+bad.permute(0, 0)  # E: CT406
+bad.permute(1, 0).narrow(0, 2, 4).numpy()
