@@ -49,7 +49,8 @@ def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
     bound = kernel.binder().bind(args, dict(kwargs), site)
     if key is not None:
         plan = plans.record(key, bound, kwargs, kernel.__name__)
-        return _start_launch(kernel, plan, bound.values, len(args), site)
+        viewed = any(bound.values[i]._region is not None for i in plan.owned)
+        return _start_launch(kernel, plan, bound.values, len(args), site, viewed)
     params = kernel.binder().sig.params
     regions = check_launch(list(bound.values),
                            tuple(i for i, p in enumerate(params) if p.kind == "mut"),
@@ -126,9 +127,13 @@ def _launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
     else:
         values = plan.values(args, kwargs)
     moved = _MOVED
+    viewed = False  # an argument of a view family: its region is checked (views.py)
     for i in plan.owned:
-        if values[i]._state is moved:
+        v = values[i]
+        if v._state is moved:
             return _full_launch(kernel, key, args, kwargs, site)
+        if v._region is not None:
+            viewed = True
     for i, lo, hi in plan.int_scalars:
         if not lo <= int(values[i]) <= hi:
             return _full_launch(kernel, key, args, kwargs, site)
@@ -137,12 +142,13 @@ def _launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
         # Tensor and Partition both cache their base address
         if lo < b._base - a._base < hi and same_device(a, b):
             return _full_launch(kernel, key, args, kwargs, site)
-    return _start_launch(kernel, plan, values, len(args), site)
+    return _start_launch(kernel, plan, values, len(args), site, viewed)
 
 
 def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
-                  site: Site) -> LaunchOp:
-    """Moves the Mut partitions into the launch and leases the inputs (all checks passed).
+                  site: Site, viewed: bool) -> LaunchOp:
+    """Moves the Mut partitions into the launch and leases the inputs (all checks passed);
+    `viewed`: some argument belongs to a view family, so its region is checked and leased.
     Owned._move and ._lease (its first reader's case), launch_target and _new_op are inlined:
     this runs on every launch."""
     target = _context._target
@@ -153,7 +159,8 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
         current = _context._local.stream
         if current is not None:
             stream = current
-    regions = check_launch(values, plan.muts, plan.tensors, dict(plan.sources), site)
+    regions = (check_launch(values, plan.muts, plan.tensors, dict(plan.sources), site)
+               if viewed else None)
     exe = plan.exe if plan.backend is be else None  # None: prepared (compiled) when started
     op = LaunchOp(kernel.__name__, be, exe, None if exe else partial(plan.executable, kernel, be),
                   values, plan.grid, site, stream)

@@ -90,3 +90,18 @@ def test_torch_strided_both_ways(cuda: Any) -> None:
     back = torch.from_dlpack(o.unpartition().permute(1, 0))  # a strided view out
     assert back.stride() == (1, 64) and back.data_ptr() == out.data_ptr()
     assert torch.equal(back, out[:, 0:32].t())
+
+
+def test_negative_strides_from_numpy(cuda: Any) -> None:
+    """NumPy views with negative strides are copied to the GPU with their layout (DLPack from
+    host memory), then read and written by a compiled kernel: Tile IR gets the negative strides
+    as i32 arguments. Kept on its own so a backend that cannot take them shows here."""
+    a = _grid((32, 32))
+    src = ct.from_dlpack(a[::-1, ::-1])
+    assert src.strides == (-32, -1)
+    out = ct.zeros((32, 32), f32)
+    (o, _) = vk.double2(out.partition((16, 16)), src).sync()
+    np.testing.assert_array_equal(o.unpartition().numpy(), 2 * a[::-1, ::-1])
+    flipped = ct.from_dlpack(a[::-1])
+    vk.inc2(flipped.partition((16, 16))).sync()
+    np.testing.assert_array_equal(flipped.numpy(), a[::-1] + 1)
