@@ -281,6 +281,12 @@ def k(z: Acc[Tensor[f32, (128,)], "add"]) -> None:
     _c("CT306", "move-in-loop", "A tensor moved inside a loop",
        """A tensor moved in one iteration is gone in the next. Rebind it from the launch's result
        inside the loop body."""),
+    _c("CT307", "region-written", "A tensor or view used while a pending launch writes into it",
+       """A view passed to a `Mut` parameter (after `.partition`) leases the region it covers to
+       the launch until it is synced. The base tensor and other views stay usable where their
+       regions do not overlap that one (element ranges per axis; `split_at` halves never do);
+       reading, partitioning or launching with an overlapping one before the sync is an error.
+       Sync or await the launch first."""),
     ]),
     *_family(Family.LAUNCH, Raises.LAUNCH, [  # CT4xx: launch and bounds.
     _c("CT401", "partition-shape", "A partition whose tile shape does not fit the kernel",

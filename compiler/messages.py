@@ -322,3 +322,9 @@ ALIASED_ACC = Message("CT302", "'{name}' is passed to {kernel} both as Acc param
                       "as parameter '{other}'; an Acc argument must not share storage with "
                       "another argument")
 ACC_ARGUMENT_HERE = "'{name}' is passed here as Acc parameter '{param}'"
+# Host views (DESIGN §7, views.py): view arguments and region leases.
+BAD_VIEW = Message("CT406", "view: {detail}")
+REGION_READ = Message("CT303", "'{name}' overlaps a region that a pending launch of {kernel} "
+                      "reads and cannot be {action} until that launch is synced")
+REGION_WRITTEN = Message("CT307", "'{name}' overlaps a region that a pending launch of {kernel} "
+                         "writes and cannot be {action} until that launch is synced")

@@ -117,14 +117,14 @@ def arg_facts(v: Any, site: Site | None, aliasing: bool = True) -> ArgFacts:
     """What the launch contract needs to know about one concrete argument."""
     if isinstance(v, Tensor):
         return ArgFacts("tensor", v._dtype, v._shape, extent=_extent(v) if aliasing else None,
-                        meta=v._buf is None, moved=_moved(v, site))
+                        meta=v._buf is None, moved=_moved(v, site), region=_region(v))
     if isinstance(v, Partition):
         t = v._tensor
         grid = (*v.launch_grid, *(*v.grid, 1, 1, 1)[:3])
         return ArgFacts("partition", t._dtype, t._shape, v.tile, grid, _show_grid(v),
                         persistent=v.blocks is not None,
                         extent=_extent(t) if aliasing else None, meta=t._buf is None,
-                        moved=_moved(v, site))
+                        moved=_moved(v, site), region=_region(v))
     return _plain_facts(v)
 
 
@@ -159,6 +159,10 @@ def _extent(t: Tensor) -> tuple[str, int, int] | None:
     lo, hi = byte_extent(t)
     base = t._buf.ptr + t._offset
     return (str(t._buf.device), base + lo, base + hi)
+
+
+def _region(v: Tensor | Partition) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+    return v._region.key() if v._region is not None else None
 
 
 def _show_grid(p: Partition) -> str:

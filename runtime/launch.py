@@ -14,6 +14,7 @@ from .ops import LaunchOp
 from .ownership import State
 from .plans import Key, LaunchPlan, same_device
 from .sites import Site, caller_of, internal_files, site_of
+from .views import check_launch, lease_launch
 
 if TYPE_CHECKING:
     from .kernel import Kernel
@@ -48,8 +49,15 @@ def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
     bound = kernel.binder().bind(args, dict(kwargs), site)
     if key is not None:
         plan = plans.record(key, bound, kwargs, kernel.__name__)
-        return _start_launch(kernel, plan, bound.values, len(args), site)
+        viewed = any(bound.values[i]._region is not None for i in plan.owned)
+        return _start_launch(kernel, plan, bound.values, len(args), site, viewed)
+    params = kernel.binder().sig.params
+    regions = check_launch(list(bound.values),
+                           tuple(i for i, p in enumerate(params) if p.kind in ("mut", "acc")),
+                           tuple(i for i, p in enumerate(params) if p.kind == "tensor"),
+                           dict(enumerate(bound.where)), site)
     op = _unplanned_op(kernel, bound, [], site)
+    lease_launch(regions, op)
     _commit(kernel, bound, op, site, len(args))
     return op
 
@@ -119,9 +127,13 @@ def _launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
     else:
         values = plan.values(args, kwargs)
     moved = _MOVED
+    viewed = False  # an argument of a view family: its region is checked (views.py)
     for i in plan.owned:
-        if values[i]._state is moved:
+        v = values[i]
+        if v._state is moved:
             return _full_launch(kernel, key, args, kwargs, site)
+        if v._region is not None:
+            viewed = True
     for i, lo, hi in plan.int_scalars:
         if not lo <= int(values[i]) <= hi:
             return _full_launch(kernel, key, args, kwargs, site)
@@ -130,12 +142,13 @@ def _launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
         # Tensor and Partition both cache their base address
         if lo < b._base - a._base < hi and same_device(a, b):
             return _full_launch(kernel, key, args, kwargs, site)
-    return _start_launch(kernel, plan, values, len(args), site)
+    return _start_launch(kernel, plan, values, len(args), site, viewed)
 
 
 def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,
-                  site: Site) -> LaunchOp:
-    """Moves the Mut partitions into the launch and leases the inputs (all checks passed).
+                  site: Site, viewed: bool) -> LaunchOp:
+    """Moves the Mut partitions into the launch and leases the inputs (all checks passed);
+    `viewed`: some argument belongs to a view family, so its region is checked and leased.
     Owned._move and ._lease (its first reader's case), launch_target and _new_op are inlined:
     this runs on every launch."""
     target = _context._target
@@ -146,10 +159,14 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
         current = _context._local.stream
         if current is not None:
             stream = current
+    regions = (check_launch(values, plan.muts, plan.tensors, dict(plan.sources), site)
+               if viewed else None)
     exe = plan.exe if plan.backend is be else None  # None: prepared (compiled) when started
     op = LaunchOp(kernel.__name__, be, exe, None if exe else partial(plan.executable, kernel, be),
                   values, plan.grid, site, stream)
     ref = op._ref = weakref.ref(op)  # op.own_ref(), inlined
+    if regions:
+        lease_launch(regions, op)
     how = plan.how
     for i in plan.muts:
         v = values[i]

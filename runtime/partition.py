@@ -29,8 +29,8 @@ class Partition(Owned):
     """A tensor moved into tiles of `tile` shape. `unpartition()` moves it back out. Its
     ownership record is its own (`Owned`'s slots)."""
 
-    __slots__ = ("__weakref__", "_base", "_kid", "_tensor", "blocks", "grid", "order", "tile",
-                 "tiling")
+    __slots__ = ("__weakref__", "_base", "_kid", "_region", "_tensor", "blocks", "grid", "order",
+                 "tile", "tiling")
 
     def __init__(self, tensor: Tensor, tile: tuple[int, ...], order: TileOrder,
                  blocks: int | None) -> None:
@@ -47,6 +47,7 @@ class Partition(Owned):
         self._leases = None
         self._base = tensor._base  # cached for launches, as on Tensor
         self._kid = 0
+        self._region = tensor._region  # a view's box (views.py), checked at launch
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -71,7 +72,7 @@ class Partition(Owned):
         site = caller_site()
         self._use(site)
         t = self._tensor
-        new = Tensor(t._backend, t._buf, t._offset, t._shape, t._strides, t._dtype)
+        new = Tensor(t._backend, t._buf, t._offset, t._shape, t._strides, t._dtype, t._region)
         self._move("by .unpartition()", site)
         return new
 
@@ -93,6 +94,7 @@ class Partition(Owned):
         new._tensor, new.tile, new.order, new.blocks = self._tensor, self.tile, self.order, \
             self.blocks
         new.grid, new.tiling, new._base, new._kid = self.grid, self.tiling, self._base, self._kid
+        new._region = self._region
         new._state, new._leases = _EXCLUSIVE, None
         return new
 
@@ -139,6 +141,11 @@ def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | 
     if blocks is not None and (isinstance(blocks, bool) or not isinstance(blocks, int)
                                or blocks < 1):
         raise _bad(f"blocks must be a positive int, not {blocks!r}", site)
+    if any(s == 0 and n > 1 for s, n in zip(t._strides, t._shape, strict=True)):
+        # a broadcast import (stride 0): its elements share memory, so no block owns one
+        raise _bad(f"the tensor has a stride 0 (strides {t._strides}, shape {t._shape}): its "
+                   "elements share memory and cannot be written by disjoint blocks; copy it "
+                   "first", site)
     grid = tuple(-(-n // d) for n, d in zip(t._shape, tile, strict=True))
     if any(g > m for g, m in zip((*grid, 1, 1), MAX_GRID, strict=False)):
         raise _bad(f"the partition grid {grid} exceeds the device limit {MAX_GRID}", site)

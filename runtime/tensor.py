@@ -20,6 +20,7 @@ from .sites import Site, caller_site, caller_with_parent, receiver_name
 
 if TYPE_CHECKING:
     from .partition import Partition
+    from .views import Region
 
 
 
@@ -36,10 +37,11 @@ class Tensor(Owned):
     Its ownership record is its own (`Owned`'s slots)."""
 
     __slots__ = ("__weakref__", "_backend", "_base", "_buf", "_dtype", "_kid", "_offset",
-                 "_shape", "_strides")
+                 "_region", "_shape", "_strides")
 
     def __init__(self, backend: Backend | None, buf: Buffer | None, offset: int,
-                 shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType) -> None:
+                 shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType,
+                 region: Region | None = None) -> None:
         self._backend = backend
         self._buf = buf
         self._offset = offset  # bytes from buf.ptr
@@ -55,6 +57,8 @@ class Tensor(Owned):
         # meta tensor), and the launch descriptor's id (0 until a launch computes it)
         self._base = buf.ptr + offset if buf is not None else 0
         self._kid = 0
+        # None until a view is taken of this memory: then the box it covers (views.py)
+        self._region = region
 
     def __class_getitem__(cls, args: Any) -> _Marker:
         # `Tensor[f32, (-1,)]` in annotations evaluated at run time: the frontend's marker.
@@ -117,8 +121,11 @@ class Tensor(Owned):
     def _moved_copy(self, how: str, site: Site, shape: tuple[int, ...] | None = None,
                     strides: tuple[int, ...] | None = None) -> Tensor:
         """A new handle on the same memory; this handle becomes moved."""
+        region = self._region
+        if region is not None and shape is not None and shape != self._shape:
+            region = region.reshaped(len(shape))
         new = Tensor(self._backend, self._buf, self._offset, shape or self._shape,
-                     strides or self._strides, self._dtype)
+                     strides or self._strides, self._dtype, region)
         self._move(how, site)
         return new
 
@@ -137,7 +144,12 @@ class Tensor(Owned):
         from .partition import make_partition
 
         site = caller_with_parent()  # a helper that partitions, called twice: CT301 or CT306
-        check_writable(self, receiver_name(site, "the tensor"), "partitioned", site)
+        name = receiver_name(site, "the tensor")
+        check_writable(self, name, "partitioned", site)
+        if self._region is not None:
+            from .views import check_region
+
+            check_region(self._region, True, name, "partitioned", site)
         return make_partition(self, tile_shape, order, blocks, site)
 
     def reshape(self, shape: tuple[int, ...] | int) -> Tensor:
@@ -145,6 +157,10 @@ class Tensor(Owned):
         site = caller_site()
         name = receiver_name(site, "the tensor")
         check_writable(self, name, "reshaped", site)
+        if self._region is not None:
+            from .views import check_region
+
+            check_region(self._region, True, name, "reshaped", site)
         new_shape = _resolve_shape(shape, self.size, self._shape, site)
         if self.is_contiguous() or self._buf is None:
             return self._moved_copy("by reshape()", site, new_shape,
@@ -154,6 +170,48 @@ class Tensor(Owned):
         return Tensor(copy._backend, copy._buf, 0, new_shape, contiguous_strides(new_shape),
                       self._dtype)
 
+    # -- views (views.py): new handles on the same memory; the tensor stays usable -------------
+    def __getitem__(self, key: Any) -> Tensor:
+        """`t[a:b, :, c]`: a view (ints drop their axis; slice steps must be positive)."""
+        from .views import getitem
+
+        site = caller_site()
+        self._use(site)
+        return getitem(self, key, site)
+
+    def narrow(self, axis: int, start: int, length: int) -> Tensor:
+        """The view of `length` elements from `start` along `axis`."""
+        from .views import narrow
+
+        site = caller_site()
+        self._use(site)
+        return narrow(self, axis, start, length, site)
+
+    def split_at(self, axis: int, k: int) -> tuple[Tensor, Tensor]:
+        """Two disjoint views: elements [0, k) and [k, n) along `axis` (both may be Mut)."""
+        from .views import split_at
+
+        site = caller_site()
+        self._use(site)
+        return split_at(self, axis, k, site)
+
+    def permute(self, *axes: int | tuple[int, ...]) -> Tensor:
+        """A view with its axes reordered: `t.permute(1, 0)` or `t.permute((1, 0))`."""
+        from .views import permute
+
+        site = caller_site()
+        self._use(site)
+        order = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        return permute(self, tuple(order), site)  # type: ignore[arg-type]
+
+    def view(self, shape: tuple[int, ...] | int) -> Tensor:
+        """A view of another shape over the same elements (contiguous tensors only)."""
+        from .views import view
+
+        site = caller_site()
+        self._use(site)
+        return view(self, (shape,) if isinstance(shape, int) else tuple(shape), site)
+
     def numpy(self) -> NDArray[Any]:
         """A host copy, waiting for pending work on the tensor. bf16/f8 come back as float32."""
         site = caller_site()
@@ -161,6 +219,11 @@ class Tensor(Owned):
         if self._buf is None or self._backend is None:
             raise launch_error(msg.META_TENSOR_DATA, site, name=receiver_name(site, "the tensor"),
                                action="copied to the host")
+        if self._region is not None:
+            from .views import check_region
+
+            check_region(self._region, False, receiver_name(site, "the tensor"),
+                         "copied to the host", site)
         return hostdtypes.decode(read_storage(self), self._dtype)
 
     def __dlpack__(self, *, stream: int | None = None, max_version: tuple[int, int] | None = None,
@@ -169,6 +232,11 @@ class Tensor(Owned):
 
         site = caller_site()
         self._use(site)
+        if self._region is not None:
+            from .views import check_region
+
+            check_region(self._region, False, receiver_name(site, "the tensor"), "exported",
+                         site)
         return export_tensor(self, stream, copy, site)
 
     def __dlpack_device__(self) -> tuple[int, int]:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from ...compiler.diagnostics import Diagnostic, Span
+from ...compiler import messages as msg
+from ...compiler.diagnostics import Diagnostic, Note, Span
+from ...compiler.frontend.params import ParamSpec
 from ...compiler.launch import contract_for
+from ...compiler.launch.contract import At
 from . import expressions as ex
-from . import hostapi, lazyops
+from . import hostapi, lazyops, views
 from .context import Ctx, LaunchFrame
 from .facts import call_names
 from .launches import Arg, CallLocator, facts, kernel_label
@@ -31,6 +34,7 @@ from .world import OpInfo
 # Builtins that only look at their arguments (they keep no reference and run nothing).
 _READ_BUILTINS = {"print", "len", "repr", "str", "isinstance", "id", "type", "bool", "hash",
                   "format"}
+_VIEWS = {"narrow", "split_at", "permute", "view"}  # methods that make views (views.py)
 
 
 def evaluate_call(ctx: Ctx, st: State, call: ast.Call) -> Value:
@@ -86,6 +90,11 @@ def _method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute, receiver: 
     method = func.attr
     if isinstance(receiver, TensorVal) and method == "partition":
         return hostapi.partition(ctx, st, call, func.value, receiver)
+    if isinstance(receiver, TensorVal) and method in _VIEWS:
+        return views.method(ctx, st, call, method, receiver)
+    if isinstance(receiver, TensorVal) and method == "numpy":
+        views.region_in_use(ctx, st, receiver, False, hostapi.ex_name(ctx, func.value),
+                            "copied to the host", ctx.span(call))
     if isinstance(receiver, PartitionVal) and method == "unpartition":
         return hostapi.unpartition(ctx, st, call, func.value, receiver)
     if isinstance(receiver, OpVal):
@@ -127,6 +136,10 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     if verdict.diags:
         return _reject(ctx, st, frame, verdict.diags, given, spans)
     _flush(ctx, frame, spans)
+    if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):
+        for arg in given:
+            ex.read(ctx, arg.value)
+        return UNKNOWN  # the launch raises before it starts
     # an Acc tensor comes back from .sync() as a new handle (the name passed stays moved)
     accs = {at for p, at in zip(sig.params, verdict.where, strict=True) if p.kind == "acc"}
     results = tuple(_handed_back(ctx, a.value) if i in accs else _result(a.value)
@@ -137,6 +150,40 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
             _effect(ctx, st, op, param.kind, given[at] if isinstance(at, int) else
                     loc.keywords[at][1])
     return OpVal(op)
+
+
+def _regions_in_use(ctx: Ctx, st: State, params: Iterable[ParamSpec],
+                    where: Iterable[At | None], given: list[Arg], loc: CallLocator) -> bool:
+    """CT303/CT307 for arguments whose regions pending launches lease (the runtime's check at
+    launch, in its order: the Mut partitions, then the tensors read)."""
+    pairs = [(p.kind, given[at] if isinstance(at, int) else loc.keywords[at][1])
+             for p, at in zip(params, where, strict=True) if at is not None]
+    for kind, arg in sorted(pairs, key=lambda pair: pair[0] not in ("mut", "acc")):
+        v = arg.value
+        if kind == "mut" and isinstance(v, PartitionVal):
+            if _read_whole(ctx, st, v, arg) or views.region_in_use(
+                    ctx, st, v, True, arg.name, "passed to a Mut parameter", arg.span):
+                return True
+        elif kind in ("acc", "tensor") and isinstance(v, TensorVal) and views.region_in_use(
+                ctx, st, v, kind == "acc", arg.name, "passed to an Acc parameter"
+                if kind == "acc" else "read by another launch", arg.span):
+            return True
+    return False
+
+
+def _read_whole(ctx: Ctx, st: State, v: PartitionVal, arg: Arg) -> bool:
+    """CT303: a Mut partition of a view whose whole storage a pending launch reads."""
+    world = ctx.world
+    if not v.view:
+        return False
+    for op in sorted(st.leases.get(v.storage, frozenset())):
+        if op in st.pending and op not in world.escaped_ops:
+            kernel = world.ops[op].kernel
+            note = Note(msg.LEASED_HERE.format(kernel=kernel), world.lease_site(op, v.storage))
+            ctx.report(msg.REGION_READ.at(arg.span, (note,), name=arg.name, kernel=kernel,
+                                          action="passed to a Mut parameter"))
+            return True
+    return False
 
 
 def _reject(ctx: Ctx, st: State, frame: LaunchFrame, diags: list[Diagnostic],
@@ -220,6 +267,10 @@ def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
             kind == "acc" and isinstance(value, TensorVal)):  # exclusively leased: moved
         move(st, value.obj, Moved(arg.span, f"into a launch of {ctx.world.ops[op].kernel}",
                                   arg.name, op, tuple(ctx.loops)))
+        if kind == "mut" or value.view:  # a whole Acc tensor is moved: CT301 covers its uses
+            views.lease(ctx, op, value, True, arg.span)
+    elif kind == "tensor" and isinstance(value, TensorVal) and value.view:
+        views.lease(ctx, op, value, False, arg.span)
     elif kind == "tensor" and isinstance(value, TensorVal):
         st.leases[value.storage] = st.leases.get(value.storage, frozenset()) | {op}
         ctx.world.lease_sites.setdefault((op, value.storage), arg.span)

@@ -14,7 +14,7 @@ from ...compiler.launch.ops_api import (
     sync_unpack_diagnostic,
     unsynced_diagnostic,
 )
-from . import calls
+from . import calls, views
 from .context import Ctx, contains
 from .joins import join_states, join_value
 from .syntax import sub_expressions
@@ -28,6 +28,7 @@ from .values import (
     OpVal,
     State,
     SyncResult,
+    TensorVal,
     TupleVal,
     Value,
     ops_in,
@@ -233,6 +234,8 @@ def head_name(expr: ast.expr) -> str | None:
 
 def _subscript(ctx: Ctx, st: State, expr: ast.Subscript) -> Value:
     base = evaluate(ctx, st, expr.value)
+    if isinstance(base, TensorVal):
+        return views.subscript(ctx, st, expr, base)
     index: Value = UNKNOWN
     if isinstance(expr.slice, ast.Tuple):  # x[a, b]
         for child in expr.slice.elts:

@@ -9,6 +9,7 @@ from ...compiler.diagnostics import Diagnostic
 from ...compiler.frontend.source import literal_value
 from ...compiler.launch import leased_diagnostic, partition_tile_problem
 from . import expressions as ex
+from . import views
 from .context import Ctx
 from .syntax import call_args
 from .values import (
@@ -79,7 +80,9 @@ def partition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
     """Moves `t` into a partition; a write, so no pending launch may be reading it (CT303)."""
     args = bind_call(ctx, st, call, _PARTITION)
     name = ex_name(ctx, receiver)
-    if _leased(ctx, st, receiver, name, t) or args is None:
+    if (_leased(ctx, st, receiver, name, t)
+            or views.region_in_use(ctx, st, t, True, name, "partitioned", ctx.span(receiver))
+            or args is None):
         return UNKNOWN
     tile = shape_of(args["tile_shape"][0]) if "tile_shape" in args else None
     problem = _bad_partition(ctx, args, tile)
@@ -91,7 +94,7 @@ def partition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
     if ctx.facts is not None and isinstance(receiver, ast.Name):
         ctx.facts.origins[t.storage] = name
     return PartitionVal(ctx.world.fresh(), t.storage, t.dtype, t.shape, tile, "blocks" in args,
-                        site)
+                        site, t.frame, t.view)
 
 
 def unpartition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
@@ -101,7 +104,7 @@ def unpartition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
     site = ctx.span(call)
     move(st, p.obj, Moved(site, "by .unpartition()", ex_name(ctx, receiver), None,
                           tuple(ctx.loops)))
-    return TensorVal(ctx.world.fresh(), p.storage, p.dtype, p.shape)
+    return TensorVal(ctx.world.fresh(), p.storage, p.dtype, p.shape, p.frame, p.view)
 
 
 def ex_name(ctx: Ctx, node: ast.expr) -> str:

@@ -15,6 +15,7 @@ from ...compiler.launch import ArgFacts
 from ...compiler.launch.contract import At
 from ...compiler.launch.facts import fmt_shape
 from ...compiler.launch.moves import kernel_label
+from ...compiler.launch.regions import Box
 from .values import (
     DTypeVal,
     IntVal,
@@ -69,12 +70,14 @@ class CallLocator:
 def facts(value: Value) -> ArgFacts:
     """What the analysis proved about an argument (kind None: nothing)."""
     if isinstance(value, TensorVal):
-        return ArgFacts("tensor", value.dtype, value.shape, extent=(value.storage, 0, 1))
+        return ArgFacts("tensor", value.dtype, value.shape, extent=_extent(value),
+                        region=_region(value))
     if isinstance(value, PartitionVal):
         grid = _grid(value)
         return ArgFacts("partition", value.dtype, value.shape, value.tile, grid,
                         None if grid is None else str(grid), value.site,
-                        persistent=value.persistent, extent=(value.storage, 0, 1))
+                        persistent=value.persistent, extent=_extent(value),
+                        region=_region(value))
     if isinstance(value, IntVal):
         return ArgFacts("int", value=value.value)
     if isinstance(value, DTypeVal):
@@ -85,6 +88,16 @@ def facts(value: Value) -> ArgFacts:
     if isinstance(value, OpVal):
         return ArgFacts("op")
     return ArgFacts(None)
+
+
+def _extent(value: TensorVal | PartitionVal) -> tuple[int, int, int] | None:
+    """The storage; None for a view of unknown bounds (whether it overlaps is not known)."""
+    return None if value.view and value.frame is None else (value.storage, 0, 1)
+
+
+def _region(value: TensorVal | PartitionVal) -> tuple[int, Box] | None:
+    """A view's box (arguments of one storage alias where boxes intersect); None: all of it."""
+    return (value.storage, value.frame.box) if value.view and value.frame is not None else None
 
 
 def _grid(value: PartitionVal) -> tuple[int, int, int] | None:

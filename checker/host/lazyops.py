@@ -63,7 +63,7 @@ def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"]) -> Val
 def _fresh(ctx: Ctx, value: Value) -> Value:
     if isinstance(value, PartitionVal):
         return PartitionVal(ctx.world.fresh(), value.storage, value.dtype, value.shape,
-                            value.tile, value.persistent, value.site)
+                            value.tile, value.persistent, value.site, value.frame, value.view)
     return value
 
 

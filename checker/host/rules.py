@@ -28,6 +28,7 @@ HOST_RULES: tuple[HostRule, ...] = (
     HostRule("CT304", "launches", "a tensor (not a partition) is passed to a Mut parameter"),
     HostRule("CT305", "check", "a launch is never synced, awaited, chained, captured or handed on"),
     HostRule("CT306", "expressions", "a value moved in a loop is used by the next iteration"),
+    HostRule("CT307", "views", "a region a pending launch writes (by a view) is used"),
     HostRule("CT401", "launches", "a partition's tile shape does not fit the Mut parameter"),
     HostRule("CT402", "launches", "Mut partitions of known shapes give different grids"),
     HostRule("CT403", "hostapi", "a partition's tile shape has rank above 3"),

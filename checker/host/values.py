@@ -12,6 +12,7 @@ from ...compiler.diagnostics import Span
 from ...compiler.dtypes import DType
 from ...compiler.frontend.params import KernelSignature
 from ...compiler.launch.ops_api import Form
+from ...compiler.launch.regions import Frame
 
 Dim = int | None  # a known extent, or None when the analysis cannot know it
 Shape = tuple[Dim, ...]
@@ -54,6 +55,10 @@ class TensorVal:
     storage: int
     dtype: DType | None
     shape: Shape | None  # None: rank unknown
+    # a host view of its storage (views.py): its box there, or None when the bounds are unknown
+    # (then no rule about its region reports anything); a whole tensor has view False
+    frame: Frame | None = None
+    view: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,8 @@ class PartitionVal:
     tile: Shape | None  # the tile shape
     persistent: bool  # `blocks=` was given: the grid is not the tile grid
     site: Span  # the `.partition(...)` call
+    frame: Frame | None = None  # the partitioned tensor's, when it is a view
+    view: bool = False
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ...compiler.diagnostics import Diagnostic, Span
+from ...compiler.launch.regions import Box
 from .values import Value
 
 OpKind = Literal["launch", "chain", "graph", "phi"]
@@ -30,6 +31,9 @@ class World:
     escaped_ops: set[int] = field(default_factory=set)  # out of sight: their leases are unknown
     lease_sites: dict[tuple[int, int], Span] = field(default_factory=dict)  # (op, storage)
     findings: dict[Span, Diagnostic] = field(default_factory=dict)
+    # per launch: the regions it leases by view (views.py): (storage, box or None for the
+    # whole storage, whether it writes them)
+    regions: dict[int, list[tuple[int, Box | None, bool]]] = field(default_factory=dict)
 
     def fresh(self) -> int:
         self.next_id += 1

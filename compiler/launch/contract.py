@@ -17,7 +17,7 @@ from .. import messages as msg
 from ..diagnostics import Diagnostic, Note, Span
 from ..dtypes import integer_range
 from ..frontend.params import KernelSignature, ParamSpec, ShapeEntry
-from .facts import ArgFacts, describe_kind, fmt_shape, overlaps
+from .facts import ArgFacts, args_overlap, describe_kind, fmt_shape
 from .moves import kernel_label, moved_diagnostic
 
 At = int | str  # where an argument was given: positional index or keyword
@@ -133,7 +133,7 @@ class LaunchContract:
                 continue
             for j, other in enumerate(verdict.args):
                 if (j == i or other is None or j in verdict.involved or _moved_before(other)
-                        or not overlaps(mut.extent, other.extent)):
+                        or not args_overlap(mut, other)):
                     continue
                 mat, oat = verdict.where[i], verdict.where[j]
                 assert mat is not None and oat is not None

@@ -14,6 +14,7 @@ ArgKind = Literal["tensor", "partition", "int", "float", "bool", "dtype", "op", 
 # (storage, lo, hi): two arguments alias when their storages are equal and [lo, hi) overlap.
 # The runtime gives (device, first byte, past last byte); the checker (storage id, 0, 1).
 Extent = tuple[Hashable, int, int]
+Region = tuple[Hashable, tuple[tuple[int, int], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,10 @@ class ArgFacts:
     meta: bool = False  # a tensor without memory (ct.meta)
     moved: MoveFacts | None = None
     text: str | None = None  # how the runtime shows a value of kind "other"
+    # a host view's element box in its family's frame: (family, ((lo, hi) per axis)); arguments
+    # of one family alias only where the boxes intersect (bytes alone would make the column
+    # halves of a row-major tensor overlap). None: compare extents only.
+    region: Region | None = None
 
 
 def describe_kind(facts: ArgFacts) -> str | None:
@@ -74,3 +79,16 @@ def fmt_shape(shape: tuple[object, ...]) -> str:
 
 def overlaps(a: Extent | None, b: Extent | None) -> bool:
     return a is not None and b is not None and a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
+
+
+def args_overlap(a: ArgFacts, b: ArgFacts) -> bool:
+    """Two arguments share elements: their extents overlap and, for two views of one family,
+    their boxes intersect on every axis (a bounding-box test: conservative for strided
+    views, exact for slices of contiguous tensors)."""
+    if not overlaps(a.extent, b.extent):
+        return False
+    ra, rb = a.region, b.region
+    if ra is None or rb is None or ra[0] != rb[0] or len(ra[1]) != len(rb[1]):
+        return True
+    return all(alo < bhi and blo < ahi for (alo, ahi), (blo, bhi) in zip(ra[1], rb[1],
+                                                                          strict=True))

@@ -22,7 +22,8 @@ OP_ATTRIBUTES = frozenset({"start", "sync", "then", "graph", "replay", "finished
 HANDLE_ATTRIBUTES = frozenset({
     "active_leases", "blocks", "data_ptr", "device", "dtype", "grid", "is_contiguous",
     "is_meta", "launch_grid", "ndim", "num_tiles", "numpy", "order", "partition", "readers",
-    "reshape", "shape", "size", "state", "strides", "tile", "tiling", "unpartition"})
+    "reshape", "shape", "size", "state", "strides", "tile", "tiling", "unpartition",
+    "narrow", "permute", "split_at", "view"})
 
 Use = Literal["attribute", "unpack", "index"]
 

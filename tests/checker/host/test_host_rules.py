@@ -492,6 +492,77 @@ z = ct.zeros((1024,), f32).partition((128,), blocks=0)  # E: CT408
     )
 
 
+class RegionWritten(Rule):
+    CODE = "CT307"
+    VALID = (
+        """
+t = ct.zeros((1024,), f32)
+a, b = t.split_at(0, 512)
+x = ct.ones((512,), f32)
+first = add(a.partition((128,)), x, x)
+second = add(b.partition((128,)), x, x)
+first.sync()
+t[0:512].numpy()
+second.sync()
+t.numpy()
+""",
+        """
+n = rows()
+t = ct.zeros((1024,), f32)
+x = ct.ones((1024,), f32)
+op = add(t[0:n].partition((128,)), x, x)
+t[n - 1:].numpy()
+op.sync()
+""",
+    )
+    INVALID = (
+        """
+t = ct.zeros((1024,), f32)
+x = ct.ones((256,), f32)
+op = add(t[0:256].partition((128,)), x, x)
+t[128:384].numpy()  # E: CT307
+op.sync()
+""",
+        """
+t = ct.zeros((1024,), f32)
+x = ct.ones((256,), f32)
+op = add(t[256:512].partition((128,)), x, x)
+t.partition((128,))  # E: CT307
+op.sync()
+""",
+        """
+t = ct.zeros((1024,), f32)
+x = ct.ones((512,), f32)
+op = add(t.narrow(0, 0, 512).partition((128,)), x, x)
+again = add(ct.zeros((512,), f32).partition((128,)), t[256:768], x)  # E: CT307
+op.sync()
+""",
+    )
+
+
+class ViewRegionRead(Rule):
+    CODE = "CT303"
+    VALID = (
+        """
+t = ct.zeros((1024,), f32)
+x = ct.ones((512,), f32)
+reader = add(ct.zeros((512,), f32).partition((128,)), t[0:512], x)
+writer = add(t[512:].partition((128,)), x, x)
+reader.sync()
+writer.sync()
+""",
+    )
+    INVALID = (
+        """
+t = ct.zeros((1024,), f32)
+x = ct.ones((512,), f32)
+reader = add(ct.zeros((512,), f32).partition((128,)), t[0:512], x)
+t[256:768].partition((128,))  # E: CT303
+reader.sync()
+""",
+    )
+
+
 RULES = [r for r in Rule.__subclasses__()]
 
 

@@ -62,3 +62,10 @@ v = ct.ones((256,), f32)
 z, h, v = copy_and_count(ct.zeros((256,), f32).partition((64,)), h, v, grid=(4, 1)).sync()
 z2, h, v = copy_and_count(ct.zeros((256,), f32).partition((64,)), h, v).sync()
 copy_and_count(ct.zeros((256,), f32).partition((64,)), h, v, grid=8).sync()  # E: CT402
+
+# an Acc view leases its region as a write: the base cannot be read until the launch is synced
+big = ct.zeros((32,), f32)
+lo, hi = big.split_at(0, 16)
+op4 = colsum(lo, x, BM=32, grid=4)
+big.numpy()  # E: CT307
+lo, x = op4.sync()

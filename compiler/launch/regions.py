@@ -1,0 +1,138 @@
+"""The element region a host view covers, worked out once for the runtime and the checker.
+
+A family of views shares a frame: the axes of the tensor first viewed (its root). A view's
+region is a box there, `[lo, hi)` per root axis, and a map from each of its own axes to a root
+axis (with the origin and step of the slice that made it). The box is exact through slicing,
+integer indexing and permuting; `view(shape)` keeps the box (the same elements) but loses the
+map, so later slices of it keep the whole box. Overlap is box intersection: conservative for
+strided views (a bounding box), exact for the slices of a contiguous tensor.
+
+The checker works with extents it may not know (None); an unknown extent's axis is
+`[0, UNBOUNDED)`. It asks only where every index is a known int; the runtime validates the
+indices first (CT406) and so never sees an out-of-range one here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Box = tuple[tuple[int, int], ...]  # per root axis: [lo, hi) element indices
+AxisMap = tuple[int, int, int] | None  # a view axis: (root axis, origin, step); None: unknown
+UNBOUNDED = 2**62
+# one index of a view: an int (drops the axis) or (start, stop, step) with Nones as in Python
+Index = int | tuple[int | None, int | None, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A view's box in its family's frame, and its own axes' map into that frame."""
+
+    box: Box
+    axes: tuple[AxisMap, ...]
+
+    @staticmethod
+    def root(shape: tuple[int | None, ...]) -> Frame:
+        return Frame(tuple((0, UNBOUNDED if n is None else n) for n in shape),
+                     tuple((a, 0, 1) for a in range(len(shape))))
+
+    def permuted(self, order: tuple[int, ...]) -> Frame:
+        return Frame(self.box, tuple(self.axes[a] for a in order))
+
+    def reshaped(self, rank: int) -> Frame:
+        return Frame(self.box, (None,) * rank)
+
+    def indexed(self, shape: tuple[int | None, ...], items: tuple[Index, ...]
+                ) -> tuple[Frame, tuple[int | None, ...]] | None:
+        """The frame and shape after `view[items]` (one item per axis); None when a slice's
+        length cannot be known (a negative bound on an axis of unknown extent)."""
+        box = list(self.box)
+        axes: list[AxisMap] = []
+        dims: list[int | None] = []
+        for axis, (item, n) in enumerate(zip(items, shape, strict=True)):
+            m = self.axes[axis]
+            if isinstance(item, int):
+                k = item + n if item < 0 and n is not None else item
+                if k < 0:
+                    return None
+                if m is not None:
+                    r, origin, s = m
+                    box[r] = (origin + k * s, origin + k * s + 1)
+                continue
+            norm = _slice(item, n)
+            if norm is None:
+                return None
+            start, count, step = norm
+            dims.append(count)
+            if m is None:
+                axes.append(None)
+                continue
+            r, origin, s = m
+            lo = origin + start * s
+            hi = UNBOUNDED if count is None else lo + max(count - 1, 0) * s * step + (
+                1 if count else 0)
+            box[r] = (lo, hi)
+            axes.append((r, lo, s * step))
+        return Frame(tuple(box), tuple(axes)), tuple(dims)
+
+
+def _slice(item: tuple[int | None, int | None, int | None], n: int | None
+           ) -> tuple[int, int | None, int] | None:
+    """(start, count or None when unknown, step) of a slice on an axis of extent n."""
+    start, stop, step = item
+    step = 1 if step is None else step
+    if step < 1:
+        return None
+    if n is not None:
+        lo, hi, _ = slice(start, stop, step).indices(n)
+        return lo, len(range(lo, hi, step)), step
+    lo = 0 if start is None else start
+    if lo < 0 or (stop is not None and stop < 0):
+        return None
+    if stop is None:
+        return lo, None, step
+    return lo, len(range(lo, stop, step)), step
+
+
+def boxes_intersect(a: Box, b: Box) -> bool:
+    return len(a) == len(b) and all(alo < bhi and blo < ahi
+                                    for (alo, ahi), (blo, bhi) in zip(a, b, strict=True))
+
+
+# -- what is wrong with a view's arguments (CT406 `view: ...`), worded once for both sides -------
+def axis_problem(axis: int, rank: int) -> str | None:
+    return None if -rank <= axis < rank else (
+        f"axis {axis!r} is out of range for a tensor of rank {rank}")
+
+
+def count_problem(count: int, rank: int) -> str | None:
+    return None if count <= rank else f"too many indices ({count}) for a tensor of rank {rank}"
+
+
+def index_problem(axis: int, item: Index, n: int | None) -> str | None:
+    """An int index outside a known extent, or a slice step below 1."""
+    if isinstance(item, int):
+        if n is not None and not -n <= item < n:
+            return f"index {item} is out of range for axis {axis} of extent {n}"
+        return None
+    step = item[2]
+    return None if step is None or step >= 1 else f"slice steps must be positive, not {step}"
+
+
+def narrow_problem(axis: int, start: int, length: int, n: int | None) -> str | None:
+    if start < 0 or length < 0 or (n is not None and start + length > n):
+        return (f"narrow({axis}, {start}, {length}) needs 0 <= start and start + length <= "
+                f"{'n' if n is None else n} (the extent of axis {axis})")
+    return None
+
+
+def split_problem(axis: int, k: int, n: int | None) -> str | None:
+    if k < 0 or (n is not None and k > n):
+        return (f"split_at({axis}, {k}) needs 0 <= k <= {'n' if n is None else n} (the extent "
+                f"of axis {axis})")
+    return None
+
+
+def permute_problem(axes: tuple[int, ...], rank: int) -> str | None:
+    norm = sorted(a + rank if a < 0 else a for a in axes)
+    return None if norm == list(range(rank)) else (
+        f"permute({axes}) must name each of the {rank} axes once")

@@ -1,0 +1,269 @@
+"""Host views (`t[a:b]`, `narrow`, `view`, `permute`, `split_at`) and the regions they lease.
+
+A view is a new `Tensor` handle on its base's buffer (offset and strides changed, no copy). Views
+of one tensor share a `Root`: the first handle viewed, whose axes are the frame in which every
+view's `Region` is a box of element ranges per axis. A region is exact through slicing,
+integer indexing and permuting; `view(shape)` keeps the box (the same elements) but loses the
+axis map, so slicing such a view keeps its whole box (conservative: it may report an overlap
+that element-exact reasoning would not, never the reverse).
+
+Leases by region: while a launch is pending, the root remembers the boxes it reads and writes
+(`Root.pending`). A write (a `Mut` partition of a view, or `partition()` of any handle of the
+root) overlapping a pending read is CT303; any use overlapping a pending write is CT307. Two
+handles of one buffer with different roots (two DLPack imports of the same memory) fall back to
+the byte-range test that whole tensors use.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..compiler import messages as msg
+from ..compiler.diagnostics import Note, Span
+from ..compiler.errors import error_for
+from ..compiler.launch.moves import kernel_label
+from ..compiler.launch.regions import (
+    Box,
+    Frame,
+    Index,
+    axis_problem,
+    boxes_intersect,
+    count_problem,
+    index_problem,
+    narrow_problem,
+    permute_problem,
+    split_problem,
+)
+from .errors import launch_error
+from .sites import Site, argument_span, argument_text
+
+if TYPE_CHECKING:
+    from .ops import LaunchOp
+    from .tensor import Tensor
+
+class Root:
+    """The frame of a family of views, and the regions its pending launches lease."""
+
+    __slots__ = ("__weakref__", "pending")
+
+    def __init__(self) -> None:
+        # (box, whether the launch writes it, the launch (weakly))
+        self.pending: list[tuple[Box, bool, weakref.ref[LaunchOp]]] = []
+
+    def live(self) -> list[tuple[Box, bool, LaunchOp]]:
+        """The pending entries of launches still running (dropping the rest)."""
+        out, keep = [], []
+        for box, writes, ref in self.pending:
+            op = ref()
+            if op is not None and not op.finished:
+                out.append((box, writes, op))
+                keep.append((box, writes, ref))
+        self.pending = keep
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    root: Root
+    frame: Frame
+
+    @property
+    def box(self) -> Box:
+        return self.frame.box
+
+    def reshaped(self, rank: int) -> Region:
+        """The same elements under another shape: the box stays, the axis map is lost."""
+        return Region(self.root, self.frame.reshaped(rank))
+
+    def key(self) -> tuple[int, Box]:
+        """What the launch contract compares (facts.py: same root id, boxes intersect)."""
+        return (id(self.root), self.frame.box)
+
+
+def region_of(t: Tensor) -> Region:
+    """The tensor's region, making it the root of a new family if it has none. A root made now
+    takes over the handle's pending readers, so a later view sees them."""
+    region = t._region
+    if region is None:
+        root = Root()
+        frame = Frame.root(t._shape)
+        region = Region(root, frame)
+        for op in t.active_leases():
+            root.pending.append((frame.box, False, op.own_ref()))
+        t._region = region
+    return region
+
+
+# -- making views ----------------------------------------------------------------------------
+def make_view(t: Tensor, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
+              region: Region) -> Tensor:
+    from .tensor import Tensor
+
+    item = t._dtype.itemsize
+    return Tensor(t._backend, t._buf, t._offset + offset * item, shape, strides, t._dtype,
+                  region)
+
+
+def getitem(t: Tensor, key: Any, site: Site) -> Tensor:
+    """Basic indexing: ints (drop the axis), slices with a positive step, `...`."""
+    items = _expand(key if isinstance(key, tuple) else (key,), len(t._shape), site)
+    offset, shape, strides = 0, [], []
+    norm: list[Index] = []
+    for axis, (item, n, s) in enumerate(zip(items, t._shape, t._strides, strict=True)):
+        if isinstance(item, slice):
+            given = (item.start, item.stop, item.step)
+            problem = index_problem(axis, given, n)
+            if problem is not None:
+                raise _bad(site, problem)
+            start, stop, step = item.indices(n)
+            count = len(range(start, stop, step))
+            offset += start * s if count else 0
+            shape.append(count)
+            strides.append(s * step)
+            norm.append((start, stop, step))
+        else:
+            problem = index_problem(axis, int(item), n)
+            if problem is not None:
+                raise _bad(site, problem)
+            k = int(item) + n if item < 0 else int(item)
+            offset += k * s
+            norm.append(k)
+    region = region_of(t)
+    found = region.frame.indexed(t._shape, tuple(norm))
+    assert found is not None  # every index was validated above
+    return make_view(t, offset, tuple(shape), tuple(strides), Region(region.root, found[0]))
+
+
+def _expand(key: tuple[Any, ...], rank: int, site: Site) -> list[int | slice]:
+    """The key with `...` expanded and missing trailing axes as full slices."""
+    if sum(k is Ellipsis for k in key) > 1:
+        raise _bad(site, "an index can have only one ellipsis ('...')")
+    for k in key:
+        if not (k is Ellipsis or isinstance(k, slice) or _is_int(k)):
+            raise _bad(site, f"views take ints, slices and '...'; got {k!r} (copy with "
+                       "numpy() for fancy indexing)")
+        if isinstance(k, slice) and not all(v is None or _is_int(v)
+                                            for v in (k.start, k.stop, k.step)):
+            raise _bad(site, f"slice bounds must be ints, not {k!r}")
+    explicit = [k for k in key if k is not Ellipsis]
+    problem = count_problem(len(explicit), rank)
+    if problem is not None:
+        raise _bad(site, problem)
+    fill = [slice(None)] * (rank - len(explicit))
+    if Ellipsis in key:
+        at = next(i for i, k in enumerate(key) if k is Ellipsis)
+        return [*explicit[:at], *fill, *explicit[at:]]
+    return [*explicit, *fill]
+
+
+def _is_int(v: object) -> bool:
+    import numpy as np
+
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def narrow(t: Tensor, axis: int, start: int, length: int, site: Site) -> Tensor:
+    axis = _axis(t, axis, site)
+    n = t._shape[axis]
+    if not (_is_int(start) and _is_int(length)):
+        raise _bad(site, f"narrow() takes int bounds, not {start!r} and {length!r}")
+    problem = narrow_problem(axis, int(start), int(length), n)
+    if problem is not None:
+        raise _bad(site, problem)
+    key: list[Any] = [slice(None)] * len(t._shape)
+    key[axis] = slice(int(start), int(start) + int(length))
+    return getitem(t, tuple(key), site)
+
+
+def split_at(t: Tensor, axis: int, k: int, site: Site) -> tuple[Tensor, Tensor]:
+    axis = _axis(t, axis, site)
+    n = t._shape[axis]
+    if not _is_int(k):
+        raise _bad(site, f"split_at() takes an int position, not {k!r}")
+    problem = split_problem(axis, int(k), n)
+    if problem is not None:
+        raise _bad(site, problem)
+    return narrow(t, axis, 0, int(k), site), narrow(t, axis, int(k), n - int(k), site)
+
+
+def permute(t: Tensor, axes: tuple[int, ...], site: Site) -> Tensor:
+    rank = len(t._shape)
+    norm = [_axis(t, a, site) for a in axes]
+    problem = permute_problem(tuple(int(a) for a in axes), rank)
+    if problem is not None:
+        raise _bad(site, problem)
+    region = region_of(t)
+    return make_view(t, 0, tuple(t._shape[a] for a in norm), tuple(t._strides[a] for a in norm),
+                     Region(region.root, region.frame.permuted(tuple(norm))))
+
+
+def view(t: Tensor, shape: tuple[int, ...], site: Site) -> Tensor:
+    from .tensor import _resolve_shape, contiguous_strides
+
+    if not t.is_contiguous():
+        raise _bad(site, f"view({shape}) needs a contiguous tensor, but this one has shape "
+                   f"{t._shape} and strides {t._strides} (a permuted or sliced view); copy it "
+                   "first, or slice the view instead")
+    dims = _resolve_shape(shape, t.size, t._shape, site)
+    region = region_of(t)
+    return make_view(t, 0, dims, contiguous_strides(dims), region.reshaped(len(dims)))
+
+
+def _axis(t: Tensor, axis: object, site: Site) -> int:
+    rank = len(t._shape)
+    if not _is_int(axis):
+        raise _bad(site, f"an axis is an int, not {axis!r}")
+    problem = axis_problem(int(axis), rank)  # type: ignore[call-overload]
+    if problem is not None:
+        raise _bad(site, problem)
+    a: int = int(axis)  # type: ignore[call-overload]
+    return a + rank if a < 0 else a
+
+
+def _bad(site: Site, detail: str) -> Exception:
+    return launch_error(msg.BAD_VIEW, site, detail=detail)
+
+
+# -- region leases -----------------------------------------------------------------------------
+def check_region(region: Region, writes: bool, name: str, action: str, site: Site,
+                 span: Span | None = None) -> None:
+    """CT307 when a pending launch writes an overlapping region; CT303 when this is a write
+    and a pending launch reads one."""
+    for box, pending_writes, op in region.root.live():
+        if not (pending_writes or writes) or not boxes_intersect(box, region.box):
+            continue
+        message = msg.REGION_WRITTEN if pending_writes else msg.REGION_READ
+        label = kernel_label(op.kernel_name)
+        note = Note(msg.LEASED_HERE.format(kernel=label), op.site.span())
+        raise error_for([message.at(span or site.span(), (note,), name=name, kernel=label,
+                                    action=action)])
+
+
+def check_launch(values: list[Any], muts: tuple[int, ...], tensors: tuple[int, ...],
+                 where: dict[int, int | str], site: Site) -> list[tuple[Region, bool]]:
+    """The regions a launch would lease (its Mut partitions write, its tensors read), checked
+    against the pending launches of their roots; [] when no argument belongs to a view family
+    (the usual case, one attribute read per argument)."""
+    taken: list[tuple[Region, bool]] = []
+    for writes, indices in ((True, muts), (False, tensors)):
+        for i in indices:
+            region = values[i]._region
+            if region is not None:
+                taken.append((region, writes))
+    for region, writes in taken:
+        if any((w or writes) and boxes_intersect(box, region.box)
+               for box, w, _ in region.root.live()):
+            i = next(j for j in (*muts, *tensors) if values[j]._region is region)
+            at = where.get(i, i)
+            action = ("passed to an Acc parameter" if getattr(values[i], "_tensor", None) is None
+                      else "passed to a Mut parameter") if writes else "read by another launch"
+            check_region(region, writes, argument_text(site, at, "the argument"), action,
+                         site, argument_span(site, at))
+    return taken
+
+
+def lease_launch(taken: list[tuple[Region, bool]], op: LaunchOp) -> None:
+    for region, writes in taken:
+        region.root.pending.append((region.box, writes, op.own_ref()))

@@ -1,0 +1,107 @@
+"""Host views on a real GPU (`pytest -m gpu`): strided inputs and Mut partitions of views
+compiled by tileiras, compared with NumPy; torch strided tensors through DLPack both ways."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+import view_kernels as vk
+
+import cutile as ct
+from cutile import f32
+from cutile.runtime import context
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def cuda() -> Iterator[Any]:
+    try:
+        from cutile.runtime.cuda import driver
+    except ImportError:
+        pytest.skip("no CUDA driver")
+    if driver.device_count() == 0:
+        pytest.skip("no CUDA device")
+    from cutile.runtime.backends.cuda import CudaBackend
+
+    yield CudaBackend(0)
+
+
+@pytest.fixture(autouse=True)
+def use_cuda(cuda: Any) -> Iterator[None]:
+    old = context.set_backend(cuda)
+    yield
+    context.set_backend(old)
+
+
+def _grid(shape: tuple[int, ...]) -> np.ndarray:
+    return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+def test_strided_inputs_match_numpy(cuda: Any) -> None:
+    a = _grid((64, 48))
+    t = ct.from_numpy(a)
+    assert str(t.device) == "cuda:0"
+    for v, want in [(t[::2, 1::2], a[::2, 1::2]), (t.permute(1, 0)[0:32], a.T[0:32]),
+                    (t[3:35, 5:37], a[3:35, 5:37]), (t[:, 8:40], a[:, 8:40])]:
+        out = ct.zeros(want.shape, f32)
+        (o, _) = vk.double2(out.partition((16, 8)), v).sync()
+        np.testing.assert_array_equal(o.unpartition().numpy(), 2 * want)
+
+
+def test_mut_partitions_of_views_match_numpy(cuda: Any) -> None:
+    a = _grid((48, 40))
+    t = ct.from_numpy(a)
+    want = a.copy()
+    vk.inc2(t.permute(1, 0)[2:34, 1:45].partition((16, 16))).sync()
+    want.T[2:34, 1:45] += 1
+    vk.inc2(t[::3, 1::2].partition((4, 8))).sync()
+    want[::3, 1::2] += 1
+    left, right = t.split_at(1, 24)
+    vk.pair2(left.partition((16, 8)), right.partition((16, 8))).sync()
+    want[:, :24], want[:, 24:] = 1.0, 2.0
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_disjoint_views_in_two_pending_launches(cuda: Any) -> None:
+    a = _grid((64, 32))
+    t = ct.from_numpy(a)
+    out = ct.zeros((32, 32), f32)
+    reader = vk.double2(out.partition((16, 16)), t[0:32])
+    writer = vk.inc2(t[32:64].partition((16, 16)))
+    (o, _) = reader.sync()
+    writer.sync()
+    np.testing.assert_array_equal(o.unpartition().numpy(), 2 * a[0:32])
+    np.testing.assert_array_equal(t.numpy()[32:], a[32:] + 1)
+
+
+def test_torch_strided_both_ways(cuda: Any) -> None:
+    torch = pytest.importorskip("torch")
+    x = torch.arange(64 * 48, dtype=torch.float32, device="cuda").reshape(64, 48)
+    out = torch.zeros(48, 64, dtype=torch.float32, device="cuda")
+    cx = ct.from_dlpack(x.t())  # (48, 64), strides (1, 48): zero copy
+    assert cx.strides == (1, 48) and cx.data_ptr == x.data_ptr()
+    cout = ct.from_dlpack(out)
+    (o, _) = vk.double2(cout[:, 0:32].partition((16, 16)), cx[:, 0:32]).sync()
+    assert torch.equal(out[:, 0:32], 2 * x.t()[:, 0:32])
+    back = torch.from_dlpack(o.unpartition().permute(1, 0))  # a strided view out
+    assert back.stride() == (1, 64) and back.data_ptr() == out.data_ptr()
+    assert torch.equal(back, out[:, 0:32].t())
+
+
+def test_negative_strides_from_numpy(cuda: Any) -> None:
+    """NumPy views with negative strides are copied to the GPU with their layout (DLPack from
+    host memory), then read and written by a compiled kernel: Tile IR gets the negative strides
+    as i32 arguments. Kept on its own so a backend that cannot take them shows here."""
+    a = _grid((32, 32))
+    src = ct.from_dlpack(a[::-1, ::-1])
+    assert src.strides == (-32, -1)
+    out = ct.zeros((32, 32), f32)
+    (o, _) = vk.double2(out.partition((16, 16)), src).sync()
+    np.testing.assert_array_equal(o.unpartition().numpy(), 2 * a[::-1, ::-1])
+    flipped = ct.from_dlpack(a[::-1])
+    vk.inc2(flipped.partition((16, 16))).sync()
+    np.testing.assert_array_equal(flipped.numpy(), a[::-1] + 1)
