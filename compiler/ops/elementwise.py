@@ -278,6 +278,9 @@ def _why(err: Exception) -> str:
 
 
 def _check_kind(b: Builder, spec: Elementwise, dtype: DType, span: Span, where: Arg) -> None:
+    if dtype.storage_only:
+        b.fail(msg.BAD_OPERAND, where.span, op=f"'{spec.word}'",
+               what=f"{dtype} tiles (a storage format: .astype(f32) first)")
     if spec.dtypes and dtype.kind in spec.kinds and dtype.name not in spec.dtypes:
         b.fail(msg.BAD_OPERAND, where.span, op=f"'{spec.word}'", what=f"{dtype} tiles{spec.why}")
     if dtype.kind not in spec.kinds:

@@ -57,6 +57,9 @@ def _operand(b: Builder, c: Call, what: str) -> TileType:
         b.fail(msg.RANK_NEEDED, c["x"].span, what=f"{what}()", want="1 or more", shape="()")
     if x.type.dtype.is_bool:
         b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{what}()", what="bool tiles (use .astype())")
+    if x.type.dtype.storage_only:
+        b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{what}()",
+               what=f"{x.type.dtype} tiles (a storage format: .astype(f32) first)")
     return x.type
 
 
