@@ -160,3 +160,14 @@ def test_gpu_refuses_or_matches_interpreter(on_cuda: object) -> None:
     want = on_interpreter(_convert)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+def test_dlpack_exports_f8e8m0_and_refuses_f4e2m1() -> None:
+    s = ct.from_numpy(np.array([0.5, 4.0]), dtype=f8e8m0)
+    back = ct.from_dlpack(s)  # float8_e8m0fnu (code 14, 8 bits), byte for byte
+    assert back.dtype.name == "f8e8m0"
+    np.testing.assert_array_equal(back.numpy(), [0.5, 4.0])
+    t = ct.from_numpy(np.array([1.0, 2.0]), dtype=f4e2m1)
+    with pytest.raises(ct.LaunchError) as err:
+        t.__dlpack__()
+    assert "pack_f4e2m1" in err.value.diagnostics[0].message
