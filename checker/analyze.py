@@ -17,7 +17,7 @@ from typing import Protocol
 from ..compiler import messages as msg
 from ..compiler.api import check_module
 from ..compiler.diagnostics import Diagnostic, Severity, Span, dedupe
-from ..compiler.frontend.source import analysis_guard, parse_module
+from ..compiler.frontend.source import ModuleInfo, analysis_guard, parse_module
 from . import suppressions
 from .config import Config, Overrides, parse_table
 from .discovery import ConfigResolver, is_force_excluded, iter_files
@@ -62,18 +62,23 @@ class Report:
 
 
 def analyze_source(source: str, path: str, config: Config | TableConfig | None = None,
-                   *, project: ProjectIndex | None = None) -> list[Diagnostic]:
+                   *, project: ProjectIndex | None = None,
+                   parsed: ModuleInfo | Diagnostic | None = None) -> list[Diagnostic]:
     """Every finding of one file after suppressions, selection and severity overrides.
-    `project` resolves kernels imported from other files (one index per run caches them)."""
+    `project` resolves kernels imported from other files (one index per run caches them);
+    `parsed` is the module of `source` when the caller has it (the language server's one parse
+    per document version)."""
     with analysis_guard():  # linear time on big files, room for deep nesting
-        raw = _raw_findings(source, path, project)
+        raw = _raw_findings(source, path, project, parsed)
     return finish(raw, source, path, _as_config(config))
 
 
-def _raw_findings(source: str, path: str, project: ProjectIndex | None) -> list[Diagnostic]:
-    """The module's AST dies on return, before collection resumes, so the first collection
-    does not walk millions of dead nodes."""
-    info = parse_module(source, path)  # one parse: the kernel frontend and the host analysis
+def _raw_findings(source: str, path: str, project: ProjectIndex | None,
+                  parsed: ModuleInfo | Diagnostic | None) -> list[Diagnostic]:
+    """Without `parsed`, the module's AST dies on return, before collection resumes, so the
+    first collection does not walk millions of dead nodes."""
+    # one parse: the kernel frontend and the host analysis
+    info = parse_module(source, path) if parsed is None else parsed
     if isinstance(info, Diagnostic):
         return [info]
     return check_module(info) + check_host(info, project)

@@ -14,6 +14,7 @@ from .frontend.source import (
     analysis_guard,
     nesting_diagnostic,
     parse_module,
+    read_module,
 )
 from .ir import KernelIR
 from .specialization import Specialization
@@ -73,7 +74,7 @@ def _internal(err: Exception, doing: str, span: Span) -> Diagnostic:
 
 def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:
     """The diagnostics of one kernel (and the helpers it inlines), as the JIT reports them."""
-    info = parse_module(source, path)
+    info = read_module(source, path)  # the file's other kernels and the launcher share it
     if isinstance(info, Diagnostic):
         return [info]
     fn = info.functions.get(name)

@@ -365,6 +365,13 @@ def k(z: Acc[Tensor[f32, (128,)], "add"]) -> None:
        """`Compiled.resources` reads registers, threads and memory sizes from the cubin's ELF
        sections. The bytes were not a cubin, or one of a layout this reader does not know (the
        message says what was missing); tileiras's output format may have changed."""),
+    _c("CT507", "dtype-not-on-gpu", "A dtype the target GPU (or cutile's GPU backend) lacks",
+       """The MX formats `f4e2m1` and `f8e8m0` exist in Tile IR 13.3+, but tileiras compiles
+       them only for sm_100 and newer (for sm_90, the H200, it answers "Incompatibility with
+       architecture 'sm_90': unsupported type"). cutile also keeps `f4e2m1` tensors one value
+       per byte, not packed two per byte as the device reads them, so f4e2m1 tensor parameters
+       run on the interpreter only (f4e2m1 tiles inside a kernel are fine on sm_100+). Run on
+       the interpreter (`CUTILE_BACKEND=interpreter`), or compile for a newer `arch`."""),
     ]),
     *_family(Family.TOOL, Raises.CUTILE, [  # CT9xx: configuration, suppressions, internal errors.
     _c("CT901", "bad-config", "Invalid cutile-check configuration",

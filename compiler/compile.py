@@ -20,6 +20,7 @@ from .bytecode import Version, encode
 from .errors import error_for
 from .frontend.source import ModuleInfo
 from .lower import EntrySlot, Lowered, LowerError, lower
+from .lower.targets import arch_diagnostics
 from .specialization import MutFacts, Specialization, TensorFacts
 from .toolchain import ArgFacts, KernelCompiler, SpecializationKey, default_compiler, source_hash
 from .toolchain.atomic import atomic_write
@@ -54,6 +55,9 @@ class Compiled:
 def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
     """The Tile IR module of one specialization (raises KernelError on frontend errors)."""
     ir = specialized_ir(info, name, spec)
+    unsupported = arch_diagnostics(ir, spec.arch)
+    if unsupported:
+        raise error_for(unsupported)
     try:
         return lower(ir, spec)
     except LowerError as err:

@@ -21,6 +21,8 @@ class DType:
     aliases: tuple[str, ...] = ()  # NumPy / torch dtype names that mean it
     finite_max: float = 0.0  # floats: the largest finite value
     has_inf: bool = True  # floats: whether the format encodes infinities (f8e4m3 has only NaN)
+    storage_only: bool = False  # loads, stores and astype only: Tile IR has no arithmetic on it
+    min_sm: int = 0  # the oldest GPU (sm_XX) tileiras compiles the type for; 0: any
 
     @property
     def rounded(self) -> bool:
@@ -66,9 +68,16 @@ F64 = DType("f64", "float", 64, "float64", "F64", "float64", ("float64",),
              1.7976931348623157e308)
 F8E4M3 = DType("f8e4m3", "float", 8, "float32", "F8E4M3FN", "uint8", (), 448.0, False)
 F8E5M2 = DType("f8e5m2", "float", 8, "float32", "F8E5M2", "uint8", (), 57344.0)
+# OCP MX formats (Tile IR 13.3+/13.2+): f4e2m1 values are packed two to a byte in memory (see
+# runtime/floats.py); f8e8m0 is a power of two 2**(code - 127), code 0xFF is NaN, no zero/sign.
+# tileiras 13.4 for sm_90: "Incompatibility with architecture 'sm_90': unsupported type ...".
+F4E2M1 = DType("f4e2m1", "float", 4, "float32", "F4E2M1FN", "uint8", (), 6.0, False, True, 100)
+F8E8M0 = DType("f8e8m0", "float", 8, "float32", "F8E8M0FNU", "uint8", (), 2.0**127, False, True,
+               100)
 
 ALL_DTYPES: tuple[DType, ...] = (
     BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, TF32, F32, F64, F8E4M3, F8E5M2,
+    F4E2M1, F8E8M0,
 )
 BY_NAME: dict[str, DType] = {d.name: d for d in ALL_DTYPES}
 BY_NAME["bool"] = BOOL

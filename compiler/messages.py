@@ -216,6 +216,12 @@ NO_DEVICE = Message("CT504", "{detail}")
 DRIVER_ERROR = Message("CT505", "{call} failed: {error}")
 DEVICE_ASSERT = Message("CT505", "device_assert failed in block {block}: {message}")
 CUBIN_UNREADABLE = Message("CT506", "cannot read the cubin's resource usage: {detail}")
+DTYPE_NEEDS_ARCH = Message("CT507", "{dtype} ({what}) needs sm_{min_sm} or newer; tileiras cannot "
+                           "compile it for {arch}: run on the interpreter "
+                           "(CUTILE_BACKEND=interpreter)")
+F4_TENSOR_ON_GPU = Message("CT507", "f4e2m1 tensor parameter '{name}' runs on the interpreter "
+                           "only: cutile stores f4e2m1 one value per byte and the GPU reads it "
+                           "packed; load f8/bf16 data and .astype(f4e2m1) in the kernel instead")
 
 # CT9xx
 CONFIG_UNREADABLE = Message("CT901", "cannot read {path}: {detail}")

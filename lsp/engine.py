@@ -5,9 +5,11 @@ host ownership, suppressions, selection, severities), with each file's configura
 checker's resolver (the nearest pyproject.toml with a [tool.cutile-check] table), cached until
 `reset()`; files the configuration excludes get no diagnostics, as on the command line.
 
-Typed names for hovers and inlay hints come from the compiler (`cutile.compiler.api.typed_names`):
-the names each kernel binds and their tile types. Ownership states for hovers on host names come
-from the host checker (`cutile.checker.host.ownership_view`).
+Every analysis of one document version reads the same parse (`read_module`, the module
+reader's cache). Typed names for hovers and inlay hints come from the compiler
+(`cutile.compiler.api.typed_names`): the names each kernel binds and their tile types.
+Ownership states for hovers on host names come from the host checker
+(`cutile.checker.host.ownership_view`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from cutile.checker.discovery import ConfigResolver
 from cutile.checker.host import OwnershipView, ProjectIndex, ownership_view
 from cutile.compiler.api import typed_names as compiler_typed_names
 from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.frontend.source import analysis_guard, parse_module
+from cutile.compiler.frontend.source import MODULES, analysis_guard, read_module
 
 CONFIG_FILE = "pyproject.toml"
 
@@ -60,17 +62,23 @@ class Analyzer:
         """All diagnostics of one file. Exceptions propagate: the scheduler logs them."""
         resolver = self._resolver
         config = resolver.for_file(path)
-        found = () if config.excluded(path) else tuple(analyze_source(source, path, config))
+        found = () if config.excluded(path) else tuple(
+            analyze_source(source, path, config, parsed=read_module(source, path)))
         problems = tuple(resolver.diagnostics[self._reported:])
         self._reported = len(resolver.diagnostics)
         return FileResult(found, problems)
+
+
+def forget(path: str) -> None:
+    """The editor closed the file: drop its parses."""
+    MODULES.forget(path)
 
 
 def typed_names(source: str, path: str) -> list[TypedName]:
     """Every tile-valued name a kernel binds, with its type; nothing for a file that does not
     parse (its diagnostics say why)."""
     with analysis_guard():
-        info = parse_module(source, path)
+        info = read_module(source, path)
         if isinstance(info, Diagnostic):
             return []
         return [TypedName(n.name, n.span, n.type) for n in compiler_typed_names(info)]
@@ -79,7 +87,7 @@ def typed_names(source: str, path: str) -> list[TypedName]:
 def ownership(source: str, path: str) -> OwnershipView:
     """The host ownership facts of one file; nothing for a file that does not parse."""
     with analysis_guard():
-        info = parse_module(source, path)
+        info = read_module(source, path)
         if isinstance(info, Diagnostic):
             return OwnershipView((), ())
         return ownership_view(info, ProjectIndex())

@@ -14,7 +14,7 @@ import libcst as cst
 
 from cutile.compiler.codes import QuickFix
 from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.frontend.source import parse_module
+from cutile.compiler.frontend.source import read_module
 from cutile.compiler.messages import DTYPE_MIX, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
 
 from .edits import Edit, Fix
@@ -86,7 +86,7 @@ def _astype(parsed: Parsed, node: cst.BaseExpression, dtype: str) -> tuple[Edit,
 
 def _dtype_spelling(source: str, path: str) -> _Spelling:
     """How this module writes a cutile dtype: `f32` if imported by name, else `ct.f32`."""
-    info = parse_module(source, path)
+    info = read_module(source, path)
     aliases = {} if isinstance(info, Diagnostic) else info.aliases
     module_alias = next((name for name, target in aliases.items() if target == "cutile"), None)
     return _Spelling(aliases, module_alias)

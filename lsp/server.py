@@ -172,6 +172,7 @@ class CutileLanguageServer(LanguageServer):
         self.published.pop(uri, None)
         self._typed.pop(uri, None)
         self._owned.pop(uri, None)
+        engine.forget(self.path_of(uri))
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 

@@ -54,8 +54,8 @@ _CODES: dict[tuple[int, int], DType] = {
     (0, 8): d.I8, (0, 16): d.I16, (0, 32): d.I32, (0, 64): d.I64,
     (1, 8): d.U8, (1, 16): d.U16, (1, 32): d.U32, (1, 64): d.U64,
     (2, 16): d.F16, (2, 32): d.F32, (2, 64): d.F64, (4, 16): d.BF16,
-    (6, 8): d.BOOL, (10, 8): d.F8E4M3, (12, 8): d.F8E5M2,
-}
+    (6, 8): d.BOOL, (10, 8): d.F8E4M3, (12, 8): d.F8E5M2, (14, 8): d.F8E8M0,
+}  # f4e2m1 has none: DLPack's (17, 4) is packed two per byte, cutile keeps one per byte
 _TO_CODE: dict[str, tuple[int, int]] = {v.name: k for k, v in _CODES.items()}
 _TO_CODE["tf32"] = (2, 32)  # tf32 is stored as float32
 
@@ -95,6 +95,10 @@ _capsule_destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_capsule_destructo
 def export_tensor(t: Tensor, stream: int | None, copy: bool | None, site: Site) -> object:
     if t._buf is None:
         raise launch_error(_BAD, site, detail="a meta tensor has no memory to share")
+    if t._dtype.name not in _TO_CODE:
+        raise launch_error(_BAD, site, detail=f"{t._dtype.name} tensors are not exported: cutile "
+                           "keeps one f4e2m1 value per byte, DLPack's float4_e2m1fn is packed "
+                           "(cutile.runtime.floats.pack_f4e2m1 gives those bytes)")
     if copy:
         from .tensor import _compact
 

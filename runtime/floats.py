@@ -1,4 +1,5 @@
-"""Narrow float formats NumPy lacks (bf16, f8e4m3, f8e5m2, tf32): rounding and bit patterns.
+"""Narrow float formats NumPy lacks (bf16, f8e4m3, f8e5m2, tf32, and the MX formats f4e2m1 and
+f8e8m0 at the end): rounding and bit patterns.
 
 Host storage keeps the device's bytes: bf16 as uint16 bit patterns, f8 as uint8 bit patterns,
 tf32 as float32 (its low 13 mantissa bits zero). Values convert through float32 with
@@ -113,3 +114,80 @@ def f32_to_f8_bits(values: NDArray[np.generic], name: str) -> NDArray[np.uint8]:
     code = np.where(np.isnan(v), np.uint8(0x7F), code)
     sign = np.where(np.signbit(v), np.uint8(0x80), np.uint8(0))
     return (code | sign).astype(np.uint8)
+
+
+# -- OCP MX formats: f4e2m1 (element) and f8e8m0 (block scale) --------------------------------
+# f4e2m1 (S.EE.M, bias 1): 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives; no inf, no NaN.
+# Conversion rounds to nearest even and saturates at +-6 (inf too); NaN becomes +6, the largest
+# code (the format has no NaN). A cutile tensor keeps one code per byte (the low nibble);
+# `pack_f4e2m1` gives the two-per-byte layout Tile IR and the MX spec use.
+F4E2M1_VALUES = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], dtype=np.float64)
+_F4_TABLE = np.concatenate([F4E2M1_VALUES, -F4E2M1_VALUES]).astype(np.float32)
+
+
+def f4e2m1_bits_to_f32(bits: NDArray[np.uint8]) -> F32Array:
+    codes = np.asarray(bits) & np.uint8(0x0F)
+    out: F32Array = _F4_TABLE[codes.reshape(-1)].reshape(codes.shape)
+    return out
+
+
+def f32_to_f4e2m1_bits(values: NDArray[np.generic]) -> NDArray[np.uint8]:
+    """Nearest code, ties to the even code (even mantissa), saturating at +-6."""
+    v = np.asarray(values, dtype=np.float64)
+    mag = np.abs(v)
+    hi = np.clip(np.searchsorted(F4E2M1_VALUES, mag), 0, 7)
+    lo = np.clip(hi - 1, 0, 7)
+    d_hi, d_lo = np.abs(F4E2M1_VALUES[hi] - mag), np.abs(mag - F4E2M1_VALUES[lo])
+    pick_lo = (d_lo < d_hi) | ((d_lo == d_hi) & (lo % 2 == 0))
+    code = np.where(pick_lo, lo, hi).astype(np.uint8)
+    code = np.where(mag > 6.0, np.uint8(7), code)  # past the range and +-inf saturate
+    sign = np.where(np.signbit(v) & ~np.isnan(v), np.uint8(0x8), np.uint8(0))
+    return np.where(np.isnan(v), np.uint8(7), code | sign).astype(np.uint8)
+
+
+def pack_f4e2m1(codes: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """f4e2m1 codes (one per byte, shape (..., n), n even) -> packed bytes (..., n // 2):
+    element 2i in the low nibble of byte i, element 2i + 1 in its high nibble (the order of
+    the OCP MX spec, PTX's e2m1x2 and Tile IR's f4E2M1FN in memory)."""
+    c = np.asarray(codes, dtype=np.uint8)
+    if c.ndim == 0 or c.shape[-1] % 2:
+        raise ValueError(f"packing f4e2m1 needs an even last dimension, not shape {c.shape}")
+    return ((c[..., 0::2] & 0x0F) | ((c[..., 1::2] & 0x0F) << 4)).astype(np.uint8)
+
+
+def unpack_f4e2m1(packed: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The inverse of `pack_f4e2m1`: bytes (..., m) -> codes (..., 2m)."""
+    p = np.asarray(packed, dtype=np.uint8)
+    out = np.empty((*p.shape[:-1], 2 * p.shape[-1]), dtype=np.uint8)
+    out[..., 0::2] = p & 0x0F
+    out[..., 1::2] = p >> 4
+    return out
+
+
+# f8e8m0 (E8M0, unsigned, bias 127): code c is 2**(c - 127) for c in 0..254, 0xFF is NaN; no
+# zero, no sign, no inf. Conversion rounds toward zero (to the power of two at or below the
+# value): tileiras accepts only 'zero' or 'positive_inf' rounding for f32 -> f8E8M0FNU, and the
+# MX scale of a block is 2**floor(log2(amax)) divided by the element format's top power. It
+# saturates: above 2**127 and +inf give 0xFE, below 2**-127 (zero, negatives, -inf) give 0x00.
+E8M0_NAN = 0xFF
+
+
+def f8e8m0_bits_to_f32(bits: NDArray[np.uint8]) -> F32Array:
+    codes = np.asarray(bits).astype(np.int32)
+    with np.errstate(over="ignore"):
+        out = np.ldexp(np.float32(1.0), codes - 127).astype(np.float32)
+    return np.where(codes == E8M0_NAN, np.float32(np.nan), out).astype(np.float32)
+
+
+def f32_to_f8e8m0_bits(values: NDArray[np.generic]) -> NDArray[np.uint8]:
+    v = np.asarray(values, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        _, exp = np.frexp(np.where(v > 0, v, 1.0))  # v = m * 2**exp, m in [0.5, 1)
+    code = np.clip(exp - 1 + 127, 0, 254)
+    code = np.where(v > 0, code, 0)
+    code = np.where(np.isposinf(v), 254, code)
+    return np.where(np.isnan(v), E8M0_NAN, code).astype(np.uint8)
+
+
+MX_FORMATS = {"f4e2m1": (f32_to_f4e2m1_bits, f4e2m1_bits_to_f32),
+              "f8e8m0": (f32_to_f8e8m0_bits, f8e8m0_bits_to_f32)}

@@ -1,7 +1,9 @@
 """How each cutile dtype is stored in host memory, and conversions to and from NumPy values.
 
 Storage is the device's byte layout (so host<->device copies and DLPack are plain byte copies):
-bf16 -> uint16 bits, f8 -> uint8 bits, tf32 -> float32, f16 -> float16, bool -> 1 byte.
+bf16 -> uint16 bits, f8 -> uint8 bits, tf32 -> float32, f16 -> float16, bool -> 1 byte;
+f8e8m0 -> uint8 bits, f4e2m1 -> one uint8 code per element (low nibble; the device's packed
+two-per-byte layout is `floats.pack_f4e2m1`, and a GPU launch with f4e2m1 tensors is refused).
 `decode` widens bf16/f8 to float32 for `.numpy()`; `encode` rounds to nearest even.
 """
 
@@ -38,6 +40,8 @@ def encode(values: object, dtype: DType) -> NDArray[np.generic]:
         return floats.f32_to_bf16_bits(np.asarray(values))
     if dtype.name in floats.FORMATS:
         return floats.f32_to_f8_bits(np.asarray(values), dtype.name)
+    if dtype.name in floats.MX_FORMATS:
+        return floats.MX_FORMATS[dtype.name][0](np.asarray(values))
     if dtype.name == "tf32":
         return floats.round_tf32(np.asarray(values))
     with np.errstate(over="ignore"):  # past a float dtype's range is inf, as on the device
@@ -50,4 +54,6 @@ def decode(stored: NDArray[np.generic], dtype: DType) -> NDArray[np.generic]:
         return floats.bf16_bits_to_f32(stored.view(np.uint16))
     if dtype.name in floats.FORMATS:
         return floats.f8_bits_to_f32(stored.view(np.uint8), dtype.name)
+    if dtype.name in floats.MX_FORMATS:
+        return floats.MX_FORMATS[dtype.name][1](stored.view(np.uint8))
     return stored

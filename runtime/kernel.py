@@ -13,7 +13,7 @@ from ..compiler.api import check_kernel
 from ..compiler.diagnostics import Diagnostic
 from ..compiler.errors import error_for
 from ..compiler.frontend.params import read_signature
-from ..compiler.frontend.source import ModuleInfo, parse_module
+from ..compiler.frontend.source import ModuleInfo, read_module
 from ..compiler.kernel_options import HINTS, option_problem
 from ..compiler.specialization import Specialization
 from .backends.base import CPU, Backend, Buffer, Executable
@@ -62,10 +62,11 @@ class Kernel:
         return self._diagnostics
 
     def module(self) -> ModuleInfo:
-        """The parsed module the kernel is defined in (parsed once)."""
+        """The parsed module the kernel is defined in (parsed once per file, shared by its
+        kernels and with `check()`)."""
         if self._module is None:
             path, source = _module_source(self.fn)
-            info = parse_module(source, path)
+            info = read_module(source, path)
             if isinstance(info, Diagnostic):
                 raise error_for([info])
             self._module = info

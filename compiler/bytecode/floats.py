@@ -101,10 +101,17 @@ def _codes(ty: Scalar) -> list[tuple[float, int]]:
 def _nearest_code(value: float, ty: Scalar) -> int:
     """Narrow formats have at most 256 codes, so rounding is a nearest search (ties to even)."""
     if math.isnan(value):
+        # f4E2M1FN has no NaN: the largest code, as cutile's conversions (runtime/floats.py)
         nan = {Scalar.F8E4M3FN: 0x7F, Scalar.F8E5M2: 0x7E, Scalar.F8E8M0FNU: 0xFF,
-               Scalar.F8E5M3FNU: 0xFF}.get(ty)
+               Scalar.F8E5M3FNU: 0xFF, Scalar.F4E2M1FN: 0x7}.get(ty)
         if nan is None:
             raise ValueError(f"{ty} has no NaN")
         return nan
-    best = min(_codes(ty), key=lambda vc: (abs(vc[0] - value), vc[1] & 1))
+    codes = _codes(ty)
+    if ty is Scalar.F8E8M0FNU:  # toward zero, saturating: as tileiras's ftof to it (rz)
+        below = [vc for vc in codes if vc[0] <= value]
+        return max(below)[1] if below else codes[0][1]
+    if math.isinf(value) and not any(math.isinf(v) for v, _ in codes):
+        value = math.copysign(max(abs(v) for v, _ in codes), value)  # saturate: no infinity
+    best = min(codes, key=lambda vc: (abs(vc[0] - value), vc[1] & 1))
     return best[1]

@@ -191,6 +191,14 @@ class f8e5m2(TileValue):
     dtype = _d.F8E5M2
 
 
+class f4e2m1(TileValue):
+    dtype = _d.F4E2M1
+
+
+class f8e8m0(TileValue):
+    dtype = _d.F8E8M0
+
+
 DTypeLike = type[TileValue] | DType
 
 

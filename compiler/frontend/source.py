@@ -14,6 +14,7 @@ import io
 import sys
 import threading
 import tokenize
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -150,6 +151,52 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
             return too_deep
         _scan_top_level(info)
     return info
+
+
+class ModuleCache:
+    """One parse per document version: the last `size` (path, text) pairs and their modules.
+
+    The language server's diagnostics, hovers, inlay hints and quick fixes of one version of a
+    document, and the kernels of one file in a program, share one `ModuleInfo` (it is not
+    changed after parsing, so threads may share it). Keyed by the text itself: an edit is a new
+    version, and a version that restores earlier text finds that text's parse."""
+
+    def __init__(self, size: int = 16) -> None:
+        self._size = size
+        self._entries: OrderedDict[tuple[str, str], ModuleInfo | Diagnostic] = OrderedDict()
+        self._lock = threading.Lock()
+        self.parses = 0  # how many parses it did (tests count them)
+
+    def read(self, source: str, path: str) -> ModuleInfo | Diagnostic:
+        key = (path, source)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        info = parse_module(source, path)  # outside the lock: other documents need not wait
+        with self._lock:
+            self.parses += 1
+            self._entries[key] = info
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+        return info
+
+    def forget(self, path: str) -> None:
+        """Drop every version of a file (the editor closed it)."""
+        with self._lock:
+            for key in [k for k in self._entries if k[0] == path]:
+                del self._entries[key]
+
+
+MODULES = ModuleCache()
+
+
+def read_module(source: str, path: str) -> ModuleInfo | Diagnostic:
+    """`parse_module` through the shared cache (`MODULES`): for callers that may read the same
+    text again (the language server, the JIT's kernels of one file). One-shot readers of many
+    files (the command-line checker) call parse_module, so their trees die with the check."""
+    return MODULES.read(source, path)
 
 
 _guard_lock = threading.Lock()

@@ -116,7 +116,10 @@ def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
         return b.emit("cmpi", [out], x, zero, comparison_predicate=CmpPredicate.NE,
                       signedness=Signedness.SIGNED)
     if src.is_float and dst.is_float:
-        return b.emit("ftof", [out], x, rounding_mode=RoundingMode.NEAREST_EVEN)
+        # tileiras converts to f8E8M0FNU only toward zero or +inf; toward zero is the MX scale
+        # (and the interpreter's rounding, runtime/floats.py)
+        mode = RoundingMode.ZERO if dst.name == "f8e8m0" else RoundingMode.NEAREST_EVEN
+        return b.emit("ftof", [out], x, rounding_mode=mode)
     if dst.is_float:  # int or bool -> float
         return b.emit("itof", [out], x, signedness=sign(src),
                       rounding_mode=RoundingMode.NEAREST_EVEN)

@@ -19,7 +19,7 @@ from .registry import Call, method
 if TYPE_CHECKING:
     from ..bytecode import Value as BcValue
 
-NO_BITS = frozenset({"bool_", "tf32", "f8e4m3", "f8e5m2"})
+NO_BITS = frozenset({"bool_", "tf32", "f8e4m3", "f8e5m2", "f4e2m1", "f8e8m0"})
 
 
 @method("tile", "bitcast", "dtype: Any", "the same bits as `dtype` (of the same width)",

@@ -67,6 +67,11 @@ def _cmp(pred: CmpPredicate) -> Rule:
 _NAN: dict[str, object] = {"propagate_nan": True}  # NumPy's maximum/minimum propagate NaN
 
 
+def _nan_wins(pick: Callable[[float, float], float]) -> Callable[[float, float], float]:
+    """Folding as NumPy's maximum/minimum: Python's max(1.0, nan) is 1.0, NumPy's is nan."""
+    return lambda a, b: a if a != a else b if b != b else pick(a, b)
+
+
 def _floordiv_np(a: Any, b: Any) -> Any:
     np = numpy()
     return np.floor(a / b) if a.dtype.kind == "f" else np.floor_divide(a, b)
@@ -115,9 +120,9 @@ BINARY: dict[str, Elementwise] = {e.name: e for e in [
     Elementwise("shr", INT, "shift", operator.rshift, np="right_shift",
                 lower=Rule(int_op="shri", signed=True), symbol=">>",
                 doc="shift right, arithmetic for signed ints"),
-    Elementwise("maximum", NUM, "take the maximum of", max, np="maximum",
+    Elementwise("maximum", NUM, "take the maximum of", _nan_wins(max), np="maximum",
                 lower=Rule("maxf", "maxi", True, _NAN), doc="elementwise maximum (NaN wins)"),
-    Elementwise("minimum", NUM, "take the minimum of", min, np="minimum",
+    Elementwise("minimum", NUM, "take the minimum of", _nan_wins(min), np="minimum",
                 lower=Rule("minf", "mini", True, _NAN), doc="elementwise minimum (NaN wins)"),
     Elementwise("eq", ANY, "compare", operator.eq, True, np="equal",
                 lower=_cmp(CmpPredicate.EQ), symbol="==", doc="equal (a bool tile)"),
@@ -273,6 +278,9 @@ def _why(err: Exception) -> str:
 
 
 def _check_kind(b: Builder, spec: Elementwise, dtype: DType, span: Span, where: Arg) -> None:
+    if dtype.storage_only:
+        b.fail(msg.BAD_OPERAND, where.span, op=f"'{spec.word}'",
+               what=f"{dtype} tiles (a storage format: .astype(f32) first)")
     if spec.dtypes and dtype.kind in spec.kinds and dtype.name not in spec.dtypes:
         b.fail(msg.BAD_OPERAND, where.span, op=f"'{spec.word}'", what=f"{dtype} tiles{spec.why}")
     if dtype.kind not in spec.kinds:

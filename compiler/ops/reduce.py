@@ -3,7 +3,8 @@
 `ct.sum/prod/max/min(x, axis, keepdims=False)` reduce; `ct.scan(x, axis, op, reverse=False)`
 gives running results (inclusive), with `ct.cumsum` and `ct.cumprod` as its names for add and
 mul. f16/bf16 sums and products accumulate in f32 (interpreter and lowering alike); max and min
-are exact in any width, and a scan's max/min propagates NaN, as NumPy's accumulate does."""
+are exact in any width, and max/min (reductions and scans) propagate NaN, as NumPy's reduce and
+accumulate do."""
 
 from __future__ import annotations
 
@@ -56,6 +57,9 @@ def _operand(b: Builder, c: Call, what: str) -> TileType:
         b.fail(msg.RANK_NEEDED, c["x"].span, what=f"{what}()", want="1 or more", shape="()")
     if x.type.dtype.is_bool:
         b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{what}()", what="bool tiles (use .astype())")
+    if x.type.dtype.storage_only:
+        b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{what}()",
+               what=f"{x.type.dtype} tiles (a storage format: .astype(f32) first)")
     return x.type
 
 
@@ -137,18 +141,24 @@ def _scan_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -
     return [np.flip(out, axis) if attrs["reverse"] else out]
 
 
+def _nan(comb: Combiner) -> dict[str, object]:
+    """maxf/minf without `propagate_nan` treat NaN as missing (C's fmax); NumPy's reduce and
+    accumulate let NaN win, so the interpreter and the GPU agree only with the flag."""
+    return {"propagate_nan": True} if comb.name in ("max", "min") else {}
+
+
 def _reduce_lower(c: OpCtx) -> list[BcValue]:
     comb = COMBINERS[REDUCTIONS[c.attrs["kind"]]]
     return [arith.reduce(c.b, c.args[0], c.attrs["axis"], c.dtype(), c.out, ops=comb.ops,
-                         identity=comb.identity(c.dtype()), widen=comb.widen)]
+                         identity=comb.identity(c.dtype()), widen=comb.widen,
+                         body_attrs=_nan(comb))]
 
 
 def _scan_lower(c: OpCtx) -> list[BcValue]:
     comb = COMBINERS[c.attrs["kind"]]
-    nan: dict[str, object] = {"propagate_nan": True} if comb.name in ("max", "min") else {}
     return [arith.reduce(c.b, c.args[0], c.attrs["axis"], c.dtype(), c.out, ops=comb.ops,
                          identity=comb.identity(c.dtype()), widen=comb.widen, scan=True,
-                         reverse=c.attrs["reverse"], body_attrs=nan)]
+                         reverse=c.attrs["reverse"], body_attrs=_nan(comb))]
 
 
 ir_op("reduce", _reduce_np, _reduce_lower)

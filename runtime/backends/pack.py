@@ -21,11 +21,11 @@ from .. import hostdtypes
 # struct codes per ctype; narrow floats go in as their storage bits (see _scalar_encoder)
 FORMATS = {"u64": "Q", "i64": "q", "i32": "i", "u32": "I", "i16": "h", "u16": "H", "i8": "b",
             "u8": "B", "f32": "f", "f64": "d", "f16": "e", "bool_": "?", "bf16": "H",
-            "tf32": "f", "f8e4m3": "B", "f8e5m2": "B"}
+            "tf32": "f", "f8e4m3": "B", "f8e5m2": "B", "f4e2m1": "B", "f8e8m0": "B"}
 
 def _scalar_encoder(ctype: str) -> Callable[[Any], Any]:
     """A Python number -> what struct packs for this ctype (rounded as the device rounds)."""
-    if ctype in ("bf16", "tf32", "f8e4m3", "f8e5m2"):
+    if ctype in ("bf16", "tf32", "f8e4m3", "f8e5m2", "f4e2m1", "f8e8m0"):
         dt = BY_NAME[ctype]
         return lambda v: hostdtypes.encode(np.asarray([v], np.float32), dt)[0].item()
     if ctype == "bool_":

@@ -35,6 +35,9 @@ def fit(values: Any, dtype: DType) -> Array:
         return floats.round_tf32(arr)
     if dtype.name in floats.FORMATS:
         return floats.f8_bits_to_f32(floats.f32_to_f8_bits(arr, dtype.name), dtype.name)
+    if dtype.name in floats.MX_FORMATS:
+        to_bits, from_bits = floats.MX_FORMATS[dtype.name]
+        return from_bits(to_bits(arr))
     return arr.astype(compute_dtype(dtype))
 
 
