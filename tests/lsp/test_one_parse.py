@@ -25,7 +25,7 @@ def test_every_analysis_of_a_version_reads_one_parse() -> None:
     engine.ownership(SOURCE, path)
     assert fixes._dtype_spelling(SOURCE, path)("f16") == "ct.f16"  # the astype quick fix's
     assert result.diagnostics == ()
-    assert [n.name for n in names] == ["t"]
+    assert [n.name for n in names] == ["z", "t"]  # the Mut slab, then the tile
     assert MODULES.parses == before + 1
     edited = SOURCE.replace("t * 2", "t * 3")  # the next version: one more parse
     engine.typed_names(edited, path)
