@@ -63,7 +63,7 @@ def run(ctx: Context, case: Case) -> list[Record]:
     m, n = case.params["m"], case.params["n"]
     g = torch.Generator(device="cuda").manual_seed(14)
     sets = n_sets_for(ctx, case, case.bytes)
-    xs = [torch.randn(m, n, device="cuda", generator=g) * 3 for _ in range(sets)]
+    xs = [torch.randn(m, n, device="cuda", generator=g).mul_(3) for _ in range(sets)]
     ref = torch.softmax(xs[0].double(), dim=-1)
     impls = [Impl("cutile", v.label, lambda v=v: _cutile(ctx, v, xs))
              for v in cutile_variants(case)]
