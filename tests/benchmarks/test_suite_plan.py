@@ -282,6 +282,8 @@ def test_vocabulary_row_walk_rows() -> None:
     impls = {i for i, _ in dryrun.row_variants(ce[0])}
     assert impls == {"cutile", "torch", "torch.compile", "triton"}
     assert {i for i, _ in dryrun.row_variants(sm[0])} == {"cutile", "torch", "triton"}
+    whole = [("triton", "whole row per program") in dryrun.row_variants(c) for c in sm]
+    assert whole == [True, False]  # the one-pass Triton softmax only where a row fits registers
     tuning.set_sweep(True)
     try:
         swept = cutile_variants(ce[0])
