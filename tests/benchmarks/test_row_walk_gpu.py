@@ -52,14 +52,20 @@ def test_row_runs_end_to_end(kernel: str) -> None:
     import importlib
 
     from benchmarks.suite.rows.common import Context
+    from cutile.runtime import context
 
     m, n = 64, 32000
     row = {"cross_entropy": 13, "softmax_rows": 14}[kernel]
     case = Case(row, kernel, f"{m}x{n}", "f32", {"m": m, "n": n}, bytes=2 * m * n * 4)
     cfg = SuiteConfig(windows=3, shape_cap_s=0.05, window_bytes=1 << 26, rotate_bytes=1 << 26)
-    ctx = Context(cfg, ROOT, torch, print)
     mod = importlib.import_module(f"benchmarks.suite.rows.{kernel}")
-    recs = mod.run(ctx, case)
+    old = context.set_current_stream(None)
+    try:
+        ctx = Context(cfg, ROOT, torch, print)  # points cutile at its own torch stream
+        recs = mod.run(ctx, case)
+        torch.cuda.synchronize()
+    finally:
+        context.set_current_stream(old)  # the stream dies with ctx: later tests must not use it
     assert {(r.impl, r.variant) for r in recs} == set(mod.variants(case))
     bad = [(r.impl, r.variant, r.status, r.reason) for r in recs if r.status != "ok"]
     assert not bad
