@@ -22,7 +22,8 @@ from .tuning import KERNELS, Variant, cutile_variants
 ROW_MODULES = {"ceilings": "ceilings", "vector_add": "vector_add", "gemm": "gemm",
                "softmax": "rowwise", "rmsnorm": "rowwise", "layernorm": "rowwise",
                "attention": "attention", "gemv": "gemv", "host_overhead": "host_overhead",
-               "safety": "safety", "fp8_gemm": "fp8_gemm", "attention_bwd": "attention_bwd"}
+               "safety": "safety", "fp8_gemm": "fp8_gemm", "attention_bwd": "attention_bwd",
+               "cross_entropy": "cross_entropy", "softmax_rows": "softmax_rows"}
 # first-call cost guesses (s) per variant, to estimate the wall time before anything runs
 COMPILE_GUESS = {"cutile": 0.6, "triton": 1.5, "cuda.tile": 0.8, "torch": 0.05,
                  "torch.compile": 25.0, "ceiling": 0.05}
@@ -107,6 +108,12 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
         vecs = {"softmax": 0, "rms_norm": 1, "layer_norm": 2}[v.kernel]
         eps = [EPS[case.kernel]] if vecs else []
         return [m(x, ct.bf16), m(x, ct.bf16)] + [m((p["n"],), ct.bf16)] * vecs + eps
+    if v.kernel == "cross_entropy":  # logits (in place), per-row loss, targets, 1 / rows
+        rows = p["m"]
+        loss = m((rows, 1), ct.f32).partition((1, 1))
+        return [m((rows, p["n"]), ct.f32), loss, m((rows,), ct.i32), 1.0 / rows]
+    if v.kernel == "softmax_rows":
+        return [m((p["m"], p["n"]), ct.f32), m((p["m"], p["n"]), ct.f32)]
     if v.kernel.startswith("attention_bwd_dkdv"):
         # dk, dv (partitioned here: a second Mut), q, k, v, dO, LSE, Delta, scale
         flat = (p["b"] * p["h"], p["s"], p["d"])

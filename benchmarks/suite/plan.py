@@ -133,6 +133,24 @@ def _safety(quick: bool) -> list[Case]:
                  {"n": 4096, "launches": 2000 if quick else 10000}, metric_name="us/launch")]
 
 
+def _cross_entropy(quick: bool) -> list[Case]:
+    """Row 13: mean cross-entropy over (rows, vocab) f32 logits, the gradient written over the
+    logits. Bytes: the fewest a fused kernel must move, one read and one write of the logits plus
+    the i32 targets and the f32 per-row loss (the two-pass kernels read the logits twice; their
+    second read is not counted)."""
+    shapes = ((4096, 128256),) if quick else ((4096, 32000), (4096, 128256), (8192, 151936))
+    return [Case(13, "cross_entropy", f"{m}x{n}", "f32", {"m": m, "n": n},
+                 bytes=2 * m * n * 4 + m * 4 + m * 4) for m, n in shapes]
+
+
+def _softmax_rows(quick: bool) -> list[Case]:
+    """Row 14: softmax over vocabulary-sized f32 rows, one block walking each row in tiles.
+    Bytes: one read and one write (the two-pass kernels' second read is not counted)."""
+    shapes = ((1024, 151936),) if quick else ((4096, 32000), (1024, 151936))
+    return [Case(14, "softmax_rows", f"{m}x{n}", "f32", {"m": m, "n": n}, bytes=2 * m * n * 4)
+            for m, n in shapes]
+
+
 ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
     "ceilings": (0, _ceilings),
     "vector_add": (1, _vector_add),
@@ -146,6 +164,8 @@ ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
     "safety": (9, _safety),
     "fp8_gemm": (11, _fp8_gemm),
     "attention_bwd": (12, _attention_bwd),
+    "cross_entropy": (13, _cross_entropy),
+    "softmax_rows": (14, _softmax_rows),
 }
 
 

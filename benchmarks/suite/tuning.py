@@ -42,11 +42,14 @@ KERNELS: dict[str, tuple[str, str]] = {
     "attention_bwd_dq": ("examples/attention_backward.py", "attention_bwd_dq"),
     "attention_bwd_preprocess": ("examples/attention_backward.py", "attention_bwd_preprocess"),
     "attention_lse": ("examples/attention_backward.py", "attention_lse"),
+    "cross_entropy": ("examples/cross_entropy.py", "cross_entropy"),
+    "softmax_rows": ("examples/softmax_rows.py", "softmax_rows"),
 }
 
 # kernels a row launches as part of a chain of launches: `ct.autotune` tunes one kernel, so
-# these get no autotune variant
-NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t"})
+# these get no autotune variant; nor does cross-entropy (two Mut outputs, so no `tile` in a
+# Config, and it overwrites its logits: timing configs on them would change the input)
+NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t", "cross_entropy"})
 
 SM_COUNT = {"sm_90": 132}
 
@@ -208,6 +211,34 @@ def _fp8(blockwise: bool, bm: int, bn: int, bk: int, hints: dict[str, int] | Non
                    consts={"BK": bk}, inferred={"BM": bm, "BN": bn}, hints=h)
 
 
+def _row_walk(kernel: str, n: int, bn: int, hints: dict[str, int] | None = None) -> Variant:
+    """Rows 13-14: one block per row (slab (1, n), any n), walking it in BN-wide tiles."""
+    h = hints or {}
+    return Variant(_label(f"BN={bn}", h), kernel, (1, n), consts={"BN": bn}, hints=h)
+
+
+def _row_walk_variants(kernel: str, n: int, sweep: bool) -> list[Variant]:
+    """A block keeps 2-3 (1, BN) f32 tiles of running state (max, sum, the target's logit) plus
+    the tile it loads: about 3-4 * BN / 256 + 16 registers per thread on 256 threads, so BN=4096
+    fits 2 blocks per SM and BN<=2048 fits 4 (several rows in flight per SM hide the latency of
+    each row's serial walk). sm_90 compiles: 64 registers at occupancy 4 and 128 at 2, no spills;
+    without a hint tileiras takes 255 (one block per SM); cross-entropy at BN=1024 with
+    occupancy 8 (32 registers) spills 30 instructions, at 6 (40) none. Not yet timed on the
+    H200."""
+    occ = {"occupancy": 4}
+    out = [_row_walk(kernel, n, 1024, occ), _row_walk(kernel, n, 2048, occ),
+           _row_walk(kernel, n, 4096, {"occupancy": 2})]
+    if sweep:
+        out += [_row_walk(kernel, n, 1024), _row_walk(kernel, n, 2048),
+                _row_walk(kernel, n, 4096), _row_walk(kernel, n, 1024, {"occupancy": 6}),
+                _row_walk(kernel, n, 2048, {"worker_warps": 8, "occupancy": 2}),
+                _row_walk(kernel, n, 4096, {"worker_warps": 8, "occupancy": 1}),
+                _row_walk(kernel, n, 8192, {"worker_warps": 8, "occupancy": 1})]
+    return out
+
+
+_ROW_WALK_KERNELS = {"cross_entropy": "cross_entropy", "softmax_rows": "softmax_rows"}
+
 _ROW_KERNELS = {"softmax": "softmax", "rmsnorm": "rms_norm", "layernorm": "layer_norm"}
 
 
@@ -238,6 +269,8 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
     p = case.params
     sms = SM_COUNT.get(arch, 132)
     k = case.kernel
+    if k in _ROW_WALK_KERNELS:
+        return _row_walk_variants(_ROW_WALK_KERNELS[k], p["n"], sweep=False)
     if k in ("vector_add", "safety", "host_overhead"):
         name = "add_f16" if case.dtype == "f16" else "add"
         # H200: 16384 was the slowest at every size (1.00 TB/s at 2^20 f32); 1024 the fastest
@@ -310,6 +343,8 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
     """More candidates per case (at most 10), for `--sweep`."""
     p = case.params
     k = case.kernel
+    if k in _ROW_WALK_KERNELS:
+        return _row_walk_variants(_ROW_WALK_KERNELS[k], p["n"], sweep=True)
     if k == "gemm":
         # 8 worker warps: two consumer warpgroups split a 128x256 or 256x128 tile (64 or 128
         # rows each), the way cuBLAS's Hopper kernels do, so no cluster is needed against spills

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_plan_covers_every_row_of_benchmarks_md() -> None:
     plan = build_plan(quick=False)
-    assert {c.row for c in plan} == {*range(10), 11, 12}  # row 10 (LLM decode) is not built yet
+    # row 10 (LLM decode) is not built yet
+    assert {c.row for c in plan} == {*range(10), 11, 12, 13, 14}
     shapes = {(c.kernel, c.shape, c.dtype) for c in plan}
     for e in (20, 28):
         for dt in ("f16", "f32"):
@@ -34,7 +35,7 @@ def test_plan_covers_every_row_of_benchmarks_md() -> None:
         for scaling in ("per-tensor", "1x128 blocks"):
             assert ("fp8_gemm", f"{s}^3 {scaling}", "f8e4m3") in shapes
     quick = build_plan(quick=True)
-    assert {c.row for c in quick} == {*range(10), 11, 12} and len(quick) < len(plan)
+    assert {c.row for c in quick} == {*range(10), 11, 12, 13, 14} and len(quick) < len(plan)
 
 
 def test_only_keeps_the_ceilings_and_rejects_unknown_rows() -> None:
@@ -55,7 +56,7 @@ def test_every_case_has_cutile_and_a_peer() -> None:
         impls = {i for i, _ in dryrun.row_variants(case)}
         if case.row == 0:
             assert impls == {"ceiling"}
-        elif case.row in (1, 2, 3, 4, 5, 6, 7, 12):
+        elif case.row in (1, 2, 3, 4, 5, 6, 7, 12, 13, 14):
             assert "cutile" in impls and "torch" in impls, case
         else:
             assert "cutile" in impls, case
@@ -81,7 +82,9 @@ def test_dry_run_cli_and_time_estimates(capsys: pytest.CaptureFixture[str]) -> N
     full, _ = dryrun.estimate_s(build_plan(False), SuiteConfig.make(False))
     quick, _ = dryrun.estimate_s(build_plan(True), SuiteConfig.make(True))
     assert full < 540, full  # the suite must fit in 10 minutes with margin
-    assert quick < 200 and quick < full
+    # --quick: ~185 s before rows 13-14, which add ~37 s (torch.compile of a forward and a
+    # backward is most of it)
+    assert quick < 240 and quick < full
 
 
 def test_windows_and_rotation() -> None:
@@ -131,6 +134,12 @@ def _fake_records() -> list[Record]:
             variant="sdpa flash_attention backward"),
         rec(8, "host_overhead", "tiny add, 10000 launches", "cutile", 2.5, "us/launch", "f32",
             "async"),
+        rec(13, "cross_entropy", "8192x151936", "cutile", 3.0, "TB/s", "f32", "BN=2048"),
+        rec(13, "cross_entropy", "8192x151936", "torch.compile", 2.0, "TB/s", "f32",
+            "inductor fwd + bwd"),
+        rec(13, "cross_entropy", "8192x151936", "triton", 3.3, "TB/s", "f32", "BLOCK=4096"),
+        rec(14, "softmax_rows", "1024x151936", "cutile", 2.0, "TB/s", "f32", "BN=2048"),
+        rec(14, "softmax_rows", "1024x151936", "torch", 1.5, "TB/s", "f32", "torch.softmax"),
         rec(8, "host_overhead", "compile", "cutile", 400.0, "ms", "", "cold add"),
         rec(9, "safety", "tiny add, 10000 launches", "cutile", 2.5, "us/launch", "f32",
             "checked"),
@@ -161,6 +170,11 @@ def test_targets_from_fake_records() -> None:
     assert checks[(9, "tiny add, 10000 launches", "checked vs unchecked")].met is None
     fp8 = checks[(11, "8192^3 1x128 blocks", "cutile / torch._scaled_mm")]
     assert fp8.value == pytest.approx(0.9) and fp8.met is False
+    ce = checks[(13, "8192x151936", "cutile / best of torch, torch.compile, triton")]
+    assert ce.value == pytest.approx(3.0 / 3.3) and ce.met is False
+    assert checks[(13, "8192x151936", "cutile / BW*")].value == pytest.approx(0.75)
+    sm = checks[(14, "1024x151936", "cutile / best of torch, triton")]
+    assert sm.value == pytest.approx(2.0 / 1.5) and sm.met is True
     bwd = checks[(12, "(4,32,8192,128) causal", "cutile / best torch SDPA backend (backward)")]
     assert bwd.value == pytest.approx(300 / 400) and bwd.met is False
 
@@ -244,3 +258,61 @@ def test_attention_backward_row() -> None:
     for v in vs:
         assert v.tile == (1, v.inferred["BN"], 128) and v.consts["CAUSAL"] is True
     assert plots.TITLES[12] == "attention bwd" and 12 in plots.PLOTTED_ROWS
+
+
+def test_vocabulary_row_walk_rows() -> None:
+    """Rows 13-14 (issue 16): the real-kernel examples, one block per row of any width, BN as a
+    Const; bytes are one read and one write of f32 (plus targets and loss for cross-entropy);
+    --quick keeps one shape each; cross-entropy has no autotune variant (two Muts, in place);
+    torch, torch.compile and Triton are its peers."""
+    from benchmarks.suite import plan, tuning
+
+    ce = build_plan(quick=False, only=["cross_entropy"])[2:]
+    assert [c.shape for c in ce] == ["4096x32000", "4096x128256", "8192x151936"]
+    assert ce[2].bytes == 2 * 8192 * 151936 * 4 + 8192 * 8 and ce[2].row == 13
+    sm = build_plan(quick=False, only=["softmax_rows"])[2:]
+    assert [c.shape for c in sm] == ["4096x32000", "1024x151936"]
+    assert sm[1].bytes == 2 * 1024 * 151936 * 4 and {c.dtype for c in ce + sm} == {"f32"}
+    assert len(build_plan(quick=True, only=["cross_entropy", "softmax_rows"])) == 4
+    for case in ce + sm:
+        vs = cutile_variants(case)
+        assert all(v.tile == (1, case.params["n"]) for v in vs if not v.tuned)
+        assert all("BN" in v.consts for v in vs if not v.tuned)
+        assert any(v.tuned for v in vs) == (case.kernel == "softmax_rows")
+    impls = {i for i, _ in dryrun.row_variants(ce[0])}
+    assert impls == {"cutile", "torch", "torch.compile", "triton"}
+    assert {i for i, _ in dryrun.row_variants(sm[0])} == {"cutile", "torch", "triton"}
+    whole = [("triton", "whole row per program") in dryrun.row_variants(c) for c in sm]
+    assert whole == [True, False]  # the one-pass Triton softmax only where a row fits registers
+    tuning.set_sweep(True)
+    try:
+        swept = cutile_variants(ce[0])
+    finally:
+        tuning.set_sweep(False)
+    assert 3 < len(swept) <= 10 and any(v.hints.get("worker_warps") == 8 for v in swept)
+    assert {13, 14} <= set(plots.PLOTTED_ROWS) and plan.ROWS["softmax_rows"][0] == 14
+    _, per_row = dryrun.estimate_s(ce + sm, SuiteConfig.make(False))
+    assert per_row["cross_entropy"] + per_row["softmax_rows"] < 180  # the lead's budget
+
+
+def test_row_walk_meta_args_match_the_kernels() -> None:
+    """The dry run's stand-in arguments for rows 13-14 specialize and lower (no GPU)."""
+    import cutile as ct
+
+    for case in build_plan(quick=True, only=["cross_entropy", "softmax_rows"])[2:]:
+        v = next(v for v in cutile_variants(case) if not v.tuned)
+        args = dryrun.variant_args(ct, case, v)
+        assert args[0].shape == (case.params["m"], case.params["n"])
+
+
+def test_rel_err_takes_the_worst_part_of_a_tuple() -> None:
+    torch = pytest.importorskip("torch")
+    from benchmarks.suite.rows.common import poison, rel_err
+
+    ref = (torch.ones(1), torch.ones(4))
+    assert rel_err(torch, (torch.ones(1), torch.ones(4)), ref) == 0.0
+    assert rel_err(torch, (torch.ones(1), torch.full((4,), 1.5)), ref) == pytest.approx(0.5)
+    assert rel_err(torch, torch.ones(4), ref) == float("inf")
+    out = (torch.zeros(1), torch.zeros(2))
+    poison(out)
+    assert all(bool(t.isnan().all()) for t in out)

@@ -1,8 +1,11 @@
-"""Triton peers, written for this suite: vector add, softmax, RMSNorm, LayerNorm, GEMM.
+"""Triton peers, written for this suite: vector add, softmax, RMSNorm, LayerNorm, GEMM, and for
+vocabulary-sized rows an online softmax and a fused in-place cross-entropy.
 
 Plain designs: one program per BLOCK elements (add), one program per row with the whole row in
-registers (softmax and the norms; every N here fits), and a grouped-order tiled GEMM with f32
-accumulation. Imported only when Triton is.
+registers (softmax and the norms; every N here fits), a grouped-order tiled GEMM with f32
+accumulation, and for rows too wide for registers (32k-152k) one program per row walking it in
+BLOCK-wide chunks twice: a running max and sum first, then the output (the Liger-kernel design
+for cross-entropy, written here from that description). Imported only when Triton is.
 """
 
 from __future__ import annotations
@@ -46,6 +49,66 @@ def softmax(x: Any, y: Any) -> None:
     m, n = x.shape
     _softmax[(m,)](x, y, x.stride(0), n, BLOCK=triton.next_power_of_2(n),
                    num_warps=_row_warps(n))
+
+
+@triton.jit
+def _softmax_online(x_ptr, y_ptr, stride, n, BLOCK: tl.constexpr):  # type: ignore[no-untyped-def]
+    row = tl.program_id(0).to(tl.int64)
+    x_row, y_row = x_ptr + row * stride, y_ptr + row * stride
+    top = -float("inf")
+    total = 0.0
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + cols, mask=cols < n, other=-float("inf")).to(tl.float32)
+        new = tl.maximum(top, tl.max(x, axis=0))
+        total = total * tl.exp(top - new) + tl.sum(tl.exp(x - new), axis=0)
+        top = new
+    inv = 1.0 / total
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < n
+        x = tl.load(x_row + cols, mask=mask, other=-float("inf")).to(tl.float32)
+        tl.store(y_row + cols, (tl.exp(x - top) * inv).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def softmax_online(x: Any, y: Any, config: tuple[int, int]) -> None:
+    """Softmax of each row of any width: one program per row, two passes in BLOCK chunks."""
+    m, n = x.shape
+    block, warps = config
+    _softmax_online[(m,)](x, y, x.stride(0), n, BLOCK=block, num_warps=warps)
+
+
+@triton.jit
+def _cross_entropy(x_ptr, t_ptr, loss_ptr, stride, n, scale,  # type: ignore[no-untyped-def]
+                   BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    x_row = x_ptr + row * stride
+    target = tl.load(t_ptr + row)
+    hit = tl.load(x_row + target).to(tl.float32)  # read before pass 2 overwrites it
+    top = -float("inf")
+    total = 0.0
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + cols, mask=cols < n, other=-float("inf")).to(tl.float32)
+        new = tl.maximum(top, tl.max(x, axis=0))
+        total = total * tl.exp(top - new) + tl.sum(tl.exp(x - new), axis=0)
+        top = new
+    lse = top + tl.log(total)
+    tl.store(loss_ptr + row, (lse - hit) * scale)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < n
+        x = tl.load(x_row + cols, mask=mask, other=0.0).to(tl.float32)
+        grad = tl.exp(x - lse) - tl.where(cols == target, 1.0, 0.0)
+        tl.store(x_row + cols, (grad * scale).to(x_ptr.dtype.element_ty), mask=mask)
+
+
+def cross_entropy(x: Any, targets: Any, loss: Any, config: tuple[int, int]) -> None:
+    """Per-row loss of the mean cross-entropy into `loss`, its gradient written over `x`."""
+    m, n = x.shape
+    block, warps = config
+    _cross_entropy[(m,)](x, targets, loss, x.stride(0), n, 1.0 / m, BLOCK=block,
+                         num_warps=warps)
 
 
 @triton.jit

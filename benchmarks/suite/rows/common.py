@@ -136,11 +136,22 @@ def n_sets_for(ctx: Context, case: Case, set_bytes: int) -> int:
 
 
 def rel_err(torch: Any, out: Any, ref: Any) -> float:
+    """||out - ref|| / ||ref||; for tuples of outputs (a loss and a gradient), the worst part."""
+    if isinstance(ref, (tuple, list)):
+        if not isinstance(out, (tuple, list)) or len(out) != len(ref):
+            return math.inf
+        return max(rel_err(torch, o, r) for o, r in zip(out, ref, strict=True))
     o = out.detach().double()
     r = ref.detach().double()
     if not bool(torch.isfinite(o).all()):
         return math.inf
     return float((o - r).norm() / max(float(r.norm()), 1e-30))
+
+
+def poison(out: Any) -> None:
+    """Fills an output (or each of a tuple of outputs) with NaN before a checked call."""
+    for t in out if isinstance(out, (tuple, list)) else (out,):
+        t.fill_(float("nan"))
 
 
 def _base(case: Case, impl: str, variant: str) -> Record:
@@ -173,7 +184,7 @@ def run_case(ctx: Context, case: Case, impls: Sequence[Impl], reference: Any,
                 out = None
                 for _ in range(2):
                     if getattr(runner, "out_of", None) is not None:
-                        runner.out_of(0).fill_(float("nan"))
+                        poison(runner.out_of(0))
                     torch.cuda.synchronize()
                     t0 = time.perf_counter()
                     out = runner.check()
