@@ -23,6 +23,8 @@ from weights import WeightsError, load_weights
 
 import cutile as ct
 
+GREEDY = Sampling()
+
 
 @dataclass
 class Result:
@@ -32,7 +34,7 @@ class Result:
 
 
 def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
-             sampling: Sampling = Sampling(), eager: bool = False) -> Result:
+             sampling: Sampling = GREEDY, eager: bool = False) -> Result:
     """Prefill is the step over the prompt's positions (its picks are the prompt's own tokens);
     then max_new_tokens - 1 decode steps. The tokens are read back once, at the end."""
     model.reset(prompt, max_new_tokens, sampling)

@@ -117,7 +117,7 @@ class Qwen3:
         self.cache_rows = 0
 
     def reset(self, prompt: list[int], max_new_tokens: int,
-              sampling: Sampling = Sampling()) -> None:
+              sampling: Sampling | None = None) -> None:
         """Fresh buffers for `prompt` and `max_new_tokens` more tokens: the KV cache, the token
         history (the prompt, then the picks), the position (0) and the step's activations."""
         c, d, v = self.cfg, self.cfg.head_dim, self.cfg.vocab_size
@@ -139,7 +139,14 @@ class Qwen3:
         history[:len(prompt)] = prompt
         self.buf |= {"history": ct.from_numpy(history), "pos": ct.zeros((1,), ct.i32),
                      "n_prompt": ct.from_numpy(np.array([len(prompt)], dtype=np.int32))}
-        self.links = self._links(sampling)
+        self.links = self._links(sampling or Sampling())
+
+    def skip_to(self, pos: int) -> None:
+        """Starts the next step at `pos` as if positions 0..pos-1 were done (their cache rows
+        stay zeros): for timing decode at a long context without its prefill. Before capture."""
+        if not 0 <= pos < self.buf["history"].shape[0]:
+            raise ValueError(f"position {pos} is outside the token history")
+        self.buf["pos"] = ct.from_numpy(np.array([pos], dtype=np.int32))
 
     # -- running the step ---------------------------------------------------------------------
     def _launch(self, i: int) -> Any:
@@ -192,10 +199,11 @@ class Qwen3:
         pick = (hist, (1,)), ("n_prompt", "logits")
         consts = {"V": v, "BV": min(pow2(v), 1024)}
         if s.temperature <= 0:
-            return out + [Link(k.greedy_next, ("history", "pos"), *pick, consts)]
+            return [*out, Link(k.greedy_next, ("history", "pos"), *pick, consts)]
         top_k = v if s.top_k <= 0 else min(s.top_k, v)
         scalars = (s.seed, 1.0 / s.temperature, top_k, s.top_p)
-        return out + [Link(k.sample_next, ("history", "pos"), pick[0], pick[1] + scalars, consts)]
+        return [*out, Link(k.sample_next, ("history", "pos"), pick[0], pick[1] + scalars,
+                           consts)]
 
     def _gemv(self, y: str, m: Matrix, x: str, res: str | None = None) -> Link:
         if res is None:

@@ -18,7 +18,6 @@ ENGINE = ROOT / "examples" / "qwen3"
 sys.path[:0] = [str(ENGINE), str(Path(__file__).parent)]
 
 import checkpoint  # noqa: E402
-import model  # noqa: E402
 import reference  # noqa: E402
 from config import ConfigError, load_config, parse_config  # noqa: E402
 from generate import generate  # noqa: E402
@@ -27,8 +26,8 @@ from model import Qwen3, Sampling  # noqa: E402
 from weights import WeightsError, load_weights  # noqa: E402
 
 import cutile as ct  # noqa: E402
-from cutile.compiler.ops.philox import philox4x32, uniform  # noqa: E402
 from cutile.compiler import check_source  # noqa: E402
+from cutile.compiler.ops.philox import philox4x32, uniform  # noqa: E402
 
 PROMPT = [3, 141, 59, 996]
 NEW = 32
@@ -64,11 +63,13 @@ def test_greedy_tokens_match_reference(tmp_path: Path, case: str) -> None:
     assert len(set(got)) > 2  # the walk visits several tokens, not one repeated
 
 
-def test_cli_prints_json(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [[], ["--temperature", "0.8", "--top-k", "5", "--top-p", "0.9",
+                                    "--seed", "1", "--eager"]])
+def test_cli_prints_json(tmp_path: Path, flags: list[str]) -> None:
     _make(tmp_path, False, 1, "F32", {})
     env = {**os.environ, "CUTILE_BACKEND": os.environ.get("CUTILE_BACKEND", "interpreter")}
     done = subprocess.run([sys.executable, str(ENGINE / "generate.py"), "--model", str(tmp_path),
-                           "--prompt-ids", "1,2,3", "--max-new-tokens", "3", "--json"],
+                           "--prompt-ids", "1,2,3", "--max-new-tokens", "3", "--json", *flags],
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
