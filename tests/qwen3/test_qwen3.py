@@ -333,3 +333,18 @@ def test_graph_eager_and_sampling_agree_on_the_gpu(tmp_path: Path, shape: str) -
     hot = Sampling(1.0, 50, 0.9, seed=2)
     sampled = generate(engine, PROMPT, 16, hot).tokens
     assert generate(engine, PROMPT, 16, hot, eager=True).tokens == sampled
+
+
+def test_benchmark_times_both_paths_from_a_skipped_prefix(tmp_path: Path) -> None:
+    """benchmarks/qwen3_decode.py's engine timing on a tiny checkpoint: decoding from position
+    20 with the prefix skipped, the graph and eager paths pick the same tokens."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import qwen3_decode
+
+    engine = _engine(tmp_path)
+    graph_rate, graph = qwen3_decode.engine_rate(engine, 20, 4, eager=False)
+    eager_rate, eager = qwen3_decode.engine_rate(engine, 20, 4, eager=True)
+    assert graph == eager and len(graph) == 5 and graph_rate > 0 and eager_rate > 0
+    c = engine.cfg
+    kv = c.num_hidden_layers * 2 * c.num_key_value_heads * 20 * c.head_dim * 4
+    assert qwen3_decode.bytes_per_token(c, 20) - qwen3_decode.bytes_per_token(c, 0) == kv
