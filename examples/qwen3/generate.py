@@ -1,10 +1,12 @@
-"""Greedy generation with the Qwen3 engine.
+"""Generation with the Qwen3 engine: greedy, or sampled with temperature, top-k and top-p.
 
     python examples/qwen3/generate.py --model DIR --prompt-ids 1,2,3 --max-new-tokens N \
-        [--dtype float32|bfloat16] [--json]
+        [--dtype float32|bfloat16] [--temperature T --top-k K --top-p P --seed S] [--eager] \
+        [--json]
 
 DIR is a Hugging Face checkpoint directory (config.json and *.safetensors). Runs on the GPU when
-there is one, otherwise on the interpreter (tiny configs); CUTILE_BACKEND forces one.
+there is one, otherwise on the interpreter (tiny configs); CUTILE_BACKEND forces one. Each step
+is one replay of a captured graph; --eager launches the kernels one by one instead (debugging).
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import time
 from dataclasses import dataclass
 
 from config import ConfigError, load_config
-from model import DTYPES, Qwen3
+from model import DTYPES, Qwen3, Sampling
 from weights import WeightsError, load_weights
 
 import cutile as ct
+
+GREEDY = Sampling()
 
 
 @dataclass
@@ -29,22 +33,30 @@ class Result:
     decode_tokens_per_s: float | None  # None when no token came from a decode step
 
 
-def generate(model: Qwen3, prompt: list[int], max_new_tokens: int) -> Result:
-    """Prefill runs the prompt through decode steps token by token; then greedy decoding."""
-    if not prompt or max_new_tokens < 1:
-        raise ValueError("need at least one prompt token and one new token")
-    model.reset(len(prompt) + max_new_tokens)
+def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
+             sampling: Sampling = GREEDY, eager: bool = False) -> Result:
+    """Prefill is the step over the prompt's positions (its picks are the prompt's own tokens);
+    then max_new_tokens - 1 decode steps. The tokens are read back once, at the end."""
+    model.reset(prompt, max_new_tokens, sampling)
+    n = len(prompt)
     t0 = time.perf_counter()
-    for pos, tok in enumerate(prompt):
-        logits = model.step(tok, pos)
-    token = model.next_token(logits)  # stays on the device as the next step's input
-    tokens = [int(token.numpy()[0])]
+    if eager:
+        model.run_eager(n)
+    else:
+        graph = model.capture()  # runs the step at position 0
+        for _ in range(n - 1):
+            graph.replay()
+    model.tokens(n, 1)  # waits for the first new token
     prefill_s = time.perf_counter() - t0
     t1 = time.perf_counter()
-    while len(tokens) < max_new_tokens:
-        token = model.next_token(model.step(token, len(prompt) + len(tokens) - 1))
-        tokens.append(int(token.numpy()[0]))
-    steps, decode_s = len(tokens) - 1, time.perf_counter() - t1
+    if eager:
+        model.run_eager(max_new_tokens - 1)
+    else:
+        for _ in range(max_new_tokens - 1):
+            graph.replay()
+        graph.sync()
+    tokens = model.tokens(n, max_new_tokens)
+    steps, decode_s = max_new_tokens - 1, time.perf_counter() - t1
     return Result(tokens, prefill_s, steps / decode_s if steps else None)
 
 
@@ -54,18 +66,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prompt-ids", required=True, help="comma-separated token ids")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--dtype", choices=sorted(DTYPES), default="float32")
+    p.add_argument("--temperature", type=float, default=0.0, help="0: greedy (the default)")
+    p.add_argument("--top-k", type=int, default=0, help="sample from the K largest (0: all)")
+    p.add_argument("--top-p", type=float, default=1.0, help="then from mass P of those")
+    p.add_argument("--seed", type=int, default=0, help="the Philox key of the draws")
+    p.add_argument("--eager", action="store_true", help="launch one by one, no graph")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
     try:
         prompt = [int(t) for t in args.prompt_ids.split(",")]
     except ValueError:
         p.error(f"--prompt-ids: expected integers separated by commas, got {args.prompt_ids!r}")
+    if args.temperature < 0 or not 0 < args.top_p <= 1 or args.top_k < 0:
+        p.error("need --temperature >= 0, 0 < --top-p <= 1 and --top-k >= 0")
+    sampling = Sampling(args.temperature, args.top_k, args.top_p, args.seed)
     try:
         cfg = load_config(args.model)
         model = Qwen3(cfg, load_weights(args.model, cfg), args.dtype)
-        model.reset(1)
-        model.step(prompt[0], 0)  # compiles every kernel, so the timings below exclude the JIT
-        result = generate(model, prompt, args.max_new_tokens)
+        for t in prompt:  # a bad id is an error before the warm-up, not inside it
+            if not 0 <= t < cfg.vocab_size:
+                raise ValueError(f"token id {t} is outside the vocabulary "
+                                 f"(0..{cfg.vocab_size - 1})")
+        # compiles every kernel, so the timings below exclude the JIT
+        generate(model, prompt[:1], 1, sampling, args.eager)
+        result = generate(model, prompt, args.max_new_tokens, sampling, args.eager)
     except (ConfigError, WeightsError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

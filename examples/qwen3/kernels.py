@@ -5,12 +5,14 @@ LM head) are float32 or bfloat16, so each kernel that reads one comes in both dt
 its body through an inlined `@ct.function`. Shapes that are not powers of two (a hidden size of
 2560, a vocabulary of 151936) are covered by power-of-two tiles: loads past a tensor's edge read
 zeros and stores past it are dropped (Tile IR semantics), so nothing else needs masking.
-The token id and the position are read from (1,) i32 device tensors, so the arguments of a
-step's launches do not change from one step to the next.
+The position is read from a (1,) i32 device tensor and the token id from a token history at
+that position, so the arguments of a step's launches do not change from one step to the next:
+the step is captured once as a CUDA graph and replayed, and its last kernel advances the
+position (and writes the token it picked into the history).
 """
 
 import cutile as ct
-from cutile import Const, Mut, Tensor, bf16, f32, i32
+from cutile import Const, Mut, Tensor, bf16, f32, i32, i64
 
 NEG_INF = -1.0e30
 
@@ -22,21 +24,23 @@ def _scalar(t):  # type: ignore[no-untyped-def]
 
 
 # -- embedding: one row of the table, at the token id ----------------------------------------
+# the token is history[pos]: the prompt's tokens, then the ones the step picked
 @ct.function
-def _embed(out, table, token, HP):  # type: ignore[no-untyped-def]
-    out.store(table.load_tile((1, HP), (_scalar(token), 0)).astype(f32))
+def _embed(out, table, history, pos_t, HP):  # type: ignore[no-untyped-def]
+    token = history.load_tile((1,), _scalar(pos_t)).reshape(())
+    out.store(table.load_tile((1, HP), (token, 0)).astype(f32))
 
 
 @ct.kernel
 def embed_f32(out: Mut[Tensor[f32, (1, "HP")]], table: Tensor[f32, (-1, -1)],
-              token: Tensor[i32, (1,)], HP: Const[int]) -> None:
-    _embed(out, table, token, HP)
+              history: Tensor[i32, (-1,)], pos_t: Tensor[i32, (1,)], HP: Const[int]) -> None:
+    _embed(out, table, history, pos_t, HP)
 
 
 @ct.kernel
 def embed_bf16(out: Mut[Tensor[f32, (1, "HP")]], table: Tensor[bf16, (-1, -1)],
-               token: Tensor[i32, (1,)], HP: Const[int]) -> None:
-    _embed(out, table, token, HP)
+               history: Tensor[i32, (-1,)], pos_t: Tensor[i32, (1,)], HP: Const[int]) -> None:
+    _embed(out, table, history, pos_t, HP)
 
 
 # -- RMSNorm of the (1, H) hidden row; H is the true width, HP its power-of-two tile ----------
@@ -113,14 +117,15 @@ def gate_up_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
 
 
 # -- q/k RMSNorm per head, then RoPE (rotate_half: the two halves of a head pair up) ----------
+# qkv is the (1, (NH + 2 NKV) D) row of the stacked projection: head h is its h-th D columns.
 @ct.kernel
-def qk_norm_rope(out: Mut[Tensor[f32, (1, "D")]], qkv: Tensor[f32, (-1, "D")],
+def qk_norm_rope(out: Mut[Tensor[f32, (1, "D")]], qkv: Tensor[f32, (1, -1)],
                  q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
                  inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
                  NH: Const[int], D: Const[int]) -> None:
     h, _ = out.tile_index()  # rows 0..NH-1 are query heads, the rest key heads
-    x1 = qkv.load_tile((1, D // 2), (h, 0))
-    x2 = qkv.load_tile((1, D // 2), (h, 1))
+    x1 = qkv.load_tile((1, D // 2), (0, 2 * h))
+    x2 = qkv.load_tile((1, D // 2), (0, 2 * h + 1))
     mean_sq = (ct.sum(x1 * x1, 1, keepdims=True) + ct.sum(x2 * x2, 1, keepdims=True)) / D
     r = ct.rsqrt(mean_sq + eps)
     is_q = h < NH
@@ -134,31 +139,29 @@ def qk_norm_rope(out: Mut[Tensor[f32, (1, "D")]], qkv: Tensor[f32, (-1, "D")],
     out.store(ct.cat((y1 * c - y2 * s, y2 * c + y1 * s), 1))
 
 
-# -- KV-cache append: the new key/value row goes to row `pos` of every kv head's cache -------
-# Each block owns a (1, BS, D) slab of both caches; only the block whose slab holds `pos`
-# stores (a block that stores nothing leaves its slab as it was).
+# -- KV-cache append: a slab write of one row ------------------------------------------------
+# Each block owns one kv head's (1, S, D) slab of both caches and stores the new key/value row
+# as the (1, 1, D) tile at row pos of it: an in-slab index, so a position past the cache is
+# masked at the slab's edge and no block can reach another head's rows.
 @ct.kernel
-def kv_append(kc: Mut[Tensor[f32, (1, "BS", "D")]], vc: Mut[Tensor[f32, (1, "BS", "D")]],
-              qk: Tensor[f32, (-1, "D")], qkv: Tensor[f32, (-1, "D")],
-              pos_t: Tensor[i32, (1,)], NH: Const[int], NKV: Const[int], BS: Const[int],
+def kv_append(kc: Mut[Tensor[f32, (1, -1, "D")]], vc: Mut[Tensor[f32, (1, -1, "D")]],
+              qk: Tensor[f32, (-1, "D")], qkv: Tensor[f32, (1, -1)],
+              pos_t: Tensor[i32, (1,)], NH: Const[int], NKV: Const[int],
               D: Const[int]) -> None:
-    h, j, _ = kc.tile_index()
+    h, _, _ = kc.tile_index()
     pos = _scalar(pos_t)
-    if j == pos // BS:
-        here = (j * BS + ct.arange(BS, i32)).reshape((BS, 1)) == pos
-        k_new = qk.load_tile((1, D), (NH + h, 0))
-        v_new = qkv.load_tile((1, D), (NH + NKV + h, 0))
-        kc.store(ct.where(here, k_new, kc.load().reshape((BS, D))).reshape((1, BS, D)))
-        vc.store(ct.where(here, v_new, vc.load().reshape((BS, D))).reshape((1, BS, D)))
+    kc.store(qk.load_tile((1, D), (NH + h, 0)).reshape((1, 1, D)), (0, pos, 0))
+    vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)), (0, pos, 0))
 
 
 # -- decode attention: one query head per block over its kv head's cache rows 0..pos ---------
+# out is the (1, NH D) row the o-projection reads: head h writes its h-th D columns.
 @ct.kernel
 def decode_attention(out: Mut[Tensor[f32, (1, "D")]], qk: Tensor[f32, (-1, "D")],
                      kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
                      pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], BN: Const[int],
                      D: Const[int]) -> None:
-    h, _ = out.tile_index()
+    _, h = out.tile_index()
     pos = _scalar(pos_t)
     q = qk.load_tile((1, D), (h, 0)) * scale
     pk = kc.partition((1, BN, D))
@@ -181,15 +184,14 @@ def decode_attention(out: Mut[Tensor[f32, (1, "D")]], qk: Tensor[f32, (-1, "D")]
     out.store(acc / l_i)
 
 
-# -- greedy sampling: the index of the largest logit (the first one on ties) -----------------
+# -- greedy choice: the index of the largest logit (the first one on ties) -------------------
 # One block walks the row in BV-wide tiles, keeping the best value and its index; the lanes past
 # the vocabulary (zeros when loaded) are masked out so they can never win.
-@ct.kernel
-def argmax_row(out: Mut[Tensor[i32, (1,)]], x: Tensor[f32, (1, -1)], V: Const[int],
-               BV: Const[int]) -> None:
+@ct.function
+def _argmax(x, V, BV):  # type: ignore[no-untyped-def]
     best = ct.full((1,), NEG_INF, f32)
     idx = ct.zeros((1,), i32)
-    for j in range((V + BV - 1) // BV):
+    for j in range(ct.cdiv(V, BV)):
         cols = j * BV + ct.arange(BV, i32)
         t = ct.where(cols < V, x.load_tile((1, BV), (0, j)).reshape((BV,)), NEG_INF)
         m = ct.max(t, 0, keepdims=True)
@@ -197,4 +199,111 @@ def argmax_row(out: Mut[Tensor[i32, (1,)]], x: Tensor[f32, (1, -1)], V: Const[in
         better = m > best
         idx = ct.where(better, first, idx)
         best = ct.where(better, m, best)
-    out.store(idx)
+    return idx
+
+
+@ct.kernel
+def argmax_row(out: Mut[Tensor[i32, (1,)]], x: Tensor[f32, (1, -1)], V: Const[int],
+               BV: Const[int]) -> None:
+    out.store(_argmax(x, V, BV))
+
+
+# -- the end of a step: the chosen token goes to history[pos + 1], and pos advances -----------
+# While pos + 1 is still inside the prompt, history[pos + 1] keeps the prompt's token (the
+# step was a prefill step); the history is one slab, so the store is masked past its end.
+@ct.function
+def _advance(history, pos_t, n_prompt, token):  # type: ignore[no-untyped-def]
+    nxt = pos_t.load() + 1
+    i = nxt.reshape(())
+    keep = nxt < n_prompt.load_tile((1,), 0)
+    history.store(ct.where(keep, history.load((1,), i), token), i)
+    pos_t.store(nxt)
+
+
+@ct.kernel
+def greedy_next(history: Mut[Tensor[i32, (-1,)]], pos_t: Mut[Tensor[i32, (1,)]],
+                n_prompt: Tensor[i32, (1,)], x: Tensor[f32, (1, -1)], V: Const[int],
+                BV: Const[int]) -> None:
+    _advance(history, pos_t, n_prompt, _argmax(x, V, BV))
+
+
+# -- sampling: temperature, top-k, top-p, then one draw of ct.rand (Philox) -------------------
+# Logits are ranked by an integer key with the float order (the bits, negatives flipped), so a
+# threshold is found exactly by bisection over the 2**32 keys: 32 passes over the row each.
+# Kept: the logits with key >= the k-th largest key, then, of those, the largest ones whose
+# probability mass (softmax at temperature T) reaches top_p. The draw u * mass walks the kept
+# probabilities in vocabulary order (an inverse CDF); the Philox counter is the position.
+@ct.function
+def _keys(x, j, V, BV):  # type: ignore[no-untyped-def]
+    """Tile j of the row: the float-order keys (i64; lanes past V get one below every key)."""
+    cols = j * BV + ct.arange(BV, i32)
+    bits = x.load_tile((1, BV), (0, j)).reshape((BV,)).bitcast(i32)
+    key = ct.where(bits < 0, bits ^ 2147483647, bits).astype(i64)
+    return ct.where(cols < V, key, -2147483649)
+
+
+@ct.function
+def _probs(x, j, key, floor, top, inv_t, BV):  # type: ignore[no-untyped-def]
+    """exp((x - top) / T) for the lanes with key >= floor, 0 for the others."""
+    t = x.load_tile((1, BV), (0, j)).reshape((BV,))
+    return ct.where(key >= floor, ct.exp((t - top) * inv_t), 0.0)
+
+
+@ct.function
+def _count_at_least(x, mid, V, BV):  # type: ignore[no-untyped-def]
+    n = ct.zeros((1,), i32)
+    for j in range(ct.cdiv(V, BV)):
+        n = n + ct.sum(ct.where(_keys(x, j, V, BV) >= mid, 1, 0), 0, keepdims=True)
+    return n
+
+
+@ct.function
+def _mass_at_least(x, mid, floor, top, inv_t, V, BV):  # type: ignore[no-untyped-def]
+    m = ct.zeros((1,), f32)
+    for j in range(ct.cdiv(V, BV)):
+        key = _keys(x, j, V, BV)
+        m = m + ct.sum(ct.where(key >= mid, _probs(x, j, key, floor, top, inv_t, BV), 0.0), 0,
+                       keepdims=True)
+    return m
+
+
+@ct.function
+def _sample(x, seed, offset, inv_t, top_k, top_p, V, BV):  # type: ignore[no-untyped-def]
+    lo = ct.full((1,), -2147483648, i64)  # count(key >= lo) = V >= top_k
+    hi = ct.full((1,), 2147483648, i64)  # count(key >= hi) = 0 < top_k
+    for _ in range(32):
+        mid = (lo + hi) // 2
+        ok = _count_at_least(x, mid, V, BV) >= top_k
+        lo = ct.where(ok, mid, lo)
+        hi = ct.where(ok, hi, mid)
+    floor = lo  # the k-th largest key
+    best = _argmax(x, V, BV)
+    top = x.load_tile((1, 1), (0, best.reshape(()))).reshape((1,))  # the largest logit
+    total = _mass_at_least(x, floor, floor, top, inv_t, V, BV)
+    hi = ct.full((1,), 2147483648, i64)
+    for _ in range(32):  # the largest key whose kept mass still reaches top_p of the total
+        mid = (lo + hi) // 2
+        ok = _mass_at_least(x, mid, floor, top, inv_t, V, BV) >= total * top_p
+        lo = ct.where(ok, mid, lo)
+        hi = ct.where(ok, hi, mid)
+    target = ct.rand(seed, offset) * _mass_at_least(x, lo, lo, top, inv_t, V, BV)
+    run = ct.zeros((1,), f32)
+    pick = best  # if rounding leaves the target past the last cumulative sum
+    found = ct.zeros((1,), i32)
+    for j in range(ct.cdiv(V, BV)):
+        cols = j * BV + ct.arange(BV, i32)
+        c = ct.cumsum(_probs(x, j, _keys(x, j, V, BV), lo, top, inv_t, BV), 0) + run
+        first = ct.min(ct.where(c > target, cols, V), 0, keepdims=True)
+        take = (found == 0) & (first < V)
+        pick = ct.where(take, first, pick)
+        found = ct.where(take, 1, found)
+        run = ct.max(c, 0, keepdims=True)
+    return pick
+
+
+@ct.kernel
+def sample_next(history: Mut[Tensor[i32, (-1,)]], pos_t: Mut[Tensor[i32, (1,)]],
+                n_prompt: Tensor[i32, (1,)], x: Tensor[f32, (1, -1)], seed: i64, inv_t: f32,
+                top_k: i32, top_p: f32, V: Const[int], BV: Const[int]) -> None:
+    token = _sample(x, seed, pos_t.load(), inv_t, top_k, top_p, V, BV)
+    _advance(history, pos_t, n_prompt, token)

@@ -18,16 +18,16 @@ ENGINE = ROOT / "examples" / "qwen3"
 sys.path[:0] = [str(ENGINE), str(Path(__file__).parent)]
 
 import checkpoint  # noqa: E402
-import model  # noqa: E402
 import reference  # noqa: E402
 from config import ConfigError, load_config, parse_config  # noqa: E402
 from generate import generate  # noqa: E402
-from kernels import argmax_row  # noqa: E402
-from model import Qwen3  # noqa: E402
+from kernels import argmax_row, kv_append, sample_next  # noqa: E402
+from model import Qwen3, Sampling  # noqa: E402
 from weights import WeightsError, load_weights  # noqa: E402
 
 import cutile as ct  # noqa: E402
 from cutile.compiler import check_source  # noqa: E402
+from cutile.compiler.ops.philox import philox4x32, uniform  # noqa: E402
 
 PROMPT = [3, 141, 59, 996]
 NEW = 32
@@ -63,11 +63,13 @@ def test_greedy_tokens_match_reference(tmp_path: Path, case: str) -> None:
     assert len(set(got)) > 2  # the walk visits several tokens, not one repeated
 
 
-def test_cli_prints_json(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [[], ["--temperature", "0.8", "--top-k", "5", "--top-p", "0.9",
+                                    "--seed", "1", "--eager"]])
+def test_cli_prints_json(tmp_path: Path, flags: list[str]) -> None:
     _make(tmp_path, False, 1, "F32", {})
     env = {**os.environ, "CUTILE_BACKEND": os.environ.get("CUTILE_BACKEND", "interpreter")}
     done = subprocess.run([sys.executable, str(ENGINE / "generate.py"), "--model", str(tmp_path),
-                           "--prompt-ids", "1,2,3", "--max-new-tokens", "3", "--json"],
+                           "--prompt-ids", "1,2,3", "--max-new-tokens", "3", "--json", *flags],
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
@@ -86,13 +88,91 @@ def test_cli_reports_a_bad_token(tmp_path: Path) -> None:
     assert "token id 1000 is outside the vocabulary (0..999)" in done.stderr
 
 
-def test_a_position_past_the_cache_is_an_error(tmp_path: Path) -> None:
-    _make(tmp_path, False, 1, "F32", {})
-    c = load_config(tmp_path)
-    engine = Qwen3(c, load_weights(tmp_path, c), cache_tile=16)
-    engine.reset(10)
-    with pytest.raises(ValueError, match=r"position 16 is outside the KV cache \(0\.\.15\)"):
-        engine.step(1, 16)
+def _engine(root: Path, cache_tile: int = 16, **changes: Any) -> Qwen3:
+    _make(root, False, 1, "F32", changes)
+    c = load_config(root)
+    return Qwen3(c, load_weights(root, c), cache_tile=cache_tile)
+
+
+@pytest.mark.parametrize("sampling", [Sampling(), Sampling(0.8, 20, 0.9, seed=5)])
+def test_graph_and_eager_give_the_same_tokens(tmp_path: Path, sampling: Sampling) -> None:
+    engine = _engine(tmp_path)
+    graph = generate(engine, PROMPT, 12, sampling).tokens
+    assert generate(engine, PROMPT, 12, sampling, eager=True).tokens == graph
+    assert len(set(graph)) > 2
+
+
+def test_top_k_1_is_greedy_and_a_seed_repeats(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    greedy = generate(engine, PROMPT, 10).tokens
+    assert generate(engine, PROMPT, 10, Sampling(1.3, 1, 1.0, seed=3)).tokens == greedy
+    hot = [generate(engine, PROMPT, 10, Sampling(2.0, 0, 1.0, seed=s)).tokens for s in (4, 4, 9)]
+    assert hot[0] == hot[1] != hot[2] and hot[0] != greedy
+
+
+def test_a_prompt_token_outside_the_vocabulary_is_an_error(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    with pytest.raises(ValueError, match=r"token id 1000 is outside the vocabulary \(0\.\.999\)"):
+        engine.reset([1, 1000], 4)
+
+
+@pytest.mark.parametrize("pos", [0, 5, 15, 16, 40])
+def test_kv_append_writes_one_row_of_each_head_and_nothing_past_the_cache(pos: int) -> None:
+    """The slab store at (0, pos, 0) writes row pos of every kv head's slab and nothing else;
+    a position past the cache (16 rows) is masked at the slab's edge: nothing is written."""
+    nh, nkv, d, rows = 4, 2, 8, 16
+    rng = np.random.default_rng(pos)
+    qk = rng.standard_normal((nh + nkv, d)).astype(np.float32)
+    qkv = rng.standard_normal((1, (nh + 2 * nkv) * d)).astype(np.float32)
+    kc0 = rng.standard_normal((nkv, rows, d)).astype(np.float32)
+    vc0 = rng.standard_normal((nkv, rows, d)).astype(np.float32)
+    kc, vc, *_ = kv_append(ct.from_numpy(kc0).partition((1, rows, d)),
+                           ct.from_numpy(vc0).partition((1, rows, d)), ct.from_numpy(qk),
+                           ct.from_numpy(qkv), ct.from_numpy(np.array([pos], np.int32)),
+                           NH=nh, NKV=nkv).sync()
+    want_k, want_v = kc0.copy(), vc0.copy()
+    if pos < rows:
+        want_k[:, pos] = qk[nh:]
+        want_v[:, pos] = qkv[0, (nh + nkv) * d:].reshape(nkv, d)
+    np.testing.assert_array_equal(kc.unpartition().numpy(), want_k)
+    np.testing.assert_array_equal(vc.unpartition().numpy(), want_v)
+
+
+def _reference_pick(x: np.ndarray, seed: int, pos: int, temp: float, top_k: int,
+                    top_p: float) -> tuple[int, set[int]]:
+    """The token sample_next must draw, and the kept set: softmax(x / temp) over the top_k
+    logits, then the largest of those whose mass reaches top_p; u from Philox at offset pos
+    walks the kept probabilities in vocabulary order."""
+    order = np.argsort(-x, kind="stable")
+    kept = np.zeros(x.size, bool)
+    kept[x >= x[order[top_k - 1]]] = True
+    p = np.where(kept, np.exp((x.astype(np.float64) - x.max()) / temp), 0.0)
+    mass = np.cumsum(p[order])
+    n = int(np.searchsorted(mass, top_p * mass[-1] * (1 - 1e-6))) + 1
+    kept[:] = False
+    kept[order[:n]] = True
+    q = np.where(kept, p, 0.0)
+    word = philox4x32([np.array([pos]), *(np.zeros(1, np.int64),) * 3], (seed, 0))[0]
+    u = float(uniform(word)[0])
+    return int(np.searchsorted(np.cumsum(q), u * q.sum(), side="right")), set(np.flatnonzero(kept))
+
+
+@pytest.mark.parametrize("top_k, top_p", [(5, 1.0), (50, 0.6), (1, 1.0), (60, 0.95)])
+def test_sampled_tokens_follow_the_numpy_reference(top_k: int, top_p: float) -> None:
+    """On a vocabulary of 60 (not a tile multiple: BV 16): the kernel's pick for each position
+    is exactly the reference's, so it always lies in the top-k/top-p set."""
+    v, temp, seed = 60, 0.7, 11
+    x = (np.random.default_rng(top_k).standard_normal(v) * 2).astype(np.float32)
+    for pos in range(12):
+        hist, pos_t, *_ = sample_next(
+            ct.zeros((20,), ct.i32).partition((20,)),
+            ct.from_numpy(np.array([pos], np.int32)).partition((1,)),
+            ct.from_numpy(np.array([0], np.int32)), ct.from_numpy(x[None]), seed, 1 / temp,
+            top_k, top_p, V=v, BV=16).sync()
+        want, kept = _reference_pick(x, seed, pos, temp, top_k, top_p)
+        got = int(hist.unpartition().numpy()[pos + 1])
+        assert got == want and got in kept and len(kept) <= top_k
+        assert int(pos_t.unpartition().numpy()[0]) == pos + 1
 
 
 @pytest.mark.parametrize("vocab, hot", [(997, 996), (997, 500), (2048, 1025), (5, 4)])
@@ -151,30 +231,31 @@ def test_engine_checks_clean() -> None:
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: object,
-                                                    dtype: str, monkeypatch: Any) -> None:
-    """One step with each launch replaced by `kernel.compile(arch="sm_90")` on metadata-only
-    stand-ins: every kernel, with the engine's own shapes and Consts, lowers and assembles."""
-    names: list[str] = []
-
-    def compile_only(kernel: Any, out: Any, tile: tuple[int, ...], *args: Any,
-                     **consts: Any) -> Any:
-        outs = out if isinstance(out, tuple) else (out,)
-        mut = (ct.meta(o.shape, o.dtype).partition(tile) for o in outs)
-        assert kernel.compile(*mut, *args, arch="sm_90", **consts).cubin
-        names.append(kernel.__name__)
-        return out
-
+                                                    dtype: str) -> None:
+    """Every launch of a step (both picks), compiled with `kernel.compile(arch="sm_90")` on
+    metadata-only stand-ins with the engine's own shapes and Consts. The KV append's one-row
+    store takes the cache's own partition view (aligned tile: no pointer tiles, no view made
+    per block)."""
     _make(tmp_path, True, 1, "F32", {"hidden_size": 96, "vocab_size": 997})
-    monkeypatch.setattr(model, "launch_all", compile_only)
     c = load_config(tmp_path)
     engine = Qwen3(c, load_weights(tmp_path, c), dtype)
-    engine.reset(8)
-    engine.next_token(engine.step(1, 0))
+    names: set[str] = set()
+    for sampling in (Sampling(), Sampling(0.7, 40, 0.9)):
+        engine.reset([1, 2], 6, sampling)
+        for ln in engine.links:
+            mut = (ct.meta(engine.buf[o].shape, engine.buf[o].dtype).partition(t)
+                   for o, t in zip(ln.outs, ln.tiles, strict=True))
+            args = (engine.buf[a] if isinstance(a, str) else a for a in ln.args)
+            compiled = ln.kernel.compile(*mut, *args, arch="sm_90", **ln.consts)
+            assert compiled.cubin[:4] == b"\x7fELF"
+            names.add(ln.kernel.__name__)
+            if ln.kernel.__name__ == "kv_append":
+                assert "offset" not in compiled.tileir
+                assert compiled.tileir.count("make_tensor_view") == 5  # one per tensor
     suffix = "bf16" if dtype == "bfloat16" else "f32"
-    assert set(names) == {"rms_norm", "qk_norm_rope", "kv_append", "decode_attention",
-                          "argmax_row",
-                                  *(f"{n}_{suffix}" for n in ("embed", "gemv", "gemv_residual",
-                                                              "gate_up"))}
+    assert names == {"rms_norm", "qk_norm_rope", "kv_append", "decode_attention",
+                     "greedy_next", "sample_next",
+                     *(f"{n}_{suffix}" for n in ("embed", "gemv", "gemv_residual", "gate_up"))}
 
 
 # -- on the GPU machine: the same weights in transformers --------------------------------------
@@ -230,9 +311,40 @@ def test_bf16_logits_near_transformers(tmp_path: Path, shape: str) -> None:
         want = hf(torch.tensor([PROMPT])).logits[0, -1].float().numpy()
     c = load_config(tmp_path)
     engine = Qwen3(c, load_weights(tmp_path, c), "bfloat16")
-    engine.reset(len(PROMPT))
-    for pos, tok in enumerate(PROMPT):
-        logits = engine.step(tok, pos)
-    got = logits.numpy()[0]
+    engine.reset(PROMPT, 1)
+    engine.run_eager(len(PROMPT))
+    got = engine.logits()
     err = np.abs(got - want).max() / np.abs(want).max()
     assert err < 0.05, f"max logit error {err:.4f} of the largest logit"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", ["tiny-untied", "0.6B"])
+def test_graph_eager_and_sampling_agree_on_the_gpu(tmp_path: Path, shape: str) -> None:
+    """CUDA graphs for real: the replayed step gives the eager path's tokens, greedy and
+    sampled, and top-k = 1 is greedy, at the 0.6B shapes (vocabulary 151936)."""
+    cfg = _shape(shape)
+    checkpoint.write(tmp_path, cfg, checkpoint.random_tensors(cfg, 7), "BF16", 1)
+    c = load_config(tmp_path)
+    engine = Qwen3(c, load_weights(tmp_path, c), "bfloat16")
+    greedy = generate(engine, PROMPT, 16).tokens
+    assert generate(engine, PROMPT, 16, eager=True).tokens == greedy
+    assert generate(engine, PROMPT, 16, Sampling(0.9, 1, 1.0, seed=2)).tokens == greedy
+    hot = Sampling(1.0, 50, 0.9, seed=2)
+    sampled = generate(engine, PROMPT, 16, hot).tokens
+    assert generate(engine, PROMPT, 16, hot, eager=True).tokens == sampled
+
+
+def test_benchmark_times_both_paths_from_a_skipped_prefix(tmp_path: Path) -> None:
+    """benchmarks/qwen3_decode.py's engine timing on a tiny checkpoint: decoding from position
+    20 with the prefix skipped, the graph and eager paths pick the same tokens."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import qwen3_decode
+
+    engine = _engine(tmp_path)
+    graph_rate, graph = qwen3_decode.engine_rate(engine, 20, 4, eager=False)
+    eager_rate, eager = qwen3_decode.engine_rate(engine, 20, 4, eager=True)
+    assert graph == eager and len(graph) == 5 and graph_rate > 0 and eager_rate > 0
+    c = engine.cfg
+    kv = c.num_hidden_layers * 2 * c.num_key_value_heads * 20 * c.head_dim * 4
+    assert qwen3_decode.bytes_per_token(c, 20) - qwen3_decode.bytes_per_token(c, 0) == kv
