@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from cutile.checker.host import OwnershipView
+from cutile.compiler.frontend.source import ModuleInfo
 
 from . import engine
 from .fixes import module_aliases
@@ -43,17 +44,37 @@ class DocumentFacts:
                 self._cache[key] = found
             return found  # type: ignore[return-value]
 
-    def typed_names(self) -> list[engine.TypedName]:
-        return self._once("typed", lambda: engine.typed_names(self.source, self.path))
+    def _info(self) -> ModuleInfo | None:
+        return self._once("info", lambda: engine.parse(self.source, self.path))
+
+    def typed_names(self, lines: tuple[int, int] | None = None) -> list[engine.TypedName]:
+        """The typed names of the kernels in the top-level statements around `lines` (first,
+        last), or of all kernels: a hover types one kernel, not the whole file."""
+        where = self.outline() if lines is not None else None
+        region = where.region(*lines) if where is not None and lines is not None else None
+        if lines is not None and region is None:
+            return []  # no statement there, or the file does not parse
+        return self._once(("typed", region),
+                          lambda: engine.typed_names(self._info(), lines=region))
 
     def ownership(self) -> OwnershipView:
-        return self._once("owned", lambda: engine.ownership(self.source, self.path))
+        return self._once("owned", lambda: engine.ownership(self._info()))
 
     def _tree(self) -> ast.Module | None:
-        return self._once("tree", lambda: python_tree(self.source))
+        def make() -> ast.Module | None:
+            info = self._info()
+            return info.tree if info is not None else python_tree(self.source)
 
-    def names(self) -> NameIndex | None:
-        return self._once("names", lambda: name_index(self.source, self._tree()))
+        return self._once("tree", make)
+
+    def names(self, line: int) -> NameIndex | None:
+        """Names, functions and assignment targets of the top-level statements around `line`."""
+        where = self.outline()
+        region = where.region(line, line) if where is not None else None
+        if where is None or region is None:
+            return None
+        return self._once(("names", region),
+                          lambda: name_index(where.text(region), region[0]))
 
     def outline(self) -> Outline | None:
         return self._once("outline", lambda: outline(self.source, self._tree()))

@@ -12,7 +12,7 @@ same scope, unless the name was bound again in between (to something the analysi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cutile.checker.host import NameSite, OwnershipFact, OwnershipView
@@ -30,15 +30,15 @@ class HoverInfo:
 
 
 def hover_at(names: Sequence[TypedName], source: str, line: int, col: int,
-             index: NameIndex | None = None) -> HoverInfo | None:
+             index_at: Callable[[int], NameIndex | None] | None = None) -> HoverInfo | None:
     """The type of the name under (1-based line, code-point column), if a kernel binds it.
-    `index` is the document's `name_index` when the caller keeps one."""
+    `index_at(line)` gives a `name_index` covering the line when the caller keeps them."""
     if not names:
         return None
     bound = [n for n in names if contains(n.span, line, col)]
     if bound:
         return _info(bound[0], bound[0].span)
-    index = index or name_index(source)
+    index = index_at(line) if index_at is not None else name_index(source)
     use = index.name_at(line, col) if index is not None else None
     scope = index.function_at(line) if index is not None else None
     if use is None or scope is None:

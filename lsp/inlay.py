@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cutile.compiler.diagnostics import Span
@@ -18,20 +18,21 @@ class Hint:
     label: str
 
 
-def inlay_hints(names: Sequence[TypedName], source: str, first_line: int,
-                last_line: int, index: NameIndex | None = None) -> list[Hint]:
+def inlay_hints(names: Sequence[TypedName], source: str, first_line: int, last_line: int,
+                index_at: Callable[[int], NameIndex | None] | None = None) -> list[Hint]:
     """Hints for names bound by `=`, `op=` and `for` (not annotated ones) on lines
-    `first_line..last_line` (1-based, inclusive). `index` is the document's `name_index` when
-    the caller keeps one."""
+    `first_line..last_line` (1-based, inclusive). `index_at(line)` gives a `name_index`
+    covering the line when the caller keeps them."""
     wanted = [n for n in names if first_line <= n.span.line <= last_line]
     if not wanted:
         return []
-    index = index or name_index(source)
-    if index is None:
-        return []
-    hints = {(n.span.end_line, n.span.end_col): Hint(n.span.end_line, n.span.end_col,
-                                                     f": {n.type_text}")
-             for n in wanted if _key(n.span) in index.targets}
+    whole = name_index(source) if index_at is None else None
+    hints: dict[tuple[int, int], Hint] = {}
+    for n in wanted:
+        index = whole if index_at is None else index_at(n.span.line)
+        if index is not None and _key(n.span) in index.targets:
+            at = (n.span.end_line, n.span.end_col)
+            hints[at] = Hint(*at, f": {n.type_text}")
     return [hints[k] for k in sorted(hints)]
 
 

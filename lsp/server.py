@@ -28,7 +28,6 @@ from pygls.exceptions import (
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
-from cutile.checker.host import OwnershipView
 from cutile.compiler.diagnostics import Diagnostic
 
 from . import SERVER_NAME, engine
@@ -198,12 +197,6 @@ class CutileLanguageServer(LanguageServer):
             self._facts[uri] = facts  # the facts of older versions go with it
         return facts
 
-    def typed_names(self, uri: str, doc: TextDocument) -> list[engine.TypedName]:
-        return self.facts(uri, doc).typed_names()
-
-    def ownership(self, uri: str, doc: TextDocument) -> OwnershipView:
-        return self.facts(uri, doc).ownership()
-
     def hover(self, params: types.HoverParams) -> types.Hover | None:
         """A kernel name's tile type, else a host name's ownership state."""
         uri = params.text_document.uri
@@ -212,8 +205,8 @@ class CutileLanguageServer(LanguageServer):
             return None
         facts = self.facts(uri, doc)
         line, col = from_position(doc.lines, params.position, self.encoding)
-        names = facts.typed_names()
-        info = hover_at(names, facts.source, line, col, facts.names()) if names else None
+        names = facts.typed_names((line, line))
+        info = hover_at(names, facts.source, line, col, facts.names)
         if info is None:
             info = ownership_hover(facts.ownership(), line, col)
         if info is None:
@@ -231,9 +224,8 @@ class CutileLanguageServer(LanguageServer):
             return []
         facts = self.facts(uri, doc)
         first, last = params.range.start.line + 1, params.range.end.line + 1
-        names = facts.typed_names()
-        wanted = any(first <= n.span.line <= last for n in names)
-        hints = inlay_hints(names, facts.source, first, last, facts.names()) if wanted else []
+        hints = inlay_hints(facts.typed_names((first, last)), facts.source, first, last,
+                            facts.names)
         return [types.InlayHint(position=to_position(doc.lines, h.line, h.col, self.encoding),
                                 label=h.label, kind=types.InlayHintKind.Type, padding_left=False)
                 for h in hints]

@@ -160,11 +160,17 @@ class NameIndex:
         return max(around, default=None)
 
 
-def name_index(source: str, tree: ast.Module | None = None) -> NameIndex | None:
-    tree = tree or python_tree(source)
+def name_index(source: str, first_line: int = 1) -> NameIndex | None:
+    """The index of `source`, which starts at line `first_line` of its document."""
+    with analysis_guard():  # no collections while walking hundreds of thousands of nodes
+        return _index(source, first_line)
+
+
+def _index(source: str, first_line: int) -> NameIndex | None:
+    tree = python_tree(source)
     if tree is None:
         return None
-    cols = _Columns(physical_lines(source))
+    cols = _Columns(physical_lines(source), first_line - 1)
     names: list[tuple[str, Span]] = []
     functions: list[tuple[int, int]] = []
     targets: set[tuple[int, int, int, int]] = set()
@@ -176,9 +182,11 @@ def name_index(source: str, tree: ast.Module | None = None) -> NameIndex | None:
         elif isinstance(node, ast.Attribute):
             end = cols.col(node.end_lineno or node.lineno, node.end_col_offset or 0)
             line = node.end_lineno or node.lineno
+            line += cols.shift
             names.append((node.attr, Span("", line, end - len(node.attr), line, end)))
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            functions.append((node.lineno, node.end_lineno or node.lineno))
+            functions.append((node.lineno + cols.shift,
+                              (node.end_lineno or node.lineno) + cols.shift))
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 _add_targets(target, cols, targets)
@@ -200,8 +208,9 @@ def _add_targets(expr: ast.expr, cols: _Columns, found: set[tuple[int, int, int,
 class _Columns:
     """ast's UTF-8 byte columns as code points."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], shift: int) -> None:
         self.lines = lines
+        self.shift = shift  # document line of the text's line 1, less one
 
     def col(self, line: int, byte_col: int) -> int:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
@@ -211,8 +220,8 @@ class _Columns:
 
     def span(self, node: ast.expr) -> Span:
         end_line = node.end_lineno or node.lineno
-        return Span("", node.lineno, self.col(node.lineno, node.col_offset), end_line,
-                    self.col(end_line, node.end_col_offset or 0))
+        return Span("", node.lineno + self.shift, self.col(node.lineno, node.col_offset),
+                    end_line + self.shift, self.col(end_line, node.end_col_offset or 0))
 
     def word(self, line: int, byte_col: int) -> Span:
         """The identifier that starts at the position."""
@@ -220,7 +229,7 @@ class _Columns:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         match = _IDENTIFIER.match(text, col)
         end = match.end() if match else col
-        return Span("", line, col, line, end)
+        return Span("", line + self.shift, col, line + self.shift, end)
 
 
 def covers(outer: CodeRange, span: Span) -> bool:
