@@ -100,9 +100,13 @@ def specialized_ir(info: ModuleInfo, name: str, spec: Specialization) -> KernelI
     return result.ir
 
 
-def typed_names(info: ModuleInfo) -> list[TypedName]:
-    """Every tile-valued name bound in the module's kernels, with its type (hover, inlay hints)."""
+def typed_names(info: ModuleInfo, lines: tuple[int, int] | None = None) -> list[TypedName]:
+    """Every tile-valued name bound in the module's kernels, with its type (hover, inlay hints);
+    with `lines` (first, last), only in the kernels that overlap them."""
     names: list[TypedName] = []
     for fn in info.kernels:
-        names += _analyze(info, fn).names
+        node = fn.node
+        if lines is None or (node.lineno <= lines[1]
+                             and lines[0] <= (node.end_lineno or node.lineno)):
+            names += _analyze(info, fn).names
     return names

@@ -22,7 +22,7 @@ from cutile.checker.discovery import ConfigResolver
 from cutile.checker.host import OwnershipView, ProjectIndex, ownership_view
 from cutile.compiler.api import typed_names as compiler_typed_names
 from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.frontend.source import MODULES, analysis_guard, read_module
+from cutile.compiler.frontend.source import MODULES, ModuleInfo, analysis_guard, read_module
 
 CONFIG_FILE = "pyproject.toml"
 
@@ -74,20 +74,29 @@ def forget(path: str) -> None:
     MODULES.forget(path)
 
 
-def typed_names(source: str, path: str) -> list[TypedName]:
-    """Every tile-valued name a kernel binds, with its type; nothing for a file that does not
-    parse (its diagnostics say why)."""
+def parse(source: str, path: str) -> ModuleInfo | None:
+    """The module for hovers and inlay hints (one parse per text, shared with the checker's
+    analysis); None for a file that does not parse (its diagnostics say why)."""
     with analysis_guard():
         info = read_module(source, path)
-        if isinstance(info, Diagnostic):
-            return []
-        return [TypedName(n.name, n.span, n.type) for n in compiler_typed_names(info)]
+    return None if isinstance(info, Diagnostic) else info
 
 
-def ownership(source: str, path: str) -> OwnershipView:
+def typed_names(source: str | ModuleInfo | None, path: str = "",
+                lines: tuple[int, int] | None = None) -> list[TypedName]:
+    """Every tile-valued name a kernel binds, with its type (only in kernels overlapping
+    `lines` when given); nothing for a file that does not parse."""
+    info = parse(source, path) if isinstance(source, str) else source
+    if info is None:
+        return []
+    with analysis_guard():
+        return [TypedName(n.name, n.span, n.type) for n in compiler_typed_names(info, lines)]
+
+
+def ownership(source: str | ModuleInfo | None, path: str = "") -> OwnershipView:
     """The host ownership facts of one file; nothing for a file that does not parse."""
+    info = parse(source, path) if isinstance(source, str) else source
+    if info is None:
+        return OwnershipView((), ())
     with analysis_guard():
-        info = read_module(source, path)
-        if isinstance(info, Diagnostic):
-            return OwnershipView((), ())
         return ownership_view(info, ProjectIndex())

@@ -8,7 +8,7 @@ text. Each returns no fix when the code around the diagnostic is not the shape i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import libcst as cst
 
@@ -18,28 +18,34 @@ from cutile.compiler.frontend.source import read_module
 from cutile.compiler.messages import DTYPE_MIX, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
 
 from .edits import Edit, Fix
-from .syntax import Parsed, covers, parse, size
+from .syntax import Outline, Parsed, covers, outline, parse_region, size
 
 # Operands that take `.astype(...)` without parentheses.
 _PRIMARY = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
 
 
-def quick_fixes(source: str, diag: Diagnostic) -> list[Fix]:
-    """The rewriting fixes the registry declares for the diagnostic's code."""
+Aliases = Mapping[str, str]  # the module's local name -> "cutile[.NAME]"
+
+
+def quick_fixes(source: str, diag: Diagnostic, where: Outline | None = None,
+                aliases: Aliases | None = None) -> list[Fix]:
+    """The rewriting fixes the registry declares for the diagnostic's code. `where` and
+    `aliases` are the document's outline and cutile aliases when the caller keeps them."""
     kind = diag.entry.fix
-    return [] if kind is None else FIXES[kind](source, diag)
+    return [] if kind is None else FIXES[kind](source, diag, where, aliases)
 
 
-def astype_fixes(source: str, diag: Diagnostic) -> list[Fix]:
+def astype_fixes(source: str, diag: Diagnostic, where: Outline | None = None,
+                 aliases: Aliases | None = None) -> list[Fix]:
     made = DTYPE_MIX.made(diag) or WHERE_DTYPES.made(diag)
-    parsed = parse(source) if made else None
+    parsed = parse_region(source, diag.span.line, diag.span.end_line, where) if made else None
     if parsed is None:
         return []
     left, right = str(diag.fields["a"]), str(diag.fields["b"])
     operands = _operands(parsed, diag.span)
     if operands is None:
         return []
-    spell = _dtype_spelling(source, diag.span.path)
+    spell = _dtype_spelling(source, diag.span.path, aliases)
     (first, second), (first_label, second_label) = operands
     return [
         Fix(f"Convert the {second_label} to {left} with .astype({spell(left)})",
@@ -56,7 +62,8 @@ def _operands(parsed: Parsed, span: Span) -> _Pair | None:
     """The two operands of the smallest binary operation or where() call covering `span`."""
     best: _Pair | None = None
     best_size: tuple[int, int] | None = None
-    for node, where in parsed.positions.items():
+    for node in parsed.positions:
+        where = parsed.range(node)
         pair: _Pair | None = None
         if isinstance(node, cst.BinaryOperation):
             pair = ((node.left, node.right), ("left operand", "right operand"))
@@ -84,16 +91,20 @@ def _astype(parsed: Parsed, node: cst.BaseExpression, dtype: str) -> tuple[Edit,
             Edit.insert(where.end.line, where.end.column, ")" + call))
 
 
-def _dtype_spelling(source: str, path: str) -> _Spelling:
-    """How this module writes a cutile dtype: `f32` if imported by name, else `ct.f32`."""
+def module_aliases(source: str, path: str) -> dict[str, str]:
     info = read_module(source, path)
-    aliases = {} if isinstance(info, Diagnostic) else info.aliases
+    return {} if isinstance(info, Diagnostic) else info.aliases
+
+
+def _dtype_spelling(source: str, path: str, aliases: Aliases | None) -> _Spelling:
+    """How this module writes a cutile dtype: `f32` if imported by name, else `ct.f32`."""
+    aliases = module_aliases(source, path) if aliases is None else aliases
     module_alias = next((name for name, target in aliases.items() if target == "cutile"), None)
     return _Spelling(aliases, module_alias)
 
 
 class _Spelling:
-    def __init__(self, aliases: dict[str, str], module_alias: str | None) -> None:
+    def __init__(self, aliases: Aliases, module_alias: str | None) -> None:
         self._by_target = {target: name for name, target in aliases.items()}
         self._module_alias = module_alias
 
@@ -104,16 +115,18 @@ class _Spelling:
         return f"{self._module_alias or 'cutile'}.{dtype}"
 
 
-def sync_fixes(source: str, diag: Diagnostic) -> list[Fix]:
+def sync_fixes(source: str, diag: Diagnostic, where: Outline | None = None,
+               aliases: Aliases | None = None) -> list[Fix]:
     """For a use after a move into a launch: bind the launch's results, `z, x = k(z, x).sync()`."""
     sites = [n.span for n in diag.notes if n.span is not None and n.span.path == diag.span.path]
-    parsed = parse(source) if sites else None
-    if parsed is None:
+    where = where or (outline(source) if sites else None)
+    if where is None:
         return []
     into_launch = USE_AFTER_MOVE_LAUNCH.made(diag)
     fixes: list[Fix] = []
     for site in sites:
-        fix = _rebind_from_sync(parsed, site, into_launch)
+        parsed = parse_region(source, site.line, site.end_line, where)
+        fix = None if parsed is None else _rebind_from_sync(parsed, site, into_launch)
         if fix is not None and fix not in fixes:
             fixes.append(fix)
     return fixes
@@ -147,7 +160,7 @@ def _rebind_from_sync(parsed: Parsed, site: Span, into_launch: bool) -> Fix | No
     return None
 
 
-FIXES: dict[QuickFix, Callable[[str, Diagnostic], list[Fix]]] = {
+FIXES: dict[QuickFix, Callable[[str, Diagnostic, Outline | None, Aliases | None], list[Fix]]] = {
     QuickFix.ASTYPE: astype_fixes,
     QuickFix.REBIND_FROM_SYNC: sync_fixes,
 }

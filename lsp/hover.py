@@ -12,18 +12,15 @@ same scope, unless the name was bound again in between (to something the analysi
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import libcst as cst
 
 from cutile.checker.host import NameSite, OwnershipFact, OwnershipView
 from cutile.compiler.diagnostics import Span
 
 from .engine import TypedName
 from .positions import contains
-from .syntax import Parsed, parse
+from .syntax import NameIndex, name_index
 
 
 @dataclass(frozen=True)
@@ -32,23 +29,21 @@ class HoverInfo:
     span: Span
 
 
-def hover_at(names: Sequence[TypedName], source: str, line: int, col: int) -> HoverInfo | None:
-    """The type of the name under (1-based line, code-point column), if a kernel binds it."""
+def hover_at(names: Sequence[TypedName], source: str, line: int, col: int,
+             index_at: Callable[[int], NameIndex | None] | None = None) -> HoverInfo | None:
+    """The type of the name under (1-based line, code-point column), if a kernel binds it.
+    `index_at(line)` gives a `name_index` covering the line when the caller keeps them."""
     if not names:
         return None
     bound = [n for n in names if contains(n.span, line, col)]
     if bound:
         return _info(bound[0], bound[0].span)
-    parsed = parse(source)
-    if parsed is None:
-        return None
-    use = _name_at(parsed, line, col)
-    if use is None:
+    index = index_at(line) if index_at is not None else name_index(source)
+    use = index.name_at(line, col) if index is not None else None
+    scope = index.function_at(line) if index is not None else None
+    if use is None or scope is None:
         return None
     name, where = use
-    scope = _function_at(parsed, line, col)
-    if scope is None:
-        return None
     earlier = [n for n in names if n.name == name and _inside(n.span, scope)
                and (n.span.line, n.span.col) < (where.line, where.col)]
     if not earlier:
@@ -59,27 +54,6 @@ def hover_at(names: Sequence[TypedName], source: str, line: int, col: int) -> Ho
 
 def _info(name: TypedName, span: Span) -> HoverInfo:
     return HoverInfo(f"```python\n{name.name}: {name.type_text}\n```", span)
-
-
-def _name_at(parsed: Parsed, line: int, col: int) -> tuple[str, Span] | None:
-    for node in parsed.nodes(cst.Name):
-        assert isinstance(node, cst.Name)
-        r = parsed.range(node)
-        span = Span("", r.start.line, r.start.column, r.end.line, r.end.column)
-        if contains(span, line, col):
-            # Python folds identifiers with NFKC ("𝔶" is "y"), and so does the compiler's ast.
-            return unicodedata.normalize("NFKC", node.value), span
-    return None
-
-
-def _function_at(parsed: Parsed, line: int, col: int) -> tuple[int, int] | None:
-    """First and last line of the innermost function around the position."""
-    best: tuple[int, int] | None = None
-    for node in parsed.nodes(cst.FunctionDef):
-        r = parsed.range(node)
-        if r.start.line <= line <= r.end.line and (best is None or r.start.line > best[0]):
-            best = (r.start.line, r.end.line)
-    return best
 
 
 def _inside(span: Span, lines: tuple[int, int]) -> bool:

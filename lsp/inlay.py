@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import libcst as cst
 
 from cutile.compiler.diagnostics import Span
 
 from .engine import TypedName
-from .syntax import Parsed, parse
+from .syntax import NameIndex, name_index
 
 
 @dataclass(frozen=True)
@@ -20,40 +18,21 @@ class Hint:
     label: str
 
 
-def assignment_targets(parsed: Parsed) -> set[tuple[int, int, int, int]]:
-    """Positions of names bound by `=`, `+=`-style and `for` statements (not annotated ones)."""
-    found: set[tuple[int, int, int, int]] = set()
-
-    def add_target(expr: cst.BaseExpression) -> None:
-        if isinstance(expr, cst.Name):
-            r = parsed.range(expr)
-            found.add((r.start.line, r.start.column, r.end.line, r.end.column))
-        elif isinstance(expr, cst.Tuple | cst.List):
-            for element in expr.elements:
-                add_target(element.value)
-
-    for node in parsed.positions:
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                add_target(target.target)
-        elif isinstance(node, cst.AugAssign | cst.For):
-            add_target(node.target)
-    return found
-
-
-def inlay_hints(names: Sequence[TypedName], source: str, first_line: int,
-                last_line: int) -> list[Hint]:
-    """Hints for assignment targets on lines `first_line..last_line` (1-based, inclusive)."""
+def inlay_hints(names: Sequence[TypedName], source: str, first_line: int, last_line: int,
+                index_at: Callable[[int], NameIndex | None] | None = None) -> list[Hint]:
+    """Hints for names bound by `=`, `op=` and `for` (not annotated ones) on lines
+    `first_line..last_line` (1-based, inclusive). `index_at(line)` gives a `name_index`
+    covering the line when the caller keeps them."""
     wanted = [n for n in names if first_line <= n.span.line <= last_line]
     if not wanted:
         return []
-    parsed = parse(source)
-    if parsed is None:
-        return []
-    targets = assignment_targets(parsed)
-    hints = {(n.span.end_line, n.span.end_col): Hint(n.span.end_line, n.span.end_col,
-                                                     f": {n.type_text}")
-             for n in wanted if _key(n.span) in targets}
+    whole = name_index(source) if index_at is None else None
+    hints: dict[tuple[int, int], Hint] = {}
+    for n in wanted:
+        index = whole if index_at is None else index_at(n.span.line)
+        if index is not None and _key(n.span) in index.targets:
+            at = (n.span.end_line, n.span.end_col)
+            hints[at] = Hint(*at, f": {n.type_text}")
     return [hints[k] for k in sorted(hints)]
 
 

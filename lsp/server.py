@@ -28,13 +28,13 @@ from pygls.exceptions import (
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
-from cutile.checker.host import OwnershipView
 from cutile.compiler.diagnostics import Diagnostic
 
 from . import SERVER_NAME, engine
 from .convert import to_lsp
 from .edits import Fix
 from .engine import is_config_file
+from .facts import DocumentFacts
 from .fixes import quick_fixes
 from .hover import hover_at, ownership_hover
 from .inlay import inlay_hints
@@ -50,6 +50,12 @@ DEFAULT_DEBOUNCE_S = 0.15
 CLIENT_ERRORS = (JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcMethodNotFound,
                  JsonRpcParseError, json.JSONDecodeError)
 WATCHER_ID = "cutile-pyproject-watcher"
+# Published per document: a client lists no more usefully, and thousands (a generated or
+# broken file) make megabytes of JSON per keystroke. The first ones by position are kept.
+MAX_PUBLISHED = 1000
+# Diagnostics one code-action request considers (the client asks about the cursor or a
+# selection; a whole-file selection of a broken file would otherwise take minutes).
+MAX_ACTION_DIAGNOSTICS = 50
 
 
 @dataclass(frozen=True)
@@ -74,8 +80,7 @@ class CutileLanguageServer(LanguageServer):
         self.options = ClientOptions()
         self.analyzer = engine.Analyzer()
         self.published: dict[str, Analysis] = {}
-        self._typed: dict[str, tuple[int | None, list[engine.TypedName]]] = {}
-        self._owned: dict[str, tuple[int | None, OwnershipView]] = {}
+        self._facts: dict[str, DocumentFacts] = {}
         self._config_uris: set[str] = set()
         self.scheduler: Scheduler[engine.FileResult] = Scheduler(
             debounce_s, self._snapshot, self._analyze, self._publish, self._analysis_failed)
@@ -151,9 +156,15 @@ class CutileLanguageServer(LanguageServer):
     def _send(self, uri: str, version: int | None, source: str,
               diagnostics: Sequence[Diagnostic]) -> None:
         lines = source.splitlines(keepends=True)
-        converted = [to_lsp(d, uri, lines, self.options, self.encoding) for d in diagnostics]
+        converted: list[types.Diagnostic] = []
+        for diag in diagnostics:
+            lsp_diag = to_lsp(diag, uri, lines, self.options, self.encoding)
+            if lsp_diag is not None:
+                converted.append(lsp_diag)
+            if len(converted) == MAX_PUBLISHED:
+                break
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, version=version, diagnostics=[d for d in converted if d]))
+            uri=uri, version=version, diagnostics=converted))
 
     def config_changed(self) -> None:
         self.analyzer.reset()
@@ -170,29 +181,22 @@ class CutileLanguageServer(LanguageServer):
     def close_document(self, uri: str) -> None:
         self.scheduler.forget(uri)
         self.published.pop(uri, None)
-        self._typed.pop(uri, None)
-        self._owned.pop(uri, None)
+        self._facts.pop(uri, None)
         engine.forget(self.path_of(uri))
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    # -- typed names and ownership states for hovers and inlay hints --------------------------
+    # -- facts of one document version for hovers, inlay hints and code actions ------------
 
-    # Each takes the document the request started with: a didClose handled meanwhile (requests
-    # run off the event loop) would make pygls read the file from disk, which may not exist.
-    def typed_names(self, uri: str, doc: TextDocument) -> list[engine.TypedName]:
-        cached = self._typed.get(uri)
-        if cached is None or cached[0] != doc.version:
-            cached = (doc.version, engine.typed_names(doc.source, self.path_of(uri)))
-            self._typed[uri] = cached
-        return cached[1]
-
-    def ownership(self, uri: str, doc: TextDocument) -> OwnershipView:
-        cached = self._owned.get(uri)
-        if cached is None or cached[0] != doc.version:
-            cached = (doc.version, engine.ownership(doc.source, self.path_of(uri)))
-            self._owned[uri] = cached
-        return cached[1]
+    def facts(self, uri: str, doc: TextDocument) -> DocumentFacts:
+        """The facts of the document the request started with: a didClose handled meanwhile
+        (requests run off the event loop) would make pygls read the file from disk."""
+        source = doc.source
+        facts = self._facts.get(uri)
+        if facts is None or not facts.matches(source, doc.version):
+            facts = DocumentFacts(source, self.path_of(uri), doc.version)
+            self._facts[uri] = facts  # the facts of older versions go with it
+        return facts
 
     def hover(self, params: types.HoverParams) -> types.Hover | None:
         """A kernel name's tile type, else a host name's ownership state."""
@@ -200,11 +204,12 @@ class CutileLanguageServer(LanguageServer):
         doc = self.open_document(uri)
         if doc is None:
             return None
-        names = self.typed_names(uri, doc)
+        facts = self.facts(uri, doc)
         line, col = from_position(doc.lines, params.position, self.encoding)
-        info = hover_at(names, doc.source, line, col)
+        names = facts.typed_names((line, line))
+        info = hover_at(names, facts.source, line, col, facts.names)
         if info is None:
-            info = ownership_hover(self.ownership(uri, doc), line, col)
+            info = ownership_hover(facts.ownership(), line, col)
         if info is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
@@ -218,9 +223,10 @@ class CutileLanguageServer(LanguageServer):
         doc = self.open_document(uri)
         if doc is None:
             return []
-        names = self.typed_names(uri, doc)
-        hints = inlay_hints(names, doc.source, params.range.start.line + 1,
-                            params.range.end.line + 1)
+        facts = self.facts(uri, doc)
+        first, last = params.range.start.line + 1, params.range.end.line + 1
+        hints = inlay_hints(facts.typed_names((first, last)), facts.source, first, last,
+                            facts.names)
         return [types.InlayHint(position=to_position(doc.lines, h.line, h.col, self.encoding),
                                 label=h.label, kind=types.InlayHintKind.Type, padding_left=False)
                 for h in hints]
@@ -234,13 +240,19 @@ class CutileLanguageServer(LanguageServer):
         if doc is None or analysis is None or analysis.snapshot.version != doc.version:
             return []  # the client asks again once fresh diagnostics arrive
         lines = doc.lines
+        facts = self.facts(uri, doc)
         actions: list[types.CodeAction] = []
+        considered = 0
         for diag in analysis.diagnostics:
             lsp_diag = to_lsp(diag, uri, lines, self.options, self.encoding)
             if lsp_diag is None or not _overlaps(lsp_diag.range, params.range):
                 continue
-            fixes = quick_fixes(doc.source, diag)
-            suppress = suppression_fix(doc.source, diag.span.line, diag.code)
+            considered += 1
+            if considered > MAX_ACTION_DIAGNOSTICS:
+                break
+            fixes = quick_fixes(facts.source, diag, facts.outline(), facts.aliases())
+            suppress = suppression_fix(facts.source, diag.span.line, diag.code, facts.lines(),
+                                       facts.tokens_around(diag.span.line))
             fixes += [suppress] if suppress else []
             actions += [self._action(uri, lines, fix, lsp_diag) for fix in fixes]
         return actions
@@ -349,9 +361,9 @@ def _register(server: CutileLanguageServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
-    def code_action(ls: CutileLanguageServer,
-                    params: types.CodeActionParams) -> list[types.CodeAction]:
-        return ls.code_actions(params)
+    async def code_action(ls: CutileLanguageServer,
+                          params: types.CodeActionParams) -> list[types.CodeAction]:
+        return await asyncio.get_running_loop().run_in_executor(None, ls.code_actions, params)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: CutileLanguageServer, params: None) -> None:

@@ -7,28 +7,34 @@ backslash, get no action rather than a broken file.
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 
 from cutile.compiler.codes import CODES
 
 from .edits import Edit, Fix
+from .syntax import region_tokens
 
 SUPPRESSION = re.compile(r"#\s*cutile:\s*ignore\[(?P<codes>[^\]]*)\]")
 
 
-def suppression_fix(source: str, line: int, code: str) -> Fix | None:
+Tokens = list[tokenize.TokenInfo] | None
+
+
+def suppression_fix(source: str, line: int, code: str, lines: list[str] | None = None,
+                    tokens: Tokens | None = None) -> Fix | None:
     """None where the registry says the code cannot be suppressed (the checker would not honour
-    the comment) or where no comment can be added safely."""
+    the comment) or where no comment can be added safely. `lines` (`source.splitlines()`) and
+    `tokens` (those of the statements around `line`) when the caller keeps them."""
     if not CODES[code].suppressible:
         return None
-    lines = source.splitlines()
+    lines = source.splitlines() if lines is None else lines
     if not 1 <= line <= len(lines):
         return None
     text = lines[line - 1]
     title = f"Suppress {code} on this line (# cutile: ignore[{code}])"
-    comment_col = _comment_column(source, line)
+    toks = region_tokens(source, line) if tokens is None else tokens
+    comment_col = _comment_column(toks, line)
     if comment_col is not None:
         match = SUPPRESSION.search(text, comment_col)
         if match is not None:
@@ -37,21 +43,13 @@ def suppression_fix(source: str, line: int, code: str) -> Fix | None:
                 return None
             end = match.end("codes")
             return Fix(title, (Edit.insert(line, end, f", {code}" if codes else code),))
-    if _continues_or_in_string(source, line, text):
+    if _continues_or_in_string(toks, line, text):
         return None
     end = len(text.rstrip())
     return Fix(title, (Edit(line, end, line, len(text), f"  # cutile: ignore[{code}]"),))
 
 
-def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
-    try:
-        return list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return None
-
-
-def _comment_column(source: str, line: int) -> int | None:
-    tokens = _tokens(source)
+def _comment_column(tokens: Tokens, line: int) -> int | None:
     if tokens is None:
         return None
     for tok in tokens:
@@ -60,10 +58,9 @@ def _comment_column(source: str, line: int) -> int | None:
     return None
 
 
-def _continues_or_in_string(source: str, line: int, text: str) -> bool:
+def _continues_or_in_string(tokens: Tokens, line: int, text: str) -> bool:
     if text.rstrip().endswith("\\"):
         return True
-    tokens = _tokens(source)
     if tokens is None:
         return True
     return any(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,38 @@ async def test_syntax_errors_cannot_be_suppressed_in_the_editor(
         "CT100"
     actions = await _quick_fixes(client, uri, diags[0])
     assert not [a for a in actions if a.title.startswith("Suppress")]
+
+
+def _big_document(kernels: int, depth: int) -> str:
+    """Many kernels, each with one deeply nested call: what a fuzzer's mutant grew into."""
+    deep = "ct.exp(" * depth + "tx" + ")" * depth
+    body = "".join(f"\n\n@ct.kernel\ndef k{i}(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)])"
+                   f" -> None:\n    tx = ct.load_tile_like(x, z)\n    y = {deep}\n"
+                   f"    z.store(y + 1)\n" for i in range(kernels))
+    return TYPED + body
+
+
+async def test_requests_on_a_big_document_answer_in_seconds(client: RecordingClient,
+                                                              tmp_path: Path) -> None:
+    # Hovers and inlay hints used to parse the whole file with libcst: minutes and gigabytes on
+    # deep calls (fuzz seed lead3, case 207). Now they read one kernel's statement.
+    uri = client.open(tmp_path / "big.py", TYPED)
+    await client.wait_diagnostics(uri, 1)
+    client.replace(uri, _big_document(kernels=120, depth=120), version=2)
+    last = TYPED.count("\n") + 120 * 7
+    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=last - 1, character=12))), 20)
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "Tile[f32, (128,)]" in hover.contents.value
+    hints = await asyncio.wait_for(client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=last - 4, character=0),
+                          end=types.Position(line=last, character=0)))), 20)
+    assert hints
+    actions = await asyncio.wait_for(client.text_document_code_action_async(
+        types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=uri),
+                               range=types.Range(start=types.Position(line=0, character=0),
+                                                 end=types.Position(line=last, character=0)),
+                               context=types.CodeActionContext(diagnostics=[]))), 20)
+    assert actions is not None

@@ -23,7 +23,7 @@ def test_every_analysis_of_a_version_reads_one_parse() -> None:
     result = engine.Analyzer().analyze(SOURCE, path)
     names = engine.typed_names(SOURCE, path)
     engine.ownership(SOURCE, path)
-    assert fixes._dtype_spelling(SOURCE, path)("f16") == "ct.f16"  # the astype quick fix's
+    assert fixes._dtype_spelling(SOURCE, path, None)("f16") == "ct.f16"  # the astype quick fix's
     assert result.diagnostics == ()
     assert [n.name for n in names] == ["z", "t"]  # the Mut slab, then the tile
     assert MODULES.parses == before + 1
