@@ -372,6 +372,12 @@ def k(z: Acc[Tensor[f32, (128,)], "add"]) -> None:
        per byte, not packed two per byte as the device reads them, so f4e2m1 tensor parameters
        run on the interpreter only (f4e2m1 tiles inside a kernel are fine on sm_100+). Run on
        the interpreter (`CUTILE_BACKEND=interpreter`), or compile for a newer `arch`."""),
+    _c("CT508", "layout-not-on-gpu", "A tensor layout the GPU backend cannot read",
+       """Compiled kernels address tensors through TMA descriptors, whose strides must be
+       positive: a tensor with a negative stride (NumPy's `a[::-1]` brought in through
+       DLPack) would make the kernel read outside its memory, so the launch is refused. Copy
+       it to a fresh tensor first (e.g. `ct.from_numpy(np.ascontiguousarray(a))`), or run on
+       the interpreter, which takes any strides."""),
     ]),
     *_family(Family.TOOL, Raises.CUTILE, [  # CT9xx: configuration, suppressions, internal errors.
     _c("CT901", "bad-config", "Invalid cutile-check configuration",

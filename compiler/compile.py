@@ -55,7 +55,7 @@ class Compiled:
 def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
     """The Tile IR module of one specialization (raises KernelError on frontend errors)."""
     ir = specialized_ir(info, name, spec)
-    unsupported = arch_diagnostics(ir, spec.arch)
+    unsupported = arch_diagnostics(ir, spec)
     if unsupported:
         raise error_for(unsupported)
     try:

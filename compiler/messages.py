@@ -222,6 +222,9 @@ DTYPE_NEEDS_ARCH = Message("CT507", "{dtype} ({what}) needs sm_{min_sm} or newer
 F4_TENSOR_ON_GPU = Message("CT507", "f4e2m1 tensor parameter '{name}' runs on the interpreter "
                            "only: cutile stores f4e2m1 one value per byte and the GPU reads it "
                            "packed; load f8/bf16 data and .astype(f4e2m1) in the kernel instead")
+NEGATIVE_STRIDES = Message("CT508", "argument for '{name}' has negative strides {strides}; "
+                           "compiled kernels read tensors through TMA, which needs positive "
+                           "strides: pass a copy with positive strides")
 
 # CT9xx
 CONFIG_UNREADABLE = Message("CT901", "cannot read {path}: {detail}")

@@ -26,6 +26,7 @@ class TensorFacts:
     stride_div: tuple[int, ...]  # bytes dividing each stride (power of two <= 16)
     shape_div: tuple[int, ...]  # elements dividing each extent (power of two <= 16)
     contiguous: bool  # C order: last stride 1, the others packed
+    descending: tuple[int, ...] = ()  # the strides, when any is negative (GPU: CT508)
 
     def stride_div_elems(self, axis: int) -> int:
         """The stride divisor in elements (what `assume div_by` on a stride value needs)."""
@@ -77,4 +78,5 @@ def tensor_facts(dtype: DType, ptr: int | None, shape: tuple[int, ...],
     item = dtype.itemsize
     return TensorFacts(dtype, len(shape), CAP if ptr is None else pow2_divisor(ptr),
                        tuple(pow2_divisor(s * item) for s in strides),
-                       tuple(pow2_divisor(n) for n in shape), contiguous)
+                       tuple(pow2_divisor(n) for n in shape), contiguous,
+                       strides if any(s < 0 for s in strides) else ())

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from .. import messages as msg
 from ..diagnostics import Diagnostic
 from ..ir import Block, KernelIR, Value
+from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import TensorType, TileType
 
 
@@ -27,10 +28,17 @@ def _values(block: Block) -> Iterator[Value]:
             yield from _values(region)
 
 
-def arch_diagnostics(ir: KernelIR, arch: str) -> list[Diagnostic]:
-    """The first value of each dtype the target lacks, and every f4e2m1 tensor parameter."""
+def arch_diagnostics(ir: KernelIR, spec: Specialization) -> list[Diagnostic]:
+    """The first value of each dtype the target lacks, every f4e2m1 tensor parameter, and
+    every tensor argument with a negative stride."""
+    arch = spec.arch
     sm = sm_number(arch)
     out: list[Diagnostic] = []
+    for p, facts in zip(ir.params, spec.args, strict=False):
+        tensor = facts.tensor if isinstance(facts, MutFacts) else facts
+        if isinstance(tensor, TensorFacts) and tensor.descending:
+            out.append(msg.NEGATIVE_STRIDES.at(p.value.span, name=p.name,
+                                               strides=tensor.descending))
     seen: set[str] = set()
     for p in ir.params:
         ty = p.value.type

@@ -322,3 +322,15 @@ def test_acc_views_lease_their_regions_as_writes() -> None:
     lo, _ = a.sync()
     hi, _ = b.sync()
     np.testing.assert_array_equal(t.numpy(), np.ones(64, np.float32))
+
+
+def test_negative_strides_compile_to_ct508_for_the_gpu() -> None:
+    """The interpreter takes any strides; a compiled kernel reads through TMA, which needs
+    positive ones: the compile is refused before tileiras with CT508 at the parameter."""
+    a = np.arange(32 * 32, dtype=np.float32).reshape(32, 32)
+    src = ct.from_dlpack(a[::-1])
+    out = ct.zeros((32, 32), f32).partition((16, 16))
+    with pytest.raises(ct.CutileError) as err:
+        vk.double2.compile(out, src, arch="sm_90")
+    assert err.value.diagnostics[0].code == "CT508"
+    assert "negative strides (-32, 1)" in err.value.diagnostics[0].message
