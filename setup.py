@@ -2,7 +2,7 @@
 
 from setuptools import find_packages, setup
 
-COMPONENTS = ("compiler", "runtime", "checker", "lsp")
+COMPONENTS = ("compiler", "runtime", "checker", "lsp", "diagnostics", "reader")
 
 package_dir = {"cutile": "cutile"}
 packages = ["cutile"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from cutile.checker.analyze import analyze_paths
 from cutile.checker.host import check_host
 from cutile.compiler.api import check_module
-from cutile.compiler.frontend.source import ModuleInfo, parse_module
+from cutile.reader.source import ModuleInfo, parse_module
 
 HEADER = '''"""Generated benchmark module {index}."""
 

@@ -14,16 +14,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..compiler import messages as msg
 from ..compiler.api import check_module
-from ..compiler.diagnostics import Diagnostic, Severity, Span, dedupe
-from ..compiler.frontend.source import ModuleInfo, analysis_guard, parse_module
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Diagnostic, Severity, Span, dedupe
+from ..reader.decode import UndecodableSource, decode_source, read_or_report
+from ..reader.source import ModuleInfo, analysis_guard, parse_module
 from . import suppressions
 from .config import Config, Overrides, parse_table
 from .discovery import ConfigResolver, is_force_excluded, iter_files
 from .host import ProjectIndex, check_host
 from .parallel import FileResult, check_all, default_jobs
-from .sources import UndecodableSource, decode_source, read_or_report
 
 
 class TableConfig(Protocol):

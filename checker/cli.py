@@ -12,9 +12,9 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ..compiler import messages as msg
-from ..compiler.codes import CODES
-from ..compiler.diagnostics import Severity
+from ..diagnostics import messages as msg
+from ..diagnostics.codes import CODES
+from ..diagnostics.diagnostic import Severity
 from .analyze import Report, analyze_paths, analyze_stdin
 from .config import Overrides
 from .explain import explain

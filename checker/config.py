@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
-from ..compiler import messages as msg
-from ..compiler.diagnostics import Diagnostic, Severity, Span
-from ..compiler.messages import Message
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Diagnostic, Severity, Span
+from ..diagnostics.messages import Message
 from .selection import Selection, always_reported, normalize_pattern
 
 TABLE = "cutile-check"

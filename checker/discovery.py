@@ -7,8 +7,8 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..compiler import messages as msg
-from ..compiler.diagnostics import Diagnostic, Span
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Diagnostic, Span
 from .config import Config, Overrides, read_pyproject
 
 SUFFIXES = (".py", ".pyi")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from ..compiler.codes import Code, lookup
+from ..diagnostics.codes import Code, lookup
 
 
 def explain(code_or_name: str) -> str | None:

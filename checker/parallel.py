@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from ..compiler.diagnostics import Diagnostic
+from ..diagnostics.diagnostic import Diagnostic
 from .config import Config
 from .host import ProjectIndex
 

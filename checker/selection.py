@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..compiler.codes import BY_NAME, CODES
+from ..diagnostics.codes import BY_NAME, CODES
 
 
 def always_reported(code: str) -> bool:

@@ -16,9 +16,9 @@ import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..compiler import messages as msg
-from ..compiler.codes import CODES
-from ..compiler.diagnostics import Diagnostic, Span
+from ..diagnostics import messages as msg
+from ..diagnostics.codes import CODES
+from ..diagnostics.diagnostic import Diagnostic, Span
 from .selection import normalize_pattern
 
 _DIRECTIVE = re.compile(

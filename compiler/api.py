@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from . import messages as msg
-from .diagnostics import Diagnostic, Span, dedupe
-from .errors import error_for
-from .frontend.exprs import TypedName
-from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
-from .frontend.params import KernelSignature, read_signature
-from .frontend.source import (
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Diagnostic, Span, dedupe
+from ..diagnostics.errors import error_for
+from ..reader.source import (
     FunctionDef,
     ModuleInfo,
     analysis_guard,
@@ -16,6 +13,9 @@ from .frontend.source import (
     parse_module,
     read_module,
 )
+from .frontend.exprs import TypedName
+from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
+from .frontend.params import KernelSignature, read_signature
 from .ir import KernelIR
 from .specialization import Specialization
 from .tiling import persistent_misuse

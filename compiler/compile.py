@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
-from . import messages as msg
+from ..diagnostics import messages as msg
+from ..diagnostics.errors import error_for
+from ..reader.source import ModuleInfo
 from .api import specialized_ir
 from .bytecode import Version, encode
-from .errors import error_for
-from .frontend.source import ModuleInfo
 from .lower import EntrySlot, Lowered, LowerError, lower
 from .lower.targets import arch_diagnostics
 from .specialization import MutFacts, Specialization, TensorFacts

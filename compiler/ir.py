@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .diagnostics import Span
+from ..diagnostics.diagnostic import Span
 from .dtypes import DType
 from .types import ConstType, SymInt, Type
 

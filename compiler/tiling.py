@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from . import messages as msg
-from .diagnostics import Diagnostic
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Diagnostic
 from .dsl.orders import TileOrder, row_major
 from .ir import KernelIR
 from .specialization import MutFacts, Specialization

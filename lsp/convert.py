@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from cutile.compiler.diagnostics import Diagnostic, Severity, Span
+from cutile.diagnostics.diagnostic import Diagnostic, Severity, Span
 
 from .links import code_url
 from .options import ClientOptions

@@ -21,8 +21,8 @@ from cutile.checker.analyze import analyze_source
 from cutile.checker.discovery import ConfigResolver
 from cutile.checker.host import OwnershipView, ProjectIndex, ownership_view
 from cutile.compiler.api import typed_names as compiler_typed_names
-from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.frontend.source import MODULES, ModuleInfo, analysis_guard, read_module
+from cutile.diagnostics.diagnostic import Diagnostic, Span
+from cutile.reader.source import MODULES, ModuleInfo, analysis_guard, read_module
 
 CONFIG_FILE = "pyproject.toml"
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from cutile.checker.host import OwnershipView
-from cutile.compiler.frontend.source import ModuleInfo
+from cutile.reader.source import ModuleInfo
 
 from . import engine
 from .fixes import module_aliases

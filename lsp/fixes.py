@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping
 
 import libcst as cst
 
-from cutile.compiler.codes import QuickFix
-from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.frontend.source import read_module
-from cutile.compiler.messages import DTYPE_MIX, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
+from cutile.diagnostics.codes import QuickFix
+from cutile.diagnostics.diagnostic import Diagnostic, Span
+from cutile.diagnostics.messages import DTYPE_MIX, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
+from cutile.reader.source import read_module
 
 from .edits import Edit, Fix
 from .syntax import Outline, Parsed, covers, outline, parse_region, size

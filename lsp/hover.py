@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cutile.checker.host import NameSite, OwnershipFact, OwnershipView
-from cutile.compiler.diagnostics import Span
+from cutile.diagnostics.diagnostic import Span
 
 from .engine import TypedName
 from .positions import contains

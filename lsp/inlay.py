@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cutile.compiler.diagnostics import Span
+from cutile.diagnostics.diagnostic import Span
 
 from .engine import TypedName
 from .syntax import NameIndex, name_index

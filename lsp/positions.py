@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from cutile.compiler.diagnostics import Span
+from cutile.diagnostics.diagnostic import Span
 
 UTF8 = "utf-8"
 UTF16 = "utf-16"

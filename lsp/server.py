@@ -28,7 +28,7 @@ from pygls.exceptions import (
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
-from cutile.compiler.diagnostics import Diagnostic
+from cutile.diagnostics.diagnostic import Diagnostic
 
 from . import SERVER_NAME, engine
 from .convert import to_lsp

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tokenize
 
-from cutile.compiler.codes import CODES
+from cutile.diagnostics.codes import CODES
 
 from .edits import Edit, Fix
 from .syntax import region_tokens

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from cutile.compiler.diagnostics import Span
-from cutile.compiler.frontend.source import analysis_guard
+from cutile.diagnostics.diagnostic import Span
+from cutile.reader.source import analysis_guard
 
 # Python's line breaks (str.splitlines also breaks at form feeds and other characters).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")

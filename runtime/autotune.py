@@ -27,11 +27,11 @@ from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..compiler import messages as msg
 from ..compiler.dsl.orders import TileOrder
-from ..compiler.errors import CutileError
 from ..compiler.kernel_options import HINTS, option_problem
 from ..compiler.toolchain import source_hash
+from ..diagnostics import messages as msg
+from ..diagnostics.errors import CutileError
 from .backends.base import Backend
 from .context import backend, current_stream
 from .errors import error

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..compiler.diagnostics import Span
 from ..compiler.dsl.markers import as_dtype
-from ..compiler.errors import error_for
 from ..compiler.frontend.params import KernelSignature
 from ..compiler.launch import ArgFacts, LaunchContract, contract_for
 from ..compiler.launch.contract import At
 from ..compiler.specialization import MutFacts, ParamFacts, Specialization, tensor_facts
+from ..diagnostics.diagnostic import Span
+from ..diagnostics.errors import error_for
 from .ownership import State, move_facts
 from .partition import Partition
 from .sites import Site, argument_span, argument_text

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..compiler import messages as msg
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType
+from ..diagnostics import messages as msg
 from . import hostdtypes, limits
 from .backends.base import Backend, Buffer
 from .context import backend, current_stream

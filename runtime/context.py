@@ -11,7 +11,7 @@ import importlib.util
 import os
 import threading
 
-from ..compiler import messages as msg
+from ..diagnostics import messages as msg
 from .backends.base import Backend
 from .errors import device_error
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compiler import dtypes as d
-from ..compiler import messages as msg
 from ..compiler.dtypes import DType
+from ..diagnostics import messages as msg
 from .backends.base import CPU, DLPACK_CUDA, Backend, Buffer, Device
 from .errors import launch_error
 from .sites import Site, caller_site

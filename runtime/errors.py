@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compiler import messages as msg
-from ..compiler.diagnostics import Diagnostic, Note, Span
-from ..compiler.errors import (
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Diagnostic, Note, Span
+from ..diagnostics.errors import (
     CutileError,
     DeviceError,
     LaunchError,

@@ -8,14 +8,14 @@ from collections.abc import Callable
 from types import MethodType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from ..compiler import messages as msg
 from ..compiler.api import check_kernel
-from ..compiler.diagnostics import Diagnostic
-from ..compiler.errors import error_for
 from ..compiler.frontend.params import read_signature
-from ..compiler.frontend.source import ModuleInfo, read_module
 from ..compiler.kernel_options import HINTS, option_problem
 from ..compiler.specialization import Specialization
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Diagnostic
+from ..diagnostics.errors import error_for
+from ..reader.source import ModuleInfo, read_module
 from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
 from .errors import error

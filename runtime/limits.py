@@ -13,9 +13,9 @@ import os
 from collections.abc import Callable
 from typing import TypeVar
 
-from ..compiler import messages as msg
 from ..compiler.dtypes import DType
-from ..compiler.errors import LaunchError
+from ..diagnostics import messages as msg
+from ..diagnostics.errors import LaunchError
 from .errors import launch_error
 from .sites import Site
 

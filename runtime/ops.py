@@ -28,9 +28,6 @@ from collections.abc import Callable, Generator
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
-from ..compiler import messages as msg
-from ..compiler.diagnostics import Note
-from ..compiler.errors import CutileError, LaunchError, error_for, expected_error
 from ..compiler.launch import MoveFacts, moved_diagnostic
 from ..compiler.launch.ops_api import (
     HANDLE_ATTRIBUTES,
@@ -42,6 +39,9 @@ from ..compiler.launch.ops_api import (
     then_arity_diagnostic,
     unsynced_diagnostic,
 )
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Note
+from ..diagnostics.errors import CutileError, LaunchError, error_for, expected_error
 from . import render
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
 from .context import set_current_stream

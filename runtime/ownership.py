@@ -16,10 +16,10 @@ import weakref
 from types import CodeType
 from typing import TYPE_CHECKING, Self
 
-from ..compiler.diagnostics import Span
-from ..compiler.errors import OwnershipError, error_for, expected_error
 from ..compiler.launch import MoveFacts, leased_diagnostic, moved_diagnostic
 from ..compiler.launch.moves import kernel_label
+from ..diagnostics.diagnostic import Span
+from ..diagnostics.errors import OwnershipError, error_for, expected_error
 from .sites import Site, caller_site, in_loop
 
 if TYPE_CHECKING:

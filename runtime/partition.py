@@ -9,12 +9,12 @@ for a persistent partition (`blocks=`).
 
 from __future__ import annotations
 
-from ..compiler import messages as msg
 from ..compiler.dsl.orders import TileOrder
 from ..compiler.dtypes import DType
-from ..compiler.errors import LaunchError
 from ..compiler.launch.tiles import partition_tile_problem
 from ..compiler.tiling import Tiling
+from ..diagnostics import messages as msg
+from ..diagnostics.errors import LaunchError
 from .errors import launch_error
 from .ownership import Owned, State, check_usable
 from .sites import Site, caller_site, receiver_name

@@ -15,8 +15,8 @@ import traceback
 from collections.abc import Callable
 from types import TracebackType
 
-from ..compiler.diagnostics import render_full
-from ..compiler.errors import CutileError
+from ..diagnostics.diagnostic import render_full
+from ..diagnostics.errors import CutileError
 from .sites import is_internal
 
 Hook = Callable[[type[BaseException], BaseException, TracebackType | None], object]

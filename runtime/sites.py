@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
 
-from ..compiler.diagnostics import Span
+from ..diagnostics.diagnostic import Span
 
 
 def _internal_dirs() -> tuple[str, ...]:

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..compiler import messages as msg
 from ..compiler.dsl.markers import _Marker
 from ..compiler.dsl.orders import TileOrder, row_major
 from ..compiler.dtypes import DType
+from ..diagnostics import messages as msg
 from . import hostdtypes
 from .backends.base import Backend, Buffer, Device
 from .errors import launch_error

@@ -20,9 +20,6 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..compiler import messages as msg
-from ..compiler.diagnostics import Note, Span
-from ..compiler.errors import error_for
 from ..compiler.launch.moves import kernel_label
 from ..compiler.launch.regions import (
     Box,
@@ -36,6 +33,9 @@ from ..compiler.launch.regions import (
     permute_problem,
     split_problem,
 )
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Note, Span
+from ..diagnostics.errors import error_for
 from .errors import launch_error
 from .sites import Site, argument_span, argument_text
 

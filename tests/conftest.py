@@ -6,8 +6,8 @@ import functools
 
 import pytest
 
-from cutile.compiler.errors import CompileError
 from cutile.compiler.toolchain import Toolchain, find_toolchain
+from cutile.diagnostics.errors import CompileError
 
 
 @functools.cache

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from cutile.compiler import api, check_source, render_concise, render_full
-from cutile.compiler import messages as msg
-from cutile.compiler.codes import CODES, Family
-from cutile.compiler.diagnostics import Diagnostic
 from cutile.compiler.ops import FUNCTIONS
+from cutile.diagnostics import messages as msg
+from cutile.diagnostics.codes import CODES, Family
+from cutile.diagnostics.diagnostic import Diagnostic
 
 CASES = Path(__file__).parent / "cases" / "frontend"
 

@@ -17,10 +17,10 @@ import pytest
 
 from cutile.compiler import check_source
 from cutile.compiler.api import specialize
-from cutile.compiler.codes import CODES, Family
-from cutile.compiler.diagnostics import Diagnostic
-from cutile.compiler.frontend.source import ModuleInfo, parse_module
 from cutile.compiler.ir import format_ir
+from cutile.diagnostics.codes import CODES, Family
+from cutile.diagnostics.diagnostic import Diagnostic
+from cutile.reader.source import ModuleInfo, parse_module
 
 CASES = Path(__file__).parent / "cases" / "frontend"
 FILES = sorted(CASES.glob("*.py"))
@@ -121,7 +121,7 @@ def test_parse_expectations_rejects_garbage() -> None:
 
 
 def test_compare_reports_each_kind_of_mismatch() -> None:
-    from cutile.compiler.diagnostics import Span
+    from cutile.diagnostics.diagnostic import Span
 
     d = Diagnostic("CT202", "cannot add f16 and f32 tiles", Span("f.py", 2, 0, 2, 1))
     problems = compare([Expected(1, "CT201"), Expected(2, "CT202", "shapes")], [d])

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import cutile as ct
-from cutile.compiler.errors import CompileError
 from cutile.compiler.toolchain import discover
 from cutile.compiler.toolchain.errors import PINNED, WHEELS
+from cutile.diagnostics.errors import CompileError
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

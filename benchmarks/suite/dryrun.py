@@ -47,7 +47,7 @@ def check_kernels(root: Path, plan: list[Case], arch: str) -> list[KernelCheck]:
     """check_source on every kernel file, then each planned specialization (Consts bound)."""
     from cutile.compiler import check_source, render_concise
     from cutile.compiler.api import specialize
-    from cutile.compiler.frontend.source import parse_module
+    from cutile.reader.source import parse_module
 
     out: list[KernelCheck] = []
     infos = {}

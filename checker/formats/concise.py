@@ -3,7 +3,7 @@ and CI logs turn into links."""
 
 from __future__ import annotations
 
-from ...compiler.diagnostics import render_concise
+from ...diagnostics.diagnostic import render_concise
 from ..analyze import Report
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...compiler.diagnostics import render_full
+from ...diagnostics.diagnostic import render_full
+from ...reader.decode import UndecodableSource, read_source
 from ..analyze import Report
-from ..sources import UndecodableSource, read_source
 
 
 def render(report: Report) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...compiler.diagnostics import Diagnostic, Severity
+from ...diagnostics.diagnostic import Diagnostic, Severity
 from ..analyze import Report
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...compiler.diagnostics import Diagnostic, Span
+from ...diagnostics.diagnostic import Diagnostic, Span
 from ..analyze import Report
 
 

@@ -9,8 +9,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from ...compiler.codes import CODES
-from ...compiler.diagnostics import Diagnostic, Severity, Span
+from ...diagnostics.codes import CODES
+from ...diagnostics.diagnostic import Diagnostic, Severity, Span
 from ..analyze import Report
 
 SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"

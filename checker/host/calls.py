@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic, Note, Span
 from ...compiler.frontend.params import ParamSpec
 from ...compiler.launch import contract_for
 from ...compiler.launch.contract import At
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from . import expressions as ex
 from . import hostapi, lazyops, views
 from .context import Ctx, LaunchFrame

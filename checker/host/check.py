@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic, Span
-from ...compiler.frontend.source import ModuleInfo
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic, Span
+from ...reader.source import ModuleInfo
 from .context import Ctx
 from .facts import FactLog, NameSite, OwnershipFact, name_sites, scope_span
 from .interpret import run_block

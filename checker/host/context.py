@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ...compiler.diagnostics import Diagnostic, Span
-from ...compiler.frontend.source import ModuleInfo
+from ...diagnostics.diagnostic import Diagnostic, Span
+from ...reader.source import ModuleInfo
 from .facts import FactLog
 from .names import ModuleIndex
 from .project import ProjectIndex

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from ...compiler.diagnostics import Diagnostic, Span
 from ...compiler.dtypes import BY_NAME as DTYPES
 from ...compiler.launch import MoveFacts, moved_diagnostic
 from ...compiler.launch.ops_api import (
@@ -14,6 +13,7 @@ from ...compiler.launch.ops_api import (
     sync_unpack_diagnostic,
     unsynced_diagnostic,
 )
+from ...diagnostics.diagnostic import Diagnostic, Span
 from . import calls, views
 from .context import Ctx, contains
 from .joins import join_states, join_value

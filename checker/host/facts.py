@@ -13,8 +13,8 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...compiler.diagnostics import Span
-from ...compiler.frontend.source import ModuleInfo
+from ...diagnostics.diagnostic import Span
+from ...reader.source import ModuleInfo
 from .launches import fmt_shape
 from .names import Scope
 from .syntax import call_args

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from ...compiler.frontend.source import ModuleInfo
+from ...reader.source import ModuleInfo
 
 _LAZY = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.IfExp,
          ast.BoolOp, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from ...compiler import messages as msg
-from ...compiler.diagnostics import Diagnostic
-from ...compiler.frontend.source import literal_value
 from ...compiler.launch import leased_diagnostic, partition_tile_problem
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic
+from ...reader.source import literal_value
 from . import expressions as ex
 from . import views
 from .context import Ctx

@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...compiler.diagnostics import Span
 from ...compiler.launch import ArgFacts
 from ...compiler.launch.contract import At
 from ...compiler.launch.facts import fmt_shape
 from ...compiler.launch.moves import kernel_label
 from ...compiler.launch.regions import Box
+from ...diagnostics.diagnostic import Span
 from .values import (
     DTypeVal,
     IntVal,

@@ -7,9 +7,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ...compiler.diagnostics import Diagnostic
 from ...compiler.frontend.params import read_signature
-from ...compiler.frontend.source import PACKAGE, ModuleInfo, parse_module
+from ...diagnostics.diagnostic import Diagnostic
+from ...reader.source import PACKAGE, ModuleInfo, parse_module
 from .values import IntVal, KernelVal, ModuleVal, Value
 
 _MAX_REEXPORT_DEPTH = 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...compiler.codes import CODES
+from ...diagnostics.codes import CODES
 
 
 @dataclass(frozen=True)

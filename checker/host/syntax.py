@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ...compiler.diagnostics import Span
-from ...compiler.frontend.source import ModuleInfo
+from ...diagnostics.diagnostic import Span
+from ...reader.source import ModuleInfo
 
 
 @dataclass(frozen=True)

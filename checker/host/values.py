@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...compiler.diagnostics import Span
 from ...compiler.dtypes import DType
 from ...compiler.frontend.params import KernelSignature
 from ...compiler.launch.ops_api import Form
 from ...compiler.launch.regions import Frame
+from ...diagnostics.diagnostic import Span
 
 Dim = int | None  # a known extent, or None when the analysis cannot know it
 Shape = tuple[Dim, ...]

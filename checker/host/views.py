@@ -15,10 +15,10 @@ from __future__ import annotations
 import ast
 import math
 
-from ...compiler import messages as msg
-from ...compiler.diagnostics import Note, Span
 from ...compiler.launch import regions
 from ...compiler.launch.regions import Box, Frame, Index, boxes_intersect
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Note, Span
 from . import expressions as ex
 from .context import Ctx
 from .syntax import call_args

@@ -6,8 +6,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ...compiler.diagnostics import Diagnostic, Span
 from ...compiler.launch.regions import Box
+from ...diagnostics.diagnostic import Diagnostic, Span
 from .values import Value
 
 OpKind = Literal["launch", "chain", "graph", "phi"]

@@ -43,7 +43,7 @@ Tile = _MarkerFactory("Tile")
 
 
 def _kernel_only(name: str) -> NoReturn:
-    from ..errors import CutileError
+    from ...diagnostics.errors import CutileError
 
     raise CutileError(f"'{name}' is part of the kernel language: it can only be used inside a "
                       "@ct.kernel or @ct.function")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import messages as msg
-from ..diagnostics import Span
-from ..errors import LaunchError, expected_error
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
+from ...diagnostics.errors import LaunchError, expected_error
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from .. import messages as msg
-from ..diagnostics import Note, Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Note, Span
+from ...diagnostics.messages import Message
 from ..dtypes import BOOL, F32, I32, DType, integer_range
 from ..ir import Block, ConstVal, Op, Value
-from ..messages import Message
 from ..types import (
     ConstType,
     Dim,

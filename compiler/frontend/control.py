@@ -10,14 +10,14 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import messages as msg
-from ..diagnostics import Diagnostic, Note, Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic, Note, Span
+from ...reader.scan import assigned_names, has_jumps
+from ...reader.source import target_names
 from ..dtypes import BOOL, I32
 from ..ir import Block, Op, Value
 from ..types import ConstType, SlabType, TensorType, TileType, Type, describe
 from .builder import Arg, natural_dtype
-from .scan import assigned_names, has_jumps
-from .source import target_names
 from .stmts import Statements
 from .values import (
     UNKNOWN,

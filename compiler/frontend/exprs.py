@@ -8,8 +8,9 @@ import difflib
 import math
 from dataclasses import dataclass, field, replace
 
-from .. import messages as msg
-from ..diagnostics import Diagnostic, Note, Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic, Note, Span
+from ...reader.source import FunctionDef, ModuleInfo
 from ..dtypes import BOOL
 from ..dtypes import BY_NAME as DTYPES
 from ..ir import Value
@@ -32,7 +33,6 @@ from ..types import (
     fmt_shape,
 )
 from .builder import Arg, Builder
-from .source import FunctionDef, ModuleInfo
 from .values import (
     UNKNOWN,
     Binding,

@@ -5,16 +5,16 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .. import messages as msg
-from ..codes import Family
-from ..diagnostics import Diagnostic, Span, dedupe
+from ...diagnostics import messages as msg
+from ...diagnostics.codes import Family
+from ...diagnostics.diagnostic import Diagnostic, Span, dedupe
+from ...reader.source import FunctionDef, ModuleInfo, literal_value
 from ..ir import KernelIR, Param, Value
 from ..types import ConstType, Dim, SymInt, TensorType, TileType
 from .builder import Arg, Builder
 from .control import ControlFlow, LoopCtx
 from .exprs import Context, TypedName, literal_fvalue, slab_hover
 from .params import KernelSignature, ParamSpec, read_signature
-from .source import FunctionDef, ModuleInfo, literal_value
 from .values import UNKNOWN, Binding, FValue, Reject, Unbound, const_value
 
 

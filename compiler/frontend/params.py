@@ -6,13 +6,13 @@ import ast
 from dataclasses import dataclass
 from typing import Literal
 
-from .. import messages as msg
-from ..diagnostics import Diagnostic, Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic, Span
+from ...reader.source import FunctionDef, ModuleInfo, literal_value
 from ..dtypes import BY_NAME as DTYPES
 from ..dtypes import DType
 from ..kernel_options import option_problem
 from .slab_access import per_block_access
-from .source import FunctionDef, ModuleInfo, literal_value
 
 ParamKind = Literal["tensor", "mut", "acc", "const", "scalar"]
 ShapeEntry = int | str  # static extent, -1 for dynamic, or the name of a Const[int] parameter

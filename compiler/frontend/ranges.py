@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..diagnostics import Span
+from ...diagnostics.diagnostic import Span
 from ..ir import Block, Op, Value
 from ..types import TileType
 

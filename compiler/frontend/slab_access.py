@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 
-from ..diagnostics import Span
-from .source import ModuleInfo
+from ...diagnostics.diagnostic import Span
+from ...reader.source import ModuleInfo
 
 _SLAB_METHODS = frozenset({"store", "load", "tile_index"})
 

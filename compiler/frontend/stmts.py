@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import ast
 
-from .. import messages as msg
+from ...diagnostics import messages as msg
+from ...reader.source import target_names
 from ..ir import Value
 from ..types import SlabType, TileType
 from .exprs import AUG_OPS, Expressions, TypedName, slab_hover
-from .source import target_names
 from .values import UNKNOWN, FValue, Poisoned, Reject, TupleVal, Unknown, const_value
 
 REJECTED_SIMPLE: dict[type[ast.AST], tuple[str, str]] = {

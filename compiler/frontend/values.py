@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..diagnostics import Diagnostic, Span
+from ...diagnostics.diagnostic import Diagnostic, Span
 from ..ir import ConstVal, Value
 from ..types import ConstType, SymInt
 

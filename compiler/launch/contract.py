@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .. import messages as msg
-from ..diagnostics import Diagnostic, Note, Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from ..dtypes import integer_range
 from ..frontend.params import KernelSignature, ParamSpec, ShapeEntry
 from .facts import ArgFacts, args_overlap, describe_kind, fmt_shape

@@ -6,7 +6,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..diagnostics import Span
+from ...diagnostics.diagnostic import Span
 from ..dtypes import DType
 
 Dim = int | None  # a known extent, or None when it is not known

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .. import messages as msg
-from ..diagnostics import Diagnostic, Note, Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from .facts import MoveFacts
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .. import messages as msg
-from ..diagnostics import Diagnostic, Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic, Span
 
 # The public attributes of DeviceOp, LaunchOp, ChainOp and GraphOp (a runtime test keeps this
 # in step with the classes).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages as msg
+from ...diagnostics import messages as msg
 from .facts import Dim
 
 MAX_RANK = 5  # slabs take any positive extents (DESIGN §7); kernels round them up to tiles

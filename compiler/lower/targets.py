@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .. import messages as msg
-from ..diagnostics import Diagnostic
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Diagnostic
 from ..ir import Block, KernelIR, Value
 from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import TensorType, TileType

@@ -11,8 +11,8 @@ lowering turns them into Tile IR atomic read-modify-writes (lower/atomics.py).
 
 from __future__ import annotations
 
-from .. import messages as msg
-from ..diagnostics import Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal, none_value
 from ..ir import Value

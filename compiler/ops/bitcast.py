@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import messages as msg
+from ...diagnostics import messages as msg
 from ..dtypes import DType
 from ..frontend.builder import Builder
 from ..frontend.values import FValue

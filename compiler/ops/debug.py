@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import messages as msg
+from ...diagnostics import messages as msg
 from ..dtypes import BOOL
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, none_value

@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import messages as msg
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
 from ..bytecode.attrs import CmpOrdering, CmpPredicate
-from ..diagnostics import Span
 from ..dtypes import BOOL, DType
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, const_of, const_value

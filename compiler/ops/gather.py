@@ -11,8 +11,8 @@ the interpreter's semantics are `runtime/interpreter/gathers.py`.
 
 from __future__ import annotations
 
-from .. import messages as msg
-from ..diagnostics import Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
 from ..dtypes import BOOL, I32
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal, none_value

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import messages as msg
-from ..diagnostics import Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
 from ..dtypes import BF16, F8E4M3, F8E5M2, F16, F32, F64, I8, I32, TF32, U8, DType
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, const_value

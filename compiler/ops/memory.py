@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .. import messages as msg
-from ..diagnostics import Note, Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Note, Span
 from ..dtypes import I32
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, SlabVal, TupleVal, const_value, none_value

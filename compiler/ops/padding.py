@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import messages as msg
+from ...diagnostics import messages as msg
 from ..dtypes import DType, integer_range
 from ..frontend.builder import Arg, Builder
 from ..ir import Value

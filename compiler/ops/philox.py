@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import messages as msg
+from ...diagnostics import messages as msg
 from ..bytecode.attrs import CmpPredicate, Overflow, RoundingMode, Signedness
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import messages as msg
+from ...diagnostics import messages as msg
 from ..dtypes import DType, integer_range
 from ..frontend.builder import Builder
 from ..frontend.values import FValue

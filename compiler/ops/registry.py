@@ -10,8 +10,8 @@ import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .. import messages as msg
-from ..diagnostics import Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal
 

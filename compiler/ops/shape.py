@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import messages as msg
+from ...diagnostics import messages as msg
 from ..bytecode.types import TileType as BcTile
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import messages as msg
-from ..diagnostics import Span
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, Poisoned, TupleVal
 from ..ir import Value

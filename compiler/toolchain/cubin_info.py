@@ -18,8 +18,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from .. import messages
-from ..errors import CompileError
+from ...diagnostics import messages
+from ...diagnostics.errors import CompileError
 from . import nvinfo as nv
 from .elf import Elf, ElfError, Section, read_elf
 from .errors import toolchain_error

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import messages
+from ...diagnostics import messages
 from .errors import PIN_COMMAND, toolchain_error
 
 TOOLKIT_VARS = ("CUDA_HOME", "CUDA_ROOT", "CUDA_PATH")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import Span
-from ..errors import CompileError, expected_error
-from ..messages import Message
+from ...diagnostics.diagnostic import Span
+from ...diagnostics.errors import CompileError, expected_error
+from ...diagnostics.messages import Message
 
 # Toolchain problems often have no source location; they point at this pseudo-file unless the
 # caller knows the kernel's span.

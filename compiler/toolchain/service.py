@@ -11,8 +11,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ...diagnostics.diagnostic import Span
 from ..bytecode.version import Version
-from ..diagnostics import Span
 from .cache import Bundle, DiskCache, MemoryCache
 from .discover import Toolchain, find_toolchain
 from .key import SpecializationKey

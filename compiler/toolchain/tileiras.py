@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import messages
+from ...diagnostics import messages
+from ...diagnostics.diagnostic import Span
 from ..bytecode.version import SUPPORTED, Version, pick
-from ..diagnostics import Span
 from .atomic import atomic_write
 from .cache import default_cache_dir
 from .discover import TOOLKIT_VARS, Toolchain

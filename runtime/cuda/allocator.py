@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ...compiler.errors import DeviceError
+from ...diagnostics.errors import DeviceError
 
 SMALL = 1 << 20  # below: 512-byte granules; at and above: 2 MiB granules
 SMALL_GRANULE = 512

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from ...compiler import messages as msg
-from ...compiler.errors import error_for
 from ...compiler.ir import Op
 from ...compiler.ops.defs import IR_OPS
 from ...compiler.types import PartitionType, TileType
+from ...diagnostics import messages as msg
+from ...diagnostics.errors import error_for
 from . import gathers
 from .memory import PartitionRef, accumulate, load, slab, store, tiling_of
 from .numeric import fit

@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...compiler import api
-from ...compiler import messages as msg
-from ...compiler.diagnostics import Span
-from ...compiler.errors import CutileError, error_for
 from ...compiler.ir import Block as IRBlock
 from ...compiler.ir import KernelIR, Op, Param
 from ...compiler.specialization import Specialization
 from ...compiler.types import TileType
+from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
+from ...diagnostics.errors import CutileError, error_for
 from .. import limits
 from .memory import tensor_ref
 from .numeric import fit

@@ -18,8 +18,8 @@ from cutile.checker import analyze
 from cutile.checker.analyze import analyze_paths, analyze_source, analyze_stdin
 from cutile.checker.config import Config, Overrides
 from cutile.checker.host import ProjectIndex
-from cutile.compiler.diagnostics import Diagnostic, Severity
-from cutile.compiler.frontend.source import ModuleInfo
+from cutile.diagnostics.diagnostic import Diagnostic, Severity
+from cutile.reader.source import ModuleInfo
 
 USE_AFTER_MOVE = '''\
 import cutile as ct

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from cutile.compiler.codes import CODES
+from cutile.diagnostics.codes import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "gen_codes_doc.py"

@@ -10,7 +10,7 @@ from checker_fixtures import BAD_SIGNATURE, CLEAN, SYNTAX_ERROR, Runner, write
 
 from cutile.checker.config import Config, Overrides, config_from_mapping, read_pyproject
 from cutile.checker.discovery import ConfigResolver
-from cutile.compiler.diagnostics import Severity
+from cutile.diagnostics.diagnostic import Severity
 
 
 def lines(out: str) -> list[str]:

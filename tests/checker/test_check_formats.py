@@ -12,8 +12,8 @@ from checker_fixtures import BAD_SIGNATURE, CLEAN, Runner, write
 
 from cutile.checker.analyze import Report
 from cutile.checker.formats import FORMATS, full, github, sarif
-from cutile.compiler.codes import CODES
-from cutile.compiler.diagnostics import Diagnostic, Note, Severity, Span
+from cutile.diagnostics.codes import CODES
+from cutile.diagnostics.diagnostic import Diagnostic, Note, Severity, Span
 
 HOST = "x = 1\nz = make()\nz.partition((128,))\nuse(z)\n"
 OTHER = "def launch(z):\n    return z\n"

@@ -11,7 +11,7 @@ from checker_fixtures import Runner, write
 
 from cutile.checker.analyze import finish
 from cutile.checker.config import Config
-from cutile.compiler.diagnostics import Diagnostic, Severity, Span
+from cutile.diagnostics.diagnostic import Diagnostic, Severity, Span
 
 Case = tuple[str, list[tuple[int, str]], list[tuple[int, str]]]
 

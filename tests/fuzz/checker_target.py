@@ -7,8 +7,8 @@ import ast
 import random
 
 from cutile.checker.analyze import analyze_source
-from cutile.checker.sources import UndecodableSource, decode_source
-from cutile.compiler.diagnostics import Diagnostic
+from cutile.diagnostics.diagnostic import Diagnostic
+from cutile.reader.decode import UndecodableSource, decode_source
 
 from . import corpus, mutate
 

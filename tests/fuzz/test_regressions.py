@@ -16,11 +16,11 @@ import pytest
 from cutile.checker.analyze import analyze_source, analyze_stdin, check_file
 from cutile.checker.config import Config
 from cutile.checker.host import ProjectIndex
-from cutile.compiler import messages
 from cutile.compiler.api import check_kernel
-from cutile.compiler.diagnostics import Diagnostic
-from cutile.compiler.frontend import source as frontend_source
-from cutile.compiler.frontend.source import MAX_NESTING, analysis_guard
+from cutile.diagnostics import messages
+from cutile.diagnostics.diagnostic import Diagnostic
+from cutile.reader import source as frontend_source
+from cutile.reader.source import MAX_NESTING, analysis_guard
 
 from . import checker_target, corpus, lsp_target
 

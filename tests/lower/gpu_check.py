@@ -26,7 +26,6 @@ from cutile.compiler.compile import Compiled, compile_kernel  # noqa: E402
 from cutile.compiler.dsl.orders import TileOrder, col_major, grouped, row_major  # noqa: E402
 from cutile.compiler.dtypes import BF16, F16, F32, DType  # noqa: E402
 from cutile.compiler.frontend.params import read_signature  # noqa: E402
-from cutile.compiler.frontend.source import ModuleInfo  # noqa: E402
 from cutile.compiler.specialization import (  # noqa: E402
     MutFacts,
     ParamFacts,
@@ -34,6 +33,7 @@ from cutile.compiler.specialization import (  # noqa: E402
     tensor_facts,
 )
 from cutile.compiler.tiling import Tiling  # noqa: E402
+from cutile.reader.source import ModuleInfo  # noqa: E402
 
 _CTYPES = {"u64": ctypes.c_uint64, "i32": ctypes.c_int32, "f32": ctypes.c_float,
            "i64": ctypes.c_int64, "f64": ctypes.c_double}

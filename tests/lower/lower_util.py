@@ -7,13 +7,13 @@ from typing import Any
 
 from cutile.compiler.dsl.orders import TileOrder, row_major
 from cutile.compiler.frontend.params import read_signature
-from cutile.compiler.frontend.source import ModuleInfo, parse_module
 from cutile.compiler.specialization import (
     MutFacts,
     ParamFacts,
     Specialization,
     TensorFacts,
 )
+from cutile.reader.source import ModuleInfo, parse_module
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

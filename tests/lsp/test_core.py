@@ -5,9 +5,9 @@ from __future__ import annotations
 from lsprotocol import types
 
 from cutile.compiler.api import check_source
-from cutile.compiler.codes import CODES
-from cutile.compiler.diagnostics import Diagnostic, Note, Span
-from cutile.compiler.messages import DTYPE_MIX, MOVED_HERE, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
+from cutile.diagnostics.codes import CODES
+from cutile.diagnostics.diagnostic import Diagnostic, Note, Span
+from cutile.diagnostics.messages import DTYPE_MIX, MOVED_HERE, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
 from cutile.lsp import engine
 from cutile.lsp.convert import to_lsp
 from cutile.lsp.edits import apply

@@ -3,8 +3,8 @@ inlay hints), ownership states and quick fixes of one text share one ModuleInfo.
 
 from __future__ import annotations
 
-from cutile.compiler.frontend.source import MODULES, ModuleCache, parse_module
 from cutile.lsp import engine, fixes
+from cutile.reader.source import MODULES, ModuleCache, parse_module
 
 SOURCE = '''import cutile as ct
 from cutile import Mut, Tensor, f32

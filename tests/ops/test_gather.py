@@ -282,7 +282,7 @@ def bad_padding(z: Mut[Tensor[i32, (16,)]], i: Tensor[i32, (-1,)]) -> None:
                                             ("bad_padding", "CT214")])
 def test_run_time_gives_the_edit_time_code(tmp_path: Path, name: str, code: str) -> None:
     from cutile.compiler import check_source
-    from cutile.compiler.errors import KernelError
+    from cutile.diagnostics.errors import KernelError
 
     path = tmp_path / "bad_gathers.py"
     path.write_text(BAD)

@@ -16,8 +16,8 @@ import cutile as ct
 from cutile import Mut, Tensor, bf16, f4e2m1, f8e8m0, f32
 from cutile.compiler import check_source
 from cutile.compiler.compile import compile_kernel
-from cutile.compiler.frontend.source import parse_module
 from cutile.compiler.toolchain import KernelCompiler
+from cutile.reader.source import parse_module
 from cutile.runtime import floats
 
 ROOT = Path(__file__).resolve().parents[2]

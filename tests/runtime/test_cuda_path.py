@@ -186,7 +186,7 @@ def test_launches_from_another_thread_use_their_own_parameters(fake: FakeDriver,
 def test_a_failed_launch_raises_the_driver_error(monkeypatch: pytest.MonkeyPatch) -> None:
     from cuda.bindings import driver as drv
 
-    from cutile.compiler.errors import DeviceError
+    from cutile.diagnostics.errors import DeviceError
     from cutile.runtime.cuda import driver
 
     error = drv.CUresult.CUDA_ERROR_INVALID_VALUE

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import cutile as ct
-from cutile.compiler.diagnostics import Diagnostic, Span
-from cutile.compiler.errors import DeviceError
+from cutile.diagnostics.diagnostic import Diagnostic, Span
+from cutile.diagnostics.errors import DeviceError
 from cutile.runtime import context
 from cutile.runtime.cuda.allocator import CachingAllocator, RawOps, round_size
 

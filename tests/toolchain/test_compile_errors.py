@@ -15,9 +15,9 @@ from cutile.compiler.bytecode.types import (
     TensorViewType,
     tile,
 )
-from cutile.compiler.diagnostics import Span
-from cutile.compiler.errors import CompileError
 from cutile.compiler.toolchain import Toolchain, compile_cubin, find_toolchain
+from cutile.diagnostics.diagnostic import Span
+from cutile.diagnostics.errors import CompileError
 
 
 def ill_typed() -> bytes:

@@ -15,11 +15,11 @@ import pytest
 import cutile as ct
 from cutile import bf16, f32
 from cutile.compiler.compile import Compiled
-from cutile.compiler.errors import CompileError
 from cutile.compiler.toolchain import Toolchain
 from cutile.compiler.toolchain import nvinfo as nv
 from cutile.compiler.toolchain.cubin_info import cubin_resources
 from cutile.compiler.toolchain.elf import read_elf
+from cutile.diagnostics.errors import CompileError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cutile.compiler.bytecode import V13_3, V13_4
-from cutile.compiler.errors import CompileError
 from cutile.compiler.toolchain import Toolchain, discover, find_toolchain, negotiate, tool_info
+from cutile.diagnostics.errors import CompileError
 
 
 def fake_tool(path: Path, script: str) -> Path:

@@ -6,8 +6,8 @@ import re
 from typing import ClassVar
 
 from cutile.checker.host import ProjectIndex, check_host
-from cutile.compiler.diagnostics import Diagnostic
-from cutile.compiler.frontend.source import parse_module
+from cutile.diagnostics.diagnostic import Diagnostic
+from cutile.reader.source import parse_module
 
 # Kernels the rule snippets launch. Snippets are appended below, so their lines come after these.
 PRELUDE = '''\

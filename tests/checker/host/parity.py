@@ -19,7 +19,7 @@ from types import FrameType
 from typing import Any
 
 from cutile.checker.analyze import analyze_source
-from cutile.compiler.errors import CutileError
+from cutile.diagnostics.errors import CutileError
 from cutile.runtime import context
 from cutile.runtime.backends.interpreter import InterpreterBackend
 from cutile.runtime.ops import LaunchNeverRunWarning

@@ -7,8 +7,8 @@ import re
 from hostcheck import PRELUDE, run
 
 from cutile.checker.host import OwnershipFact, ownership_facts, ownership_view
-from cutile.compiler.diagnostics import Diagnostic
-from cutile.compiler.frontend.source import ModuleInfo, parse_module
+from cutile.diagnostics.diagnostic import Diagnostic
+from cutile.reader.source import ModuleInfo, parse_module
 
 QUICK_START = PRELUDE + '''\
 def main() -> None:

@@ -84,7 +84,7 @@ RUN_TIME_ONLY = {"CT411", "CT412"}
 def test_parity_cases_cover_every_launch_and_ownership_code() -> None:
     from hostcheck import expected
 
-    from cutile.compiler.codes import CODES
+    from cutile.diagnostics.codes import CODES
 
     sources = [p.read_text() for p in CASES] + [with_prelude(s) for _, s in SNIPPETS]
     covered = {code for source in sources for _, code in expected(source)}

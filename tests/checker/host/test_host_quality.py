@@ -6,8 +6,8 @@ import re
 
 from hostcheck import PRELUDE, run, with_prelude
 
-from cutile.compiler import messages as msg
-from cutile.compiler.diagnostics import Diagnostic
+from cutile.diagnostics import messages as msg
+from cutile.diagnostics.diagnostic import Diagnostic
 
 _INTERNAL = re.compile(r"TensorVal|PartitionVal|OpVal|KernelVal|ModuleVal|Unknown|IntVal|"
                        r"TupleVal|Moved|Escaped|None|<|object at")

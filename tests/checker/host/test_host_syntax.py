@@ -8,7 +8,7 @@ import pytest
 from hostcheck import PRELUDE, expected, found, run, with_prelude
 
 from cutile.checker.host import check as host_check
-from cutile.compiler.diagnostics import Diagnostic
+from cutile.diagnostics.diagnostic import Diagnostic
 
 SNIPPETS = {
     "try-except-finally": """

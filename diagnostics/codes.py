@@ -35,7 +35,7 @@ class Family(enum.Enum):
 
 
 class Raises(enum.Enum):
-    """The exception class a finding raises at run time, by its name in cutile.compiler.errors.
+    """The exception class a finding raises at run time, by its name in cutile.diagnostics.errors.
     The registry sits below the exception classes, so it names them; errors.py maps each once."""
 
     KERNEL = "KernelError"

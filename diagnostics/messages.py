@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .codes import CODES
-from .diagnostics import Diagnostic, Note, Span, field_value
+from .diagnostic import Diagnostic, Note, Span, field_value
 
 
 @dataclass(frozen=True)

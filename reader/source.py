@@ -18,8 +18,8 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .. import messages as msg
-from ..diagnostics import Diagnostic, Span
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Diagnostic, Span
 
 PACKAGE = "cutile"
 # Levels of blocks and expressions one module may nest (each `elif` is one more level, as in

@@ -11,8 +11,8 @@ import io
 import re
 import tokenize
 
-from ..compiler import messages as msg
-from ..compiler.diagnostics import Diagnostic, Span
+from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Diagnostic, Span
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _BOM = codecs.BOM_UTF8

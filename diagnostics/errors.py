@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from .codes import CODES, Raises, Severity
-from .diagnostics import Diagnostic, render_concise
+from .diagnostic import Diagnostic, render_concise
 
 E = TypeVar("E", bound="CutileError")
 
