@@ -20,7 +20,7 @@ from ..reader.source import ModuleInfo
 from .api import specialized_ir
 from .bytecode import Version, encode
 from .lower import EntrySlot, Lowered, LowerError, lower
-from .lower.targets import arch_diagnostics
+from .lower.targets import target_diagnostics
 from .specialization import MutFacts, Specialization, TensorFacts
 from .toolchain import ArgFacts, KernelCompiler, SpecializationKey, default_compiler, source_hash
 from .toolchain.atomic import atomic_write
@@ -55,7 +55,7 @@ class Compiled:
 def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
     """The Tile IR module of one specialization (raises KernelError on frontend errors)."""
     ir = specialized_ir(info, name, spec)
-    unsupported = arch_diagnostics(ir, spec)
+    unsupported = target_diagnostics(ir, spec)
     if unsupported:
         raise error_for(unsupported)
     try:

@@ -37,6 +37,7 @@ from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Note, Span
 from ..diagnostics.errors import error_for
 from .errors import launch_error
+from .partition import Partition
 from .sites import Site, argument_span, argument_text
 
 if TYPE_CHECKING:
@@ -257,8 +258,8 @@ def check_launch(values: list[Any], muts: tuple[int, ...], tensors: tuple[int, .
                for box, w, _ in region.root.live()):
             i = next(j for j in (*muts, *tensors) if values[j]._region is region)
             at = where.get(i, i)
-            action = ("passed to an Acc parameter" if getattr(values[i], "_tensor", None) is None
-                      else "passed to a Mut parameter") if writes else "read by another launch"
+            action = "read by another launch" if not writes else "passed to a Mut parameter" \
+                if isinstance(values[i], Partition) else "passed to an Acc parameter"
             check_region(region, writes, argument_text(site, at, "the argument"), action,
                          site, argument_span(site, at))
     return taken

@@ -21,7 +21,8 @@ from ..bytecode.types import TileType as BcTile
 from ..dtypes import I64, DType
 from ..types import TensorType, TileType
 from . import gathers
-from .pointers import TensorAddress, element_pointers, splat
+from .padding import along, run_from
+from .pointers import TensorAddress, element_pointers
 from .types import LowerError
 
 if TYPE_CHECKING:
@@ -104,18 +105,9 @@ def _cmp(b: Builder, x: Value, y: Value, pred: CmpPredicate) -> Value:
 def tile_indices(b: Builder, index: list[Value], shape: tuple[int, ...]) -> list[Value]:
     """The element indices (i64, of `shape`) of the tile at tile coordinates `index` (i32)."""
     out = []
-    rank = len(shape)
-    full = BcTile(Scalar.I64, shape)
     for axis, n in enumerate(shape):
-        row = BcTile(Scalar.I64, (n,))
         start = b.emit("muli", [I64_TILE], _wide(b, index[axis]), b.constant(n, I64_TILE))
-        pos = b.emit("addi", [row], b.emit("iota", [row]), splat(b, start, (n,)))
-        along = tuple(n if i == axis else 1 for i in range(rank))
-        if along != (n,):
-            pos = b.emit("reshape", [BcTile(Scalar.I64, along)], pos)
-        if along != shape:
-            pos = b.emit("broadcast", [full], pos)
-        out.append(pos)
+        out.append(along(b, run_from(b, start, n), axis, shape))
     return out
 
 

@@ -28,7 +28,7 @@ from . import arith, gathers
 from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views
 from .atomics import lower_acc
 from .contract import plan
-from .padding import pad_outside, splat_scalar, view_padding
+from .padding import along, pad_outside, run_from, splat, view_padding
 from .pointers import TensorAddress, element_pointers
 from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
@@ -277,18 +277,17 @@ class _Lowerer:
         slab and the tensor (the index was clamped first, so nothing here wraps into range)."""
         b = self.b
         shape = st.tile
-        mask = splat_scalar(b, st.inside, BcTile(Scalar.I1, shape))
+        mask = splat(b, st.inside, shape)
         indices = []
         for axis, (o, e, j, t) in enumerate(zip(st.origin, st.extents, st.safe, shape,
                                                 strict=True)):
             row = BcTile(Scalar.I32, (t,))
-            start = b.emit("muli", [I32_TILE], j, b.constant(t, I32_TILE))
-            local = b.emit("addi", [row], b.emit("iota", [row]), splat_scalar(b, start, row))
-            ok = b.emit("cmpi", [BcTile(Scalar.I1, (t,))], local, splat_scalar(b, e, row),
+            local = run_from(b, b.emit("muli", [I32_TILE], j, b.constant(t, I32_TILE)), t)
+            ok = b.emit("cmpi", [BcTile(Scalar.I1, (t,))], local, splat(b, e, (t,)),
                         comparison_predicate=CmpPredicate.LT, signedness=arith.sign(_I32))
-            mask = b.emit("andi", [mask.type], mask, _along(b, ok, axis, shape))
-            pos = b.emit("addi", [row], local, splat_scalar(b, o, row))
-            indices.append((_along(b, pos, axis, shape, broadcast=False), _I32))
+            mask = b.emit("andi", [mask.type], mask, along(b, ok, axis, shape))
+            pos = b.emit("addi", [row], local, splat(b, o, (t,)))
+            indices.append((along(b, pos, axis, shape, broadcast=False), _I32))
         ptrs, inside = element_pointers(b, gathers.address(self, st.param), indices, shape)
         return ptrs, b.emit("andi", [mask.type], mask, inside)
 
@@ -321,7 +320,7 @@ class _Lowerer:
         assert isinstance(fill, (int, float, bool))
         if mode is None:
             tile = pad_outside(self.b, tile, index, self._extents(z), fill)
-        mask = splat_scalar(self.b, st.inside, BcTile(Scalar.I1, out.shape))
+        mask = splat(self.b, st.inside, out.shape)
         return self.b.emit("select", [out], mask, tile, self.b.constant(fill, out))
 
     def slab_store(self, op: Op) -> None:
@@ -534,20 +533,6 @@ class _SlabTile:
     inside: Value
     tile: tuple[int, ...]
     by_view: bool
-
-
-def _along(b: Builder, x: Value, axis: int, shape: tuple[int, ...], broadcast: bool = True
-           ) -> Value:
-    """A rank-1 tile laid along `axis` of `shape` (size 1 on the other axes), and broadcast
-    over them unless told not to."""
-    t = x.type
-    assert isinstance(t, BcTile)
-    along = tuple(n if i == axis else 1 for i, n in enumerate(shape))
-    if along != t.shape:
-        x = b.emit("reshape", [BcTile(t.elem, along)], x)
-    if broadcast and along != shape:
-        x = b.emit("broadcast", [BcTile(t.elem, shape)], x)
-    return x
 
 
 def _no_facts(t: TensorType) -> TensorFacts:

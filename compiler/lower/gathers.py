@@ -17,12 +17,12 @@ from ..bytecode.types import TileType as BcTile
 from ..dtypes import I64, DType
 from ..ir import KernelIR, Op, walk
 from ..ir import Value as IrValue
+from .padding import along, run_from
 from .pointers import (
     TensorAddress,
     element_pointers,
     masked_load,
     masked_store,
-    splat,
     widen,
 )
 from .types import dims, dtype_of, tile_type
@@ -80,15 +80,11 @@ def load_at(L: _Lowerer, op: Op) -> None:
     for axis, (off, n) in enumerate(zip(op.operands[1:], shape, strict=True)):
         # offset + iota in i64: a u32 offset near 2**32 must not wrap back into the tensor
         start, d = widen(L.b, L.v(off), dtype_of(off.type)), I64
-        row = BcTile(Scalar.I64, (n,))
-        along = tuple(n if i == axis else 1 for i in range(len(shape)))
         if n == 1:  # a unit axis: the offset itself, one scalar check
-            indices.append((L.b.emit("reshape", [BcTile(row.elem, along)], start), d))
+            unit = tuple(1 for _ in shape)
+            indices.append((L.b.emit("reshape", [BcTile(Scalar.I64, unit)], start), d))
             continue
-        pos = L.b.emit("addi", [row], L.b.emit("iota", [row]), splat(L.b, start, (n,)))
-        if along != (n,):
-            pos = L.b.emit("reshape", [BcTile(row.elem, along)], pos)
-        indices.append((pos, d))
+        indices.append((along(L.b, run_from(L.b, start, n), axis, shape, broadcast=False), d))
     _read(L, op, indices)
 
 

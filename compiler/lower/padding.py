@@ -31,10 +31,38 @@ def view_padding(value: object) -> Padding | None:
     return None
 
 
-def splat_scalar(b: Builder, scalar: Value, to: BcTile) -> Value:
-    """A rank-0 tile broadcast to `to` (reshape to 1x...x1, then broadcast)."""
-    ones = BcTile(to.elem, (1,) * len(to.shape))
-    return b.emit("broadcast", [to], b.emit("reshape", [ones], scalar))
+def splat(b: Builder, scalar: Value, shape: tuple[int, ...]) -> Value:
+    """A rank-0 tile (of any element type, pointers included) broadcast to `shape`."""
+    t = scalar.type
+    assert isinstance(t, BcTile) and t.shape == ()
+    if not shape:
+        return scalar
+    ones = b.emit("reshape", [BcTile(t.elem, (1,) * len(shape))], scalar)
+    if all(n == 1 for n in shape):
+        return ones
+    return b.emit("broadcast", [BcTile(t.elem, shape)], ones)
+
+
+def run_from(b: Builder, start: Value, n: int) -> Value:
+    """start, start + 1, ..., start + n - 1: a rank-1 tile of the rank-0 `start`'s type."""
+    t = start.type
+    assert isinstance(t, BcTile)
+    row = BcTile(t.elem, (n,))
+    return b.emit("addi", [row], b.emit("iota", [row]), splat(b, start, (n,)))
+
+
+def along(b: Builder, x: Value, axis: int, shape: tuple[int, ...], broadcast: bool = True
+          ) -> Value:
+    """A rank-1 tile laid along `axis` of `shape` (size 1 on the other axes), and broadcast
+    over them unless told not to."""
+    t = x.type
+    assert isinstance(t, BcTile)
+    laid = tuple(n if i == axis else 1 for i, n in enumerate(shape))
+    if laid != t.shape:
+        x = b.emit("reshape", [BcTile(t.elem, laid)], x)
+    if broadcast and laid != shape:
+        x = b.emit("broadcast", [BcTile(t.elem, shape)], x)
+    return x
 
 
 def pad_outside(b: Builder, tile: Value, index: list[Value], extents: list[Value],
@@ -42,19 +70,13 @@ def pad_outside(b: Builder, tile: Value, index: list[Value], extents: list[Value
     """`tile` with `value` wherever its elements lie outside the tensor's extents."""
     out = tile.type
     assert isinstance(out, BcTile)
-    rank = len(out.shape)
     mask: Value | None = None
     for axis, n in enumerate(out.shape):
-        row = BcTile(Scalar.I32, (n,))
         start = b.emit("muli", [I32_TILE], index[axis], b.constant(n, I32_TILE))
-        pos = b.emit("addi", [row], b.emit("iota", [row]), splat_scalar(b, start, row))
-        inside = b.emit("cmpi", [BcTile(Scalar.I1, (n,))], pos, splat_scalar(b, extents[axis], row),
-                        comparison_predicate=CmpPredicate.LT, signedness=Signedness.SIGNED)
-        along = tuple(n if i == axis else 1 for i in range(rank))
-        if along != (n,):  # (n,) -> (1, n): also when the tile is (1, n) itself
-            inside = b.emit("reshape", [BcTile(Scalar.I1, along)], inside)
-        if along != out.shape:
-            inside = b.emit("broadcast", [BcTile(Scalar.I1, out.shape)], inside)
+        inside = b.emit("cmpi", [BcTile(Scalar.I1, (n,))], run_from(b, start, n),
+                        splat(b, extents[axis], (n,)), comparison_predicate=CmpPredicate.LT,
+                        signedness=Signedness.SIGNED)
+        inside = along(b, inside, axis, out.shape)
         mask = inside if mask is None else b.emit("andi", [inside.type], mask, inside)
     assert mask is not None
     return b.emit("select", [out], mask, tile, b.constant(value, out))

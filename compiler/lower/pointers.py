@@ -26,6 +26,7 @@ from ..bytecode.types import TileType as BcTile
 from ..dtypes import I64, DType
 from . import arith
 from .abi import EntryABI
+from .padding import splat
 from .types import I32_TILE, LowerError
 
 I64_TILE = BcTile(Scalar.I64)
@@ -75,18 +76,6 @@ class TensorAddress:
                 strides.append(pro.constant(st, I32_TILE))
         extents = pro.op("get_tensor_shape", [I32_TILE] * len(vt.shape), view).results
         return TensorAddress(base, tuple(extents), tuple(strides))
-
-
-def splat(b: Builder, scalar: Value, shape: tuple[int, ...]) -> Value:
-    """A rank-0 tile (of any element type, pointers included) broadcast to `shape`."""
-    t = scalar.type
-    assert isinstance(t, BcTile) and t.shape == ()
-    if not shape:
-        return scalar
-    ones = b.emit("reshape", [BcTile(t.elem, (1,) * len(shape))], scalar)
-    if all(n == 1 for n in shape):
-        return ones
-    return b.emit("broadcast", [BcTile(t.elem, shape)], ones)
 
 
 def widen(b: Builder, index: Value, dtype: DType) -> Value:

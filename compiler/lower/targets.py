@@ -1,6 +1,7 @@
-"""Which dtypes a target GPU can take: tileiras compiles the MX formats (f4e2m1, f8e8m0) only
-for sm_100 and newer, and cutile's GPU memory has no packed f4e2m1 tensors. Checked before
-lowering so the user gets a CT507 at the value that needs them, not a tileiras log."""
+"""What a target GPU can take: tileiras compiles the MX formats (f4e2m1, f8e8m0) only for
+sm_100 and newer, and cutile's GPU memory has no packed f4e2m1 tensors (CT507); TMA reads no
+tensor with a negative stride (CT508). Checked before lowering so the user gets the code at the
+value or parameter concerned, not a tileiras log or an illegal address."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def _values(block: Block) -> Iterator[Value]:
             yield from _values(region)
 
 
-def arch_diagnostics(ir: KernelIR, spec: Specialization) -> list[Diagnostic]:
+def target_diagnostics(ir: KernelIR, spec: Specialization) -> list[Diagnostic]:
     """The first value of each dtype the target lacks, every f4e2m1 tensor parameter, and
     every tensor argument with a negative stride."""
     arch = spec.arch

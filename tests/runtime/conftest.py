@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -33,4 +34,23 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
         pytest.skip("no CUDA device")
     old = context.set_backend(be)
     yield "cuda"
+    context.set_backend(old)
+
+
+@pytest.fixture(scope="module")
+def cuda() -> Iterator[Any]:
+    """The CUDA backend of device 0 (the test skips without one)."""
+    from test_gpu import _gpu_backend
+
+    be = _gpu_backend()
+    if be is None:
+        pytest.skip("no CUDA device")
+    yield be
+
+
+@pytest.fixture
+def use_cuda(cuda: Any) -> Iterator[None]:
+    """Runs the test on `cuda` (mark a module with `pytest.mark.usefixtures("use_cuda")`)."""
+    old = context.set_backend(cuda)
+    yield
     context.set_backend(old)

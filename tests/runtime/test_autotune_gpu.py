@@ -4,7 +4,6 @@ result of the chosen config; skips cleanly without a GPU."""
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,28 +12,9 @@ import pytest
 
 import cutile as ct
 from cutile import bf16
-from cutile.runtime import context
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("use_cuda")]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-@pytest.fixture(scope="module")
-def cuda() -> Iterator[Any]:
-    from cutile.runtime.cuda import driver
-
-    if driver.device_count() == 0:
-        pytest.skip("no CUDA device")
-    from cutile.runtime.backends.cuda import CudaBackend
-
-    yield CudaBackend(0)
-
-
-@pytest.fixture(autouse=True)
-def use_cuda(cuda: Any) -> Iterator[None]:
-    old = context.set_backend(cuda)
-    yield
-    context.set_backend(old)
 
 
 def _softmax() -> Any:

@@ -3,7 +3,6 @@ compiled by tileiras, compared with NumPy; torch strided tensors through DLPack 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -12,29 +11,8 @@ import view_kernels as vk
 
 import cutile as ct
 from cutile import f32
-from cutile.runtime import context
 
-pytestmark = pytest.mark.gpu
-
-
-@pytest.fixture(scope="module")
-def cuda() -> Iterator[Any]:
-    try:
-        from cutile.runtime.cuda import driver
-    except ImportError:
-        pytest.skip("no CUDA driver")
-    if driver.device_count() == 0:
-        pytest.skip("no CUDA device")
-    from cutile.runtime.backends.cuda import CudaBackend
-
-    yield CudaBackend(0)
-
-
-@pytest.fixture(autouse=True)
-def use_cuda(cuda: Any) -> Iterator[None]:
-    old = context.set_backend(cuda)
-    yield
-    context.set_backend(old)
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("use_cuda")]
 
 
 def _grid(shape: tuple[int, ...]) -> np.ndarray:
