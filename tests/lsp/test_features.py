@@ -141,7 +141,8 @@ async def test_suppression_action_applies(client: RecordingClient, tmp_path: Pat
 
 
 async def test_pyproject_changes_apply(client: RecordingClient, tmp_path: Path) -> None:
-    assert any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations)
+    await client.until(lambda: any(  # the server registers its watchers after initialized
+        r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations))
     uri = client.open(tmp_path / "watched.py", BAD_SIGNATURE)
     assert [d.code for d in await client.wait_diagnostics(uri, 1)] == ["CT107"]
     pyproject = tmp_path / "pyproject.toml"
@@ -157,7 +158,9 @@ async def test_pyproject_changes_apply(client: RecordingClient, tmp_path: Path) 
     assert await change('[tool.cutile-check]\nignore = ["CT107"]\n') == []
     assert [d.code for d in await change("[tool.cutile-check]\nselekt = []\n")] == ["CT107"]
     # The unknown key is reported on the pyproject.toml itself.
-    problems = client.last_for(pyproject.resolve().as_uri())
+    config_uri = pyproject.resolve().as_uri()
+    await client.until(lambda: client.last_for(config_uri) is not None)
+    problems = client.last_for(config_uri)
     assert problems is not None and [d.code for d in problems.diagnostics] == ["CT901"]
     assert problems.diagnostics[0].range.start.line == 1
 
