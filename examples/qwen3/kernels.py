@@ -44,62 +44,91 @@ def embed_bf16(out: Mut[Tensor[f32, (1, "HP")]], table: Tensor[bf16, (-1, -1)],
 
 
 # -- RMSNorm of the (1, H) hidden row; H is the true width, HP its power-of-two tile ----------
+@ct.function
+def _rms(t, w, eps, H, HP):  # type: ignore[no-untyped-def]
+    mean_sq = ct.sum(t * t, 1, keepdims=True) / H
+    return t * ct.rsqrt(mean_sq + eps) * w.load_tile((HP,), 0).reshape((1, HP))
+
+
 @ct.kernel
 def rms_norm(out: Mut[Tensor[f32, (1, "HP")]], x: Tensor[f32, (1, -1)], w: Tensor[f32, (-1,)],
              eps: f32, H: Const[int], HP: Const[int]) -> None:
-    t = ct.load_tile_like(x, out)
-    mean_sq = ct.sum(t * t, 1, keepdims=True) / H
-    out.store(t * ct.rsqrt(mean_sq + eps) * w.load_tile((HP,), 0).reshape((1, HP)))
+    out.store(_rms(ct.load_tile_like(x, out), w, eps, H, HP))
 
 
-# -- matrix-vector products: y = x @ W^T with W (N, K); each block owns BN outputs -----------
+# The residual add and the next norm in one block: h = res + the S partial sums of a split
+# projection (below), stored, and its RMSNorm stored as the next projection's input.
+@ct.kernel
+def add_rms_norm(h: Mut[Tensor[f32, (1, "HP")]], out: Mut[Tensor[f32, (1, "HP")]],
+                 res: Tensor[f32, (1, -1)], parts: Tensor[f32, (-1, -1)], w: Tensor[f32, (-1,)],
+                 eps: f32, H: Const[int], HP: Const[int], S: Const[int]) -> None:
+    t = ct.load_tile_like(res, h) + ct.sum(parts.load_tile((S, HP), (0, 0)), 0, keepdims=True)
+    h.store(t)
+    out.store(_rms(t, w, eps, H, HP))
+
+
+# -- matrix-vector products: y = x @ W^T with W (N, K) -----------------------------------------
+# y is (S, N): block (s, j) owns BN outputs of split s and walks the K tiles s, s + S, ...; with
+# S > 1 the rows are partial sums that add_rms_norm adds up (more blocks for a narrow W).
 @ct.function
-def _matvec(x, w, j, BN, BK):  # type: ignore[no-untyped-def]
+def _matvec(x, w, s, j, S, BN, BK):  # type: ignore[no-untyped-def]
     px = x.partition((1, BK))
     pw = w.partition((BN, BK))
     acc = ct.zeros((BN, BK), f32)
-    for k in range(ct.num_tiles(pw, 1)):
+    for k in range(s, ct.num_tiles(pw, 1), S):
         acc = acc + pw.load((j, k)).astype(f32) * px.load((0, k))
     return ct.sum(acc, 1).reshape((1, BN))
 
 
 @ct.kernel
 def gemv_f32(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)], w: Tensor[f32, (-1, -1)],
-             BN: Const[int], BK: Const[int]) -> None:
-    _, j = y.tile_index()
-    y.store(_matvec(x, w, j, BN, BK))
+             S: Const[int], BN: Const[int], BK: Const[int]) -> None:
+    s, j = y.tile_index()
+    y.store(_matvec(x, w, s, j, S, BN, BK))
 
 
 @ct.kernel
 def gemv_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
-              w: Tensor[bf16, (-1, -1)], BN: Const[int], BK: Const[int]) -> None:
+              w: Tensor[bf16, (-1, -1)], S: Const[int], BN: Const[int], BK: Const[int]) -> None:
+    s, j = y.tile_index()
+    y.store(_matvec(x, w, s, j, S, BN, BK))
+
+
+# -- the LM head for a greedy pick: the logits, and each block's largest one and its index ----
+# (the first on ties; lanes past the vocabulary never win), so the pick reads V / BN pairs
+@ct.function
+def _head(y, top, top_at, x, w, V, BN, BK):  # type: ignore[no-untyped-def]
     _, j = y.tile_index()
-    y.store(_matvec(x, w, j, BN, BK))
+    t = _matvec(x, w, 0, j, 1, BN, BK)
+    y.store(t)
+    cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
+    t = ct.where(cols < V, t, NEG_INF)
+    m = ct.max(t, 1, keepdims=True)
+    top.store(m)
+    top_at.store(ct.min(ct.where(t == m, cols, V), 1, keepdims=True))
 
 
-# y = res + x @ W^T: the o- and down-projections add the residual stream as they store
 @ct.kernel
-def gemv_residual_f32(y: Mut[Tensor[f32, (1, "BN")]], res: Tensor[f32, (1, -1)],
-                      x: Tensor[f32, (1, -1)], w: Tensor[f32, (-1, -1)], BN: Const[int],
-                      BK: Const[int]) -> None:
-    _, j = y.tile_index()
-    y.store(ct.load_tile_like(res, y) + _matvec(x, w, j, BN, BK))
+def lm_head_f32(y: Mut[Tensor[f32, (1, "BN")]], top: Mut[Tensor[f32, (1, 1)]],
+                top_at: Mut[Tensor[i32, (1, 1)]], x: Tensor[f32, (1, -1)],
+                w: Tensor[f32, (-1, -1)], V: Const[int], BN: Const[int], BK: Const[int]) -> None:
+    _head(y, top, top_at, x, w, V, BN, BK)
 
 
 @ct.kernel
-def gemv_residual_bf16(y: Mut[Tensor[f32, (1, "BN")]], res: Tensor[f32, (1, -1)],
-                       x: Tensor[f32, (1, -1)], w: Tensor[bf16, (-1, -1)], BN: Const[int],
-                       BK: Const[int]) -> None:
-    _, j = y.tile_index()
-    y.store(ct.load_tile_like(res, y) + _matvec(x, w, j, BN, BK))
+def lm_head_bf16(y: Mut[Tensor[f32, (1, "BN")]], top: Mut[Tensor[f32, (1, 1)]],
+                 top_at: Mut[Tensor[i32, (1, 1)]], x: Tensor[f32, (1, -1)],
+                 w: Tensor[bf16, (-1, -1)], V: Const[int], BN: Const[int],
+                 BK: Const[int]) -> None:
+    _head(y, top, top_at, x, w, V, BN, BK)
 
 
 # -- SwiGLU MLP input: y = silu(x @ Wg^T) * (x @ Wu^T), both products in one pass -------------
 @ct.function
 def _swiglu(y, x, wg, wu, BN, BK):  # type: ignore[no-untyped-def]
     _, j = y.tile_index()
-    g = _matvec(x, wg, j, BN, BK)
-    y.store(g / (1.0 + ct.exp(-g)) * _matvec(x, wu, j, BN, BK))
+    g = _matvec(x, wg, 0, j, 1, BN, BK)
+    y.store(g / (1.0 + ct.exp(-g)) * _matvec(x, wu, 0, j, 1, BN, BK))
 
 
 @ct.kernel
@@ -154,14 +183,19 @@ def kv_append(kc: Mut[Tensor[f32, (1, -1, "D")]], vc: Mut[Tensor[f32, (1, -1, "D
     vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)), (0, pos, 0))
 
 
-# -- decode attention: one query head per block over its kv head's cache rows 0..pos ---------
-# out is the (1, NH D) row the o-projection reads: head h writes its h-th D columns.
+# -- decode attention, split over the cache (flash decoding) ----------------------------------
+# Block r = h S + s takes query head h and the cache tiles s, s + S, ... up to row pos of its kv
+# head, and leaves its unnormalized output row with the running max (mx) and sum (den) of that
+# part; the merge weighs the S parts of each head by exp(mx - the head's max). S x NH blocks
+# fill the GPU where NH blocks walking the whole cache would not.
 @ct.kernel
-def decode_attention(out: Mut[Tensor[f32, (1, "D")]], qk: Tensor[f32, (-1, "D")],
+def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
+                     den: Mut[Tensor[f32, (1, 1)]], qk: Tensor[f32, (-1, "D")],
                      kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
-                     pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], BN: Const[int],
-                     D: Const[int]) -> None:
-    _, h = out.tile_index()
+                     pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], S: Const[int],
+                     BN: Const[int], D: Const[int]) -> None:
+    r, _ = o.tile_index()
+    h = r // S
     pos = _scalar(pos_t)
     q = qk.load_tile((1, D), (h, 0)) * scale
     pk = kc.partition((1, BN, D))
@@ -169,7 +203,7 @@ def decode_attention(out: Mut[Tensor[f32, (1, "D")]], qk: Tensor[f32, (-1, "D")]
     m_i = ct.full((1, 1), NEG_INF, f32)
     l_i = ct.zeros((1, 1), f32)
     acc = ct.zeros((1, D), f32)
-    for j in range(pos // BN + 1):
+    for j in range(r % S, pos // BN + 1, S):
         kt = pk.load((h // G, j, 0)).reshape((BN, D))
         s = ct.sum(kt * q, 1, keepdims=True)
         cols = (j * BN + ct.arange(BN, i32)).reshape((BN, 1))
@@ -181,7 +215,57 @@ def decode_attention(out: Mut[Tensor[f32, (1, "D")]], qk: Tensor[f32, (-1, "D")]
         vt = pv.load((h // G, j, 0)).reshape((BN, D))
         acc = acc * alpha + ct.sum(p * vt, 0, keepdims=True)
         m_i = m_new
-    out.store(acc / l_i)
+    o.store(acc)
+    mx.store(m_i)
+    den.store(l_i)
+
+
+# The same over the G query heads of one kv head at once, so a block reads its K and V tiles
+# once for all G (the per-head form reads them G times): block r = g S + s; the G heads' parts
+# are the G D-wide pieces of o's row r and the G entries of mx's and den's.
+@ct.kernel
+def decode_attention_gqa(o: Mut[Tensor[f32, (1, "GD")]], mx: Mut[Tensor[f32, (1, "G")]],
+                         den: Mut[Tensor[f32, (1, "G")]], qk: Tensor[f32, (-1, "D")],
+                         kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
+                         pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], S: Const[int],
+                         BN: Const[int], D: Const[int], GD: Const[int]) -> None:
+    r, _ = o.tile_index()
+    g = r // S
+    pos = _scalar(pos_t)
+    q = (qk.load_tile((G, D), (g, 0)) * scale).reshape((G, 1, D))
+    pk = kc.partition((1, BN, D))
+    pv = vc.partition((1, BN, D))
+    m_i = ct.full((G, 1), NEG_INF, f32)
+    l_i = ct.zeros((G, 1), f32)
+    acc = ct.zeros((G, D), f32)
+    for j in range(r % S, pos // BN + 1, S):
+        s = ct.sum(q * pk.load((g, j, 0)), 2)  # (G, BN)
+        cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
+        s = ct.where(cols <= pos, s, NEG_INF)
+        m_new = ct.maximum(m_i, ct.max(s, 1, keepdims=True))
+        p = ct.exp(s - m_new)
+        alpha = ct.exp(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, 1, keepdims=True)
+        acc = acc * alpha + ct.sum(p.reshape((G, BN, 1)) * pv.load((g, j, 0)), 1)
+        m_i = m_new
+    o.store(acc.reshape((1, G * D)))
+    mx.store(m_i.reshape((1, G)))
+    den.store(l_i.reshape((1, G)))
+
+
+# out is the (1, NH D) row the o-projection reads: head h writes its h-th D columns. The parts
+# come from either form: o (NH S, D), mx and den (NH S, 1) with G = 1, or o (NKV S, G D), mx and
+# den (NKV S, G) from the grouped form.
+@ct.kernel
+def attention_merge(out: Mut[Tensor[f32, (1, "D")]], o: Tensor[f32, (-1, -1)],
+                    mx: Tensor[f32, (-1, -1)], den: Tensor[f32, (-1, -1)], G: Const[int],
+                    S: Const[int], D: Const[int]) -> None:
+    _, h = out.tile_index()
+    at = (h // G, h % G)  # the S parts of head h: rows of o, mx, den; column G of them
+    mh = mx.load_tile((S, 1), at)
+    w = ct.exp(mh - ct.max(mh, 0, keepdims=True))  # parts with no rows: mx = NEG_INF, w = 0
+    total = ct.sum(w * den.load_tile((S, 1), at), 0, keepdims=True)
+    out.store(ct.sum(w * o.load_tile((S, D), at), 0, keepdims=True) / total)
 
 
 # -- greedy choice: the index of the largest logit (the first one on ties) -------------------
@@ -220,11 +304,30 @@ def _advance(history, pos_t, n_prompt, token):  # type: ignore[no-untyped-def]
     pos_t.store(nxt)
 
 
+# The greedy pick over the LM head's per-block maxima (NB of them): the largest, and of the
+# blocks that have it the first one's index, so ties go to the lowest token as np.argmax.
+@ct.function
+def _pick(top, top_at, NB, V, BV):  # type: ignore[no-untyped-def]
+    best = ct.full((1,), NEG_INF, f32)
+    idx = ct.zeros((1,), i32)
+    for j in range(ct.cdiv(NB, BV)):
+        cols = j * BV + ct.arange(BV, i32)
+        t = ct.where(cols < NB, top.load_tile((1, BV), (0, j)).reshape((BV,)), NEG_INF)
+        m = ct.max(t, 0, keepdims=True)
+        at = top_at.load_tile((1, BV), (0, j)).reshape((BV,))
+        first = ct.min(ct.where((t == m) & (cols < NB), at, V), 0, keepdims=True)
+        better = m > best
+        idx = ct.where(better, first, idx)
+        best = ct.where(better, m, best)
+    return idx
+
+
 @ct.kernel
 def greedy_next(history: Mut[Tensor[i32, (-1,)]], pos_t: Mut[Tensor[i32, (1,)]],
-                n_prompt: Tensor[i32, (1,)], x: Tensor[f32, (1, -1)], V: Const[int],
+                n_prompt: Tensor[i32, (1,)], top: Tensor[f32, (1, -1)],
+                top_at: Tensor[i32, (1, -1)], NB: Const[int], V: Const[int],
                 BV: Const[int]) -> None:
-    _advance(history, pos_t, n_prompt, _argmax(x, V, BV))
+    _advance(history, pos_t, n_prompt, _pick(top, top_at, NB, V, BV))
 
 
 # -- sampling: temperature, top-k, top-p, then one draw of ct.rand (Philox) -------------------

@@ -55,22 +55,41 @@ class Sampling:
     seed: int = 0
 
 
+SMS = 132  # H200 SMs: a launch should bring a few blocks per SM
+
+
 @dataclass
 class Matrix:
-    """A weight matrix (N, K) on the device, with the GEMV tile shape that suits it."""
+    """A weight matrix (N, K) on the device, with the GEMV tiling that suits it: BN outputs by
+    BK inputs per tile, `splits` partial sums over K (when N / BN blocks are too few to keep
+    the GPU's memory busy) and the kernel's hints."""
     w: ct.HostTensor
     n: int
     bn: int
     bk: int
+    splits: int = 1
+    hints: dict[str, int] = field(default_factory=dict)
 
     @staticmethod
-    def on_device(w: ct.HostTensor) -> Matrix:
+    def on_device(w: ct.HostTensor, role: str = "plain") -> Matrix:
+        """Tilings measured on the H200 at the 0.6B and 4B shapes (bf16, f32 x; a sweep of
+        (BN, BK, splits, occupancy) per matrix, docs in examples/qwen3/README.md)."""
         n, kk = w.shape
-        return Matrix(w, n, min(pow2(n), 64), min(pow2(kk), 128))
+        bn, bk = min(pow2(n), 32), min(pow2(kk), 128 if role == "gate_up" else 256)
+        k_tiles, hints, s = -(-kk // bk), {}, 1
+        if role == "split":  # o and down: N = hidden is narrow
+            while s < 4 and -(-n // bn) * s < 2 * SMS and k_tiles >= 4 * s:
+                s *= 2
+            hints = {"occupancy": 3}
+        elif role == "gate_up":
+            hints = {"occupancy": 3}
+        elif kk >= 2048 and n <= 16384:  # qkv of the larger sizes
+            bk, hints = min(pow2(kk), 512), {"occupancy": 2}
+        return Matrix(w, n, bn, bk, s, hints)
 
     @staticmethod
-    def of(a: F32, dtype: str) -> Matrix:
-        return Matrix.on_device(ct.from_numpy(a, dtype=DTYPES[dtype]))
+    def of(a: F32, dtype: str, role: str = "plain") -> Matrix:
+        return Matrix.on_device(ct.from_numpy(a, dtype=DTYPES[dtype]), role)
 
 
 @dataclass
@@ -91,21 +110,23 @@ def _device_layer(w: Layer, dtype: str) -> DeviceLayer:
         return ct.from_numpy(np.ascontiguousarray(a, dtype=np.float32))
 
     return DeviceLayer(vec(w.input_norm), Matrix.of(np.concatenate([w.q, w.k, w.v]), dtype),
-                       vec(w.q_norm), vec(w.k_norm), Matrix.of(w.o, dtype), vec(w.post_norm),
-                       Matrix.of(w.gate, dtype), Matrix.of(w.up, dtype), Matrix.of(w.down, dtype))
+                       vec(w.q_norm), vec(w.k_norm), Matrix.of(w.o, dtype, "split"),
+                       vec(w.post_norm), Matrix.of(w.gate, dtype, "gate_up"),
+                       Matrix.of(w.up, dtype, "gate_up"), Matrix.of(w.down, dtype, "split"))
 
 
 class Qwen3:
     """A Qwen3 model on the device; `reset` makes the KV cache and the step's buffers."""
 
     def __init__(self, cfg: Qwen3Config, weights: Weights, dtype: str = "float32",
-                 cache_tile: int = CACHE_TILE) -> None:
+                 cache_tile: int = CACHE_TILE, grouped: bool = True) -> None:
         if dtype not in DTYPES:
             raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(DTYPES)}")
         self.cfg, self.dtype, self.cache_tile = cfg, dtype, cache_tile
+        self.grouped = grouped  # decode attention reads K/V once per kv head, not per q head
         suffix = "bf16" if dtype == "bfloat16" else "f32"
         self.kern = {name: getattr(k, f"{name}_{suffix}")
-                     for name in ("embed", "gemv", "gemv_residual", "gate_up")}
+                     for name in ("embed", "gemv", "lm_head", "gate_up")}
         self.embed = ct.from_numpy(weights.embed, dtype=DTYPES[dtype])
         self.lm_head = (Matrix.on_device(self.embed) if cfg.tie_word_embeddings
                         else Matrix.of(weights.lm_head, dtype))
@@ -114,7 +135,8 @@ class Qwen3:
         self.inv_freq = ct.from_numpy(rope_inv_freq(cfg.rope_theta, cfg.head_dim))
         self.buf: dict[str, ct.HostTensor] = {}
         self.links: list[Link] = []
-        self.cache_rows = 0
+        self.cache_rows = self.splits = 0
+        self.head_blocks = -(-cfg.vocab_size // self.lm_head.bn)  # the greedy pick's candidates
 
     def reset(self, prompt: list[int], max_new_tokens: int,
               sampling: Sampling | None = None) -> None:
@@ -130,14 +152,20 @@ class Qwen3:
         self.cache_rows = -(-seq // self.cache_tile) * self.cache_tile  # whole attention tiles
         cache = (c.num_key_value_heads, self.cache_rows, d)
         nh, nkv = c.num_attention_heads, c.num_key_value_heads
+        lay, g = self.layers[0], c.group if self.grouped else 1
+        self.splits = attention_splits(nh // g, self.cache_rows // self.attention_tile)
+        parts = (nh // g * self.splits, g)
         f32 = {"h": (1, c.hidden_size), "h2": (1, c.hidden_size), "x": (1, c.hidden_size),
                "qkv": (1, (nh + 2 * nkv) * d), "qk": (nh + nkv, d), "attn": (1, nh * d),
-               "act": (1, c.intermediate_size), "logits": (1, v),
+               "ao": (parts[0], g * d), "am": parts, "al": parts,
+               "po": (lay.o.splits, c.hidden_size), "pd": (lay.down.splits, c.hidden_size),
+               "act": (1, c.intermediate_size), "logits": (1, v), "top": (1, self.head_blocks),
                **{f"{kv}{i}": cache for i in range(len(self.layers)) for kv in "kv"}}
         self.buf = {name: ct.zeros(shape, ct.f32) for name, shape in f32.items()}
         history = np.zeros(seq, dtype=np.int32)
         history[:len(prompt)] = prompt
         self.buf |= {"history": ct.from_numpy(history), "pos": ct.zeros((1,), ct.i32),
+                     "top_at": ct.zeros((1, self.head_blocks), ct.i32),
                      "n_prompt": ct.from_numpy(np.array([len(prompt)], dtype=np.int32))}
         self.links = self._links(sampling or Sampling())
 
@@ -189,56 +217,98 @@ class Qwen3:
         return out
 
     # -- the launches of one step -------------------------------------------------------------
+    # h is the residual stream; a split projection leaves partial sums (po, pd) that the next
+    # add_rms_norm adds to the residual (into h2 or h) as it normalizes into x.
     def _links(self, s: Sampling) -> list[Link]:
         c, hp = self.cfg, (1, pow2(self.cfg.hidden_size))
-        out = [Link(self.kern["embed"], ("h",), (hp,), (self.embed, "history", "pos"))]
+        out = [Link(self.kern["embed"], ("h",), (hp,), (self.embed, "history", "pos")),
+               Link(k.rms_norm, ("x",), (hp,), ("h", self.layers[0].input_norm, c.rms_norm_eps),
+                    {"H": c.hidden_size})]
         for i, layer in enumerate(self.layers):
-            out += self._attention_links(i, layer) + self._mlp_links(layer)
-        out += [self._norm("h", self.norm), self._gemv("logits", self.lm_head, "x")]
+            after = self.layers[i + 1].input_norm if i + 1 < len(self.layers) else self.norm
+            out += self._attention_links(i, layer) + self._mlp_links(layer, after)
         v, hist = c.vocab_size, (self.buf["history"].shape[0],)
-        pick = (hist, (1,)), ("n_prompt", "logits")
-        consts = {"V": v, "BV": min(pow2(v), 1024)}
+        m = self.lm_head
         if s.temperature <= 0:
-            return [*out, Link(k.greedy_next, ("history", "pos"), *pick, consts)]
+            head = Link(self.kern["lm_head"], ("logits", "top", "top_at"),
+                        ((1, m.bn), (1, 1), (1, 1)), ("x", m.w), {"V": v, "BK": m.bk})
+            nb = self.head_blocks
+            return [*out, head, Link(k.greedy_next, ("history", "pos"), (hist, (1,)),
+                                     ("n_prompt", "top", "top_at"),
+                                     {"NB": nb, "V": v, "BV": min(pow2(nb), 1024)})]
         top_k = v if s.top_k <= 0 else min(s.top_k, v)
         scalars = (s.seed, 1.0 / s.temperature, top_k, s.top_p)
-        return [*out, Link(k.sample_next, ("history", "pos"), pick[0], pick[1] + scalars,
-                           consts)]
+        return [*out, self._gemv("logits", m, "x"),
+                Link(k.sample_next, ("history", "pos"), (hist, (1,)),
+                     ("n_prompt", "logits", *scalars), {"V": v, "BV": min(pow2(v), 1024)})]
 
-    def _gemv(self, y: str, m: Matrix, x: str, res: str | None = None) -> Link:
-        if res is None:
-            return Link(self.kern["gemv"], (y,), ((1, m.bn),), (x, m.w), {"BK": m.bk})
-        return Link(self.kern["gemv_residual"], (y,), ((1, m.bn),), (res, x, m.w), {"BK": m.bk})
+    def _gemv(self, y: str, m: Matrix, x: str) -> Link:
+        return Link(self._hinted("gemv", m), (y,), ((1, m.bn),), (x, m.w),
+                    {"S": m.splits, "BK": m.bk})
 
-    def _norm(self, h: str, w: ct.HostTensor) -> Link:
-        c = self.cfg
-        return Link(k.rms_norm, ("x",), ((1, pow2(c.hidden_size)),), (h, w, c.rms_norm_eps),
-                    {"H": c.hidden_size})
+    def _hinted(self, name: str, m: Matrix) -> Any:
+        kernel = self.kern[name]
+        return kernel.with_hints(**m.hints) if m.hints else kernel
+
+    def _add_norm(self, h: str, res: str, parts: str, w: ct.HostTensor) -> Link:
+        c, hp = self.cfg, (1, pow2(self.cfg.hidden_size))
+        return Link(k.add_rms_norm, (h, "x"), (hp, hp), (res, parts, w, c.rms_norm_eps),
+                    {"H": c.hidden_size, "S": self.buf[parts].shape[0]})
 
     def _attention_links(self, i: int, layer: DeviceLayer) -> list[Link]:
         c, d = self.cfg, self.cfg.head_dim
         nh, nkv = c.num_attention_heads, c.num_key_value_heads
         kc, vc = f"k{i}", f"v{i}"
         return [
-            self._norm("h", layer.input_norm),
             self._gemv("qkv", layer.qkv, "x"),
             Link(k.qk_norm_rope, ("qk",), ((1, d),), ("qkv", layer.q_norm, layer.k_norm,
                  self.inv_freq, "pos", c.rms_norm_eps), {"NH": nh}),
             Link(k.kv_append, (kc, vc), ((1, self.cache_rows, d),) * 2, ("qk", "qkv", "pos"),
                  {"NH": nh, "NKV": nkv}),
-            Link(k.decode_attention, ("attn",), ((1, d),), ("qk", kc, vc, "pos", d ** -0.5),
-                 {"G": c.group, "BN": self.cache_tile}),
-            self._gemv("h2", layer.o, "attn", res="h"),
+            self._attention("ao", "am", "al", kc, vc),
+            Link(k.attention_merge, ("attn",), ((1, d),), ("ao", "am", "al"),
+                 {"G": c.group if self.grouped else 1, "S": self.splits}),
+            self._gemv("po", layer.o, "attn"),
+            self._add_norm("h2", "h", "po", layer.post_norm),
         ]
 
-    def _mlp_links(self, layer: DeviceLayer) -> list[Link]:
+    def _attention(self, *names: str) -> Link:
+        c, d = self.cfg, self.cfg.head_dim
+        consts = {"S": self.splits, "BN": self.attention_tile}
+        args = ("qk", *names[3:], "pos", d ** -0.5)
+        if self.grouped:
+            g = c.group
+            return Link(k.decode_attention_gqa, names[:3], ((1, g * d), (1, g), (1, g)), args,
+                        consts)
+        return Link(k.decode_attention, names[:3], ((1, d), (1, 1), (1, 1)), args,
+                    {**consts, "G": c.group})
+
+    @property
+    def attention_tile(self) -> int:
+        """Cache rows per step of decode attention: the grouped form holds G x BN x D products
+        at once, so fewer rows when G is large."""
+        if not self.grouped:
+            return self.cache_tile
+        return max(8, min(self.cache_tile, 64 // pow2(self.cfg.group)))
+
+    def _mlp_links(self, layer: DeviceLayer, after: ct.HostTensor) -> list[Link]:
         m = layer.gate
         return [
-            self._norm("h2", layer.post_norm),
-            Link(self.kern["gate_up"], ("act",), ((1, m.bn),), ("x", m.w, layer.up.w),
+            Link(self._hinted("gate_up", m), ("act",), ((1, m.bn),), ("x", m.w, layer.up.w),
                  {"BK": m.bk}),
-            self._gemv("h", layer.down, "act", res="h2"),
+            self._gemv("pd", layer.down, "act"),
+            self._add_norm("h", "h2", "pd", after),
         ]
+
+
+def attention_splits(heads: int, tiles: int) -> int:
+    """Parts of the cache per head in decode attention: a power of two (the merge loads them as
+    one tile), at most one block per SM (more were slower on the H200: 32 heads at a 1k
+    context took 9.3 us in 4 parts, 12.4 in 8, 13.6 in 16, 25.1 in 1) and cache tile."""
+    s = 1
+    while heads * 2 * s <= SMS and 2 * s <= tiles:
+        s *= 2
+    return s
 
 
 def rope_inv_freq(theta: float, d: int) -> F32:

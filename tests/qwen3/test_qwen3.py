@@ -21,7 +21,15 @@ import checkpoint  # noqa: E402
 import reference  # noqa: E402
 from config import ConfigError, load_config, parse_config  # noqa: E402
 from generate import generate  # noqa: E402
-from kernels import argmax_row, kv_append, sample_next  # noqa: E402
+from kernels import (  # noqa: E402
+    add_rms_norm,
+    argmax_row,
+    gemv_f32,
+    greedy_next,
+    kv_append,
+    lm_head_f32,
+    sample_next,
+)
 from model import Qwen3, Sampling  # noqa: E402
 from weights import WeightsError, load_weights  # noqa: E402
 
@@ -100,6 +108,18 @@ def test_graph_and_eager_give_the_same_tokens(tmp_path: Path, sampling: Sampling
     graph = generate(engine, PROMPT, 12, sampling).tokens
     assert generate(engine, PROMPT, 12, sampling, eager=True).tokens == graph
     assert len(set(graph)) > 2
+
+
+def test_both_attention_forms_give_the_reference_tokens(tmp_path: Path) -> None:
+    """Decode attention per query head and grouped per kv head (G = 4 here), each split in
+    parts over the cache (an 8-row tile: 16 positions span two) and merged."""
+    cfg, tensors = _make(tmp_path, False, 1, "F32", {"num_attention_heads": 8})
+    c = load_config(tmp_path)
+    want = reference.greedy(cfg, tensors, PROMPT, 12)
+    for grouped in (False, True):
+        engine = Qwen3(c, load_weights(tmp_path, c), cache_tile=8, grouped=grouped)
+        assert generate(engine, PROMPT, 12).tokens == want
+        assert engine.splits > 1 and c.group == 4
 
 
 def test_top_k_1_is_greedy_and_a_seed_repeats(tmp_path: Path) -> None:
@@ -187,6 +207,48 @@ def test_greedy_argmax_kernel(vocab: int, hot: int) -> None:
     assert int(out.unpartition().numpy()[0]) == hot == int(np.argmax(x))
 
 
+def test_split_gemv_partial_sums_add_up_in_the_norm() -> None:
+    """o/down projections split over K: S rows of partial sums (K tiles s, s + S, ...; 1000 is
+    not a tile multiple) that add_rms_norm adds to the residual before normalizing."""
+    rng = np.random.default_rng(7)
+    w, x, res = (rng.standard_normal(sh, dtype=np.float32) for sh in ((40, 1000), (1, 1000),
+                                                                        (1, 40)))
+    parts, *_ = gemv_f32(ct.zeros((4, 40), ct.f32).partition((1, 16)), ct.from_numpy(x),
+                         ct.from_numpy(w), S=4, BK=64).sync()
+    p = parts.unpartition()
+    np.testing.assert_allclose(p.numpy().sum(0), (x @ w.T)[0], rtol=1e-4, atol=1e-3)
+    h, out, *_ = add_rms_norm(ct.zeros((1, 40), ct.f32).partition((1, 64)),
+                              ct.zeros((1, 40), ct.f32).partition((1, 64)), ct.from_numpy(res),
+                              p, ct.from_numpy(np.full(64, 2.0, np.float32)), 1e-6, H=40,
+                              S=4).sync()
+    want = res + x @ w.T
+    np.testing.assert_allclose(h.unpartition().numpy(), want, rtol=1e-4, atol=1e-3)
+    norm = want / np.sqrt((want * want).mean() + 1e-6) * 2.0
+    np.testing.assert_allclose(out.unpartition().numpy(), norm, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("hot", [996, 500, 31, 32])
+def test_lm_head_block_maxima_give_the_first_argmax(hot: int) -> None:
+    """The head's per-block (max, index) pairs and the pick over them: all logits negative
+    (lanes past the vocabulary must not win), two equal maxima in different blocks or at a
+    block's edge (the first wins, as np.argmax)."""
+    v, bn = 997, 32
+    nb = -(-v // bn)
+    w = -1.0 - np.random.default_rng(hot).random((v, 8), dtype=np.float32)
+    w[hot] = w[v - 1] = -0.25
+    x = np.ones((1, 8), np.float32)
+    logits, top, top_at, *_ = lm_head_f32(
+        ct.zeros((1, v), ct.f32).partition((1, bn)), ct.zeros((1, nb), ct.f32).partition((1, 1)),
+        ct.zeros((1, nb), ct.i32).partition((1, 1)), ct.from_numpy(x), ct.from_numpy(w), V=v,
+        BK=8).sync()
+    np.testing.assert_allclose(logits.unpartition().numpy(), x @ w.T, rtol=1e-6)
+    hist, _ = greedy_next(ct.zeros((4,), ct.i32).partition((4,)),
+                          ct.zeros((1,), ct.i32).partition((1,)),
+                          ct.from_numpy(np.array([0], np.int32)), top.unpartition(),
+                          top_at.unpartition(), NB=nb, V=v, BV=16).sync()[:2]
+    assert int(hist.unpartition().numpy()[1]) == hot == int(np.argmax(x @ w.T))
+
+
 def test_config_reads_hf_keys_and_defaults() -> None:
     c = parse_config({**checkpoint.TINY, "head_dim": None, "num_key_value_heads": None})
     assert (c.head_dim, c.num_key_value_heads, c.group) == (128, 4, 1)  # HF's defaults
@@ -238,9 +300,9 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
     per block)."""
     _make(tmp_path, True, 1, "F32", {"hidden_size": 96, "vocab_size": 997})
     c = load_config(tmp_path)
-    engine = Qwen3(c, load_weights(tmp_path, c), dtype)
     names: set[str] = set()
-    for sampling in (Sampling(), Sampling(0.7, 40, 0.9)):
+    for sampling, grouped in ((Sampling(), True), (Sampling(0.7, 40, 0.9), False)):
+        engine = Qwen3(c, load_weights(tmp_path, c), dtype, grouped=grouped)
         engine.reset([1, 2], 6, sampling)
         for ln in engine.links:
             mut = (ct.meta(engine.buf[o].shape, engine.buf[o].dtype).partition(t)
@@ -253,9 +315,9 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
                 assert "offset" not in compiled.tileir
                 assert compiled.tileir.count("make_tensor_view") == 5  # one per tensor
     suffix = "bf16" if dtype == "bfloat16" else "f32"
-    assert names == {"rms_norm", "qk_norm_rope", "kv_append", "decode_attention",
-                     "greedy_next", "sample_next",
-                     *(f"{n}_{suffix}" for n in ("embed", "gemv", "gemv_residual", "gate_up"))}
+    assert names == {"rms_norm", "add_rms_norm", "qk_norm_rope", "kv_append",
+                     "decode_attention", "decode_attention_gqa", "attention_merge", "greedy_next", "sample_next",
+                     *(f"{n}_{suffix}" for n in ("embed", "gemv", "lm_head", "gate_up"))}
 
 
 # -- on the GPU machine: the same weights in transformers --------------------------------------
