@@ -130,17 +130,23 @@ def test_engine_functions_on_a_tiny_checkpoint(tmp_path: Path) -> None:
 @pytest.mark.gpu
 def test_transformers_peers_and_the_profile_on_the_gpu(tmp_path: Path) -> None:
     """The peers' decode loops (eager and torch.compile over a static cache) and the kernel
-    table of one graph step, on a tiny checkpoint: rates above zero and the step's kernels."""
+    table of one graph step, on a tiny bf16 checkpoint saved by transformers: rates above zero
+    and a table with the step's kernels in it."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    _tiny_checkpoint(tmp_path)
-    hf = transformers.Qwen3ForCausalLM.from_pretrained(tmp_path, torch_dtype=torch.bfloat16)
-    hf = hf.to("cuda").eval()
+    torch.manual_seed(0)
+    cfg = transformers.Qwen3Config(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                   num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+                                   vocab_size=1000, tie_word_embeddings=True,
+                                   max_position_embeddings=512, torch_dtype="bfloat16")
+    hf = transformers.Qwen3ForCausalLM(cfg).to("cuda", torch.bfloat16).eval()
+    hf.save_pretrained(tmp_path)
     assert qd.hf_rate(torch, transformers, hf, 40, 8, False) > 0
     row: dict[str, Any] = {}
     qd.guarded(row, "compiled", lambda: qd.hf_rate(torch, transformers, hf, 40, 8, True))
     assert row["compiled"] is not None and row["compiled"] > 0, row.get("compiled_error")
-    prof = qd.kernel_profile(qd.load_engine(tmp_path), 40)
-    assert prof and all(r["calls_per_step"] > 0 and r["us_per_step"] >= 0 for r in prof)
-    names = " ".join(r["kernel"] for r in prof)
-    assert "attention" in names and "rms_norm" in names
+    model = qd.load_engine(tmp_path)
+    assert qd.engine_prefill_s(model, 40) > 0
+    prof = qd.kernel_profile(model, 40)
+    assert len(prof) >= 5 and all(r["calls_per_step"] > 0 for r in prof)
+    assert sum(r["us_per_step"] for r in prof) > 0
