@@ -64,12 +64,15 @@ class Plan:
                          (m.embed, "history"))]
         for i, layer in enumerate(m.layers):
             out += self._attention(i, layer) + self._mlp(layer)
-        head = m.lm_head.w
+        head, pick = m.lm_head.w, m.links[-1]
+        if pick.outs != ("history", "pos") or "logits" not in pick.args:
+            raise RuntimeError("prefill: the step's last launch is not the pick of the next "
+                               "token from 'logits' (it writes history and pos)")
         return [*out,
                 self.Link(pk.rms_norm_row_at, ("pf_last",), ((1, hp),),
                           ("pf_h", m.norm, self.rows - 1, c.rms_norm_eps), {"H": c.hidden_size}),
                 self._gemm("logits", head, "pf_last", bm=16),
-                m.links[-1]]  # the step's pick, at pos = rows - 1
+                pick]  # the step's own pick, at pos = rows - 1
 
     def _gemm(self, y: str, w: ct.HostTensor, x: str, res: str | None = None,
               bm: int | None = None) -> Link:
