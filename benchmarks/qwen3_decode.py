@@ -1,17 +1,21 @@
 """Qwen3 batch-1 decode on the device (BENCHMARKS row 10): tokens/s of the engine's graph path
 (one CUDA graph replay per step), its eager path (one synced launch at a time) and HF
-transformers (static cache; with --hf-compile also torch.compile), and the fraction of the HBM
-roofline: (weight + KV bytes read per token) / time against a measured copy bandwidth.
+transformers (a static KV cache, one forward per token; with --hf-compile that forward is
+`torch.compile(mode="reduce-overhead", fullgraph=True)`), the fraction of the HBM roofline
+((weight + KV bytes read per token) / time against a measured copy bandwidth), the engine's
+batched prefill of the context, and with --profile the kernels of one decode step.
 
     python benchmarks/qwen3_decode.py [--sizes 0.6B,1.7B,4B] [--context 1024] [--tokens 64]
-        [--hf-compile] [--json out.json]
+        [--hf-compile] [--profile] [--json out.json]
 
 Each size is a seeded random `Qwen3ForCausalLM` (bf16) saved with `save_pretrained` to a
 temporary directory, then loaded by the engine with `--dtype bfloat16` (bf16 matrices, f32
 activations and KV cache). Decode is timed from position `context` on: the engine skips its
-prefill (the cache rows before it are zeros: the work per token is the same), transformers
-prefills `context` random tokens and is timed on the tokens after the first. Needs a GPU, torch
-and transformers; nothing is downloaded.
+prefill (the cache rows before it are zeros: the work per token is the same); transformers
+prefills `context` random tokens into its static cache (not timed), then runs a warm-up and is
+timed over `tokens` single-token forwards with the greedy pick on the device (one sync at the
+end). A torch.compile failure is recorded in the row (`hf_compile_error`), not raised. Needs a
+GPU, torch and transformers; nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -21,15 +25,16 @@ import json
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples" / "qwen3"))
+ENGINE = ROOT / "examples" / "qwen3"  # on sys.path only once an engine is loaded
 
-from config import load_config  # noqa: E402
-from model import Qwen3  # noqa: E402
-from weights import load_weights  # noqa: E402
+if TYPE_CHECKING:
+    from model import Qwen3
 
 SHAPES: dict[str, dict[str, Any]] = {  # the published Qwen3 config.json shapes
     "0.6B": {"hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
@@ -66,6 +71,22 @@ def make_checkpoint(torch: Any, transformers: Any, size: str, path: Path) -> Any
     return hf
 
 
+def shape_config(size: str) -> SimpleNamespace:
+    """The config.json numbers of a size, as attributes (what bytes_per_token reads)."""
+    return SimpleNamespace(**SHAPES[size], **COMMON)
+
+
+def load_engine(path: str | Path) -> Qwen3:
+    if str(ENGINE) not in sys.path:
+        sys.path.insert(0, str(ENGINE))
+    from config import load_config
+    from model import Qwen3
+    from weights import load_weights
+
+    cfg = load_config(path)
+    return Qwen3(cfg, load_weights(path, cfg), "bfloat16")
+
+
 def bytes_per_token(cfg: Any, context: int) -> int:
     """The bf16 matrices (and the tied LM head) plus the f32 K and V rows read at `context`."""
     h, d, i = cfg.hidden_size, cfg.head_dim, cfg.intermediate_size
@@ -99,26 +120,140 @@ def engine_rate(model: Qwen3, context: int, tokens: int, eager: bool) -> tuple[f
     return (tokens - 1) / dt, model.tokens(context, tokens + 1)
 
 
-def hf_rate(torch: Any, hf: Any, context: int, tokens: int, compiled: bool) -> float:
-    if compiled:
-        hf.forward = torch.compile(hf.forward, mode="reduce-overhead", fullgraph=True)
-    hf.generation_config.eos_token_id = None
+def engine_prefill_s(model: Qwen3, context: int) -> float:
+    """Seconds of the engine's batched prefill of a `context`-token prompt, up to its first
+    token read back (the second of two runs: the first compiles)."""
+    prompt = [(7919 * i + 1) % model.cfg.vocab_size for i in range(context)]
+    times = []
+    for _ in range(2):
+        model.reset(prompt, 2)
+        t0 = time.perf_counter()
+        model.prefill()
+        model.tokens(context, 1)
+        times.append(time.perf_counter() - t0)
+    return times[-1]
+
+
+def static_cache(torch: Any, transformers: Any, hf: Any, length: int) -> Any:
+    """A transformers StaticCache of `length` positions (the constructor's keywords changed
+    across versions: max_batch_size/device/dtype are gone in the newer ones)."""
+    try:
+        return transformers.StaticCache(config=hf.config, max_batch_size=1, max_cache_len=length,
+                                        device="cuda", dtype=torch.bfloat16)
+    except TypeError:
+        return transformers.StaticCache(config=hf.config, max_cache_len=length)
+
+
+def hf_rate(torch: Any, transformers: Any, hf: Any, context: int, tokens: int,
+            compiled: bool) -> float:
+    """transformers' decode tokens/s: a static cache prefilled with `context` random tokens,
+    then one forward per token (`compiled`: torch.compile reduce-overhead, fullgraph), the
+    greedy pick and the position kept on the device; timed after a warm-up."""
+    warm = 4 if compiled else 2
+    cache = static_cache(torch, transformers, hf, context + warm + tokens + 4)
     ids = torch.randint(0, hf.config.vocab_size, (1, context), device="cuda",
                         generator=torch.Generator("cuda").manual_seed(1))
-    kw = {"do_sample": False, "cache_implementation": "static",
-          "attention_mask": torch.ones_like(ids)}
 
-    def run(n: int) -> float:
+    def forward(tok: Any, position: Any) -> Any:
+        logits = hf(tok, past_key_values=cache, use_cache=True, cache_position=position,
+                    return_dict=False)[0]
+        return logits[:, -1:].argmax(-1)
+
+    step = torch.compile(forward, mode="reduce-overhead", fullgraph=True) if compiled \
+        else forward
+    mark = getattr(getattr(torch, "compiler", None), "cudagraph_mark_step_begin", None)
+
+    def one(tok: Any, position: Any) -> Any:
+        if compiled and mark is not None:
+            mark()  # a new step: the last replay's outputs may be overwritten
+        return step(tok, position).clone()  # cloned: cudagraph outputs are reused
+
+    with torch.no_grad():
+        position = torch.arange(context, device="cuda")
+        tok = forward(ids, position)  # the prefill, eager, not timed
+        position = position[-1:] + 1
+        for _ in range(warm):  # warm-up (and compile)
+            tok, position = one(tok, position), position + 1
         torch.cuda.synchronize()
         t0 = time.perf_counter()
-        with torch.no_grad():
-            hf.generate(ids, max_new_tokens=n, min_new_tokens=n, **kw)
+        for _ in range(tokens):
+            tok, position = one(tok, position), position + 1
         torch.cuda.synchronize()
-        return time.perf_counter() - t0
+    return tokens / (time.perf_counter() - t0)
 
-    run(tokens)  # warm-up (and compile)
-    one, many = run(1), run(tokens + 1)
-    return tokens / (many - one)
+
+def kernel_profile(model: Qwen3, context: int, steps: int = 5) -> list[dict[str, Any]]:
+    """Per kernel of one graph-replayed decode step at `context` (torch.profiler, CUDA
+    activity): its name, launches per step and microseconds per step, slowest first."""
+    from torch.profiler import ProfilerActivity, profile
+
+    model.reset([1] * context, steps + 4)
+    model.skip_to(context - 1)
+    graph = model.capture()
+    graph.replay()
+    model.tokens(context, 1)
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            graph.replay()
+        model.tokens(context, 1)
+    graph.sync()
+    agg: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for e in prof.events():
+        if e.device_type.name == "CUDA":
+            us = getattr(e, "device_time_total", None)
+            agg[e.name][0] += float(e.cuda_time_total if us is None else us)
+            agg[e.name][1] += 1
+    rows = [{"kernel": name, "calls_per_step": round(n / steps, 2), "us_per_step": t / steps}
+            for name, (t, n) in agg.items()]
+    return sorted(rows, key=lambda r: -float(r["us_per_step"]))
+
+
+def print_profile(size: str, prof: list[dict[str, Any]]) -> None:
+    total = sum(float(r["us_per_step"]) for r in prof)
+    print(f"{size}: kernel time of one decode step {total:.1f} us")
+    print(f"  {'us/step':>9}  {'calls':>6}  kernel")
+    for r in prof:
+        print(f"  {r['us_per_step']:9.1f}  {r['calls_per_step']:6g}  {r['kernel'][:80]}")
+
+
+def guarded(row: dict[str, Any], key: str, fn: Any) -> None:
+    """row[key] = fn(); an exception is recorded as row[key + '_error'] instead."""
+    try:
+        row[key] = fn()
+    except Exception as exc:  # a peer that fails here is a row entry, not a crash
+        row[key] = None
+        row[f"{key}_error"] = f"{exc.__class__.__name__}: {exc}"[:400]
+
+
+def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
+            hf_compile: bool, profile: bool, bw: float) -> dict[str, Any]:
+    """One size's row: every number of the table (and the profile when asked)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        hf = make_checkpoint(torch, transformers, size, Path(tmp))
+        model = load_engine(tmp)
+        setup = time.perf_counter() - t0
+    row: dict[str, Any] = {"size": size, "context": context, "setup_s": round(setup, 1)}
+    row["graph_tok_s"], graph_tokens = engine_rate(model, context, tokens, False)
+    row["eager_tok_s"], eager_tokens = engine_rate(model, context, tokens, True)
+    row["graph_equals_eager"] = graph_tokens == eager_tokens
+    guarded(row, "prefill_s", lambda: engine_prefill_s(model, context))
+    guarded(row, "hf_eager_tok_s", lambda: hf_rate(torch, transformers, hf, context, tokens,
+                                                    False))
+    if hf_compile:
+        guarded(row, "hf_compile_tok_s", lambda: hf_rate(torch, transformers, hf, context,
+                                                          tokens, True))
+    roof = bw / bytes_per_token(model.cfg, context)
+    row["roofline_tok_s"] = roof
+    row["graph_frac_roofline"] = row["graph_tok_s"] / roof
+    for peer in ("hf_eager", "hf_compile"):
+        if row.get(f"{peer}_tok_s"):
+            row[f"graph_over_{peer}"] = row["graph_tok_s"] / row[f"{peer}_tok_s"]
+    if profile:
+        guarded(row, "profile", lambda: kernel_profile(model, context))
+    del hf, model
+    torch.cuda.empty_cache()
+    return row
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,33 +265,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--context", type=int, default=1024)
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--hf-compile", action="store_true", help="also HF with torch.compile")
+    p.add_argument("--profile", action="store_true", help="per-kernel times of one step")
     p.add_argument("--json", help="write the rows here too")
     args = p.parse_args(argv)
     bw = copy_bandwidth(torch)
     print(f"BW* (2 GiB copy): {bw / 1e12:.2f} TB/s")
     rows = []
     for size in args.sizes.split(","):
-        with tempfile.TemporaryDirectory() as tmp:
-            t0 = time.perf_counter()
-            hf = make_checkpoint(torch, transformers, size, Path(tmp))
-            cfg = load_config(tmp)
-            model = Qwen3(cfg, load_weights(tmp, cfg), "bfloat16")
-            setup = time.perf_counter() - t0
-        row: dict[str, Any] = {"size": size, "context": args.context, "setup_s": round(setup, 1)}
-        row["graph_tok_s"], graph_tokens = engine_rate(model, args.context, args.tokens, False)
-        row["eager_tok_s"], eager_tokens = engine_rate(model, args.context, args.tokens, True)
-        row["graph_equals_eager"] = graph_tokens == eager_tokens
-        row["hf_static_tok_s"] = hf_rate(torch, hf, args.context, args.tokens, False)
-        if args.hf_compile:
-            row["hf_compile_tok_s"] = hf_rate(torch, hf, args.context, args.tokens, True)
-        roof = bw / bytes_per_token(cfg, args.context)
-        row["roofline_tok_s"] = roof
-        row["graph_frac_roofline"] = row["graph_tok_s"] / roof
+        row = measure(torch, transformers, size, args.context, args.tokens, args.hf_compile,
+                      args.profile, bw)
         rows.append(row)
-        print(json.dumps({k: round(v, 3) if isinstance(v, float) else v
-                          for k, v in row.items()}), flush=True)
-        del hf, model
-        torch.cuda.empty_cache()
+        if isinstance(row.get("profile"), list):
+            print_profile(size, row["profile"])
+        print(json.dumps({k: round(v, 4) if isinstance(v, float) else v
+                          for k, v in row.items() if k != "profile"}), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps({"bw": bw, "rows": rows}, indent=1))
     return 0

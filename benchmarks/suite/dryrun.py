@@ -23,11 +23,13 @@ ROW_MODULES = {"ceilings": "ceilings", "vector_add": "vector_add", "gemm": "gemm
                "softmax": "rowwise", "rmsnorm": "rowwise", "layernorm": "rowwise",
                "attention": "attention", "gemv": "gemv", "host_overhead": "host_overhead",
                "safety": "safety", "fp8_gemm": "fp8_gemm", "attention_bwd": "attention_bwd",
-               "cross_entropy": "cross_entropy", "softmax_rows": "softmax_rows"}
+               "cross_entropy": "cross_entropy", "softmax_rows": "softmax_rows",
+               "qwen3_decode": "qwen3_decode"}
 # first-call cost guesses (s) per variant, to estimate the wall time before anything runs
 COMPILE_GUESS = {"cutile": 0.6, "triton": 1.5, "cuda.tile": 0.8, "torch": 0.05,
                  "torch.compile": 25.0, "ceiling": 0.05}
 BW, TF = 4.3e12, 7.9e14
+DECODE_GUESS_S = 150.0  # row 10 per size: checkpoint, engine compile, torch.compile, timings
 
 
 def row_variants(case: Case) -> list[tuple[str, str]]:
@@ -153,6 +155,8 @@ def estimate_s(plan: list[Case], cfg: SuiteConfig) -> tuple[float, dict[str, flo
             t += len(vs) * 5 * case.params["launches"] * 10e-6
         elif case.metric_name == "us/kernel":
             t += len(vs) * 0.2
+        elif case.metric_name == "tok/s":  # a checkpoint, the engine's and torch's compiles
+            t += DECODE_GUESS_S
         else:
             t += 2 * 3.0  # two fresh processes importing cutile and compiling
         t += sum(COMPILE_GUESS.get(i, 0.5) for i, _ in vs)

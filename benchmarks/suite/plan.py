@@ -151,6 +151,23 @@ def _softmax_rows(quick: bool) -> list[Case]:
             for m, n in shapes]
 
 
+QWEN3_SIZES = ("0.6B", "1.7B", "4B")
+QWEN3_CONTEXT = 1024
+
+
+def _qwen3_decode(quick: bool) -> list[Case]:
+    """Row 10: batch-1 decode of the Qwen3 engine (examples/qwen3) in tokens/s at a 1k-token
+    context, seeded random weights at the published shapes. Bytes: what one token must read,
+    the bf16 matrices (the tied LM head once) and the f32 K and V rows of the context, so
+    BW* / bytes is the HBM roofline in tokens/s. --quick: 0.6B only, fewer timed tokens."""
+    from ..qwen3_decode import bytes_per_token, shape_config
+
+    return [Case(10, "qwen3_decode", f"Qwen3-{size} ctx {QWEN3_CONTEXT}", "bf16",
+                 {"size": size, "context": QWEN3_CONTEXT, "tokens": 32 if quick else 64},
+                 bytes=bytes_per_token(shape_config(size), QWEN3_CONTEXT), metric_name="tok/s")
+            for size in (QWEN3_SIZES[:1] if quick else QWEN3_SIZES)]
+
+
 ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
     "ceilings": (0, _ceilings),
     "vector_add": (1, _vector_add),
@@ -162,6 +179,7 @@ ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
     "gemv": (7, _gemv),
     "host_overhead": (8, _host_overhead),
     "safety": (9, _safety),
+    "qwen3_decode": (10, _qwen3_decode),
     "fp8_gemm": (11, _fp8_gemm),
     "attention_bwd": (12, _attention_bwd),
     "cross_entropy": (13, _cross_entropy),
@@ -169,10 +187,16 @@ ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
 }
 
 
+# rows that run only when named with --only: row 10 takes ~2.5 minutes per size (checkpoints,
+# compiles, torch.compile), which would push the suite past one device command's 10 minutes
+OPT_IN = frozenset({"qwen3_decode"})
+
+
 def build_plan(quick: bool, only: list[str] | None = None) -> list[Case]:
-    """Every case to run, in suite order. Ceilings always run: every ratio needs them."""
+    """Every case to run, in suite order (the OPT_IN rows only when named in `only`).
+    Ceilings always run: every ratio needs them."""
     unknown = [n for n in only or [] if n not in ROWS]
     if unknown:
         raise ValueError(f"unknown row(s) {unknown}; choose from {', '.join(ROWS)}")
-    names = [n for n in ROWS if not only or n in only or n == "ceilings"]
+    names = [n for n in ROWS if (n in only if only else n not in OPT_IN) or n == "ceilings"]
     return [c for n in names for c in ROWS[n][1](quick)]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 # metric names whose larger values are better; any other metric is a time (smaller wins)
-HIGHER_IS_BETTER = {"TB/s", "TFLOP/s"}
+HIGHER_IS_BETTER = {"TB/s", "TFLOP/s", "tok/s"}
 STATUSES = ("ok", "skipped", "failed", "wrong", "suspect")
 
 

@@ -238,9 +238,26 @@ def _row_walk(row: int, kernel: str, peers: tuple[str, ...]) -> Callable[[Result
     return evaluate
 
 
+def _qwen3_decode(res: Results) -> list[Check]:
+    """Row 10: the graph path >= 0.80 of the HBM roofline at 4B (smaller models read too few
+    bytes per kernel to get near it) and >= 1.5x transformers + torch.compile at every size.
+    A torch.compile that failed leaves the second target not evaluated (never compared with
+    eager transformers instead: that would flatter the engine)."""
+    out = []
+    for shape, _ in res.shapes(10):
+        ours = best(res.select(10, shape, "cutile", variant="graph"))
+        if any(r.params.get("size") == "4B" for r in res.select(10, shape)):
+            out.append(_ratio(10, "qwen3_decode", shape, "cutile graph / HBM roofline", ours,
+                              res.best(10, shape, "roofline"), 0.80))
+        out.append(_ratio(10, "qwen3_decode", shape, "cutile graph / transformers + compile",
+                          ours, res.best(10, shape, "transformers.compile"), 1.5))
+    return out
+
+
 EVALUATORS: dict[int, Callable[[Results], list[Check]]] = {
     1: _vector_add, 2: _gemm, 3: _softmax, 4: _rmsnorm, 5: _layernorm, 6: _attention,
-    7: _gemv, 8: _host_overhead, 9: _safety, 11: _fp8_gemm, 12: _attention_bwd,
+    7: _gemv, 8: _host_overhead, 9: _safety, 10: _qwen3_decode, 11: _fp8_gemm,
+    12: _attention_bwd,
     13: _row_walk(13, "cross_entropy", ("torch", "torch.compile", "triton")),
     14: _row_walk(14, "softmax_rows", ("torch", "triton")),
 }

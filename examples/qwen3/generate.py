@@ -2,11 +2,13 @@
 
     python examples/qwen3/generate.py --model DIR --prompt-ids 1,2,3 --max-new-tokens N \
         [--dtype float32|bfloat16] [--temperature T --top-k K --top-p P --seed S] [--eager] \
-        [--json]
+        [--step-prefill] [--json]
 
 DIR is a Hugging Face checkpoint directory (config.json and *.safetensors). Runs on the GPU when
 there is one, otherwise on the interpreter (tiny configs); CUTILE_BACKEND forces one. Each step
 is one replay of a captured graph; --eager launches the kernels one by one instead (debugging).
+The prompt is prefilled in one batched pass (GEMMs and causal attention over all its rows);
+--step-prefill runs one decode step per prompt token instead (the older path, for comparison).
 """
 
 from __future__ import annotations
@@ -34,13 +36,19 @@ class Result:
 
 
 def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
-             sampling: Sampling = GREEDY, eager: bool = False) -> Result:
-    """Prefill is the step over the prompt's positions (its picks are the prompt's own tokens);
-    then max_new_tokens - 1 decode steps. The tokens are read back once, at the end."""
+             sampling: Sampling = GREEDY, eager: bool = False,
+             step_prefill: bool = False) -> Result:
+    """The prompt in one batched prefill (GEMMs and attention over its rows; `step_prefill`:
+    one decode step per prompt token instead), which picks the first new token; then
+    max_new_tokens - 1 decode steps. The decode rate is timed over the steps after the first
+    (that one captures the graph). The tokens are read back once, at the end."""
     model.reset(prompt, max_new_tokens, sampling)
-    n = len(prompt)
+    n, steps = len(prompt), max_new_tokens - 1
     t0 = time.perf_counter()
-    if eager:
+    graph = None
+    if not step_prefill:
+        model.prefill(eager)
+    elif eager:
         model.run_eager(n)
     else:
         graph = model.capture()  # runs the step at position 0
@@ -48,15 +56,25 @@ def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
             graph.replay()
     model.tokens(n, 1)  # waits for the first new token
     prefill_s = time.perf_counter() - t0
+    if steps and graph is None:  # the first decode step (with the capture): not timed
+        if eager:
+            model.run_eager(1)
+        else:
+            graph = model.capture()
+        steps -= 1
+    model.tokens(n, 1)
     t1 = time.perf_counter()
     if eager:
-        model.run_eager(max_new_tokens - 1)
+        model.run_eager(steps)
     else:
-        for _ in range(max_new_tokens - 1):
+        for _ in range(steps):
+            assert graph is not None
             graph.replay()
+    model.tokens(n, 1)  # waits
+    decode_s = time.perf_counter() - t1
+    if graph is not None:
         graph.sync()
     tokens = model.tokens(n, max_new_tokens)
-    steps, decode_s = max_new_tokens - 1, time.perf_counter() - t1
     return Result(tokens, prefill_s, steps / decode_s if steps else None)
 
 
@@ -71,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--top-p", type=float, default=1.0, help="then from mass P of those")
     p.add_argument("--seed", type=int, default=0, help="the Philox key of the draws")
     p.add_argument("--eager", action="store_true", help="launch one by one, no graph")
+    p.add_argument("--step-prefill", action="store_true",
+                   help="prefill with one decode step per prompt token (not batched)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
     try:
@@ -88,8 +108,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"token id {t} is outside the vocabulary "
                                  f"(0..{cfg.vocab_size - 1})")
         # compiles every kernel, so the timings below exclude the JIT
-        generate(model, prompt[:1], 1, sampling, args.eager)
-        result = generate(model, prompt, args.max_new_tokens, sampling, args.eager)
+        generate(model, prompt, 2, sampling, args.eager, args.step_prefill)
+        result = generate(model, prompt, args.max_new_tokens, sampling, args.eager,
+                          args.step_prefill)
     except (ConfigError, WeightsError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

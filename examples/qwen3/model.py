@@ -18,6 +18,7 @@ from typing import Any
 
 import kernels as k
 import numpy as np
+import prefill as pf
 from config import Qwen3Config
 from numpy.typing import NDArray
 from weights import Layer, Weights
@@ -175,6 +176,12 @@ class Qwen3:
         if not 0 <= pos < self.buf["history"].shape[0]:
             raise ValueError(f"position {pos} is outside the token history")
         self.buf["pos"] = ct.from_numpy(np.array([pos], dtype=np.int32))
+
+    def prefill(self, eager: bool = False) -> None:
+        """The whole prompt in one batched forward pass (prefill.py: GEMMs and causal attention
+        over its P rows) instead of P steps: KV-cache rows 0..P-1, the first new token in
+        history[P], pos = P. Right after `reset`, before `capture`."""
+        pf.run(self, eager)
 
     # -- running the step ---------------------------------------------------------------------
     def _launch(self, i: int) -> Any:
