@@ -5,8 +5,8 @@ After `Qwen3.reset(prompt, ...)`, `run(model)` embeds the P prompt rows, runs ev
 (P, width) row blocks (norms, the stacked QKV GEMM, q/k norms and RoPE per row and position,
 K and V written straight into rows 0..P-1 of the KV cache, causal GQA attention over the
 prompt, the o-projection, the SwiGLU MLP), then the final norm and the LM head on the last
-row only. The step's own pick (greedy or sampled) then chooses the first new token from those
-logits at position P - 1, writes it to history[P] and sets pos to P: the decode graph carries
+row only (the step's own LM head link, into its `x`). The step's own pick (greedy or sampled)
+then chooses the first new token at position P - 1, writes it to history[P] and sets pos to P: the decode graph carries
 on from there exactly as after P decode steps.
 
 The launches are `Link`s over named buffers, as in the decode step: the prefill's activations
@@ -54,7 +54,7 @@ class Plan:
         shapes = {"pf_h": (p, c.hidden_size), "pf_h2": (p, c.hidden_size),
                   "pf_x": (p, c.hidden_size), "pf_qkv": (p, (nh + 2 * nkv) * d),
                   "pf_q": (p, nh * d), "pf_attn": (p, nh * d),
-                  "pf_act": (p, c.intermediate_size), "pf_last": (1, c.hidden_size)}
+                  "pf_act": (p, c.intermediate_size)}
         return {name: ct.zeros(shape, ct.f32) for name, shape in shapes.items()}
 
     def links(self) -> list[Link]:
@@ -64,15 +64,14 @@ class Plan:
                          (m.embed, "history"))]
         for i, layer in enumerate(m.layers):
             out += self._attention(i, layer) + self._mlp(layer)
-        head, pick = m.lm_head.w, m.links[-1]
-        if pick.outs != ("history", "pos") or "logits" not in pick.args:
-            raise RuntimeError("prefill: the step's last launch is not the pick of the next "
-                               "token from 'logits' (it writes history and pos)")
+        head, pick = m.links[-2:]
+        if pick.outs != ("history", "pos") or head.args[0] != "x":
+            raise RuntimeError("prefill: the step does not end with the LM head on 'x' and the "
+                               "pick of the next token (which writes history and pos)")
         return [*out,
-                self.Link(pk.rms_norm_row_at, ("pf_last",), ((1, hp),),
+                self.Link(pk.rms_norm_row_at, ("x",), ((1, hp),),
                           ("pf_h", m.norm, self.rows - 1, c.rms_norm_eps), {"H": c.hidden_size}),
-                self._gemm("logits", head, "pf_last", bm=16),
-                pick]  # the step's own pick, at pos = rows - 1
+                head, pick]  # the step's own LM head and pick, at pos = rows - 1
 
     def _gemm(self, y: str, w: ct.HostTensor, x: str, res: str | None = None,
               bm: int | None = None) -> Link:
