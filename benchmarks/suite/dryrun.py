@@ -111,7 +111,7 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
         vecs = {"softmax": 0, "rms_norm": 1, "layer_norm": 2}[v.kernel]
         eps = [EPS[case.kernel]] if vecs else []
         return [m(x, ct.bf16), m(x, ct.bf16)] + [m((p["n"],), ct.bf16)] * vecs + eps
-    if v.kernel == "cross_entropy":  # logits (in place), per-row loss, targets, 1 / rows
+    if v.kernel.startswith("cross_entropy"):  # logits (in place), per-row loss, targets, 1 / rows
         rows = p["m"]
         loss = m((rows, 1), ct.f32).partition((1, 1))
         return [m((rows, p["n"]), ct.f32), loss, m((rows,), ct.i32), 1.0 / rows]
