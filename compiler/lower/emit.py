@@ -96,6 +96,7 @@ class _Lowerer:
         self.tok: dict[int, Value] = {}
         self.addresses: dict[int, TensorAddress] = {}  # pointer-tile access (gathers.py)
         self.scattered = gathers.scatter_targets(kernel)
+        self.defs = gathers.defining_ops(kernel)  # value id -> its op (gathers' index ranges)
         self.scope = _Scope()
         self.contract = plan(kernel.body)
 

@@ -5,6 +5,8 @@ reorder freely). A tensor it scatters into gets a token of its own (keyed by its
 index, like a Mut slab's): its gathers, `load_at`s and scatters all chain through it, so within
 a block a gather sees earlier scatters and a scatter waits for earlier gathers.
 `load_at` is a gather of the index grid `offsets + iota` per axis.
+An index that is an `arange` (reshaped or not) has a range known at compile time
+(`static_range`); inside a static extent its axis needs no check (pointers.py).
 """
 
 from __future__ import annotations
@@ -58,10 +60,33 @@ def _indices(L: _Lowerer, xs: list[IrValue]) -> list[tuple[Value, DType]]:
     return [(L.v(x), dtype_of(x.type)) for x in xs]
 
 
-def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]]) -> None:
+def defining_ops(kernel: KernelIR) -> dict[int, Op]:
+    """id of each value -> the op that defines it (every op, nested regions included)."""
+    return {id(r): o for o in walk(kernel.body) for r in o.results}
+
+
+def static_range(L: _Lowerer, x: IrValue) -> tuple[int, int] | None:
+    """[lo, hi] of every element of index tile `x` when known at compile time: an `arange(n)`
+    (an iota, [0, n - 1]) in an integer dtype that holds n - 1 (a narrower one wraps), through
+    any reshapes. None otherwise."""
+    op = L.defs.get(id(x))
+    while op is not None and op.name == "reshape":
+        op = L.defs.get(id(op.operands[0]))
+    if op is None or op.name != "iota":
+        return None
+    dt = dtype_of(op.result.type)
+    n = 1
+    for d in dims(getattr(op.result.type, "shape", ())):
+        n *= d
+    top = 1 << (dt.bits - (1 if dt.kind == "int" else 0))
+    return (0, n - 1) if dt.is_integer and 1 <= n <= top else None
+
+
+def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]],
+          ranges: list[tuple[int, int] | None] | None = None) -> None:
     param = L._param_of(op.operands[0])
     out = tile_type(op.result.type)
-    ptrs, mask = element_pointers(L.b, address(L, param), indices, out.shape)
+    ptrs, mask = element_pointers(L.b, address(L, param), indices, out.shape, ranges or [])
     key = token_key(L, op)
     tile, tok = masked_load(L.b, ptrs, mask, op.attrs.get("padding", 0), L._token(key))
     if key is not None:
@@ -70,7 +95,7 @@ def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]]) -> None:
 
 
 def gather(L: _Lowerer, op: Op) -> None:
-    _read(L, op, _indices(L, op.operands[1:]))
+    _read(L, op, _indices(L, op.operands[1:]), [static_range(L, x) for x in op.operands[1:]])
 
 
 def load_at(L: _Lowerer, op: Op) -> None:

@@ -73,3 +73,36 @@ def test_cross_entropy_variant_matches_reference(interpreter: None, name: str, r
     want_loss, want_grad = reference(xa.astype(np.float64), ta)
     np.testing.assert_allclose(loss.unpartition().numpy()[:, 0], want_loss, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(logits.unpartition().numpy(), want_grad, rtol=1e-4, atol=1e-8)
+
+
+@pytest.mark.parametrize("bt", [1, 4])
+def test_embedding_rows_matches_reference(interpreter: None, bt: int) -> None:
+    """The whole-row embedding form (unchecked column axis): ids outside the table, negative
+    and one past the end, still read zero rows; the token tail past the last id too."""
+    kernel = load_kernel_module(ROOT, "benchmarks/kernels/embedding.py").embedding_rows
+    reference = load_kernel_module(ROOT, "examples/embedding.py").reference
+    vocab, dim, tokens = 300, 256, 30
+    table = ct.randn((vocab, dim), ct.bf16, seed=0)
+    ids = np.random.default_rng(1).integers(0, vocab, tokens).astype(np.int32)
+    ids[:4] = [0, vocab - 1, -1, vocab]
+    out = ct.zeros((tokens, dim), ct.bf16).partition((bt, dim))
+    out, table, _ = kernel(out, table, ct.from_numpy(ids)).sync()
+    np.testing.assert_array_equal(out.unpartition().numpy(), reference(table.numpy(), ids))
+
+
+@pytest.mark.gpu
+def test_embedding_rows_on_the_gpu() -> None:
+    """The same on the GPU at the benchmark's width (16-byte row loads there), where a wrong
+    unchecked axis would read outside the table (run it under compute-sanitizer too)."""
+    if ct.backend_name() != "cuda":
+        pytest.skip("no CUDA backend")
+    kernel = load_kernel_module(ROOT, "benchmarks/kernels/embedding.py").embedding_rows
+    reference = load_kernel_module(ROOT, "examples/embedding.py").reference
+    vocab, dim, tokens = 1000, 4096, 258
+    table = ct.randn((vocab, dim), ct.bf16, seed=0)
+    ids = np.random.default_rng(2).integers(0, vocab, tokens).astype(np.int32)
+    ids[:4] = [0, vocab - 1, -1, vocab]
+    for bt in (1, 2, 4):
+        out = ct.zeros((tokens, dim), ct.bf16).partition((bt, dim))
+        out, table, _ = kernel(out, table, ct.from_numpy(ids)).sync()
+        np.testing.assert_array_equal(out.unpartition().numpy(), reference(table.numpy(), ids))
