@@ -231,13 +231,17 @@ def _cross_entropy_forms(n: int) -> list[Variant]:
     tileiras loads with LDG.128 instead of TMA plus a select per element, and no target compare
     in the first pass; the chunk-max form also has one exp2 per element instead of two. sm_90
     compiles (4096x128256): lean 2048 / chunk 2048 and 4096 at occupancy 4 take 64 registers
-    without spills (lean 4096 at occupancy 4 spills 12), 4096 at occupancy 2 128 registers,
-    4096 with worker_warps=8 and occupancy 2 80 registers at 384 threads. Not yet timed on
+    without spills (lean 4096 at occupancy 4 spills 12), 4096 at occupancy 2 and chunk 8192 at
+    occupancy 2 128 registers (chunk 8192 spills 82 instructions at occupancy 3; 4096 spills at
+    6, 2048 at 8), 4096 with worker_warps=8 and occupancy 2 80 registers at 384 threads. The
+    loads are LDG without cross-iteration pipelining, so what is in flight per SM is about
+    blocks x BN x 4 bytes: 32 KB at 2048 x 4, 64 KB at 4096 x 4 and 8192 x 2. Not yet timed on
     the H200 (the example: 2.24 TB/s at 2048, occupancy 4; Triton 2.69)."""
     occ4, occ2 = {"occupancy": 4}, {"occupancy": 2}
     lean, chunk = "cross_entropy_lean", "cross_entropy_chunk"
     return [_row_walk(lean, n, 2048, occ4), _row_walk(lean, n, 4096, occ2),
             _row_walk(chunk, n, 2048, occ4), _row_walk(chunk, n, 4096, occ4),
+            _row_walk(chunk, n, 8192, occ2),
             _row_walk(chunk, n, 4096, {"worker_warps": 8, "occupancy": 2})]
 
 
