@@ -64,11 +64,12 @@ class Launcher:
         self.args = list(self.kernel(*self.args, **self.kw).sync())
 
     def device_us(self, torch: Any, iters: int) -> float:
-        """Kernel time per launch: a graph of one launch on torch's current stream, replayed
+        """Kernel time per launch: a graph of one launch on a torch stream of its own, replayed
         `iters` times between CUDA events (after 3 replays of warm-up)."""
         from cutile.runtime import context
 
-        stream = torch.cuda.current_stream()
+        torch.cuda.synchronize()
+        stream = torch.cuda.Stream()
         old = context.set_current_stream(int(stream.cuda_stream))
         try:
             graph = self.kernel(*self.args, **self.kw).graph()
