@@ -17,14 +17,14 @@ from .config import SuiteConfig
 from .plan import Case
 from .rows.rowwise import EPS
 from .timing import plan_window, rotating_sets
-from .tuning import KERNELS, Variant, cutile_variants
+from .tuning import ACC_KERNELS, KERNELS, Variant, cutile_variants, splitk_grid
 
 ROW_MODULES = {"ceilings": "ceilings", "vector_add": "vector_add", "gemm": "gemm",
                "softmax": "rowwise", "rmsnorm": "rowwise", "layernorm": "rowwise",
                "attention": "attention", "gemv": "gemv", "host_overhead": "host_overhead",
                "safety": "safety", "fp8_gemm": "fp8_gemm", "attention_bwd": "attention_bwd",
                "cross_entropy": "cross_entropy", "softmax_rows": "softmax_rows",
-               "qwen3_decode": "qwen3_decode"}
+               "qwen3_decode": "qwen3_decode", "splitk_gemm": "splitk_gemm"}
 # first-call cost guesses (s) per variant, to estimate the wall time before anything runs
 COMPILE_GUESS = {"cutile": 0.6, "triton": 1.5, "cuda.tile": 0.8, "torch": 0.05,
                  "torch.compile": 25.0, "ceiling": 0.05}
@@ -91,6 +91,8 @@ def compile_variant(root: Path, case: Case, v: Variant, arch: str) -> Any:
     if v.hints:  # occupancy / num_ctas / opt_level over the decorator's, as the row launches
         kernel = kernel.with_hints(**v.hints)
     out, *inputs = variant_args(ct, case, v)
+    if v.kernel in ACC_KERNELS:  # an accumulator: the whole tensor, and the grid given
+        return kernel.compile(out, *inputs, arch=arch, grid=splitk_grid(case, v), **v.consts)
     return kernel.compile(v.partition(ct, out), *inputs, arch=arch, **v.consts)
 
 
@@ -110,10 +112,13 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
         vecs = {"softmax": 0, "rms_norm": 1, "layer_norm": 2}[v.kernel]
         eps = [EPS[case.kernel]] if vecs else []
         return [m(x, ct.bf16), m(x, ct.bf16)] + [m((p["n"],), ct.bf16)] * vecs + eps
-    if v.kernel == "cross_entropy":  # logits (in place), per-row loss, targets, 1 / rows
+    if v.kernel.startswith("cross_entropy"):  # logits (in place), per-row loss, targets, 1 / rows
         rows = p["m"]
         loss = m((rows, 1), ct.f32).partition((1, 1))
         return [m((rows, p["n"]), ct.f32), loss, m((rows,), ct.i32), 1.0 / rows]
+    if v.kernel == "splitk_gemm":  # C (Acc, f32), A, B
+        return [m((p["m"], p["n"]), ct.f32), m((p["m"], p["k"]), ct.bf16),
+                m((p["k"], p["n"]), ct.bf16)]
     if v.kernel == "softmax_rows":
         return [m((p["m"], p["n"]), ct.f32), m((p["m"], p["n"]), ct.f32)]
     if v.kernel.startswith("attention_bwd_dkdv"):

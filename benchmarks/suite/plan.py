@@ -168,6 +168,17 @@ def _qwen3_decode(quick: bool) -> list[Case]:
             for size in (QWEN3_SIZES[:1] if quick else QWEN3_SIZES)]
 
 
+def _splitk_gemm(quick: bool) -> list[Case]:
+    """Row 15: C = A @ B with small M, N and a long K (split-K territory), bf16 in, f32 out.
+    Bytes: A and B read once, C written once in f32 (an accumulating kernel also zeroes C
+    first, which is not counted)."""
+    shapes = ((1024, 1024, 16384), (512, 512, 65536)) if quick else (
+        (1024, 1024, 16384), (1024, 1024, 65536), (512, 512, 65536))
+    return [Case(15, "splitk_gemm", f"{m}x{n}x{k}", "bf16", {"m": m, "n": n, "k": k},
+                 bytes=2 * (m * k + k * n) + 4 * m * n, flops=2 * m * n * k,
+                 metric_name="TFLOP/s") for m, n, k in shapes]
+
+
 ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
     "ceilings": (0, _ceilings),
     "vector_add": (1, _vector_add),
@@ -184,6 +195,7 @@ ROWS: dict[str, tuple[int, Callable[[bool], list[Case]]]] = {
     "attention_bwd": (12, _attention_bwd),
     "cross_entropy": (13, _cross_entropy),
     "softmax_rows": (14, _softmax_rows),
+    "splitk_gemm": (15, _splitk_gemm),
 }
 
 

@@ -7,10 +7,11 @@ from pathlib import Path
 
 from .records import Record, best
 
-PLOTTED_ROWS = (1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 14)
+PLOTTED_ROWS = (1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 14, 15)
 TITLES = {1: "vector add", 2: "GEMM bf16", 3: "softmax", 4: "RMSNorm", 5: "LayerNorm",
           6: "attention fwd", 7: "decode GEMV", 11: "GEMM fp8",
-          12: "attention bwd", 13: "cross-entropy fwd+bwd f32", 14: "softmax, vocab rows f32"}
+          12: "attention bwd", 13: "cross-entropy fwd+bwd f32", 14: "softmax, vocab rows f32",
+          15: "split-K GEMM bf16"}
 
 
 def write(out_dir: Path, records: list[Record]) -> tuple[list[Path], str]:

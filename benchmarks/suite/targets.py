@@ -254,12 +254,20 @@ def _qwen3_decode(res: Results) -> list[Check]:
     return out
 
 
+def _splitk_gemm(res: Results) -> list[Check]:
+    """Row 15 (issue 16's split-K example, not in BENCHMARKS.md's table): >= 1.0x torch's best
+    (a bf16 or an f32 C), the issue's target."""
+    return [_ratio(15, "splitk_gemm", shape, "cutile / torch", res.best(15, shape, "cutile"),
+                   res.best(15, shape, "torch"), 1.0) for shape, _ in res.shapes(15)]
+
+
 EVALUATORS: dict[int, Callable[[Results], list[Check]]] = {
     1: _vector_add, 2: _gemm, 3: _softmax, 4: _rmsnorm, 5: _layernorm, 6: _attention,
     7: _gemv, 8: _host_overhead, 9: _safety, 10: _qwen3_decode, 11: _fp8_gemm,
     12: _attention_bwd,
     13: _row_walk(13, "cross_entropy", ("torch", "torch.compile", "triton")),
     14: _row_walk(14, "softmax_rows", ("torch", "triton")),
+    15: _splitk_gemm,
 }
 
 

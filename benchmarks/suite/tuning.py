@@ -43,13 +43,21 @@ KERNELS: dict[str, tuple[str, str]] = {
     "attention_bwd_preprocess": ("examples/attention_backward.py", "attention_bwd_preprocess"),
     "attention_lse": ("examples/attention_backward.py", "attention_lse"),
     "cross_entropy": ("examples/cross_entropy.py", "cross_entropy"),
+    "cross_entropy_lean": ("benchmarks/kernels/cross_entropy.py", "cross_entropy_lean"),
+    "cross_entropy_chunk": ("benchmarks/kernels/cross_entropy.py", "cross_entropy_chunk"),
     "softmax_rows": ("examples/softmax_rows.py", "softmax_rows"),
+    "splitk_gemm": ("examples/splitk_gemm.py", "splitk_gemm"),
 }
 
 # kernels a row launches as part of a chain of launches: `ct.autotune` tunes one kernel, so
 # these get no autotune variant; nor does cross-entropy (two Mut outputs, so no `tile` in a
 # Config, and it overwrites its logits: timing configs on them would change the input)
-NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t", "cross_entropy"})
+# Split-K accumulates into C: each config the autotuner timed would add into the result, and a
+# launch with no Mut has no partition for a Config's `tile`
+NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t", "cross_entropy",
+                           "cross_entropy_lean", "cross_entropy_chunk", "splitk_gemm"})
+# kernels with no Mut output (only an Acc): the launch takes `grid=`, the output no partition
+ACC_KERNELS = frozenset({"splitk_gemm"})
 
 SM_COUNT = {"sm_90": 132}
 
@@ -214,7 +222,27 @@ def _fp8(blockwise: bool, bm: int, bn: int, bk: int, hints: dict[str, int] | Non
 def _row_walk(kernel: str, n: int, bn: int, hints: dict[str, int] | None = None) -> Variant:
     """Rows 13-14: one block per row (slab (1, n), any n), walking it in BN-wide tiles."""
     h = hints or {}
-    return Variant(_label(f"BN={bn}", h), kernel, (1, n), consts={"BN": bn}, hints=h)
+    form = {"cross_entropy_lean": "lean ", "cross_entropy_chunk": "chunk max "}.get(kernel, "")
+    return Variant(_label(f"{form}BN={bn}", h), kernel, (1, n), consts={"BN": bn}, hints=h)
+
+
+def _cross_entropy_forms(n: int) -> list[Variant]:
+    """Row 13's other kernel forms (benchmarks/kernels/cross_entropy.py): -inf padding, which
+    tileiras loads with LDG.128 instead of TMA plus a select per element, and no target compare
+    in the first pass; the chunk-max form also has one exp2 per element instead of two. sm_90
+    compiles (4096x128256): lean 2048 / chunk 2048 and 4096 at occupancy 4 take 64 registers
+    without spills (lean 4096 at occupancy 4 spills 12), 4096 at occupancy 2 and chunk 8192 at
+    occupancy 2 128 registers (chunk 8192 spills 82 instructions at occupancy 3; 4096 spills at
+    6, 2048 at 8), 4096 with worker_warps=8 and occupancy 2 80 registers at 384 threads. The
+    loads are LDG without cross-iteration pipelining, so what is in flight per SM is about
+    blocks x BN x 4 bytes: 32 KB at 2048 x 4, 64 KB at 4096 x 4 and 8192 x 2. Not yet timed on
+    the H200 (the example: 2.24 TB/s at 2048, occupancy 4; Triton 2.69)."""
+    occ4, occ2 = {"occupancy": 4}, {"occupancy": 2}
+    lean, chunk = "cross_entropy_lean", "cross_entropy_chunk"
+    return [_row_walk(lean, n, 2048, occ4), _row_walk(lean, n, 4096, occ2),
+            _row_walk(chunk, n, 2048, occ4), _row_walk(chunk, n, 4096, occ4),
+            _row_walk(chunk, n, 8192, occ2),
+            _row_walk(chunk, n, 4096, {"worker_warps": 8, "occupancy": 2})]
 
 
 def _row_walk_variants(kernel: str, n: int, sweep: bool) -> list[Variant]:
@@ -235,6 +263,39 @@ def _row_walk_variants(kernel: str, n: int, sweep: bool) -> list[Variant]:
                 _row_walk(kernel, n, 4096, {"worker_warps": 8, "occupancy": 1}),
                 _row_walk(kernel, n, 8192, {"worker_warps": 8, "occupancy": 1})]
     return out
+
+
+def _splitk(m: int, n: int, k: int, bm: int, bn: int, bk: int, waves: int, sms: int
+            ) -> Variant:
+    """Row 15: (BM, BN) output tiles, each summed by SPLIT blocks (grid axis 2), SPLIT chosen
+    so that the grid is about `waves` waves of one block per SM (every variant here takes
+    177-217 KiB of shared memory, so one block per SM), at most one split per K tile."""
+    tiles = -(-m // bm) * -(-n // bn)
+    split = max(1, min(-(-k // bk), round(waves * sms / tiles)))
+    return Variant(f"{bm}x{bn}x{bk} split={split}", "splitk_gemm", (bm, bn),
+                   consts={"BM": bm, "BN": bn, "BK": bk, "SPLIT": split})
+
+
+def splitk_grid(case: Case, v: Variant) -> tuple[int, int, int]:
+    """The launch grid of a row-15 variant: one block per (output tile, split)."""
+    c, p = v.consts, case.params
+    return (-(-p["m"] // c["BM"]), -(-p["n"] // c["BN"]), c["SPLIT"])
+
+
+def _splitk_variants(case: Case, sms: int, sweep: bool) -> list[Variant]:
+    """sm_90 compiles (1024x1024x16384): 128x64x64 and 128x64x128 take 255 registers at 256
+    threads without spills; 64x128x128 168 registers at 384 threads, 2 spill instructions;
+    128x128 tiles (64 or 128 deep) spill 182 at 384 threads (the f32 accumulator plus the
+    atomic epilogue's addresses), with or without occupancy / worker_warps hints. Not yet timed
+    on the H200."""
+    m, n, k = (case.params[a] for a in ("m", "n", "k"))
+    out = [_splitk(m, n, k, 128, 64, 64, 1, sms), _splitk(m, n, k, 128, 64, 64, 2, sms),
+           _splitk(m, n, k, 128, 64, 128, 1, sms), _splitk(m, n, k, 64, 128, 128, 2, sms)]
+    if sweep:
+        out += [_splitk(m, n, k, 128, 64, 64, 4, sms), _splitk(m, n, k, 64, 64, 64, 2, sms),
+                _splitk(m, n, k, 128, 64, 128, 2, sms), _splitk(m, n, k, 128, 128, 64, 1, sms),
+                _splitk(m, n, k, 64, 128, 128, 1, sms)]
+    return _unique(out)
 
 
 _ROW_WALK_KERNELS = {"cross_entropy": "cross_entropy", "softmax_rows": "softmax_rows"}
@@ -270,7 +331,10 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
     sms = SM_COUNT.get(arch, 132)
     k = case.kernel
     if k in _ROW_WALK_KERNELS:
-        return _row_walk_variants(_ROW_WALK_KERNELS[k], p["n"], sweep=False)
+        forms = _cross_entropy_forms(p["n"]) if k == "cross_entropy" else []
+        return _row_walk_variants(_ROW_WALK_KERNELS[k], p["n"], sweep=False) + forms
+    if k == "splitk_gemm":
+        return _splitk_variants(case, sms, sweep=False)
     if k in ("vector_add", "safety", "host_overhead"):
         name = "add_f16" if case.dtype == "f16" else "add"
         # H200: 16384 was the slowest at every size (1.00 TB/s at 2^20 f32); 1024 the fastest
@@ -345,6 +409,8 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
     k = case.kernel
     if k in _ROW_WALK_KERNELS:
         return _row_walk_variants(_ROW_WALK_KERNELS[k], p["n"], sweep=True)
+    if k == "splitk_gemm":
+        return _splitk_variants(case, SM_COUNT.get(arch, 132), sweep=True)
     if k == "gemm":
         # 8 worker warps: two consumer warpgroups split a 128x256 or 256x128 tile (64 or 128
         # rows each), the way cuBLAS's Hopper kernels do, so no cluster is needed against spills

@@ -30,6 +30,7 @@ from .atomics import lower_acc
 from .contract import plan
 from .padding import along, pad_outside, run_from, splat, view_padding
 from .pointers import TensorAddress, element_pointers
+from .ranges import Ranges
 from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
 _MEMORY = ("load", "store", "slab_load", "slab_store")
@@ -96,6 +97,7 @@ class _Lowerer:
         self.tok: dict[int, Value] = {}
         self.addresses: dict[int, TensorAddress] = {}  # pointer-tile access (gathers.py)
         self.scattered = gathers.scatter_targets(kernel)
+        self.ranges = Ranges(kernel)  # compile-time index ranges (gathers' bounds checks)
         self.scope = _Scope()
         self.contract = plan(kernel.body)
 

@@ -5,6 +5,9 @@ reorder freely). A tensor it scatters into gets a token of its own (keyed by its
 index, like a Mut slab's): its gathers, `load_at`s and scatters all chain through it, so within
 a block a gather sees earlier scatters and a scatter waits for earlier gathers.
 `load_at` is a gather of the index grid `offsets + iota` per axis.
+An index whose range is known at compile time (ranges.py: an `arange`, a loop's `k * BK +
+arange(BK)`, a `load_at` offset of 0) needs no check on an axis where it lies inside a static
+extent (pointers.py).
 """
 
 from __future__ import annotations
@@ -58,10 +61,11 @@ def _indices(L: _Lowerer, xs: list[IrValue]) -> list[tuple[Value, DType]]:
     return [(L.v(x), dtype_of(x.type)) for x in xs]
 
 
-def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]]) -> None:
+def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]],
+          ranges: list[tuple[int, int] | None] | None = None) -> None:
     param = L._param_of(op.operands[0])
     out = tile_type(op.result.type)
-    ptrs, mask = element_pointers(L.b, address(L, param), indices, out.shape)
+    ptrs, mask = element_pointers(L.b, address(L, param), indices, out.shape, ranges or [])
     key = token_key(L, op)
     tile, tok = masked_load(L.b, ptrs, mask, op.attrs.get("padding", 0), L._token(key))
     if key is not None:
@@ -70,14 +74,17 @@ def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]]) -> None:
 
 
 def gather(L: _Lowerer, op: Op) -> None:
-    _read(L, op, _indices(L, op.operands[1:]))
+    _read(L, op, _indices(L, op.operands[1:]), [L.ranges.of(x) for x in op.operands[1:]])
 
 
 def load_at(L: _Lowerer, op: Op) -> None:
     """Axis a's index tile: offset_a + iota(n_a), shaped to lie along axis a."""
     shape = dims(tuple(op.attrs["shape"]))
     indices: list[tuple[Value, DType]] = []
+    ranges: list[tuple[int, int] | None] = []
     for axis, (off, n) in enumerate(zip(op.operands[1:], shape, strict=True)):
+        known = L.ranges.of(off)  # offset + iota, in i64: exact
+        ranges.append(None if known is None else (known[0], known[1] + n - 1))
         # offset + iota in i64: a u32 offset near 2**32 must not wrap back into the tensor
         start, d = widen(L.b, L.v(off), dtype_of(off.type)), I64
         if n == 1:  # a unit axis: the offset itself, one scalar check
@@ -85,7 +92,7 @@ def load_at(L: _Lowerer, op: Op) -> None:
             indices.append((L.b.emit("reshape", [BcTile(Scalar.I64, unit)], start), d))
             continue
         indices.append((along(L.b, run_from(L.b, start, n), axis, shape, broadcast=False), d))
-    _read(L, op, indices)
+    _read(L, op, indices, ranges)
 
 
 def scatter(L: _Lowerer, op: Op) -> None:

@@ -9,6 +9,11 @@ rather than through a partition view. For a tensor parameter and one integer ind
 
 Out-of-range lanes point at the base (never outside the tensor) and are masked off, so a load
 reads its padding there and a store or atomic drops them, whatever the index (negative, huge).
+An axis whose index is known at compile time to lie inside the tensor (an `arange` of a static
+extent's length or less, `gathers.static_range`) gets neither check nor clamp: its lanes are all
+in range, and the pointer stays affine in the iota, which tileiras needs to vectorize a row
+(LDG.E.128 instead of one LDG.E.U16 per bf16 element: a per-element mask or clamp on the
+contiguous axis keeps it to one element per load).
 Indices widen to i64 first (unsigned ones zero-extend), so no product overflows for tensors
 below 2**63 elements. `TensorAddress.of` reads the base, extents and strides of a parameter from
 the entry ABI once, in the kernel's prologue.
@@ -40,6 +45,7 @@ class TensorAddress:
     base: Value
     extents: tuple[Value, ...]
     strides: tuple[Value, ...]
+    static: tuple[int | None, ...] = ()  # extents known at compile time (None: dynamic)
 
     @property
     def pointee(self) -> Scalar:
@@ -75,7 +81,7 @@ class TensorAddress:
             else:
                 strides.append(pro.constant(st, I32_TILE))
         extents = pro.op("get_tensor_shape", [I32_TILE] * len(vt.shape), view).results
-        return TensorAddress(base, tuple(extents), tuple(strides))
+        return TensorAddress(base, tuple(extents), tuple(strides), tuple(vt.shape))
 
 
 def widen(b: Builder, index: Value, dtype: DType) -> Value:
@@ -93,24 +99,48 @@ def _cmp(b: Builder, pred: CmpPredicate, x: Value, y: Value) -> Value:
 
 
 def element_pointers(b: Builder, addr: TensorAddress, indices: Sequence[tuple[Value, DType]],
-                     shape: tuple[int, ...]) -> tuple[Value, Value]:
+                     shape: tuple[int, ...], ranges: Sequence[tuple[int, int] | None] = ()
+                     ) -> tuple[Value, Value]:
     """(pointer tile, in-bounds mask) of `shape` for one index tile per axis. Each index has
     rank len(shape) with every dimension equal to shape's or 1 (or is rank 0): its axis's checks
-    and products run at its own size, and only the sums broadcast to `shape`."""
+    and products run at its own size, and only the sums broadcast to `shape`. `ranges[a]`, where
+    given, is the compile-time [lo, hi] of axis a's index: inside a static extent, that axis is
+    not checked."""
     if len(indices) != len(addr.extents):
         raise LowerError(f"{len(indices)} index tiles for a rank-{len(addr.extents)} tensor")
     mask: Value | None = None
     offset: Value | None = None
-    for (index, dtype), extent, stride in zip(indices, addr.extents, addr.strides, strict=True):
+    for axis, ((index, dtype), extent, stride) in enumerate(
+            zip(indices, addr.extents, addr.strides, strict=True)):
+        known = ranges[axis] if axis < len(ranges) else None
+        static = addr.static[axis] if axis < len(addr.static) else None
+        if known is not None and static is not None and 0 <= known[0] <= known[1] < static:
+            term = _scaled(b, widen(b, index, dtype), stride)
+            offset = _sum(b, offset, _to_shape(b, term, shape))
+            continue
         term, inside = _axis_term(b, widen(b, index, dtype), extent, stride)
         term, inside = _to_shape(b, term, shape), _to_shape(b, inside, shape)
-        offset = term if offset is None else b.emit("addi", [term.type], offset, term)
+        offset = _sum(b, offset, term)
         mask = inside if mask is None else b.emit("andi", [inside.type], mask, inside)
+    if offset is not None and mask is None:  # every axis known inside
+        mask = b.constant(True, BcTile(Scalar.I1, shape))
     if offset is None or mask is None:  # a rank-0 tensor: its one element, always inside
         offset = b.constant(0, BcTile(Scalar.I64, shape))
         mask = b.constant(True, BcTile(Scalar.I1, shape))
     ptrs = splat(b, addr.base, shape)
     return b.emit("offset", [ptrs.type], ptrs, offset), mask
+
+
+def _sum(b: Builder, acc: Value | None, term: Value) -> Value:
+    return term if acc is None else b.emit("addi", [term.type], acc, term)
+
+
+def _scaled(b: Builder, idx: Value, stride: Value) -> Value:
+    """idx * stride for an i64 index tile and an i32 stride."""
+    t = idx.type
+    assert isinstance(t, BcTile)
+    step = splat(b, b.emit("exti", [I64_TILE], stride, signedness=Signedness.SIGNED), t.shape)
+    return b.emit("muli", [t], idx, step)
 
 
 def _axis_term(b: Builder, idx: Value, extent: Value, stride: Value) -> tuple[Value, Value]:
@@ -122,8 +152,7 @@ def _axis_term(b: Builder, idx: Value, extent: Value, stride: Value) -> tuple[Va
     inside = b.emit("andi", [BcTile(Scalar.I1, t.shape)], _cmp(b, CmpPredicate.GE, idx, zero),
                     _cmp(b, CmpPredicate.LT, idx, n))
     safe = b.emit("select", [t], inside, idx, zero)
-    step = splat(b, b.emit("exti", [I64_TILE], stride, signedness=Signedness.SIGNED), t.shape)
-    return b.emit("muli", [t], safe, step), inside
+    return _scaled(b, safe, stride), inside
 
 
 def _to_shape(b: Builder, v: Value, shape: tuple[int, ...]) -> Value:

@@ -52,3 +52,57 @@ def test_attention_bwd_dkdv_t_matches_reference(interpreter: None, bm: int, bn: 
     dkdv_t = load_kernel_module(ROOT, "benchmarks/kernels/attention_bwd.py").attention_bwd_dkdv_t
     ex.check(2, 128, 32, bm, bn, causal,
              kernels=(ex.attention_bwd_preprocess, dkdv_t, ex.attention_bwd_dq))
+
+
+@pytest.mark.parametrize(("rows", "vocab", "bn"), [(4, 1000, 256), (3, 3000, 1024), (2, 200, 256)])
+@pytest.mark.parametrize("name", ["cross_entropy_lean", "cross_entropy_chunk"])
+def test_cross_entropy_variant_matches_reference(interpreter: None, name: str, rows: int,
+                                                 vocab: int, bn: int) -> None:
+    """Row 13's other kernel forms: the loss and the in-place gradient as the example's, with
+    a target in the row's overhanging last tile and a row shorter than one tile (its padding
+    lanes are -inf in every tile: no NaN may come of them)."""
+    kernel = getattr(load_kernel_module(ROOT, "benchmarks/kernels/cross_entropy.py"), name)
+    reference = load_kernel_module(ROOT, "examples/cross_entropy.py").reference
+    rng = np.random.default_rng(vocab)
+    xa = (rng.standard_normal((rows, vocab)) * 3).astype(np.float32)
+    ta = rng.integers(0, vocab, rows).astype(np.int32)
+    ta[0] = vocab - 1
+    logits = ct.from_numpy(xa).partition((1, vocab))
+    loss = ct.zeros((rows, 1), ct.f32).partition((1, 1))
+    logits, loss, _, _ = kernel(logits, loss, ct.from_numpy(ta), 1.0 / rows, BN=bn).sync()
+    want_loss, want_grad = reference(xa.astype(np.float64), ta)
+    np.testing.assert_allclose(loss.unpartition().numpy()[:, 0], want_loss, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(logits.unpartition().numpy(), want_grad, rtol=1e-4, atol=1e-8)
+
+
+@pytest.mark.parametrize("bt", [1, 4])
+def test_embedding_rows_matches_reference(interpreter: None, bt: int) -> None:
+    """The whole-row embedding form (unchecked column axis): ids outside the table, negative
+    and one past the end, still read zero rows; the token tail past the last id too."""
+    kernel = load_kernel_module(ROOT, "benchmarks/kernels/embedding.py").embedding_rows
+    reference = load_kernel_module(ROOT, "examples/embedding.py").reference
+    vocab, dim, tokens = 300, 256, 30
+    table = ct.randn((vocab, dim), ct.bf16, seed=0)
+    ids = np.random.default_rng(1).integers(0, vocab, tokens).astype(np.int32)
+    ids[:4] = [0, vocab - 1, -1, vocab]
+    out = ct.zeros((tokens, dim), ct.bf16).partition((bt, dim))
+    out, table, _ = kernel(out, table, ct.from_numpy(ids)).sync()
+    np.testing.assert_array_equal(out.unpartition().numpy(), reference(table.numpy(), ids))
+
+
+@pytest.mark.gpu
+def test_embedding_rows_on_the_gpu() -> None:
+    """The same on the GPU at the benchmark's width (16-byte row loads there), where a wrong
+    unchecked axis would read outside the table (run it under compute-sanitizer too)."""
+    if ct.backend_name() != "cuda":
+        pytest.skip("no CUDA backend")
+    kernel = load_kernel_module(ROOT, "benchmarks/kernels/embedding.py").embedding_rows
+    reference = load_kernel_module(ROOT, "examples/embedding.py").reference
+    vocab, dim, tokens = 1000, 4096, 258
+    table = ct.randn((vocab, dim), ct.bf16, seed=0)
+    ids = np.random.default_rng(2).integers(0, vocab, tokens).astype(np.int32)
+    ids[:4] = [0, vocab - 1, -1, vocab]
+    for bt in (1, 2, 4):
+        out = ct.zeros((tokens, dim), ct.bf16).partition((bt, dim))
+        out, table, _ = kernel(out, table, ct.from_numpy(ids)).sync()
+        np.testing.assert_array_equal(out.unpartition().numpy(), reference(table.numpy(), ids))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.suite import __main__ as cli
-from benchmarks.suite import dryrun, plots, records, report, targets, timing
+from benchmarks.suite import dryrun, plots, records, report, targets, timing, tuning
 from benchmarks.suite.config import SuiteConfig
 from benchmarks.suite.plan import ROWS, build_plan
 from benchmarks.suite.records import Record
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_plan_covers_every_row_of_benchmarks_md() -> None:
     plan = build_plan(quick=False)
     # row 10 (Qwen3 decode, minutes per size) runs only when named (test_qwen3_row.py)
-    assert {c.row for c in plan} == {*range(10), 11, 12, 13, 14}
+    assert {c.row for c in plan} == {*range(10), 11, 12, 13, 14, 15}
     shapes = {(c.kernel, c.shape, c.dtype) for c in plan}
     for e in (20, 28):
         for dt in ("f16", "f32"):
@@ -35,7 +35,7 @@ def test_plan_covers_every_row_of_benchmarks_md() -> None:
         for scaling in ("per-tensor", "1x128 blocks"):
             assert ("fp8_gemm", f"{s}^3 {scaling}", "f8e4m3") in shapes
     quick = build_plan(quick=True)
-    assert {c.row for c in quick} == {*range(10), 11, 12, 13, 14} and len(quick) < len(plan)
+    assert {c.row for c in quick} == {*range(10), 11, 12, 13, 14, 15} and len(quick) < len(plan)
 
 
 def test_only_keeps_the_ceilings_and_rejects_unknown_rows() -> None:
@@ -56,7 +56,7 @@ def test_every_case_has_cutile_and_a_peer() -> None:
         impls = {i for i, _ in dryrun.row_variants(case)}
         if case.row == 0:
             assert impls == {"ceiling"}
-        elif case.row in (1, 2, 3, 4, 5, 6, 7, 12, 13, 14):
+        elif case.row in (1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15):
             assert "cutile" in impls and "torch" in impls, case
         else:
             assert "cutile" in impls, case
@@ -289,7 +289,11 @@ def test_vocabulary_row_walk_rows() -> None:
         swept = cutile_variants(ce[0])
     finally:
         tuning.set_sweep(False)
-    assert 3 < len(swept) <= 10 and any(v.hints.get("worker_warps") == 8 for v in swept)
+    assert len(tuning.sweep_variants(ce[0])) <= 10 and len(swept) > len(cutile_variants(ce[0]))
+    assert any(v.hints.get("worker_warps") == 8 for v in swept)
+    # the cross-entropy row times the example's kernel and its two other forms side by side
+    assert {v.kernel for v in cutile_variants(ce[0])} == {
+        "cross_entropy", "cross_entropy_lean", "cross_entropy_chunk"}
     assert {13, 14} <= set(plots.PLOTTED_ROWS) and plan.ROWS["softmax_rows"][0] == 14
     _, per_row = dryrun.estimate_s(ce + sm, SuiteConfig.make(False))
     assert per_row["cross_entropy"] + per_row["softmax_rows"] < 180  # the lead's budget
@@ -303,6 +307,45 @@ def test_row_walk_meta_args_match_the_kernels() -> None:
         v = next(v for v in cutile_variants(case) if not v.tuned)
         args = dryrun.variant_args(ct, case, v)
         assert args[0].shape == (case.params["m"], case.params["n"])
+
+
+def test_splitk_row() -> None:
+    """Row 15 (issue 16's split-K example): small M, N and long K; every variant's grid covers
+    C once per split, is about one or two waves of 132 SMs, and its stand-in arguments compile
+    the Acc kernel with that grid (no partition); no autotune variant (the configs would add
+    into C); torch is the peer, and the target is read from its records."""
+    import cutile as ct
+
+    cases = build_plan(quick=False, only=["splitk_gemm"])[2:]
+    assert [c.shape for c in cases] == ["1024x1024x16384", "1024x1024x65536", "512x512x65536"]
+    assert cases[2].flops == 2 * 512 * 512 * 65536 and cases[2].row == 15
+    assert cases[2].bytes == 2 * (512 * 65536 * 2) + 4 * 512 * 512
+    assert len(build_plan(quick=True, only=["splitk_gemm"])) == 4
+    for case in cases:
+        vs = cutile_variants(case)
+        assert len(vs) >= 3 and not any(v.tuned for v in vs)
+        for v in vs:
+            gx, gy, split = tuning.splitk_grid(case, v)
+            assert gx * v.consts["BM"] >= case.params["m"] and split == v.consts["SPLIT"]
+            assert gy * v.consts["BN"] >= case.params["n"] and 64 <= gx * gy * split <= 600
+    assert {i for i, _ in dryrun.row_variants(cases[0])} == {"cutile", "torch"}
+    v = cutile_variants(cases[0])[0]
+    out, *inputs = dryrun.variant_args(ct, cases[0], v)
+    assert out.shape == (1024, 1024) and [x.shape for x in inputs] == [(1024, 16384),
+                                                                         (16384, 1024)]
+    _, per_row = dryrun.estimate_s(cases, SuiteConfig.make(False))
+    assert per_row["splitk_gemm"] < 30
+    assert 15 in plots.PLOTTED_ROWS and 15 in targets.EVALUATORS
+
+
+def test_splitk_targets_take_the_best_torch() -> None:
+    def rec(impl: str, variant: str, metric: float) -> Record:
+        return Record(15, "splitk_gemm", "512x512x65536", impl, variant, "bf16", {}, "ok", "",
+                      "TFLOP/s", metric, metric, metric, 1.0, windows=25, launches_per_window=4)
+
+    checks = targets.evaluate([rec("cutile", "128x64x64 split=4", 500.0),
+                               rec("torch", "bf16 C", 400.0), rec("torch", "f32 C", 625.0)])
+    assert [(c.row, round(c.value or 0, 3), c.met) for c in checks] == [(15, 0.8, False)]
 
 
 def test_rel_err_takes_the_worst_part_of_a_tuple() -> None:
