@@ -489,7 +489,20 @@ class ChainOp(DeviceOp):
                 # a kernel: launched with the link's site (no walk for the caller)
                 nxt = (_call_link(fn, link, results) if direct is None
                        else direct(fn, link.site, results))
-                if type(nxt) is LaunchOp or isinstance(nxt, DeviceOp):
+                if type(nxt) is LaunchOp:  # LaunchOp._start, inlined for a compiled launch
+                    link._next = nxt
+                    exe = nxt._exe
+                    if exe is not None and nxt.phase is _CREATED:
+                        nxt.phase = _ENQUEUED
+                        try:
+                            exe.enqueue(nxt._args, nxt._grid, nxt.stream)
+                        except BaseException as err:
+                            nxt._fail_start(err)
+                            raise
+                        results = nxt._results
+                    else:
+                        results = nxt._start()
+                elif isinstance(nxt, DeviceOp):
                     link._next = nxt
                     results = nxt._start()
                 else:

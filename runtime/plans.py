@@ -22,6 +22,7 @@ from ..compiler.dtypes import integer_range
 from ..compiler.specialization import Specialization
 from .backends.base import Backend, Executable
 from .binding import Bound
+from .fastpath import Runner, build_runner
 from .partition import Partition
 from .tensor import Tensor, byte_extent
 
@@ -75,8 +76,8 @@ class LaunchPlan:
     """What the binder decided for one descriptor, laid out for the launch fast path."""
 
     __slots__ = ("alias_pairs", "backend", "exe", "executables", "grid", "how", "int_scalars",
-                 "muts", "owned", "pick", "prefix", "sources", "spec", "tail", "template",
-                 "tensors")
+                 "muts", "owned", "pick", "prefix", "run", "sources", "spec", "tail",
+                 "template", "tensors")
 
     def __init__(self, spec: Specialization, grid: tuple[int, int, int], template: list[Any],
                  sources: tuple[tuple[int, int | str], ...], muts: tuple[int, ...],
@@ -105,6 +106,8 @@ class LaunchPlan:
         self.executables: dict[int, Executable] = {}  # by id(backend)
         self.backend: Backend | None = None  # the last backend asked for, and its executable
         self.exe: Executable | None = None
+        # the plan's generated launcher for the common call (fastpath.py), set by `record`
+        self.run: Runner | None = None
 
     def values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """Per parameter, its value in this call (the launch inlines the common case)."""
@@ -209,6 +212,7 @@ class Plans:
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
                           pairs, f"into a launch of '{kernel_name}'")
+        plan.run = build_runner(plan, kernel_name)
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
         return plan
