@@ -22,6 +22,7 @@ from . import context as _context
 from .context import launch_target
 from .ops import LaunchOp, Phase
 from .ownership import State
+from .partition import Partition
 
 if TYPE_CHECKING:
     from .kernel import Kernel
@@ -34,16 +35,18 @@ Runner = Callable[["Kernel", tuple[Any, ...], "Site"], LaunchOp | None]
 _GLOBALS: dict[str, Any] = {
     "_MOVED": State.MOVED, "_EXCLUSIVE": State.EXCLUSIVE, "_CREATED": Phase.CREATED,
     "_ctx": _context, "_launch_target": launch_target, "_LaunchOp": LaunchOp,
-    "_new": object.__new__, "_weakref": weakref.ref, "_partial": partial,
+    "_new": object.__new__, "_Partition": Partition, "_weakref": weakref.ref, "_partial": partial,
 }
 
 
-def build_runner(plan: LaunchPlan, kernel_name: str) -> Runner | None:
-    """The plan's generated launcher, or None when its calls are not the common one."""
+def build_runner(plan: LaunchPlan, kernel_name: str, kinds: tuple[type, ...]) -> Runner | None:
+    """The plan's generated launcher, or None when its calls are not the common one. `kinds`:
+    per parameter, the class of the value the plan was recorded with (a descriptor fixes it:
+    a tensor's and a partition's ids differ)."""
     n = plan.prefix
     if n <= 0:
         return None
-    lines = _source(plan, n)
+    lines = _source(plan, n, kinds)
     namespace: dict[str, Any] = {
         **_GLOBALS, "_plan": plan, "_NAME": kernel_name, "_HOW": plan.how, "_GRID": plan.grid,
         "_TAIL": tuple(plan.tail), "_MUTS": plan.muts, "_READS": plan.tensors,
@@ -55,7 +58,7 @@ def build_runner(plan: LaunchPlan, kernel_name: str) -> Runner | None:
     return runner
 
 
-def _source(plan: LaunchPlan, n: int) -> list[str]:
+def _source(plan: LaunchPlan, n: int, kinds: tuple[type, ...]) -> list[str]:
     a = [f"a{i}" for i in range(n)]
     owned = plan.owned
     lines = ["def run(kernel, args, site):",
@@ -70,7 +73,8 @@ def _source(plan: LaunchPlan, n: int) -> list[str]:
         lines += [f"    if {lo} < a{j}._base - a{i}._base < {hi} and _same_device(a{i}, a{j}):",
                   "        return None"]
     lines += _target_lines()
-    lines += [f"    n{i} = a{i}._handoff()" for i in plan.muts]  # the launch's own handle
+    for i in plan.muts:  # the launch's own handle
+        lines += _handoff_lines(i, kinds[i])
     values = [f"n{i}" if i in plan.muts else a[i] for i in range(n)]
     lines += _op_lines(values, bool(plan.tail))
     for i in plan.muts:
@@ -93,6 +97,18 @@ def _target_lines() -> list[str]:
             "        if current is not None:",
             "            stream = current",
             "    exe = _plan.exe if _plan.backend is be else None"]
+
+
+def _handoff_lines(i: int, cls: type) -> list[str]:
+    """`n{i} = a{i}._handoff()`; for a partition its body, inlined: every slot copied (so a
+    slot added to Partition is copied too), then exclusively leased. The runner has checked
+    that the partition is in no view family, so its region is None."""
+    if cls is not Partition:
+        return [f"    n{i} = a{i}._handoff()"]
+    fields = [f for f in Partition.__slots__ if f != "__weakref__"]
+    return [f"    n{i} = _new(_Partition)",
+            *(f"    n{i}.{f} = a{i}.{f}" for f in fields),
+            f"    n{i}._state, n{i}._leases = _EXCLUSIVE, None"]
 
 
 def _op_lines(values: list[str], tail: bool) -> list[str]:

@@ -212,7 +212,7 @@ class Plans:
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
                           pairs, f"into a launch of '{kernel_name}'")
-        plan.run = build_runner(plan, kernel_name)
+        plan.run = build_runner(plan, kernel_name, tuple(map(type, bound.values)))
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
         return plan
