@@ -50,7 +50,7 @@ def build_runner(plan: LaunchPlan, kernel_name: str, kinds: tuple[type, ...]) ->
     namespace: dict[str, Any] = {
         **_GLOBALS, "_plan": plan, "_NAME": kernel_name, "_HOW": plan.how, "_GRID": plan.grid,
         "_TAIL": tuple(plan.tail), "_MUTS": plan.muts, "_READS": plan.tensors,
-        "_same_device": _same_device_fn(),
+        "_same_device": same_device,
     }
     code = compile("\n".join(lines), f"<cutile launch plan of {kernel_name}>", "exec")
     exec(code, namespace)  # our own text, built above from ints and names
@@ -124,7 +124,13 @@ def _op_lines(values: list[str], tail: bool) -> list[str]:
             "    ref = op._ref = _weakref(op)"]
 
 
-def _same_device_fn() -> Callable[[Any, Any], bool]:
-    from .plans import same_device  # plans imports this module to build its runners
+def same_device(a: Any, b: Any) -> bool:
+    """Whether two handles' memory is on one device (an alias check's second half: equal
+    addresses on two devices are two buffers)."""
+    abuf, bbuf = tensor_of(a)._buf, tensor_of(b)._buf
+    return abuf is not None and bbuf is not None and abuf.device == bbuf.device
 
-    return same_device
+
+def tensor_of(v: Any) -> Any:
+    """A partition's tensor, or the tensor itself."""
+    return v._tensor if type(v) is Partition else v

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 from . import context as _context
 from .binding import Bound
 from .context import backend, launch_target, stream_of
+from .fastpath import same_device
 from .ops import LaunchOp
 from .ownership import State
-from .plans import Key, LaunchPlan, same_device
+from .plans import Key, LaunchPlan
 from .sites import Site, caller_of, internal_files, site_of
 from .views import check_launch, lease_launch
 

@@ -44,7 +44,6 @@ from ..diagnostics.diagnostic import Note
 from ..diagnostics.errors import CutileError, LaunchError, error_for, expected_error
 from . import render
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
-from .context import set_current_stream
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Owned, State
 from .sites import (
@@ -56,6 +55,7 @@ from .sites import (
     site_of,
     unpack_target,
 )
+from .streams import set_current_stream
 
 
 class LaunchNeverRunWarning(UserWarning):

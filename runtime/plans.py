@@ -22,7 +22,7 @@ from ..compiler.dtypes import integer_range
 from ..compiler.specialization import Specialization
 from .backends.base import Backend, Executable
 from .binding import Bound
-from .fastpath import Runner, build_runner
+from .fastpath import Runner, build_runner, tensor_of
 from .partition import Partition
 from .tensor import Tensor, byte_extent
 
@@ -128,16 +128,6 @@ class LaunchPlan:
         return exe
 
 
-def same_device(a: Any, b: Any) -> bool:
-    abuf, bbuf = _tensor(a)._buf, _tensor(b)._buf
-    return abuf is not None and bbuf is not None and abuf.device == bbuf.device
-
-
-def _tensor(v: Any) -> Tensor:
-    t: Tensor = v._tensor if type(v) is Partition else v
-    return t
-
-
 class Plans:
     """One kernel's launch plans, by argument descriptor."""
 
@@ -206,7 +196,7 @@ class Plans:
                         if kinds[i] != "const" and (isinstance(w, int) or w in kwargs))
         muts = tuple(i for i, k in enumerate(kinds) if k in ("mut", "acc"))  # exclusive
         tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
-        extents = {i: byte_extent(_tensor(bound.values[i])) for i in (*muts, *tensors)}
+        extents = {i: byte_extent(tensor_of(bound.values[i])) for i in (*muts, *tensors)}
         pairs = tuple(_alias_pair(i, j, extents[i], extents[j]) for i in muts
                       for j in (*muts, *tensors) if j != i and not (j in muts and j < i))
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
