@@ -23,6 +23,7 @@ from .context import launch_target
 from .ops import LaunchOp, Phase
 from .ownership import State
 from .partition import Partition
+from .sites import internal_files
 
 if TYPE_CHECKING:
     from .kernel import Kernel
@@ -52,7 +53,9 @@ def build_runner(plan: LaunchPlan, kernel_name: str, kinds: tuple[type, ...]) ->
         "_TAIL": tuple(plan.tail), "_MUTS": plan.muts, "_READS": plan.tensors,
         "_same_device": same_device,
     }
-    code = compile("\n".join(lines), f"<cutile launch plan of {kernel_name}>", "exec")
+    filename = f"<cutile launch plan of {kernel_name}>"
+    internal_files[filename] = True  # cutile's frame, not the user's (sites, tracebacks)
+    code = compile("\n".join(lines), filename, "exec")
     exec(code, namespace)  # our own text, built above from ints and names
     runner: Runner = namespace["run"]
     return runner
