@@ -75,7 +75,7 @@ def _describe(kind: str, v: Any) -> Hashable | None:
 class LaunchPlan:
     """What the binder decided for one descriptor, laid out for the launch fast path."""
 
-    __slots__ = ("alias_pairs", "backend", "exe", "executables", "grid", "how", "int_scalars",
+    __slots__ = ("alias_pairs", "backend", "exe", "grid", "how", "int_scalars",
                  "muts", "owned", "pick", "prefix", "run", "sources", "spec", "tail",
                  "template", "tensors")
 
@@ -103,7 +103,6 @@ class LaunchPlan:
         # common call; None: tuple(values[:n])
         self.pick: Callable[[list[Any]], tuple[Any, ...]] | None = (
             operator.itemgetter(*range(n)) if n >= 2 and self.prefix == n else None)
-        self.executables: dict[int, Executable] = {}  # by id(backend)
         self.backend: Backend | None = None  # the last backend asked for, and its executable
         self.exe: Executable | None = None
         # the plan's generated launcher for the common call (fastpath.py), set by `record`
@@ -119,11 +118,11 @@ class LaunchPlan:
         return values
 
     def executable(self, kernel: Kernel, backend: Backend) -> Executable:
+        """The specialization's executable on `backend`: the kernel keeps every backend's
+        (`Kernel.executable`, the one cache); the plan remembers the last one it used."""
         if self.backend is backend and self.exe is not None:
             return self.exe
-        exe = self.executables.get(id(backend))
-        if exe is None:
-            exe = self.executables[id(backend)] = kernel.executable(backend, self.spec)
+        exe = kernel.executable(backend, self.spec)
         self.backend, self.exe = backend, exe
         return exe
 
