@@ -5,10 +5,11 @@ moves, leases) on every launch. A plan knows all of those tuples when it is reco
 writes them out once as Python source: the arguments unpacked into locals, each check one
 line with its bounds as constants, the ownership moves and leases one block per argument, and
 the `LaunchOp` filled in place (no `__init__` call). The generated function covers the common
-call (every parameter but the Consts given positionally, no argument in a view family) and
-returns None for anything else, or when a check fails: the caller then takes the generic path,
-which redoes the launch with every check and raises the error with its usual wording. So this
-file adds no rule of its own; `tests/runtime/test_fastpath.py` compares both paths.
+call (every parameter but the Consts given positionally, Consts inferred or by keyword, no
+argument in a view family) and returns None for anything else, or when a check fails: the
+caller then takes the generic path, which redoes the launch with every check and raises the
+error with its usual wording. So this file adds no rule of its own;
+`tests/runtime/test_fastpath.py` compares both paths.
 """
 
 from __future__ import annotations

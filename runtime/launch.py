@@ -138,7 +138,9 @@ def _launch(kernel: Kernel, site: Site, args: tuple[Any, ...],
     if plan is None:
         return _full_launch(kernel, key, args, kwargs, site)
     run = plan.run
-    if run is not None and plan.prefix == len(args) and not kwargs:
+    # keywords too: the key holds their names and values, so this plan's calls pass the same
+    # Consts (in its tail) and the same grid
+    if run is not None and plan.prefix == len(args):
         op = run(kernel, args, site)
         if op is not None:
             return op

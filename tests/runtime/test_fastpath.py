@@ -333,3 +333,8 @@ def test_generated_launcher_is_the_one_that_runs(monkeypatch: pytest.MonkeyPatch
         op = op.then(k.add)
     op.sync()
     assert generic == []  # all eleven went through the plan's own launcher
+    a, b = ct.randn((64, 32), ct.f16, seed=1), ct.randn((32, 64), ct.f16, seed=2)
+    c, a, b = k.matmul(ct.zeros((64, 64), f32).partition((32, 32)), a, b, BK=16).sync()
+    generic.clear()  # that first launch recorded its plan (the full path)
+    c, a, b = k.matmul(c, a, b, BK=16).sync()  # a Const by keyword: the plan's launcher
+    assert generic == []
