@@ -8,6 +8,13 @@ Needs a GPU. Loads the vector-add cubin (compiled by cutile) and times, per call
   once, the error check);
 - `bindings_prebuilt`: the bare cuda.bindings call with prebuilt CUfunction/CUstream objects;
 - `ctypes`: `cuLaunchKernel` from libcuda through ctypes with declared argument types;
+- `ctypes_bare`: the same symbol without argtypes, every pointer a prebuilt `c_void_p` and the
+  grid plain ints (no per-argument conversion: 0.47 against 1.34 us per call on a do-nothing
+  symbol on the 2-core CPU box); `ctypes_pydll`: that through `PyDLL` (the GIL kept across the
+  call, no release and re-acquire);
+- `bindings_ints`: cuda.bindings given plain ints for the function and stream (if it takes them);
+- `launcher_ctypes`, `executable_ctypes`: cutile's launcher and whole `enqueue` with
+  `CUTILE_LAUNCH_BINDING=ctypes` (driver.ctypes_launcher over `ctypes_bare`'s symbol);
 - `executable`: cutile's whole `enqueue` (stream bookkeeping, packing, the driver call);
 - `event_record`, `event_query`: what `.sync()` adds per launch (record, then a ready check).
 The answer decides which binding cutile's launch path uses (issue: launch overhead per launch).
@@ -73,6 +80,13 @@ def main() -> None:
     launch_c.argtypes = [ctypes.c_void_p, u, u, u, u, u, u, u, ctypes.c_void_p, ctypes.c_void_p,
                          ctypes.c_void_p]
     launch_c.restype = ctypes.c_int
+    bare = ctypes.CDLL("libcuda.so.1").cuLaunchKernel  # its own CDLL: no argtypes set
+    bare_py = ctypes.PyDLL("libcuda.so.1").cuLaunchKernel
+    vfn, vstream, vparams = (ctypes.c_void_p(v) for v in (fn, stream, params))
+    launch_ct = driver.ctypes_launcher(fn, bare)
+    from cutile.runtime.backends.cuda import _runner
+
+    run_ct = _runner(exe._tensor_args, exe._packer.pack, launch_ct)
     event = driver.event_create()
     launch = driver.launcher(fn)  # cutile's own call, handles built once
 
@@ -85,11 +99,22 @@ def main() -> None:
             cf, grid[0], 1, 1, 1, 1, 1, 0, cs, params, 0), sync, calls),
         "ctypes": per_call(lambda: launch_c(fn, grid[0], 1, 1, 1, 1, 1, 0, stream, params, None),
                            sync, calls),
+        "ctypes_bare": per_call(lambda: bare(vfn, grid[0], 1, 1, 1, 1, 1, 0, vstream, vparams,
+                                             None), sync, calls),
+        "ctypes_pydll": per_call(lambda: bare_py(vfn, grid[0], 1, 1, 1, 1, 1, 0, vstream,
+                                                 vparams, None), sync, calls),
+        "launcher_ctypes": per_call(lambda: launch_ct(grid, stream, params), sync, calls),
         "executable": per_call(lambda: exe.enqueue(args, grid, stream), sync, calls),
+        "executable_ctypes": per_call(lambda: run_ct(args, grid, stream), sync, calls),
         "event_record": per_call(lambda: driver.event_record(event, stream), sync, calls),
         "event_query": per_call(lambda: driver.event_query(event), sync, calls),
         "pack": per_call(lambda: exe._packer.pack(args), sync, calls),
     }
+    try:  # not every cuda.bindings release takes ints for handles
+        out["bindings_ints"] = per_call(lambda: drv.cuLaunchKernel(
+            fn, grid[0], 1, 1, 1, 1, 1, 0, stream, params, 0), sync, calls)
+    except TypeError as err:
+        print(f"bindings_ints: {err}")
     print(json.dumps({k: round(v, 3) for k, v in out.items()}))
 
 

@@ -337,3 +337,5 @@ REGION_READ = Message("CT303", "'{name}' overlaps a region that a pending launch
                       "reads and cannot be {action} until that launch is synced")
 REGION_WRITTEN = Message("CT307", "'{name}' overlaps a region that a pending launch of {kernel} "
                          "writes and cannot be {action} until that launch is synced")
+BAD_LAUNCH_BINDING_ENV = Message("CT901", "CUTILE_LAUNCH_BINDING must be 'bindings' or 'ctypes', "
+                                 "not '{value}'")

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from .constructors import arange, empty, from_numpy, full, meta, ones, rand, randn, zeros
+from .constructors import (
+    arange,
+    empty,
+    from_dlpack,
+    from_numpy,
+    full,
+    meta,
+    ones,
+    rand,
+    randn,
+    zeros,
+)
 from .context import backend, current_stream, set_current_stream
-from .dlpack import from_dlpack
 from .ops import DeviceOp, GraphOp, LaunchNeverRunWarning
 from .partition import Partition
 from .tensor import Tensor

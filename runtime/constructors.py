@@ -18,11 +18,11 @@ from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType
 from ..diagnostics import messages as msg
 from . import hostdtypes, limits
-from .backends.base import Backend, Buffer
 from .context import backend, current_stream
+from .dlpack import import_dlpack
 from .errors import launch_error
 from .sites import caller_site
-from .tensor import Tensor, contiguous_strides
+from .tensor import Tensor, allocate, contiguous_strides, tensor_from_storage
 
 _BAD_ARG = msg.BAD_CONSTRUCTOR_ARG
 
@@ -41,16 +41,6 @@ def _shape(shape: ShapeLike, what: str) -> tuple[int, ...]:
     dims = tuple(int(d) for d in dims)
     limits.check_count(what, dims, caller_site())
     return dims
-
-
-def _allocate(be: Backend, what: str, dims: tuple[int, ...], dt: DType) -> Buffer:
-    """`nbytes` of the backend's memory, or CT412 naming the size and the limit."""
-    nbytes = math.prod(dims) * dt.itemsize
-    site = caller_site()
-    limits.check_fits(what, dims, dt, nbytes, be.memory_limit(), site)
-    stream = current_stream()
-    return limits.allocating(what, dims, dt, nbytes, site,
-                             lambda: be.allocate(max(1, nbytes), stream))
 
 
 def _host_values(what: str, dims: tuple[int, ...], dt: DType,
@@ -116,7 +106,7 @@ def empty(shape: ShapeLike, dtype: object, what: str = "ct.empty") -> Tensor:
     """Uninitialized memory (its contents are whatever the allocator hands out)."""
     dims, dt = _shape(shape, what), _dtype(dtype)
     be = backend()
-    buf = _allocate(be, what, dims, dt)
+    buf = allocate(be, what, dims, dt)
     return Tensor(be, buf, 0, dims, contiguous_strides(dims), dt)
 
 
@@ -207,14 +197,6 @@ def meta(shape: ShapeLike, dtype: object) -> Tensor:
     return Tensor(None, None, 0, dims, contiguous_strides(dims), _dtype(dtype))
 
 
-def tensor_from_storage(be: Backend, stored: NDArray[Any], dt: DType,
-                        what: str = "ct.from_numpy") -> Tensor:
-    """A new tensor holding a copy of storage values (already in `dt`'s host layout). A 0-d
-    array stays 0-d (np.ascontiguousarray would make it 1-d)."""
-    data = np.require(stored, requirements="C")
-    dims = tuple(int(n) for n in data.shape)
-    stream = current_stream()
-    buf = _allocate(be, what, dims, dt)
-    if data.nbytes:
-        be.write(buf, 0, data, stream)
-    return Tensor(be, buf, 0, dims, contiguous_strides(dims), dt)
+def from_dlpack(obj: Any) -> Tensor:
+    """A cutile tensor on another library's memory (zero copy where the backend can use it)."""
+    return import_dlpack(obj, backend(), caller_site())

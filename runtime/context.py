@@ -14,19 +14,16 @@ import threading
 from ..diagnostics import messages as msg
 from .backends.base import Backend
 from .errors import device_error
+from .streams import local
+from .streams import set_current_stream as set_current_stream
+from .streams import stream_of as stream_of
 
 ENV = "CUTILE_BACKEND"
 _lock = threading.Lock()
 _backend: Backend | None = None
 
 
-class _PerThread(threading.local):
-    # a class-level default: a missing attribute on a threading.local costs a raised and
-    # caught AttributeError (~0.6 us), which every launch would pay
-    stream: int | None = None
-
-
-_local = _PerThread()
+_local = local  # the per-thread current stream (streams.py)
 _target: tuple[Backend, int] | None = None  # the active backend and its default stream
 
 
@@ -60,18 +57,6 @@ def launch_target() -> tuple[Backend, int]:
 
 def current_stream() -> int:
     return stream_of(backend())
-
-
-def stream_of(be: Backend) -> int:
-    """The current stream, for callers that hold the active backend already."""
-    stream = _local.stream
-    return be.default_stream() if stream is None else stream
-
-
-def set_current_stream(stream: int | None) -> int | None:
-    old = _local.stream
-    _local.stream = stream
-    return old
 
 
 def _select() -> Backend:

@@ -18,7 +18,8 @@ from ..compiler.dtypes import DType
 from ..diagnostics import messages as msg
 from .backends.base import CPU, DLPACK_CUDA, Backend, Buffer, Device
 from .errors import launch_error
-from .sites import Site, caller_site
+from .sites import Site
+from .streams import stream_of
 
 _BAD = msg.BAD_DLPACK
 
@@ -165,19 +166,16 @@ class _Imported:
             managed.deleter(ctypes.pointer(managed))
 
 
-def from_dlpack(obj: Any) -> Tensor:
-    """A cutile tensor on another library's memory (zero copy where the backend can use it)."""
-    from .context import backend, current_stream
-
-    site = caller_site()
-    be = backend()
+def import_dlpack(obj: Any, be: Backend, site: Site) -> Tensor:
+    """A cutile tensor of backend `be` on another library's memory (zero copy where the
+    backend can use it): `ct.from_dlpack` (constructors.py) with the active backend."""
     if not hasattr(obj, "__dlpack__"):
         raise launch_error(_BAD, site, detail=f"{type(obj).__name__} does not support DLPack")
     dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
     on_gpu = dev_type in (DLPACK_CUDA, _CUDA_MANAGED)
     stream: int | None = None
     if on_gpu:
-        stream = to_dlpack_stream(current_stream()) if be.device.kind == "cuda" else _LEGACY
+        stream = to_dlpack_stream(stream_of(be)) if be.device.kind == "cuda" else _LEGACY
     try:
         capsule = obj.__dlpack__(stream=stream) if on_gpu else obj.__dlpack__()
     except (BufferError, TypeError, ValueError, RuntimeError) as err:
@@ -228,7 +226,6 @@ def _extent(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> tupl
 def _copy_across(be: Backend, device: Device, start: int, nbytes: int, offset: int,
                  shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType) -> Tensor:
     """Producer memory the backend cannot compute on: bring the bytes over once."""
-    from .context import current_stream
     from .tensor import Tensor
 
     raw = np.empty(nbytes, dtype=np.uint8)
@@ -240,7 +237,7 @@ def _copy_across(be: Backend, device: Device, start: int, nbytes: int, offset: i
         driver.init_context(device.index)
         driver.memcpy_dtoh(int(raw.ctypes.data), start, nbytes, 0)
         driver.stream_synchronize(0)
-    stream = current_stream()
+    stream = stream_of(be)
     buf = be.allocate(max(nbytes, 1), stream)
     be.write(buf, 0, raw, stream)
     return Tensor(be, buf, offset, shape, strides, dtype)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import sys
 import weakref
 from functools import partial
@@ -10,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 from . import context as _context
 from .binding import Bound
 from .context import backend, launch_target, stream_of
+from .fastpath import same_device
 from .ops import LaunchOp
 from .ownership import State
-from .plans import Key, LaunchPlan, same_device
+from .plans import Key, LaunchPlan
 from .sites import Site, caller_of, internal_files, site_of
 from .views import check_launch, lease_launch
 
@@ -29,16 +31,11 @@ def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     code = frame.f_code  # caller_of(frame), inlined: a user's file needs no walk
     site = (Site((code, frame.f_lasti)) if internal_files.get(code.co_filename) is False
             else site_of(frame))
-    return _launch(kernel, args, kwargs, site)
-
-
-def launch_linked(kernel: Kernel, site: Site, args: tuple[Any, ...]) -> LaunchOp:
-    """`kernel(*args)` made by a `.then(kernel)` link with the previous op's results: `launch`
-    without looking for the caller (the link knows its site: the `.then` call)."""
-    return _launch(kernel, args, _NO_KEYWORDS, site)
+    return _launch(kernel, site, args, kwargs)
 
 
 _NO_KEYWORDS: dict[str, Any] = {}  # read only
+_cached_id = operator.attrgetter("_kid")  # a handle's descriptor id, 0 until computed
 
 
 def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
@@ -112,16 +109,41 @@ def _new_op(kernel: Kernel, plan: LaunchPlan, values: list[Any], site: Site) -> 
                     plan.grid, site, stream)
 
 
-def _launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
-            site: Site) -> LaunchOp:
-    """The plan for these arguments, the checks that depend on the values, then the launch
-    (`_start_launch`). Without a plan, or when a check fails, the full path (which raises the
-    error). The checks are inlined (this runs on every launch): a moved handle, an integer
-    scalar out of range, a Mut argument's bytes overlapping another argument's."""
+def _launch(kernel: Kernel, site: Site, args: tuple[Any, ...],
+            kwargs: dict[str, Any] = _NO_KEYWORDS) -> LaunchOp:
+    """The plan for these arguments, the checks that depend on the values, then the launch.
+    It is also `launch_linked`: a `.then(kernel)` link calls it with the previous op's results
+    and its own site (the `.then` call), so it looks for no caller.
+
+    The usual call (tensors and partitions, positionally) finds its plan by one dict lookup
+    keyed on the handles' descriptor ids and runs the plan's own generated launcher
+    (fastpath.py). Otherwise, or when that launcher declines (a view, a failed check), the
+    generic path below: the checks inlined (this runs on every such launch), then
+    `_start_launch`. Without a plan, or when a check fails, the full path (which raises the
+    error)."""
     plans = kernel._plans or kernel.plans()
-    key, plan = plans.lookup(args, kwargs)
+    key: Key | None = None
+    plan: LaunchPlan | None = None
+    if not kwargs and len(args) <= plans.handles:  # Plans.lookup's usual case, inlined
+        try:
+            key = tuple(map(_cached_id, args))
+        except AttributeError:  # not a handle (the binder will say so)
+            key = None
+        if key and 0 not in key:  # 0: an id not computed yet
+            plan = plans.plans.get(key)
+        else:
+            key = None
+    if key is None:
+        key, plan = plans.lookup(args, kwargs)
     if plan is None:
         return _full_launch(kernel, key, args, kwargs, site)
+    run = plan.run
+    # keywords too: the key holds their names and values, so this plan's calls pass the same
+    # Consts (in its tail) and the same grid
+    if run is not None and plan.prefix == len(args):
+        op = run(kernel, args, site)
+        if op is not None:
+            return op
     if plan.prefix == len(args) and not kwargs:  # plan.values, inlined for the usual call
         values = [*args, *plan.tail]
     else:
@@ -143,6 +165,9 @@ def _launch(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any],
         if lo < b._base - a._base < hi and same_device(a, b):
             return _full_launch(kernel, key, args, kwargs, site)
     return _start_launch(kernel, plan, values, len(args), site, viewed)
+
+
+launch_linked = _launch  # `.then(kernel)` links: (kernel, the link's site, the results)
 
 
 def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,

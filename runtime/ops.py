@@ -44,7 +44,6 @@ from ..diagnostics.diagnostic import Note
 from ..diagnostics.errors import CutileError, LaunchError, error_for, expected_error
 from . import render
 from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
-from .context import set_current_stream
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Owned, State
 from .sites import (
@@ -56,6 +55,7 @@ from .sites import (
     site_of,
     unpack_target,
 )
+from .streams import set_current_stream
 
 
 class LaunchNeverRunWarning(UserWarning):
@@ -489,7 +489,20 @@ class ChainOp(DeviceOp):
                 # a kernel: launched with the link's site (no walk for the caller)
                 nxt = (_call_link(fn, link, results) if direct is None
                        else direct(fn, link.site, results))
-                if type(nxt) is LaunchOp or isinstance(nxt, DeviceOp):
+                if type(nxt) is LaunchOp:  # LaunchOp._start, inlined for a compiled launch
+                    link._next = nxt
+                    exe = nxt._exe
+                    if exe is not None and nxt.phase is _CREATED:
+                        nxt.phase = _ENQUEUED
+                        try:
+                            exe.enqueue(nxt._args, nxt._grid, nxt.stream)
+                        except BaseException as err:
+                            nxt._fail_start(err)
+                            raise
+                        results = nxt._results
+                    else:
+                        results = nxt._start()
+                elif isinstance(nxt, DeviceOp):
                     link._next = nxt
                     results = nxt._start()
                 else:

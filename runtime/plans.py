@@ -22,6 +22,7 @@ from ..compiler.dtypes import integer_range
 from ..compiler.specialization import Specialization
 from .backends.base import Backend, Executable
 from .binding import Bound
+from .fastpath import Runner, build_runner, tensor_of
 from .partition import Partition
 from .tensor import Tensor, byte_extent
 
@@ -74,9 +75,9 @@ def _describe(kind: str, v: Any) -> Hashable | None:
 class LaunchPlan:
     """What the binder decided for one descriptor, laid out for the launch fast path."""
 
-    __slots__ = ("alias_pairs", "backend", "exe", "executables", "grid", "how", "int_scalars",
-                 "muts", "owned", "pick", "prefix", "sources", "spec", "tail", "template",
-                 "tensors")
+    __slots__ = ("alias_pairs", "backend", "exe", "grid", "how", "int_scalars",
+                 "muts", "owned", "pick", "prefix", "run", "sources", "spec", "tail",
+                 "template", "tensors")
 
     def __init__(self, spec: Specialization, grid: tuple[int, int, int], template: list[Any],
                  sources: tuple[tuple[int, int | str], ...], muts: tuple[int, ...],
@@ -102,9 +103,10 @@ class LaunchPlan:
         # common call; None: tuple(values[:n])
         self.pick: Callable[[list[Any]], tuple[Any, ...]] | None = (
             operator.itemgetter(*range(n)) if n >= 2 and self.prefix == n else None)
-        self.executables: dict[int, Executable] = {}  # by id(backend)
         self.backend: Backend | None = None  # the last backend asked for, and its executable
         self.exe: Executable | None = None
+        # the plan's generated launcher for the common call (fastpath.py), set by `record`
+        self.run: Runner | None = None
 
     def values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """Per parameter, its value in this call (the launch inlines the common case)."""
@@ -116,23 +118,13 @@ class LaunchPlan:
         return values
 
     def executable(self, kernel: Kernel, backend: Backend) -> Executable:
+        """The specialization's executable on `backend`: the kernel keeps every backend's
+        (`Kernel.executable`, the one cache); the plan remembers the last one it used."""
         if self.backend is backend and self.exe is not None:
             return self.exe
-        exe = self.executables.get(id(backend))
-        if exe is None:
-            exe = self.executables[id(backend)] = kernel.executable(backend, self.spec)
+        exe = kernel.executable(backend, self.spec)
         self.backend, self.exe = backend, exe
         return exe
-
-
-def same_device(a: Any, b: Any) -> bool:
-    abuf, bbuf = _tensor(a)._buf, _tensor(b)._buf
-    return abuf is not None and bbuf is not None and abuf.device == bbuf.device
-
-
-def _tensor(v: Any) -> Tensor:
-    t: Tensor = v._tensor if type(v) is Partition else v
-    return t
 
 
 class Plans:
@@ -203,12 +195,13 @@ class Plans:
                         if kinds[i] != "const" and (isinstance(w, int) or w in kwargs))
         muts = tuple(i for i, k in enumerate(kinds) if k in ("mut", "acc"))  # exclusive
         tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
-        extents = {i: byte_extent(_tensor(bound.values[i])) for i in (*muts, *tensors)}
+        extents = {i: byte_extent(tensor_of(bound.values[i])) for i in (*muts, *tensors)}
         pairs = tuple(_alias_pair(i, j, extents[i], extents[j]) for i in muts
                       for j in (*muts, *tensors) if j != i and not (j in muts and j < i))
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
                           pairs, f"into a launch of '{kernel_name}'")
+        plan.run = build_runner(plan, kernel_name, tuple(map(type, bound.values)))
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
         return plan

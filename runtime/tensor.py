@@ -12,11 +12,12 @@ from ..compiler.dsl.markers import _Marker
 from ..compiler.dsl.orders import TileOrder, row_major
 from ..compiler.dtypes import DType
 from ..diagnostics import messages as msg
-from . import hostdtypes
+from . import hostdtypes, limits
 from .backends.base import Backend, Buffer, Device
 from .errors import launch_error
 from .ownership import Owned, State, check_usable, check_writable
 from .sites import Site, caller_site, caller_with_parent, receiver_name
+from .streams import stream_of
 
 if TYPE_CHECKING:
     from .partition import Partition
@@ -249,7 +250,7 @@ def read_storage(t: Tensor) -> NDArray[Any]:
     assert t._buf is not None and t._backend is not None
     dt = hostdtypes.storage(t._dtype)
     lo, hi = byte_extent(t)
-    stream = _stream()
+    stream = stream_of(t._backend)
     raw = t._backend.read(t._buf, t._offset + lo, hi - lo, stream)
     if t.size == 0:
         return np.empty(t._shape, dtype=dt)
@@ -266,12 +267,6 @@ def byte_extent(t: Tensor) -> tuple[int, int]:
     lo = sum(s * (n - 1) for s, n in zip(t._strides, t._shape, strict=True) if s < 0)
     hi = sum(s * (n - 1) for s, n in zip(t._strides, t._shape, strict=True) if s > 0)
     return lo * item, (hi + 1) * item
-
-
-def _stream() -> int:
-    from .context import current_stream
-
-    return current_stream()
 
 
 def _is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
@@ -298,7 +293,29 @@ def _resolve_shape(shape: tuple[int, ...] | int, size: int, old: tuple[int, ...]
 
 def _compact(t: Tensor) -> Tensor:
     """A C-contiguous copy (through the host: only reshape of strided DLPack imports needs it)."""
-    from .constructors import tensor_from_storage
-
     assert t._backend is not None
     return tensor_from_storage(t._backend, read_storage(t), t._dtype)
+
+
+def allocate(be: Backend, what: str, dims: tuple[int, ...], dt: DType) -> Buffer:
+    """`nbytes` of the backend's memory, or CT412 naming the size and the limit (`what`: the
+    constructor the error names)."""
+    nbytes = math.prod(dims) * dt.itemsize
+    site = caller_site()
+    limits.check_fits(what, dims, dt, nbytes, be.memory_limit(), site)
+    stream = stream_of(be)
+    return limits.allocating(what, dims, dt, nbytes, site,
+                             lambda: be.allocate(max(1, nbytes), stream))
+
+
+def tensor_from_storage(be: Backend, stored: NDArray[Any], dt: DType,
+                        what: str = "ct.from_numpy") -> Tensor:
+    """A new tensor holding a copy of storage values (already in `dt`'s host layout). A 0-d
+    array stays 0-d (np.ascontiguousarray would make it 1-d)."""
+    data = np.require(stored, requirements="C")
+    dims = tuple(int(n) for n in data.shape)
+    stream = stream_of(be)
+    buf = allocate(be, what, dims, dt)
+    if data.nbytes:
+        be.write(buf, 0, data, stream)
+    return Tensor(be, buf, 0, dims, contiguous_strides(dims), dt)

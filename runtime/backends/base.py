@@ -10,14 +10,25 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
     from ...compiler.specialization import Specialization
-    from ..kernel import Kernel
+    from ...reader.source import ModuleInfo
+
+
+class KernelSource(Protocol):
+    """What a backend needs of a kernel to prepare one specialization: the parsed module it is
+    defined in and its name (`runtime.kernel.Kernel` is one; backends do not import it, so
+    they stay below the launch layer)."""
+
+    @property
+    def __name__(self) -> str: ...
+
+    def module(self) -> ModuleInfo: ...
 
 DLPACK_CPU, DLPACK_CUDA = 1, 2
 
@@ -142,7 +153,7 @@ class Backend(ABC):
             event.wait()
 
     @abstractmethod
-    def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
+    def prepare(self, kernel: KernelSource, spec: Specialization) -> Executable:
         """Compiles (or fetches from cache) what runs this specialization on this backend."""
 
     def capture_stream(self, stream: int) -> int:

@@ -19,7 +19,7 @@ _DEFAULT_STREAMS = frozenset({0, 1, 2})  # legacy (0 and CU_STREAM_LEGACY), per-
 
 if TYPE_CHECKING:
     from ...compiler.specialization import Specialization
-    from ..kernel import Kernel
+    from .base import KernelSource
 
 
 class CudaEvent(Event):
@@ -194,11 +194,15 @@ class CudaBackend(Backend):
         return CudaGraph(driver.end_capture(stream))
 
     # -- kernels ----------------------------------------------------------------------------
-    def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
+    def prepare(self, kernel: KernelSource, spec: Specialization) -> Executable:
         from .cuda_kernels import load_kernel
 
         self.current()
         return load_kernel(self, kernel, spec)
+
+    def executable(self, function: int, packer: Packer) -> CudaExecutable:
+        """A loaded entry function and its parameter packer, launchable on this backend."""
+        return CudaExecutable(self, function, packer)
 
     def function(self, digest: str, cubin: bytes, entry: str) -> int:
         """The entry function of a cubin, loaded once per distinct cubin and kept loaded."""

@@ -10,18 +10,18 @@ from ...compiler.specialization import Specialization
 from .pack import Packer
 
 if TYPE_CHECKING:
-    from ..kernel import Kernel
+    from .base import KernelSource
     from .cuda import CudaBackend, CudaExecutable
 
 
-def compile_for(backend: CudaBackend, kernel: Kernel, spec: Specialization) -> Compiled:
+def compile_for(backend: CudaBackend, kernel: KernelSource, spec: Specialization) -> Compiled:
     """The launcher's specialization compiled for the backend's device (its arch)."""
     return compile_kernel(kernel.module(), kernel.__name__, spec, backend.arch, tileir=False)
 
 
-def load_kernel(backend: CudaBackend, kernel: Kernel, spec: Specialization) -> CudaExecutable:
-    from .cuda import CudaExecutable
-
+def load_kernel(backend: CudaBackend, kernel: KernelSource, spec: Specialization) -> CudaExecutable:
+    """Compiled, loaded and wrapped by the backend (`backend.executable`: this module does not
+    import cuda.py, which imports it lazily)."""
     compiled = compile_for(backend, kernel, spec)
     function = backend.function(compiled.key.digest(), compiled.cubin, compiled.entry)
-    return CudaExecutable(backend, function, Packer(compiled.slots))
+    return backend.executable(function, Packer(compiled.slots))

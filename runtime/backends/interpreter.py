@@ -9,13 +9,13 @@ from .host import HostExecutable, HostMemoryBackend
 
 if TYPE_CHECKING:
     from ...compiler.specialization import Specialization
-    from ..kernel import Kernel
+    from .base import KernelSource
 
 
 class InterpreterBackend(HostMemoryBackend):
     name = "interpreter"
 
-    def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
+    def prepare(self, kernel: KernelSource, spec: Specialization) -> Executable:
         from ..interpreter.program import build_program
 
         return HostExecutable(self, build_program(kernel, spec).run)

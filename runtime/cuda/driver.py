@@ -6,12 +6,15 @@ long-standing driver entry points are used (they exist in every cuda-bindings 12
 
 from __future__ import annotations
 
+import ctypes
+import os
 from collections.abc import Callable
 from typing import Any
 
 from cuda.bindings import driver as drv
 
-from ..errors import DRIVER_ERROR, NO_DEVICE, device_error
+from ...diagnostics import messages as msg
+from ..errors import DRIVER_ERROR, NO_DEVICE, device_error, error
 
 _SUCCESS = drv.CUresult.CUDA_SUCCESS
 # Handle objects by value, built once: constructing them costs about a microsecond per call on
@@ -197,10 +200,29 @@ def module_function(module: int, name: str) -> int:
         drv.CUmodule(module), name.encode())))
 
 
-def launcher(function: int) -> Callable[[tuple[int, int, int], int, int], None]:
+Launch = Callable[[tuple[int, int, int], int, int], None]
+BINDING_ENV = "CUTILE_LAUNCH_BINDING"
+BINDINGS = ("bindings", "ctypes")
+
+
+def launch_binding() -> str:
+    """Which binding calls cuLaunchKernel: `CUTILE_LAUNCH_BINDING=bindings` (cuda.bindings, the
+    default) or `ctypes` (libcuda's symbol called through ctypes with prebuilt pointer objects
+    and no argtypes: no per-argument conversion, measured 0.47 against 1.34 us per call with
+    argtypes on a do-nothing symbol, this project's CPU box). benchmarks/driver_calls.py times
+    both on a GPU; the winner may become the default."""
+    choice = os.environ.get(BINDING_ENV, "").strip().lower() or BINDINGS[0]
+    if choice not in BINDINGS:
+        raise error(msg.BAD_LAUNCH_BINDING_ENV, None, value=choice)
+    return choice
+
+
+def launcher(function: int) -> Launch:
     """`launch(grid, stream, params_addr)` of one function, its handle built once (an executable
     keeps one, so a launch makes one Python call around cuLaunchKernel). Block (1, 1, 1): the
-    driver reads a tile kernel's thread count from the cubin."""
+    driver reads a tile kernel's thread count from the cubin. The binding: `launch_binding()`."""
+    if launch_binding() == "ctypes":
+        return ctypes_launcher(function, _libcuda().cuLaunchKernel)
     fn = _handle(_functions, drv.CUfunction, function)
     launch_kernel, streams, success = drv.cuLaunchKernel, _streams, _SUCCESS
 
@@ -214,6 +236,48 @@ def launcher(function: int) -> Callable[[tuple[int, int, int], int, int], None]:
             _check("cuLaunchKernel", (err,))
 
     return launch
+
+
+def ctypes_launcher(function: int, call: Callable[..., int]) -> Launch:
+    """`launcher` through ctypes: `call` is libcuda's cuLaunchKernel without argtypes, so every
+    pointer goes in as a prebuilt `c_void_p` (one per function, stream and parameter array,
+    cached by value) and the grid as plain ints (ctypes passes them as C ints: grid extents
+    are below 2**31). The error check is the same CT505 as the bindings' path."""
+    fn = ctypes.c_void_p(function)
+    streams: dict[int, ctypes.c_void_p] = {}
+    arrays: dict[int, ctypes.c_void_p] = {}
+
+    def launch(grid: tuple[int, int, int], stream: int, params_addr: int) -> None:
+        handle = streams.get(stream)
+        if handle is None:
+            handle = streams[stream] = ctypes.c_void_p(stream)
+        params = arrays.get(params_addr)
+        if params is None:
+            params = arrays[params_addr] = ctypes.c_void_p(params_addr)
+        err = call(fn, grid[0], grid[1], grid[2], 1, 1, 1, 0, handle, params, None)
+        if err:
+            _check("cuLaunchKernel", (_result(err),))
+
+    return launch
+
+
+def _result(code: int) -> Any:
+    """A ctypes call's CUresult as the bindings' enum (its name goes in the error)."""
+    try:
+        return drv.CUresult(code)
+    except ValueError:  # a code newer than these bindings: the number
+        return code
+
+
+_lib: list[ctypes.CDLL] = []
+
+
+def _libcuda() -> ctypes.CDLL:
+    """libcuda through ctypes, loaded once: the library cuda.bindings has loaded already (the
+    same soname, so the same handle and the same contexts)."""
+    if not _lib:
+        _lib.append(ctypes.CDLL("libcuda.so.1"))
+    return _lib[0]
 
 
 def begin_capture(stream: int) -> None:

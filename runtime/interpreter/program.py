@@ -39,7 +39,7 @@ from .numeric import fit
 from .ops import Block, run_op
 
 if TYPE_CHECKING:
-    from ..kernel import Kernel
+    from ..backends.base import KernelSource
 
 Signal = tuple[str, list[Any]] | None  # ("yield" | "continue" | "break" | "return", values)
 
@@ -78,7 +78,7 @@ class Program:
         return value
 
 
-def build_program(kernel: Kernel, spec: Specialization) -> Program:
+def build_program(kernel: KernelSource, spec: Specialization) -> Program:
     ir = api.specialized_ir(kernel.module(), kernel.__name__, spec)
     _check_tiles(ir.body, ir.name)
     return Program(ir, [p.kind for p in ir.params])

@@ -270,3 +270,71 @@ def test_handle_ids_from_many_threads_are_one_per_descriptor() -> None:
         by_shape.setdefault(t.shape, set()).add(i)
     assert all(len(v) == 1 for v in by_shape.values())  # equal descriptors: one id
     assert len({next(iter(v)) for v in by_shape.values()}) == len(shapes)  # distinct ones: not
+
+
+def _snapshot(op: Any, given: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What a launch decided: its arguments' kinds and states, what it leases and holds, its
+    grid and results, and what became of the caller's handles."""
+    ref = op._ref
+    return (op.kernel_name, op._grid, op._muts, op._reads, op.phase, op._exe is None,
+            [(type(v).__name__, getattr(v, "_state", v)) for v in op._args],
+            [(type(v).__name__, getattr(v, "_state", None)) for v in op._results],
+            [(getattr(v, "_state", None), getattr(v, "_how", None),
+              getattr(v, "_op", None) is ref, getattr(v, "_leases", None) is ref) for v in given])
+
+
+def _planned_twice(make: Any, launch: Any, generated: bool) -> tuple[Any, ...]:
+    """The second launch of one descriptor (the first records the plan), with or without the
+    plan's generated launcher."""
+    args = make()
+    launch(*args).sync()
+    args = make()
+    if not generated:
+        plans = launch.plans()
+        for plan in plans.plans.values():
+            plan.run = None
+    op = launch(*args)
+    snap = _snapshot(op, args)
+    op.sync()
+    return snap
+
+
+@pytest.mark.parametrize("case", ["add", "shift", "matmul"])
+def test_generated_launcher_decides_as_the_generic_path(case: str) -> None:
+    def make() -> tuple[Any, ...]:
+        if case == "add":
+            return _args()
+        if case == "shift":
+            return ct.zeros((64,), ct.i32).partition((64,)), 3
+        return (ct.zeros((64, 64), f32).partition((32, 32)), ct.randn((64, 32), ct.f16, seed=1),
+                ct.randn((32, 64), ct.f16, seed=2))
+
+    kern = getattr(k, case)
+    launch = (lambda *a: kern(*a, BK=16)) if case == "matmul" else kern
+    launch.plans = kern.plans  # type: ignore[attr-defined]
+    fast = _planned_twice(make, launch, True)
+    assert any(p.run is not None for p in kern.plans().plans.values())
+    kern._plans = None  # fresh plans: the generic path from the same start
+    slow = _planned_twice(make, launch, False)
+    kern._plans = None  # the plans without launchers go: later tests get the usual ones
+    assert fast == slow
+
+
+def test_generated_launcher_is_the_one_that_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cutile.runtime import launch as launch_module
+
+    z, x, y = k.add(*_args()).sync()
+    generic: list[int] = []
+    real = launch_module._start_launch
+    monkeypatch.setattr(launch_module, "_start_launch",
+                        lambda *a: generic.append(1) or real(*a))
+    op = k.add(z, x, y)
+    for _ in range(10):
+        op = op.then(k.add)
+    op.sync()
+    assert generic == []  # all eleven went through the plan's own launcher
+    a, b = ct.randn((64, 32), ct.f16, seed=1), ct.randn((32, 64), ct.f16, seed=2)
+    c, a, b = k.matmul(ct.zeros((64, 64), f32).partition((32, 32)), a, b, BK=16).sync()
+    generic.clear()  # that first launch recorded its plan (the full path)
+    c, a, b = k.matmul(c, a, b, BK=16).sync()  # a Const by keyword: the plan's launcher
+    assert generic == []
