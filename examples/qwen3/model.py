@@ -120,11 +120,13 @@ class Qwen3:
     """A Qwen3 model on the device; `reset` makes the KV cache and the step's buffers."""
 
     def __init__(self, cfg: Qwen3Config, weights: Weights, dtype: str = "float32",
-                 cache_tile: int = CACHE_TILE, grouped: bool = True) -> None:
+                 cache_tile: int = CACHE_TILE, grouped: bool = False) -> None:
         if dtype not in DTYPES:
             raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(DTYPES)}")
         self.cfg, self.dtype, self.cache_tile = cfg, dtype, cache_tile
-        self.grouped = grouped  # decode attention reads K/V once per kv head, not per q head
+        # grouped: decode attention reads K/V once per kv head, not once per query head (it
+        # was slower on the H200: 14.9 against 9.3 us per layer at 4B, 1k context)
+        self.grouped = grouped
         suffix = "bf16" if dtype == "bfloat16" else "f32"
         self.kern = {name: getattr(k, f"{name}_{suffix}")
                      for name in ("embed", "gemv", "lm_head", "gate_up")}
