@@ -5,9 +5,9 @@ After `Qwen3.reset(prompt, ...)`, `run(model)` embeds the P prompt rows, runs ev
 (P, width) row blocks (norms, the stacked QKV GEMM, q/k norms and RoPE per row and position,
 K and V written straight into rows 0..P-1 of the KV cache, causal GQA attention over the
 prompt, the o-projection, the SwiGLU MLP), then the final norm and the LM head on the last
-row only (the step's own LM head link, into its `x`). The step's own pick (greedy or sampled)
-then chooses the first new token at position P - 1, writes it to history[P] and sets pos to P: the decode graph carries
-on from there exactly as after P decode steps.
+row only, into the step's `x`; the step's own LM head and pick (greedy or sampled) then choose
+the first new token at position P - 1, write it to history[P] and set pos to P: the decode
+graph carries on from there exactly as after P decode steps.
 
 The launches are `Link`s over named buffers, as in the decode step: the prefill's activations
 live in `model.buf` under `pf_*` names while it runs (shapes depend on P) and are dropped after.

@@ -316,7 +316,8 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
                 assert compiled.tileir.count("make_tensor_view") == 5  # one per tensor
     suffix = "bf16" if dtype == "bfloat16" else "f32"
     assert names == {"rms_norm", "add_rms_norm", "qk_norm_rope", "kv_append",
-                     "decode_attention", "decode_attention_gqa", "attention_merge", "greedy_next", "sample_next",
+                     "decode_attention", "decode_attention_gqa", "attention_merge",
+                     "greedy_next", "sample_next",
                      *(f"{n}_{suffix}" for n in ("embed", "gemv", "lm_head", "gate_up"))}
 
 
