@@ -184,18 +184,18 @@ def kv_append(kc: Mut[Tensor[f32, (1, -1, "D")]], vc: Mut[Tensor[f32, (1, -1, "D
 
 
 # -- decode attention, split over the cache (flash decoding) ----------------------------------
-# Block r = h S + s takes query head h and the cache tiles s, s + S, ... up to row pos of its kv
+# Block r = h A + a takes query head h and the cache tiles a, a + A, ... up to row pos of its kv
 # head, and leaves its unnormalized output row with the running max (mx) and sum (den) of that
-# part; the merge weighs the S parts of each head by exp(mx - the head's max). S x NH blocks
-# fill the GPU where NH blocks walking the whole cache would not.
+# part; the o-projection merges the A parts of each head. A x NH blocks fill the GPU where NH
+# blocks walking the whole cache would not.
 @ct.kernel
 def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
                      den: Mut[Tensor[f32, (1, 1)]], qk: Tensor[f32, (-1, "D")],
                      kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
-                     pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], S: Const[int],
+                     pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], A: Const[int],
                      BN: Const[int], D: Const[int]) -> None:
     r, _ = o.tile_index()
-    h = r // S
+    h = r // A
     pos = _scalar(pos_t)
     q = qk.load_tile((1, D), (h, 0)) * scale
     pk = kc.partition((1, BN, D))
@@ -203,7 +203,7 @@ def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]]
     m_i = ct.full((1, 1), NEG_INF, f32)
     l_i = ct.zeros((1, 1), f32)
     acc = ct.zeros((1, D), f32)
-    for j in range(r % S, pos // BN + 1, S):
+    for j in range(r % A, pos // BN + 1, A):
         kt = pk.load((h // G, j, 0)).reshape((BN, D))
         s = ct.sum(kt * q, 1, keepdims=True)
         cols = (j * BN + ct.arange(BN, i32)).reshape((BN, 1))
@@ -220,52 +220,40 @@ def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]]
     den.store(l_i)
 
 
-# The same over the G query heads of one kv head at once, so a block reads its K and V tiles
-# once for all G (the per-head form reads them G times): block r = g S + s; the G heads' parts
-# are the G D-wide pieces of o's row r and the G entries of mx's and den's.
-@ct.kernel
-def decode_attention_gqa(o: Mut[Tensor[f32, (1, "GD")]], mx: Mut[Tensor[f32, (1, "G")]],
-                         den: Mut[Tensor[f32, (1, "G")]], qk: Tensor[f32, (-1, "D")],
-                         kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
-                         pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], S: Const[int],
-                         BN: Const[int], D: Const[int], GD: Const[int]) -> None:
-    r, _ = o.tile_index()
-    g = r // S
-    pos = _scalar(pos_t)
-    q = (qk.load_tile((G, D), (g, 0)) * scale).reshape((G, 1, D))
-    pk = kc.partition((1, BN, D))
-    pv = vc.partition((1, BN, D))
-    m_i = ct.full((G, 1), NEG_INF, f32)
-    l_i = ct.zeros((G, 1), f32)
-    acc = ct.zeros((G, D), f32)
-    for j in range(r % S, pos // BN + 1, S):
-        s = ct.sum(q * pk.load((g, j, 0)), 2)  # (G, BN)
-        cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
-        s = ct.where(cols <= pos, s, NEG_INF)
-        m_new = ct.maximum(m_i, ct.max(s, 1, keepdims=True))
-        p = ct.exp(s - m_new)
-        alpha = ct.exp(m_i - m_new)
-        l_i = l_i * alpha + ct.sum(p, 1, keepdims=True)
-        acc = acc * alpha + ct.sum(p.reshape((G, BN, 1)) * pv.load((g, j, 0)), 1)
-        m_i = m_new
-    o.store(acc.reshape((1, G * D)))
-    mx.store(m_i.reshape((1, G)))
-    den.store(l_i.reshape((1, G)))
+# -- the o-projection of the merged attention row: y = attn @ Wo^T, split over K like _matvec --
+# K tile k of Wo is head k; its input, head k's row of attn, is merged here from the head's A
+# parts (each weighed by exp(its max - the head's max); a part with no rows has max NEG_INF and
+# weight 0), so the merge needs no launch of its own and attn never goes through memory.
+@ct.function
+def _merged_head(o, mx, den, k, A, D):  # type: ignore[no-untyped-def]
+    mk = mx.load_tile((A, 1), (k, 0))
+    w = ct.exp(mk - ct.max(mk, 0, keepdims=True))
+    total = ct.sum(w * den.load_tile((A, 1), (k, 0)), 0, keepdims=True)
+    return ct.sum(w * o.load_tile((A, D), (k, 0)), 0, keepdims=True) / total
 
 
-# out is the (1, NH D) row the o-projection reads: head h writes its h-th D columns. The parts
-# come from either form: o (NH S, D), mx and den (NH S, 1) with G = 1, or o (NKV S, G D), mx and
-# den (NKV S, G) from the grouped form.
+@ct.function
+def _o_proj(y, o, mx, den, w, S, A, BN, D):  # type: ignore[no-untyped-def]
+    s, j = y.tile_index()
+    pw = w.partition((BN, D))
+    acc = ct.zeros((BN, D), f32)
+    for k in range(s, ct.num_tiles(pw, 1), S):
+        acc = acc + pw.load((j, k)).astype(f32) * _merged_head(o, mx, den, k, A, D)
+    y.store(ct.sum(acc, 1).reshape((1, BN)))
+
+
 @ct.kernel
-def attention_merge(out: Mut[Tensor[f32, (1, "D")]], o: Tensor[f32, (-1, -1)],
-                    mx: Tensor[f32, (-1, -1)], den: Tensor[f32, (-1, -1)], G: Const[int],
-                    S: Const[int], D: Const[int]) -> None:
-    _, h = out.tile_index()
-    at = (h // G, h % G)  # the S parts of head h: rows of o, mx, den; column G of them
-    mh = mx.load_tile((S, 1), at)
-    w = ct.exp(mh - ct.max(mh, 0, keepdims=True))  # parts with no rows: mx = NEG_INF, w = 0
-    total = ct.sum(w * den.load_tile((S, 1), at), 0, keepdims=True)
-    out.store(ct.sum(w * o.load_tile((S, D), at), 0, keepdims=True) / total)
+def o_proj_f32(y: Mut[Tensor[f32, (1, "BN")]], o: Tensor[f32, (-1, "D")],
+               mx: Tensor[f32, (-1, 1)], den: Tensor[f32, (-1, 1)], w: Tensor[f32, (-1, -1)],
+               S: Const[int], A: Const[int], BN: Const[int], D: Const[int]) -> None:
+    _o_proj(y, o, mx, den, w, S, A, BN, D)
+
+
+@ct.kernel
+def o_proj_bf16(y: Mut[Tensor[f32, (1, "BN")]], o: Tensor[f32, (-1, "D")],
+                mx: Tensor[f32, (-1, 1)], den: Tensor[f32, (-1, 1)], w: Tensor[bf16, (-1, -1)],
+                S: Const[int], A: Const[int], BN: Const[int], D: Const[int]) -> None:
+    _o_proj(y, o, mx, den, w, S, A, BN, D)
 
 
 # -- greedy choice: the index of the largest logit (the first one on ties) -------------------

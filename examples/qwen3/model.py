@@ -120,16 +120,13 @@ class Qwen3:
     """A Qwen3 model on the device; `reset` makes the KV cache and the step's buffers."""
 
     def __init__(self, cfg: Qwen3Config, weights: Weights, dtype: str = "float32",
-                 cache_tile: int = CACHE_TILE, grouped: bool = False) -> None:
+                 cache_tile: int = CACHE_TILE) -> None:
         if dtype not in DTYPES:
             raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(DTYPES)}")
         self.cfg, self.dtype, self.cache_tile = cfg, dtype, cache_tile
-        # grouped: decode attention reads K/V once per kv head, not once per query head (it
-        # was slower on the H200: 14.9 against 9.3 us per layer at 4B, 1k context)
-        self.grouped = grouped
         suffix = "bf16" if dtype == "bfloat16" else "f32"
         self.kern = {name: getattr(k, f"{name}_{suffix}")
-                     for name in ("embed", "gemv", "lm_head", "gate_up")}
+                     for name in ("embed", "gemv", "o_proj", "lm_head", "gate_up")}
         self.embed = ct.from_numpy(weights.embed, dtype=DTYPES[dtype])
         self.lm_head = (Matrix.on_device(self.embed) if cfg.tie_word_embeddings
                         else Matrix.of(weights.lm_head, dtype))
@@ -155,12 +152,12 @@ class Qwen3:
         self.cache_rows = -(-seq // self.cache_tile) * self.cache_tile  # whole attention tiles
         cache = (c.num_key_value_heads, self.cache_rows, d)
         nh, nkv = c.num_attention_heads, c.num_key_value_heads
-        lay, g = self.layers[0], c.group if self.grouped else 1
-        self.splits = attention_splits(nh // g, self.cache_rows // self.attention_tile)
-        parts = (nh // g * self.splits, g)
+        lay = self.layers[0]
+        self.splits = attention_splits(nh, self.cache_rows // self.cache_tile)
+        parts = (nh * self.splits, 1)
         f32 = {"h": (1, c.hidden_size), "h2": (1, c.hidden_size), "x": (1, c.hidden_size),
-               "qkv": (1, (nh + 2 * nkv) * d), "qk": (nh + nkv, d), "attn": (1, nh * d),
-               "ao": (parts[0], g * d), "am": parts, "al": parts,
+               "qkv": (1, (nh + 2 * nkv) * d), "qk": (nh + nkv, d),
+               "ao": (parts[0], d), "am": parts, "al": parts,
                "po": (lay.o.splits, c.hidden_size), "pd": (lay.down.splits, c.hidden_size),
                "act": (1, c.intermediate_size), "logits": (1, v), "top": (1, self.head_blocks),
                **{f"{kv}{i}": cache for i in range(len(self.layers)) for kv in "kv"}}
@@ -274,31 +271,13 @@ class Qwen3:
                  self.inv_freq, "pos", c.rms_norm_eps), {"NH": nh}),
             Link(k.kv_append, (kc, vc), ((1, self.cache_rows, d),) * 2, ("qk", "qkv", "pos"),
                  {"NH": nh, "NKV": nkv}),
-            self._attention("ao", "am", "al", kc, vc),
-            Link(k.attention_merge, ("attn",), ((1, d),), ("ao", "am", "al"),
-                 {"G": c.group if self.grouped else 1, "S": self.splits}),
-            self._gemv("po", layer.o, "attn"),
+            Link(k.decode_attention, ("ao", "am", "al"), ((1, d), (1, 1), (1, 1)),
+                 ("qk", kc, vc, "pos", d ** -0.5),
+                 {"G": c.group, "A": self.splits, "BN": self.cache_tile}),
+            Link(self._hinted("o_proj", layer.o), ("po",), ((1, layer.o.bn),),
+                 ("ao", "am", "al", layer.o.w), {"S": layer.o.splits, "A": self.splits}),
             self._add_norm("h2", "h", "po", layer.post_norm),
         ]
-
-    def _attention(self, *names: str) -> Link:
-        c, d = self.cfg, self.cfg.head_dim
-        consts = {"S": self.splits, "BN": self.attention_tile}
-        args = ("qk", *names[3:], "pos", d ** -0.5)
-        if self.grouped:
-            g = c.group
-            return Link(k.decode_attention_gqa, names[:3], ((1, g * d), (1, g), (1, g)), args,
-                        consts)
-        return Link(k.decode_attention, names[:3], ((1, d), (1, 1), (1, 1)), args,
-                    {**consts, "G": c.group})
-
-    @property
-    def attention_tile(self) -> int:
-        """Cache rows per step of decode attention: the grouped form holds G x BN x D products
-        at once, so fewer rows when G is large."""
-        if not self.grouped:
-            return self.cache_tile
-        return max(8, min(self.cache_tile, 64 // pow2(self.cfg.group)))
 
     def _mlp_links(self, layer: DeviceLayer, after: ct.HostTensor) -> list[Link]:
         m = layer.gate

@@ -72,7 +72,10 @@ def test_batched_prefill_leaves_the_step_prefills_state(tmp_path: Path, case: st
         if name in ("history", "pos"):
             np.testing.assert_array_equal(batched[name], want, err_msg=name)
         else:
-            np.testing.assert_allclose(batched[name], want, rtol=2e-5, atol=2e-5, err_msg=name)
+            # f32 sums in another order (GEMM tiles vs GEMV splits): to 1e-5 of the largest value
+            np.testing.assert_allclose(batched[name], want, rtol=2e-5,
+                                       atol=1e-5 * max(1.0, float(np.abs(want).max())),
+                                       err_msg=name)
     assert int(batched["pos"][0]) == n and np.abs(batched["k0"][:, n:]).max() == 0
     assert np.abs(batched["v1"][:, :n]).min(axis=(0, 2)).max() > 0  # every row was written
 

@@ -110,16 +110,14 @@ def test_graph_and_eager_give_the_same_tokens(tmp_path: Path, sampling: Sampling
     assert len(set(graph)) > 2
 
 
-def test_both_attention_forms_give_the_reference_tokens(tmp_path: Path) -> None:
-    """Decode attention per query head and grouped per kv head (G = 4 here), each split in
-    parts over the cache (an 8-row tile: 16 positions span two) and merged."""
+def test_attention_in_parts_gives_the_reference_tokens(tmp_path: Path) -> None:
+    """Decode attention split in parts over the cache (an 8-row tile: 16 positions span two),
+    merged by the o-projection, with 4 query heads per kv head."""
     cfg, tensors = _make(tmp_path, False, 1, "F32", {"num_attention_heads": 8})
     c = load_config(tmp_path)
-    want = reference.greedy(cfg, tensors, PROMPT, 12)
-    for grouped in (False, True):
-        engine = Qwen3(c, load_weights(tmp_path, c), cache_tile=8, grouped=grouped)
-        assert generate(engine, PROMPT, 12).tokens == want
-        assert engine.splits > 1 and c.group == 4
+    engine = Qwen3(c, load_weights(tmp_path, c), cache_tile=8)
+    assert generate(engine, PROMPT, 12).tokens == reference.greedy(cfg, tensors, PROMPT, 12)
+    assert engine.splits > 1 and c.group == 4
 
 
 def test_top_k_1_is_greedy_and_a_seed_repeats(tmp_path: Path) -> None:
@@ -301,8 +299,8 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
     _make(tmp_path, True, 1, "F32", {"hidden_size": 96, "vocab_size": 997})
     c = load_config(tmp_path)
     names: set[str] = set()
-    for sampling, grouped in ((Sampling(), False), (Sampling(0.7, 40, 0.9), True)):
-        engine = Qwen3(c, load_weights(tmp_path, c), dtype, grouped=grouped)
+    engine = Qwen3(c, load_weights(tmp_path, c), dtype)
+    for sampling in (Sampling(), Sampling(0.7, 40, 0.9)):
         engine.reset([1, 2], 6, sampling)
         for ln in engine.links:
             mut = (ct.meta(engine.buf[o].shape, engine.buf[o].dtype).partition(t)
@@ -316,9 +314,9 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
                 assert compiled.tileir.count("make_tensor_view") == 5  # one per tensor
     suffix = "bf16" if dtype == "bfloat16" else "f32"
     assert names == {"rms_norm", "add_rms_norm", "qk_norm_rope", "kv_append",
-                     "decode_attention", "decode_attention_gqa", "attention_merge",
-                     "greedy_next", "sample_next",
-                     *(f"{n}_{suffix}" for n in ("embed", "gemv", "lm_head", "gate_up"))}
+                     "decode_attention", "greedy_next", "sample_next",
+                     *(f"{n}_{suffix}" for n in ("embed", "gemv", "o_proj", "lm_head",
+                                                 "gate_up"))}
 
 
 # -- on the GPU machine: the same weights in transformers --------------------------------------
