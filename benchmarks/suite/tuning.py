@@ -43,8 +43,6 @@ KERNELS: dict[str, tuple[str, str]] = {
     "attention_bwd_preprocess": ("examples/attention_backward.py", "attention_bwd_preprocess"),
     "attention_lse": ("examples/attention_backward.py", "attention_lse"),
     "cross_entropy": ("examples/cross_entropy.py", "cross_entropy"),
-    "cross_entropy_lean": ("benchmarks/kernels/cross_entropy.py", "cross_entropy_lean"),
-    "cross_entropy_chunk": ("benchmarks/kernels/cross_entropy.py", "cross_entropy_chunk"),
     "softmax_rows": ("examples/softmax_rows.py", "softmax_rows"),
     "splitk_gemm": ("examples/splitk_gemm.py", "splitk_gemm"),
 }
@@ -55,7 +53,7 @@ KERNELS: dict[str, tuple[str, str]] = {
 # Split-K accumulates into C: each config the autotuner timed would add into the result, and a
 # launch with no Mut has no partition for a Config's `tile`
 NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t", "cross_entropy",
-                           "cross_entropy_lean", "cross_entropy_chunk", "splitk_gemm"})
+                           "splitk_gemm"})
 # kernels with no Mut output (only an Acc): the launch takes `grid=`, the output no partition
 ACC_KERNELS = frozenset({"splitk_gemm"})
 
@@ -222,27 +220,7 @@ def _fp8(blockwise: bool, bm: int, bn: int, bk: int, hints: dict[str, int] | Non
 def _row_walk(kernel: str, n: int, bn: int, hints: dict[str, int] | None = None) -> Variant:
     """Rows 13-14: one block per row (slab (1, n), any n), walking it in BN-wide tiles."""
     h = hints or {}
-    form = {"cross_entropy_lean": "lean ", "cross_entropy_chunk": "chunk max "}.get(kernel, "")
-    return Variant(_label(f"{form}BN={bn}", h), kernel, (1, n), consts={"BN": bn}, hints=h)
-
-
-def _cross_entropy_forms(n: int) -> list[Variant]:
-    """Row 13's other kernel forms (benchmarks/kernels/cross_entropy.py): -inf padding, which
-    tileiras loads with LDG.128 instead of TMA plus a select per element, and no target compare
-    in the first pass; the chunk-max form also has one exp2 per element instead of two. sm_90
-    compiles (4096x128256): lean 2048 / chunk 2048 and 4096 at occupancy 4 take 64 registers
-    without spills (lean 4096 at occupancy 4 spills 12), 4096 at occupancy 2 and chunk 8192 at
-    occupancy 2 128 registers (chunk 8192 spills 82 instructions at occupancy 3; 4096 spills at
-    6, 2048 at 8), 4096 with worker_warps=8 and occupancy 2 80 registers at 384 threads. The
-    loads are LDG without cross-iteration pipelining, so what is in flight per SM is about
-    blocks x BN x 4 bytes: 32 KB at 2048 x 4, 64 KB at 4096 x 4 and 8192 x 2. Not yet timed on
-    the H200 (the example: 2.24 TB/s at 2048, occupancy 4; Triton 2.69)."""
-    occ4, occ2 = {"occupancy": 4}, {"occupancy": 2}
-    lean, chunk = "cross_entropy_lean", "cross_entropy_chunk"
-    return [_row_walk(lean, n, 2048, occ4), _row_walk(lean, n, 4096, occ2),
-            _row_walk(chunk, n, 2048, occ4), _row_walk(chunk, n, 4096, occ4),
-            _row_walk(chunk, n, 8192, occ2),
-            _row_walk(chunk, n, 4096, {"worker_warps": 8, "occupancy": 2})]
+    return Variant(_label(f"BN={bn}", h), kernel, (1, n), consts={"BN": bn}, hints=h)
 
 
 def _row_walk_variants(kernel: str, n: int, sweep: bool) -> list[Variant]:
@@ -331,8 +309,7 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
     sms = SM_COUNT.get(arch, 132)
     k = case.kernel
     if k in _ROW_WALK_KERNELS:
-        forms = _cross_entropy_forms(p["n"]) if k == "cross_entropy" else []
-        return _row_walk_variants(_ROW_WALK_KERNELS[k], p["n"], sweep=False) + forms
+        return _row_walk_variants(_ROW_WALK_KERNELS[k], p["n"], sweep=False)
     if k == "splitk_gemm":
         return _splitk_variants(case, sms, sweep=False)
     if k in ("vector_add", "safety", "host_overhead"):
