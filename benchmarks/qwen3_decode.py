@@ -223,6 +223,8 @@ def guarded(row: dict[str, Any], key: str, fn: Any) -> None:
     except Exception as exc:  # a peer that fails here is a row entry, not a crash
         row[key] = None
         row[f"{key}_error"] = f"{exc.__class__.__name__}: {exc}"[:400]
+    if key != "profile":  # as it comes: a run cut short still shows what it measured
+        print(f"  {row['size']} {key}: {row[key]}", flush=True)
 
 
 def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
@@ -235,6 +237,7 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
         setup = time.perf_counter() - t0
     row: dict[str, Any] = {"size": size, "context": context, "setup_s": round(setup, 1)}
     row["graph_tok_s"], graph_tokens = engine_rate(model, context, tokens, False)
+    print(f"  {size} graph_tok_s: {row['graph_tok_s']:.1f} (setup {setup:.0f} s)", flush=True)
     row["eager_tok_s"], eager_tokens = engine_rate(model, context, tokens, True)
     row["graph_equals_eager"] = graph_tokens == eager_tokens
     guarded(row, "prefill_s", lambda: engine_prefill_s(model, context))
