@@ -228,7 +228,7 @@ def guarded(row: dict[str, Any], key: str, fn: Any) -> None:
 
 
 def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
-            hf_compile: bool, profile: bool, bw: float) -> dict[str, Any]:
+            hf_compile: bool, profile: bool, bw: float, prefill: bool = True) -> dict[str, Any]:
     """One size's row: every number of the table (and the profile when asked)."""
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
@@ -240,7 +240,8 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     print(f"  {size} graph_tok_s: {row['graph_tok_s']:.1f} (setup {setup:.0f} s)", flush=True)
     row["eager_tok_s"], eager_tokens = engine_rate(model, context, tokens, True)
     row["graph_equals_eager"] = graph_tokens == eager_tokens
-    guarded(row, "prefill_s", lambda: engine_prefill_s(model, context))
+    if prefill:
+        guarded(row, "prefill_s", lambda: engine_prefill_s(model, context))
     guarded(row, "hf_eager_tok_s", lambda: hf_rate(torch, transformers, hf, context, tokens,
                                                     False))
     if hf_compile:
@@ -269,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--hf-compile", action="store_true", help="also HF with torch.compile")
     p.add_argument("--profile", action="store_true", help="per-kernel times of one step")
+    p.add_argument("--no-prefill", action="store_true", help="skip timing the batched prefill")
     p.add_argument("--json", help="write the rows here too")
     args = p.parse_args(argv)
     bw = copy_bandwidth(torch)
@@ -276,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for size in args.sizes.split(","):
         row = measure(torch, transformers, size, args.context, args.tokens, args.hf_compile,
-                      args.profile, bw)
+                      args.profile, bw, not args.no_prefill)
         rows.append(row)
         if isinstance(row.get("profile"), list):
             print_profile(size, row["profile"])
