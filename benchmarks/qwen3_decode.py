@@ -76,9 +76,19 @@ def shape_config(size: str) -> SimpleNamespace:
     return SimpleNamespace(**SHAPES[size], **COMMON)
 
 
+ENGINE_MODULES = ("config", "kernels", "model", "prefill", "prefill_kernels", "weights")
+
+
 def load_engine(path: str | Path) -> Qwen3:
-    if str(ENGINE) not in sys.path:
-        sys.path.insert(0, str(ENGINE))
+    # the engine's modules import each other by bare name; this script's own folder has a
+    # `kernels` package (benchmarks/kernels/) that shadowed the engine's kernels.py on the H200
+    if str(ENGINE) in sys.path:
+        sys.path.remove(str(ENGINE))
+    sys.path.insert(0, str(ENGINE))
+    for name in ENGINE_MODULES:
+        mod = sys.modules.get(name)
+        if mod is not None and Path(getattr(mod, "__file__", "") or "").parent != ENGINE:
+            del sys.modules[name]
     from config import load_config
     from model import Qwen3
     from weights import load_weights

@@ -118,7 +118,18 @@ def test_engine_functions_on_a_tiny_checkpoint(tmp_path: Path) -> None:
     """load_engine (bf16 matrices) and engine_prefill_s: the batched prefill of the context
     runs and its first token is the step path's."""
     _tiny_checkpoint(tmp_path)
-    model = qd.load_engine(tmp_path)
+    # run as a script, benchmarks/ is on sys.path and its `kernels` package may be imported
+    # first: the engine must still get its own kernels.py
+    sys.path.insert(0, str(Path(qd.__file__).parent))
+    saved = {n: sys.modules.pop(n) for n in qd.ENGINE_MODULES if n in sys.modules}
+    try:
+        import kernels  # benchmarks/kernels/
+        assert Path(kernels.__file__).parent.name == "kernels"
+        model = qd.load_engine(tmp_path)
+        assert Path(sys.modules["kernels"].__file__ or "").parent == qd.ENGINE
+    finally:
+        sys.path.remove(str(Path(qd.__file__).parent))
+        sys.modules.update(saved)
     assert model.dtype == "bfloat16"
     assert qd.engine_prefill_s(model, 20) > 0
     first = model.tokens(20, 1)
