@@ -17,16 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.gpu
 
 
-def _torch() -> Any:
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return torch
-
-
 @pytest.mark.parametrize(("m", "n"), [(16, 1000), (8, 32001), (4, 151936)])
-def test_triton_row_walk_peers_match_float64(m: int, n: int) -> None:
-    torch = _torch()
+def test_triton_row_walk_peers_match_float64(m: int, n: int, cuda_torch: Any) -> None:
+    torch = cuda_torch
     pytest.importorskip("triton")
     from benchmarks.suite.peers import triton_kernels as tk
     from benchmarks.suite.rows.cross_entropy import reference
@@ -47,8 +40,8 @@ def test_triton_row_walk_peers_match_float64(m: int, n: int) -> None:
 
 
 @pytest.mark.parametrize("kernel", ["cross_entropy", "softmax_rows"])
-def test_row_runs_end_to_end(kernel: str) -> None:
-    torch = _torch()
+def test_row_runs_end_to_end(kernel: str, cuda_torch: Any) -> None:
+    torch = cuda_torch
     import importlib
 
     from benchmarks.suite.rows.common import Context

@@ -17,15 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.gpu
 
 
-def _torch() -> Any:
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return torch
-
-
-def test_splitk_row_runs_end_to_end() -> None:
-    torch = _torch()
+def test_splitk_row_runs_end_to_end(cuda_torch: Any) -> None:
+    torch = cuda_torch
     from benchmarks.suite.rows import splitk_gemm as row
     from benchmarks.suite.rows.common import Context
     from cutile.runtime import context
