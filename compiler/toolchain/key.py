@@ -15,17 +15,22 @@ from pathlib import Path
 
 # Bump when the layout of cache entries changes. Changes to what the compiler writes need no bump:
 # every key carries `compiler_fingerprint()` (a hand-kept counter was once forgotten).
-CACHE_FORMAT = 2
+# 3: keys are made before lowering (from the source and the whole Specialization) and entries
+# carry the entry ABI ("slots"), so a hit neither specializes nor lowers.
+CACHE_FORMAT = 3
 
 
 @functools.cache
 def compiler_fingerprint() -> str:
-    """A hash of the compiler's own source files (read once per process, a few milliseconds):
-    a cutile that lowers or encodes differently never reads another's cubins."""
+    """A hash of the source files of the compiler and of the module reader it parses with
+    (read once per process, a few milliseconds): a cutile that reads, lowers or encodes
+    differently never reads another's cubins."""
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    for folder in (root, root.parent / "reader"):
+        for path in sorted(folder.rglob("*.py")):
+            name = f"{folder.name}/{path.relative_to(folder).as_posix()}"
+            h.update(name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
 
