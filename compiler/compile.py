@@ -18,14 +18,14 @@ from pathlib import Path
 from ..diagnostics import messages as msg
 from ..diagnostics.errors import error_for
 from ..reader.source import ModuleInfo
-from .api import specialized_ir
 from .bytecode import Version, encode
 from .lower import EntrySlot, Lowered, LowerError, lower
 from .lower.targets import target_diagnostics
 from .specialization import MutFacts, Specialization, TensorFacts
-from .toolchain import ArgFacts, KernelCompiler, SpecializationKey, default_compiler, source_hash
+from .toolchain import ArgFacts, KernelCompiler, SpecializationKey, default_compiler
 from .toolchain.atomic import atomic_write
 from .toolchain.cubin_info import Resources, cubin_resources
+from .unit import kernel_unit, specialized_ir
 
 DUMP_KINDS = ("bytecode", "tileir")
 
@@ -55,7 +55,7 @@ class Compiled:
 
 def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
     """The Tile IR module of one specialization (raises KernelError on frontend errors)."""
-    ir = specialized_ir(info, name, spec)
+    ir = specialized_ir(kernel_unit(info, name), spec)
     unsupported = target_diagnostics(ir, spec)
     if unsupported:
         raise error_for(unsupported)
@@ -82,14 +82,14 @@ def specialization_key(info: ModuleInfo, name: str, spec: Specialization) -> Spe
             args.append(_arg_facts("tensor", f))
         elif f is not None:
             args.append(ArgFacts("scalar", f.name))
-    merged = {**info.functions[name].options, **dict(spec.hints)}  # as the lowering merges
+    unit = kernel_unit(info, name)
+    merged = {**unit.fn.options, **dict(spec.hints)}  # as the lowering merges
     set_options = sorted((k, repr(v)) for k, v in merged.items() if v is not None)
     if set_options:
         options.append(("options", repr(set_options)))
     opt = merged.get("opt_level")
     consts = tuple(sorted((k, repr(v)) for k, v in spec.consts))
-    return SpecializationKey(f"{Path(info.path).stem}.{name}", source_hash(info.source),
-                             tuple(args), consts, spec.arch,
+    return SpecializationKey(unit.qualname, unit.source_hash, tuple(args), consts, spec.arch,
                              opt_level=3 if not isinstance(opt, int) else opt,
                              options=tuple(options))
 
