@@ -7,11 +7,16 @@ argument dtypes/ranks and the divisibility/alignment facts the lowering assumes 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .atomic import atomic_write
+from .cache import default_cache_dir
 
 # Bump when the layout of cache entries changes. Changes to what the compiler writes need no bump:
 # every key carries `compiler_fingerprint()` (a hand-kept counter was once forgotten).
@@ -22,16 +27,41 @@ CACHE_FORMAT = 3
 
 @functools.cache
 def compiler_fingerprint() -> str:
-    """A hash of the source files of the compiler and of the module reader it parses with
-    (read once per process, a few milliseconds): a cutile that reads, lowers or encodes
-    differently never reads another's cubins."""
+    """A hash of the source files of the compiler and of the module reader it parses with: a
+    cutile that reads, lowers or encodes differently never reads another's cubins. Memoized
+    per process, and on disk by each file's (path, size, mtime) as Python's own bytecode cache
+    trusts them, so a process whose kernels are cached reads no compiler source."""
     root = Path(__file__).resolve().parents[1]
+    files = [f for folder in (root, root.parent / "reader") for f in _sources(folder)]
+    stamp = hashlib.sha256(repr(files).encode()).hexdigest()
+    memo = default_cache_dir() / "tools" / f"fingerprint-{stamp}.txt"
+    try:
+        known = memo.read_text()
+    except OSError:
+        known = ""
+    if len(known) == 16:
+        return known
     h = hashlib.sha256()
-    for folder in (root, root.parent / "reader"):
-        for path in sorted(folder.rglob("*.py")):
-            name = f"{folder.name}/{path.relative_to(folder).as_posix()}"
-            h.update(name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()[:16]
+    for path, _, _ in files:
+        name = Path(path).relative_to(root.parent).as_posix()
+        h.update(name.encode() + b"\0" + Path(path).read_bytes())
+    found = h.hexdigest()[:16]
+    with contextlib.suppress(OSError):  # a read-only cache directory only costs the rehash
+        atomic_write(memo, found.encode())
+    return found
+
+
+def _sources(folder: Path) -> list[tuple[str, int, int]]:
+    """(path, size, mtime_ns) of every .py file under `folder`, sorted."""
+    out: list[tuple[str, int, int]] = []
+    with os.scandir(folder) as entries:
+        for e in entries:
+            if e.is_dir() and e.name != "__pycache__":
+                out += _sources(Path(e.path))
+            elif e.name.endswith(".py") and e.is_file():
+                st = e.stat()
+                out.append((e.path, st.st_size, st.st_mtime_ns))
+    return sorted(out)
 
 
 @dataclass(frozen=True)
