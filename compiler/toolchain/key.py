@@ -27,12 +27,15 @@ CACHE_FORMAT = 3
 
 @functools.cache
 def compiler_fingerprint() -> str:
-    """A hash of the source files of the compiler and of the module reader it parses with: a
-    cutile that reads, lowers or encodes differently never reads another's cubins. Memoized
+    """A hash of the source files of the compiler, the module reader it parses with and the
+    diagnostics registry (which codes are errors decides whether a specialization compiles):
+    a cutile that reads, checks, lowers or encodes differently never reads another's cubins,
+    which a key made before specializing relies on. Memoized
     per process, and on disk by each file's (path, size, mtime) as Python's own bytecode cache
     trusts them, so a process whose kernels are cached reads no compiler source."""
     root = Path(__file__).resolve().parents[1]
-    files = [f for folder in (root, root.parent / "reader") for f in _sources(folder)]
+    files = [f for folder in (root, root.parent / "reader", root.parent / "diagnostics")
+             for f in _sources(folder)]
     stamp = hashlib.sha256(repr(files).encode()).hexdigest()
     memo = default_cache_dir() / "tools" / f"fingerprint-{stamp}.txt"
     try:
