@@ -130,3 +130,18 @@ def test_slots_round_trip() -> None:
     info = _info()
     slots = compile_mod.lower_kernel(info, "scale", _spec(info)).slots
     assert compile_mod.unpack_slots(compile_mod.pack_slots(slots)) == slots
+
+
+def test_a_specialization_with_errors_is_never_cached(toolchain: Toolchain,
+                                                      fresh_disk: DiskCache) -> None:
+    """A hit skips the analysis, so only specializations that compiled may have entries: one
+    whose Consts make an error raises it on every attempt."""
+    from cutile.diagnostics.errors import CutileError
+
+    info = _info()
+    kc = KernelCompiler(toolchain, fresh_disk)
+    for _ in range(2):
+        with pytest.raises(CutileError) as err:
+            compile_kernel(info, "scale", _spec(info, b=100), compiler=kc)  # not a power of 2
+        assert err.value.diagnostics[0].code.startswith("CT2")
+    assert fresh_disk.entries() == [] and len(kc.memory) == 0
