@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic, Span, dedupe
-from ..diagnostics.errors import error_for
 from ..reader.source import (
     FunctionDef,
     ModuleInfo,
@@ -16,9 +15,6 @@ from ..reader.source import (
 from .frontend.exprs import TypedName
 from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
 from .frontend.params import KernelSignature, read_signature
-from .ir import KernelIR
-from .specialization import Specialization
-from .tiling import persistent_misuse
 
 
 def check_source(source: str, path: str) -> list[Diagnostic]:
@@ -84,20 +80,6 @@ def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:
 def specialize(info: ModuleInfo, name: str, consts: dict[str, object]) -> KernelResult:
     """The typed IR of a kernel with its Const parameters bound (what backends execute)."""
     return _analyze(info, info.functions[name], consts)
-
-
-def specialized_ir(info: ModuleInfo, name: str, spec: Specialization) -> KernelIR:
-    """The IR a backend runs for one launch's specialization: KernelError on frontend errors,
-    LaunchError when the launch's partitions do not fit how the kernel uses them."""
-    result = specialize(info, name, spec.const_values)
-    errors = [d for d in result.diagnostics if d.severity.value == "error"]
-    if errors or result.ir is None:
-        raise error_for(errors or [_internal(RuntimeError(f"no IR for {name}"), f"specializing "
-                                             f"'{name}'", result.signature.span)])
-    misuse = persistent_misuse(result.ir, spec)
-    if misuse:
-        raise error_for(misuse)
-    return result.ir
 
 
 def typed_names(info: ModuleInfo, lines: tuple[int, int] | None = None) -> list[TypedName]:

@@ -8,6 +8,7 @@ source file, or into `CUTILE_DUMP_DIR`.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -17,14 +18,14 @@ from pathlib import Path
 from ..diagnostics import messages as msg
 from ..diagnostics.errors import error_for
 from ..reader.source import ModuleInfo
-from .api import specialized_ir
 from .bytecode import Version, encode
 from .lower import EntrySlot, Lowered, LowerError, lower
 from .lower.targets import target_diagnostics
 from .specialization import MutFacts, Specialization, TensorFacts
-from .toolchain import ArgFacts, KernelCompiler, SpecializationKey, default_compiler, source_hash
+from .toolchain import ArgFacts, KernelCompiler, SpecializationKey, default_compiler
 from .toolchain.atomic import atomic_write
 from .toolchain.cubin_info import Resources, cubin_resources
+from .unit import kernel_unit, specialized_ir
 
 DUMP_KINDS = ("bytecode", "tileir")
 
@@ -54,7 +55,7 @@ class Compiled:
 
 def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
     """The Tile IR module of one specialization (raises KernelError on frontend errors)."""
-    ir = specialized_ir(info, name, spec)
+    ir = specialized_ir(kernel_unit(info, name), spec)
     unsupported = target_diagnostics(ir, spec)
     if unsupported:
         raise error_for(unsupported)
@@ -65,24 +66,31 @@ def lower_kernel(info: ModuleInfo, name: str, spec: Specialization) -> Lowered:
         raise error_for([msg.INTERNAL_ERROR.at(ir.span, detail=detail)]) from None
 
 
-def specialization_key(info: ModuleInfo, name: str, spec: Specialization, lowered: Lowered
-                       ) -> SpecializationKey:
+def specialization_key(info: ModuleInfo, name: str, spec: Specialization) -> SpecializationKey:
+    """Everything the generated code depends on, known before specializing or lowering: the
+    module's source (the kernel, its helpers, its constants, how it names cutile and its
+    decorator options), the whole Specialization (Consts, every argument fact, tiling, arch,
+    hints) and, through the key's digest, the compiler's own sources and the toolchain. A
+    cache hit therefore skips analysis and lowering."""
     args: list[ArgFacts] = []
-    options: list[tuple[str, str]] = []
+    options: list[tuple[str, str]] = [("spec", repr(spec))]
     for i, f in enumerate(spec.args):
         if isinstance(f, MutFacts):
             args.append(_arg_facts("mut", f.tensor))
-            options.append((f"tiling{i}", f"{f.order!r},{f.tile},{f.persistent}"))
+            options.append((f"tiling{i}", f"{f.order!r},{f.tile},{f.persistent},{f.whole}"))
         elif isinstance(f, TensorFacts):
             args.append(_arg_facts("tensor", f))
         elif f is not None:
             args.append(ArgFacts("scalar", f.name))
-    hints = lowered.module.functions[0].hints
-    if hints is not None:
-        options.append(("hints", repr(hints)))
+    unit = kernel_unit(info, name)
+    merged = {**unit.fn.options, **dict(spec.hints)}  # as the lowering merges
+    set_options = sorted((k, repr(v)) for k, v in merged.items() if v is not None)
+    if set_options:
+        options.append(("options", repr(set_options)))
+    opt = merged.get("opt_level")
     consts = tuple(sorted((k, repr(v)) for k, v in spec.consts))
-    return SpecializationKey(f"{Path(info.path).stem}.{name}", source_hash(info.source),
-                             tuple(args), consts, spec.arch, opt_level=lowered.opt_level,
+    return SpecializationKey(unit.qualname, unit.source_hash, tuple(args), consts, spec.arch,
+                             opt_level=3 if not isinstance(opt, int) else opt,
                              options=tuple(options))
 
 
@@ -95,27 +103,44 @@ def _arg_facts(kind: str, f: TensorFacts) -> ArgFacts:
 def compile_kernel(info: ModuleInfo, name: str, spec: Specialization, arch: str | None = None,
                    *, compiler: KernelCompiler | None = None, want: Version | None = None,
                    remarks: str | None = None, tileir: bool = True) -> Compiled:
-    """Specialize, lower and assemble `name` from `info`; cached in memory and on disk.
-    `tileir=False` (launches) skips the disassembled text, which needs tileirdisasm."""
+    """Specialize, lower and assemble `name` from `info`; cached in memory and on disk. The
+    key is made first, so a hit only reads the cache. `tileir=False` (launches) skips the
+    disassembled text, which needs tileirdisasm."""
     if arch is not None and arch != spec.arch:
         spec = replace(spec, arch=arch)
-    lowered = lower_kernel(info, name, spec)
-    key = specialization_key(info, name, spec, lowered)
+    key = specialization_key(info, name, spec)
+    made: list[Lowered] = []
+
+    def build(version: Version) -> bytes:
+        made.append(lower_kernel(info, name, spec))
+        return encode(made[-1].module, version)
+
     kc = compiler or default_compiler()
-    out = kc.compile(key, lambda v: encode(lowered.module, v), want=want, with_tileir=tileir,
-                     remarks=remarks)
+    out = kc.compile(key, build, want=want, with_tileir=tileir, remarks=remarks,
+                     attach=lambda: {"slots": pack_slots(made[-1].slots)})
+    raw = out.bundle.get("slots")
+    slots = unpack_slots(raw) if raw is not None else lower_kernel(info, name, spec).slots
     log = ""
     if remarks and out.source != "tileiras":  # remarks come from a real tileiras run
         from .toolchain import compile_cubin
 
         log = compile_cubin(kc.toolchain, out.bytecode, spec.arch, kernel=name,
-                            opt_level=lowered.opt_level, remarks=remarks).remarks
+                            opt_level=key.opt_level, remarks=remarks).remarks
     elif remarks:
         log = _cached_log(kc, out.key)
     compiled = Compiled(name, spec.arch, out.bytecode, out.cubin, out.tileir or "",
-                        lowered.slots, out.key, out.source, log)
+                        slots, out.key, out.source, log)
     dump(compiled, info.path)
     return compiled
+
+
+def pack_slots(slots: tuple[EntrySlot, ...]) -> bytes:
+    """The entry ABI as cache bytes (JSON: one [arg, field, axis, ctype] per slot)."""
+    return json.dumps([[s.arg, s.field, s.axis, s.ctype] for s in slots]).encode()
+
+
+def unpack_slots(raw: bytes) -> tuple[EntrySlot, ...]:
+    return tuple(EntrySlot(int(a), f, int(x), str(c)) for a, f, x, c in json.loads(raw))
 
 
 def _cached_log(kc: KernelCompiler, key: SpecializationKey) -> str:

@@ -17,6 +17,7 @@ import tokenize
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic, Span
@@ -51,6 +52,9 @@ class ModuleInfo:
     functions: dict[str, FunctionDef] = field(default_factory=dict)
     constants: dict[str, ConstValue] = field(default_factory=dict)
     assigned_globals: set[str] = field(default_factory=set)  # every module-level name
+    # what the compiler derives from this parse and keeps as long as it (its kernel units: one
+    # per kernel, so every user of one parse shares them); not part of the module's value
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def kernels(self) -> list[FunctionDef]:

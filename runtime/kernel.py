@@ -8,10 +8,9 @@ from collections.abc import Callable
 from types import MethodType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from ..compiler.api import check_kernel
-from ..compiler.frontend.params import read_signature
 from ..compiler.kernel_options import HINTS, option_problem
 from ..compiler.specialization import Specialization
+from ..compiler.unit import kernel_unit
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic
 from ..diagnostics.errors import error_for
@@ -58,7 +57,13 @@ class Kernel:
         """The frontend's diagnostics for this kernel (the same the checker reports)."""
         if self._diagnostics is None:
             path, source = _module_source(self.fn)
-            self._diagnostics = check_kernel(source, path, self.fn.__name__)
+            info = read_module(source, path)
+            if isinstance(info, Diagnostic):
+                self._diagnostics = [info]
+            elif self.fn.__name__ not in info.functions:
+                self._diagnostics = []
+            else:  # one analysis per parse, shared by with_hints variants
+                self._diagnostics = list(kernel_unit(info, self.fn.__name__).diagnostics)
         return self._diagnostics
 
     def module(self) -> ModuleInfo:
@@ -76,10 +81,9 @@ class Kernel:
         """Matches launch arguments to the signature (built once)."""
         if self._binder is None:
             self.ensure_valid()
-            info = self.module()
-            sig, diags = read_signature(info, info.functions[self.fn.__name__])
+            sig, diags = kernel_unit(self.module(), self.fn.__name__).signature
             if diags:
-                raise error_for(diags)
+                raise error_for(list(diags))
             self._binder = Binder(self, sig)
         return self._binder
 

@@ -14,6 +14,7 @@ import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from ...diagnostics import messages
@@ -28,7 +29,16 @@ class Toolchain:
     source: str                      # "CUTILE_TILEIRAS", "wheel", "PATH" or "CUDA_HOME"
     disasm: Path | None = None       # tileirdisasm, when shipped
     kept_vars: tuple[str, ...] = ()  # toolkit variables tileiras runs with (it lives under them)
-    wheel_versions: tuple[tuple[str, str], ...] = ()  # (distribution, version) when from wheels
+
+    @cached_property
+    def wheel_versions(self) -> tuple[tuple[str, str], ...]:
+        """(distribution, version) of the tileiras trio when it came from wheels. Read when
+        asked (a failed compile explains a mismatch with them): the package metadata costs
+        milliseconds that a cache hit should not pay."""
+        if self.source != "wheel":
+            return ()
+        return tuple((d, _dist_version(d)) for d in
+                     ("nvidia-cuda-tileiras", "nvidia-cuda-nvcc", "nvidia-nvvm"))
 
     def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         env = dict(os.environ if base is None else base)
@@ -114,11 +124,7 @@ def _make(path: Path, source: str, env: Mapping[str, str]) -> Toolchain:
         found = shutil.which("tileirdisasm", path=env.get("PATH"))
         disasm = Path(found) if found else None
     kept = tuple(v for v in TOOLKIT_VARS if env.get(v) and _under(path, Path(env[v])))
-    wheels: tuple[tuple[str, str], ...] = ()
-    if source == "wheel":
-        wheels = tuple((d, _dist_version(d)) for d in
-                       ("nvidia-cuda-tileiras", "nvidia-cuda-nvcc", "nvidia-nvvm"))
-    return Toolchain(path, source, disasm, kept, wheels)
+    return Toolchain(path, source, disasm, kept)
 
 
 def _dist_version(dist: str) -> str:

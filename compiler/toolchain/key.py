@@ -7,26 +7,64 @@ argument dtypes/ranks and the divisibility/alignment facts the lowering assumes 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .atomic import atomic_write
+from .cache import default_cache_dir
+
 # Bump when the layout of cache entries changes. Changes to what the compiler writes need no bump:
 # every key carries `compiler_fingerprint()` (a hand-kept counter was once forgotten).
-CACHE_FORMAT = 2
+# 3: keys are made before lowering (from the source and the whole Specialization) and entries
+# carry the entry ABI ("slots"), so a hit neither specializes nor lowers.
+CACHE_FORMAT = 3
 
 
 @functools.cache
 def compiler_fingerprint() -> str:
-    """A hash of the compiler's own source files (read once per process, a few milliseconds):
-    a cutile that lowers or encodes differently never reads another's cubins."""
+    """A hash of the source files of the compiler, the module reader it parses with and the
+    diagnostics registry (which codes are errors decides whether a specialization compiles):
+    a cutile that reads, checks, lowers or encodes differently never reads another's cubins,
+    which a key made before specializing relies on. Memoized
+    per process, and on disk by each file's (path, size, mtime) as Python's own bytecode cache
+    trusts them, so a process whose kernels are cached reads no compiler source."""
     root = Path(__file__).resolve().parents[1]
+    files = [f for folder in (root, root.parent / "reader", root.parent / "diagnostics")
+             for f in _sources(folder)]
+    stamp = hashlib.sha256(repr(files).encode()).hexdigest()
+    memo = default_cache_dir() / "tools" / f"fingerprint-{stamp}.txt"
+    try:
+        known = memo.read_text()
+    except OSError:
+        known = ""
+    if len(known) == 16:
+        return known
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()[:16]
+    for path, _, _ in files:
+        name = Path(path).relative_to(root.parent).as_posix()
+        h.update(name.encode() + b"\0" + Path(path).read_bytes())
+    found = h.hexdigest()[:16]
+    with contextlib.suppress(OSError):  # a read-only cache directory only costs the rehash
+        atomic_write(memo, found.encode())
+    return found
+
+
+def _sources(folder: Path) -> list[tuple[str, int, int]]:
+    """(path, size, mtime_ns) of every .py file under `folder`, sorted."""
+    out: list[tuple[str, int, int]] = []
+    with os.scandir(folder) as entries:
+        for e in entries:
+            if e.is_dir() and e.name != "__pycache__":
+                out += _sources(Path(e.path))
+            elif e.name.endswith(".py") and e.is_file():
+                st = e.stat()
+                out.append((e.path, st.st_size, st.st_mtime_ns))
+    return sorted(out)
 
 
 @dataclass(frozen=True)

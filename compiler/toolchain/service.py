@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 
 from ...diagnostics.diagnostic import Span
 from ..bytecode.version import Version
@@ -27,6 +27,7 @@ class Compiled:
     tileir: str | None     # tileirdisasm text, when asked for
     source: str            # "memory", "disk" or "tileiras"
     seconds: float         # time spent in this call
+    bundle: Mapping[str, bytes] = field(default_factory=dict, compare=False)  # all entries
 
     @property
     def version(self) -> Version:
@@ -57,9 +58,12 @@ class KernelCompiler:
 
     def compile(self, key: SpecializationKey, build: Callable[[Version], bytes], *,
                 want: Version | None = None, with_tileir: bool = False, remarks: str | None = None,
-                span: Span | None = None) -> Compiled:
+                span: Span | None = None, attach: Callable[[], Mapping[str, bytes]] | None = None
+                ) -> Compiled:
         """Return the cached cubin for `key`, or build bytecode (at the negotiated version),
-        assemble it, and cache the result in memory and on disk."""
+        assemble it, and cache the result in memory and on disk. `attach` (called after a
+        build) adds entries the caller needs back on a hit (the entry ABI), so a hit never
+        has to rebuild them."""
         start = time.perf_counter()
         key = self.resolve_key(key, want)
         digest = key.digest()
@@ -71,6 +75,8 @@ class KernelCompiler:
         dirty = bundle is None
         if bundle is None:
             bundle = self._build(key, build, remarks, span)
+            if attach is not None:
+                bundle.update(attach())
             source = "tileiras"
         if with_tileir and "tileir" not in bundle and self.toolchain.disasm is not None:
             bundle = {**bundle, "tileir": disassemble(self.toolchain, bundle["bytecode"]).encode()}
@@ -81,7 +87,7 @@ class KernelCompiler:
         tileir = bundle.get("tileir")
         return Compiled(key, bundle["bytecode"], bundle["cubin"],
                         tileir.decode() if tileir is not None else None, source,
-                        time.perf_counter() - start)
+                        time.perf_counter() - start, bundle)
 
     def _build(self, key: SpecializationKey, build: Callable[[Version], bytes],
                remarks: str | None, span: Span | None) -> Bundle:

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...compiler import api
 from ...compiler.ir import Block as IRBlock
 from ...compiler.ir import KernelIR, Op, Param
 from ...compiler.specialization import Specialization
 from ...compiler.types import TileType
+from ...compiler.unit import kernel_unit, specialized_ir
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Span
 from ...diagnostics.errors import CutileError, error_for
@@ -79,7 +79,7 @@ class Program:
 
 
 def build_program(kernel: KernelSource, spec: Specialization) -> Program:
-    ir = api.specialized_ir(kernel.module(), kernel.__name__, spec)
+    ir = specialized_ir(kernel_unit(kernel.module(), kernel.__name__), spec)
     _check_tiles(ir.body, ir.name)
     return Program(ir, [p.kind for p in ir.params])
 

@@ -108,7 +108,7 @@ class FakeDriver:
             # lowering without tileiras: the real entry ABI, a stand-in cubin
             info, name = kernel.module(), kernel.__name__
             lowered = lower_kernel(info, name, spec)
-            key = specialization_key(info, name, spec, lowered)
+            key = specialization_key(info, name, spec)
             out = Compiled(name, backend.arch, b"", b"cubin:" + key.digest().encode(), "",
                            lowered.slots, key, "memory")
             fake.compiled.append(out)

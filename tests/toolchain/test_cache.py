@@ -47,6 +47,36 @@ def test_key_digest_tracks_the_compiler_sources(monkeypatch: pytest.MonkeyPatch)
     assert KEY.digest() != before
 
 
+def test_compiler_fingerprint_memo_follows_file_stamps(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fingerprint is memoized on disk by the sources' (path, size, mtime): a memo is read
+    back instead of rehashing, and any edit to a source (new size or mtime) misses it."""
+    from cutile.compiler.toolchain import key as keymod
+
+    monkeypatch.setenv("CUTILE_CACHE_DIR", str(tmp_path / "cache"))
+    keymod.compiler_fingerprint.cache_clear()
+    try:
+        real = keymod.compiler_fingerprint()
+        memos = list((tmp_path / "cache" / "tools").glob("fingerprint-*.txt"))
+        assert len(memos) == 1 and memos[0].read_text() == real
+        memos[0].write_text("0123456789abcdef")
+        keymod.compiler_fingerprint.cache_clear()
+        assert keymod.compiler_fingerprint() == "0123456789abcdef"  # the memo, not a rehash
+    finally:
+        keymod.compiler_fingerprint.cache_clear()
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.py").write_text("x = 1\n")
+    (src / "sub" / "b.py").write_text("y = 2\n")
+    before = keymod._sources(src)
+    assert [Path(p).name for p, _, _ in before] == ["a.py", "b.py"]
+    (src / "sub" / "b.py").write_text("y = 22\n")
+    assert keymod._sources(src) != before
+    st = (src / "a.py").stat()
+    os.utime(src / "a.py", ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    assert keymod._sources(src)[0] != before[0]
+
+
 def test_cache_dir_default_and_override(tmp_path: Path) -> None:
     assert default_cache_dir({"CUTILE_CACHE_DIR": str(tmp_path)}) == tmp_path
     assert default_cache_dir({"XDG_CACHE_HOME": "/c"}) == Path("/c/cutile")

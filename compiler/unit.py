@@ -1,0 +1,82 @@
+"""One kernel of one module parse, frozen, and the one place it is specialized.
+
+`kernel_unit(info, name)` is built once per parse and kept in the `ModuleInfo` (which the
+reader's one-parse cache shares), so a file's kernels, their `with_hints` variants, the
+launcher and `kernel.compile` all see one unit: the kernel's definition, its signature, its
+edit-time diagnostics (the checker's) and the hash of the module text. `specialized_ir(unit,
+spec)` is the only way from a launch's Specialization (argument facts, Consts, hints, arch) to
+typed IR: the interpreter runs its result and the lowering compiles it. The compile cache key
+(`compile.specialization_key`) is made from the same inputs before any of that work.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from ..diagnostics.diagnostic import Diagnostic
+from ..diagnostics.errors import error_for
+from ..reader.source import FunctionDef, ModuleInfo
+from .api import _analyze, _internal
+from .frontend.params import KernelSignature, read_signature
+from .ir import KernelIR
+from .specialization import Specialization
+from .tiling import persistent_misuse
+from .toolchain.key import source_hash
+
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True, eq=False)
+class KernelUnit:
+    info: ModuleInfo
+    fn: FunctionDef
+    qualname: str  # "<file stem>.<kernel>", the cache's name for it
+    source_hash: str  # of the whole module text: helpers, constants and imports feed the IR
+
+    @property
+    def name(self) -> str:
+        return self.fn.name
+
+    @cached_property
+    def signature(self) -> tuple[KernelSignature, tuple[Diagnostic, ...]]:
+        """The parameters as the launcher binds them, and the problems reading them."""
+        sig, diags = read_signature(self.info, self.fn)
+        return sig, tuple(diags)
+
+    @cached_property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The kernel's CT1/CT2 diagnostics without Const values (what the checker reports)."""
+        return tuple(_analyze(self.info, self.fn).diagnostics)
+
+
+def kernel_unit(info: ModuleInfo, name: str) -> KernelUnit:
+    """The unit of kernel `name` of this parse (made on first use, then shared)."""
+    key = f"unit:{name}"
+    unit = info.derived.get(key)
+    if unit is None:
+        with _lock:
+            unit = info.derived.get(key)
+            if unit is None:
+                unit = KernelUnit(info, info.functions[name], f"{Path(info.path).stem}.{name}",
+                                  source_hash(info.source))
+                info.derived[key] = unit
+    assert isinstance(unit, KernelUnit)
+    return unit
+
+
+def specialized_ir(unit: KernelUnit, spec: Specialization) -> KernelIR:
+    """The IR a backend runs for one launch's specialization: KernelError on frontend errors,
+    LaunchError when the launch's partitions do not fit how the kernel uses them."""
+    result = _analyze(unit.info, unit.fn, spec.const_values)
+    errors = [d for d in result.diagnostics if d.severity.value == "error"]
+    if errors or result.ir is None:
+        name = unit.name
+        raise error_for(errors or [_internal(RuntimeError(f"no IR for {name}"), f"specializing "
+                                             f"'{name}'", result.signature.span)])
+    misuse = persistent_misuse(result.ir, spec)
+    if misuse:
+        raise error_for(misuse)
+    return result.ir
