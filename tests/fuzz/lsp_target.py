@@ -120,16 +120,27 @@ class _Session:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.errors: list[str] = []
-        self.lock = threading.Lock()
+        # every write goes through one writer thread: the reader must never wait on a write
+        # (a big didChange filling the server's stdin while the server, blocked writing its own
+        # full stdout, waits for the reader was a deadlock of this harness, not of the server)
+        self.outbox: queue.Queue[bytes | None] = queue.Queue()
+        threading.Thread(target=self._write, daemon=True).start()
         threading.Thread(target=self._read, daemon=True).start()
         self.stderr: list[bytes] = []
         threading.Thread(target=self._drain, daemon=True).start()
 
     def send(self, body: str) -> None:
-        assert self.proc.stdin is not None
-        with self.lock:
-            self.proc.stdin.write(_frame(body))
-            self.proc.stdin.flush()
+        self.outbox.put(_frame(body))
+
+    def _write(self) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        while (frame := self.outbox.get()) is not None:
+            try:
+                stdin.write(frame)
+                stdin.flush()
+            except (BrokenPipeError, ValueError):  # the server exited or was killed
+                return
 
     def _read(self) -> None:
         out = self.proc.stdout
@@ -171,6 +182,7 @@ class _Session:
         return None
 
     def close(self) -> None:
+        self.outbox.put(None)
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(10)
