@@ -257,8 +257,19 @@ def o_proj_bf16(y: Mut[Tensor[f32, (1, "BN")]], o: Tensor[f32, (-1, "D")],
 
 
 # -- greedy choice: the index of the largest logit (the first one on ties) -------------------
-# One block walks the row in BV-wide tiles, keeping the best value and its index; the lanes past
-# the vocabulary (zeros when loaded) are masked out so they can never win.
+# One tile of candidates folded into the running (best, idx): values t (lanes that must not win
+# already NEG_INF) and their token ids at (V where a lane is no token). The tile's first maximum
+# replaces the running one only when it is larger, so ties keep the lowest id, as np.argmax.
+@ct.function
+def _fold_max(t, at, best, idx, V):  # type: ignore[no-untyped-def]
+    m = ct.max(t, 0, keepdims=True)
+    first = ct.min(ct.where(t == m, at, V), 0, keepdims=True)
+    better = m > best
+    return ct.where(better, m, best), ct.where(better, first, idx)
+
+
+# One block walks the row in BV-wide tiles; the lanes past the vocabulary (zeros when loaded)
+# are masked out so they can never win.
 @ct.function
 def _argmax(x, V, BV):  # type: ignore[no-untyped-def]
     best = ct.full((1,), NEG_INF, f32)
@@ -266,11 +277,7 @@ def _argmax(x, V, BV):  # type: ignore[no-untyped-def]
     for j in range(ct.cdiv(V, BV)):
         cols = j * BV + ct.arange(BV, i32)
         t = ct.where(cols < V, x.load_tile((1, BV), (0, j)).reshape((BV,)), NEG_INF)
-        m = ct.max(t, 0, keepdims=True)
-        first = ct.min(ct.where(t == m, cols, V), 0, keepdims=True)
-        better = m > best
-        idx = ct.where(better, first, idx)
-        best = ct.where(better, m, best)
+        best, idx = _fold_max(t, cols, best, idx, V)
     return idx
 
 
@@ -301,12 +308,8 @@ def _pick(top, top_at, NB, V, BV):  # type: ignore[no-untyped-def]
     for j in range(ct.cdiv(NB, BV)):
         cols = j * BV + ct.arange(BV, i32)
         t = ct.where(cols < NB, top.load_tile((1, BV), (0, j)).reshape((BV,)), NEG_INF)
-        m = ct.max(t, 0, keepdims=True)
-        at = top_at.load_tile((1, BV), (0, j)).reshape((BV,))
-        first = ct.min(ct.where((t == m) & (cols < NB), at, V), 0, keepdims=True)
-        better = m > best
-        idx = ct.where(better, first, idx)
-        best = ct.where(better, m, best)
+        at = ct.where(cols < NB, top_at.load_tile((1, BV), (0, j)).reshape((BV,)), V)
+        best, idx = _fold_max(t, at, best, idx, V)
     return idx
 
 

@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 import rt_kernels as k
-from test_gpu import _gpu_backend
 
 import cutile as ct
 from cutile import f32
@@ -21,16 +19,6 @@ def test_stream_numbers_follow_the_dlpack_spec() -> None:
     assert to_dlpack_stream(0) == 1  # what ct.from_dlpack asks a producer to order on
     assert [to_dlpack_stream(h) for h in (1, 2, 0x7F00AB)] == [1, 2, 0x7F00AB]
     assert [from_dlpack_stream(s) for s in (None, 0, 1, 2, 0x7F00AB)] == [1, 1, 1, 2, 0x7F00AB]
-
-
-@pytest.fixture
-def cuda() -> Iterator[Any]:
-    be = _gpu_backend()
-    if be is None:
-        pytest.skip("no CUDA device")
-    old = context.set_backend(be)
-    yield be
-    context.set_backend(old)
 
 
 N = 1 << 16
@@ -63,7 +51,7 @@ def _round_trip(torch: Any, stream: Any) -> None:
 
 
 @pytest.mark.gpu
-def test_torch_default_stream_round_trip(cuda: Any) -> None:
+def test_torch_default_stream_round_trip(use_cuda: None) -> None:
     torch = pytest.importorskip("torch")
     stream = torch.cuda.current_stream()
     assert stream.cuda_stream == 0  # torch's default stream: the handle DLPack forbids
@@ -71,13 +59,13 @@ def test_torch_default_stream_round_trip(cuda: Any) -> None:
 
 
 @pytest.mark.gpu
-def test_torch_side_stream_round_trip(cuda: Any) -> None:
+def test_torch_side_stream_round_trip(use_cuda: None) -> None:
     torch = pytest.importorskip("torch")
     _round_trip(torch, torch.cuda.Stream())
 
 
 @pytest.mark.gpu
-def test_producer_on_a_side_stream_orders_before_our_stream(cuda: Any) -> None:
+def test_producer_on_a_side_stream_orders_before_our_stream(use_cuda: None) -> None:
     # torch writes on a non-blocking side stream; cutile works on its own default stream, so
     # only the DLPack handshake (the producer's event waited on by our stream) orders them.
     torch = pytest.importorskip("torch")
@@ -91,7 +79,7 @@ def test_producer_on_a_side_stream_orders_before_our_stream(cuda: Any) -> None:
 
 
 @pytest.mark.gpu
-def test_graph_of_work_on_torch_default_stream(cuda: Any) -> None:
+def test_graph_of_work_on_torch_default_stream(use_cuda: None) -> None:
     # The driver cannot capture the legacy default stream: the capture runs on a private
     # stream and the replays on torch's.
     torch = pytest.importorskip("torch")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -12,7 +11,6 @@ import rt_kernels as k
 
 import cutile as ct
 from cutile import f32
-from cutile.runtime import context
 
 
 def _gpu_backend() -> Any:
@@ -27,22 +25,7 @@ def _gpu_backend() -> Any:
     return CudaBackend(0)
 
 
-pytestmark = pytest.mark.gpu
-
-
-@pytest.fixture(scope="module")
-def cuda() -> Iterator[Any]:
-    be = _gpu_backend()
-    if be is None:
-        pytest.skip("no CUDA device")
-    yield be
-
-
-@pytest.fixture(autouse=True)
-def use_cuda(cuda: Any) -> Iterator[None]:
-    old = context.set_backend(cuda)
-    yield
-    context.set_backend(old)
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("use_cuda")]  # conftest's fixtures
 
 
 def test_memory_round_trip(cuda: Any) -> None:
