@@ -76,7 +76,7 @@ def shape_config(size: str) -> SimpleNamespace:
     return SimpleNamespace(**SHAPES[size], **COMMON)
 
 
-ENGINE_MODULES = ("config", "kernels", "model", "prefill", "prefill_kernels", "weights")
+ENGINE_MODULES = ("config", "kernels", "links", "model", "prefill", "prefill_kernels", "weights")
 
 
 def load_engine(path: str | Path) -> Qwen3:

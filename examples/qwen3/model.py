@@ -13,13 +13,14 @@ own next token there). Every computation is a cutile kernel; the host only repla
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import kernels as k
+import links as lk
 import numpy as np
 import prefill as pf
 from config import Qwen3Config
+from links import Link, pow2
 from numpy.typing import NDArray
 from weights import Layer, Weights
 
@@ -28,22 +29,6 @@ import cutile as ct
 F32 = NDArray[np.float32]
 DTYPES = {"float32": ct.f32, "bfloat16": ct.bf16}
 CACHE_TILE = 64  # cache rows per tile, in the append and attention kernels
-
-
-def pow2(n: int) -> int:
-    return 1 << (n - 1).bit_length()
-
-
-@dataclass(frozen=True)
-class Link:
-    """One launch of a step: `kernel` with the buffers `outs` split into `tiles` slabs (its
-    `Mut` arguments, first), then `args` (a str names a buffer, anything else is passed as is)
-    and the Consts."""
-    kernel: Any
-    outs: tuple[str, ...]
-    tiles: tuple[tuple[int, ...], ...]
-    args: tuple[Any, ...]
-    consts: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -183,35 +168,15 @@ class Qwen3:
         pf.run(self, eager)
 
     # -- running the step ---------------------------------------------------------------------
-    def _launch(self, i: int) -> Any:
-        ln = self.links[i]
-        args = (self.buf[a] if isinstance(a, str) else a for a in ln.args)
-        outs = (self.buf.pop(o).partition(t) for o, t in zip(ln.outs, ln.tiles, strict=True))
-        return ln.kernel(*outs, *args, **ln.consts)
-
-    def _written(self, i: int, results: tuple[Any, ...]) -> None:
-        """Link i's outputs are back: the buffers they were split from, written."""
-        for o, p in zip(self.links[i].outs, results, strict=False):
-            self.buf[o] = p.unpartition()
-
-    def _next(self, i: int, *results: Any) -> Any:
-        """A `.then` link: link i - 1 is done, launch link i (or end the chain)."""
-        self._written(i - 1, results)
-        return self._launch(i) if i < len(self.links) else ()
-
     def run_eager(self, steps: int = 1) -> None:
         """`steps` steps, each launch synced before the next: the debugging path."""
         for _ in range(steps):
-            for i in range(len(self.links)):
-                self._written(i, self._launch(i).sync())
+            lk.run_each(self.buf, self.links)
 
     def capture(self) -> Any:
         """The step as one `.then` chain captured into a CUDA graph, which runs it once; each
         `replay()` runs one more step. `sync()` ends it (the buffers stay usable)."""
-        op = self._launch(0)
-        for i in range(1, len(self.links) + 1):
-            op = op.then(partial(self._next, i))
-        return op.graph()
+        return lk.chain(self.buf, self.links).graph()
 
     def tokens(self, start: int, n: int) -> list[int]:
         """history[start:start + n], read back (waits for the steps enqueued so far)."""

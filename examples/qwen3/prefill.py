@@ -15,32 +15,25 @@ live in `model.buf` under `pf_*` names while it runs (shapes depend on P) and ar
 
 from __future__ import annotations
 
-from functools import partial
-from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+import links as lk
 import numpy as np
 import prefill_kernels as pk
+from links import Link, pow2
 
 import cutile as ct
 
 if TYPE_CHECKING:
-    from model import DeviceLayer, Link, Qwen3
+    from model import DeviceLayer, Qwen3
 
 CHUNK = 48  # launches per `.then` chain; one sync per chain keeps the chains' recursion short
-
-
-def pow2(n: int) -> int:
-    return 1 << (n - 1).bit_length()
 
 
 class Plan:
     """The tile shapes of a prefill of `rows` tokens and the launches that do it."""
 
     def __init__(self, model: Qwen3, rows: int, bm: int | None = None) -> None:
-        from model import Link
-
-        self.Link = Link
         self.m, self.rows = model, rows
         # rows per tile of the GEMMs and the attention (a multiple of 16 for the MMAs)
         self.bm = bm or min(64, max(16, pow2(rows)))
@@ -60,7 +53,7 @@ class Plan:
     def links(self) -> list[Link]:
         c, m = self.m.cfg, self.m
         hp = pow2(c.hidden_size)
-        out = [self.Link(self.kern["embed_rows"], ("pf_h",), ((16, min(hp, 256)),),
+        out = [Link(self.kern["embed_rows"], ("pf_h",), ((16, min(hp, 256)),),
                          (m.embed, "history"))]
         for i, layer in enumerate(m.layers):
             out += self._attention(i, layer) + self._mlp(layer)
@@ -69,7 +62,7 @@ class Plan:
             raise RuntimeError("prefill: the step does not end with the LM head on 'x' and the "
                                "pick of the next token (which writes history and pos)")
         return [*out,
-                self.Link(pk.rms_norm_row_at, ("x",), ((1, hp),),
+                Link(pk.rms_norm_row_at, ("x",), ((1, hp),),
                           ("pf_h", m.norm, self.rows - 1, c.rms_norm_eps), {"H": c.hidden_size}),
                 head, pick]  # the step's own LM head and pick, at pos = rows - 1
 
@@ -79,12 +72,12 @@ class Plan:
         tiles = ((bm or self.bm, min(pow2(n), 64)),)
         consts = {"BK": min(pow2(k), 64)}
         if res is None:
-            return self.Link(self.kern["gemm"], (y,), tiles, (x, w), consts)
-        return self.Link(self.kern["gemm_residual"], (y,), tiles, (res, x, w), consts)
+            return Link(self.kern["gemm"], (y,), tiles, (x, w), consts)
+        return Link(self.kern["gemm_residual"], (y,), tiles, (res, x, w), consts)
 
     def _norm(self, h: str, w: ct.HostTensor) -> Link:
         c = self.m.cfg
-        return self.Link(pk.rms_norm_rows, ("pf_x",), ((1, pow2(c.hidden_size)),),
+        return Link(pk.rms_norm_rows, ("pf_x",), ((1, pow2(c.hidden_size)),),
                          (h, w, c.rms_norm_eps), {"H": c.hidden_size})
 
     def _attention(self, i: int, layer: DeviceLayer) -> list[Link]:
@@ -94,52 +87,31 @@ class Plan:
         return [
             self._norm("pf_h", layer.input_norm),
             self._gemm("pf_qkv", layer.qkv.w, "pf_x"),
-            self.Link(pk.q_norm_rope_rows, ("pf_q",), ((bm, d),),
+            Link(pk.q_norm_rope_rows, ("pf_q",), ((bm, d),),
                       ("pf_qkv", layer.q_norm, m.inv_freq, eps)),
-            self.Link(pk.kv_fill, (kc, vc), ((1, m.cache_rows, d),) * 2,
+            Link(pk.kv_fill, (kc, vc), ((1, m.cache_rows, d),) * 2,
                       ("pf_qkv", layer.k_norm, m.inv_freq, self.rows, eps),
                       {"NH": nh, "NKV": nkv, "BM": bm}),
-            self.Link(pk.prefill_attention, ("pf_attn",), ((bm, d),),
+            Link(pk.prefill_attention, ("pf_attn",), ((bm, d),),
                       ("pf_q", kc, vc, d ** -0.5), {"G": c.group, "BN": bm}),
             self._gemm("pf_h2", layer.o.w, "pf_attn", res="pf_h"),
         ]
 
     def _mlp(self, layer: DeviceLayer) -> list[Link]:
         n, k = layer.gate.w.shape
-        gate_up = self.Link(self.kern["gate_up_rows"], ("pf_act",), ((self.bm, min(pow2(n), 64)),),
+        gate_up = Link(self.kern["gate_up_rows"], ("pf_act",), ((self.bm, min(pow2(n), 64)),),
                             ("pf_x", layer.gate.w, layer.up.w), {"BK": min(pow2(k), 64)})
         return [self._norm("pf_h2", layer.post_norm), gate_up,
                 self._gemm("pf_h", layer.down.w, "pf_act", res="pf_h2")]
 
 
-def _launch(buf: dict[str, ct.HostTensor], ln: Link) -> Any:
-    args = (buf[a] if isinstance(a, str) else a for a in ln.args)
-    outs = (buf.pop(o).partition(t) for o, t in zip(ln.outs, ln.tiles, strict=True))
-    return ln.kernel(*outs, *args, **ln.consts)
-
-
-def _written(buf: dict[str, ct.HostTensor], ln: Link, results: tuple[Any, ...]) -> None:
-    for o, p in zip(ln.outs, results, strict=False):
-        buf[o] = p.unpartition()
-
-
-def _next(buf: dict[str, ct.HostTensor], done: Link, ln: Link, *results: Any) -> Any:
-    _written(buf, done, results)
-    return _launch(buf, ln)
-
-
-def run_links(buf: dict[str, ct.HostTensor], links: list[Link], eager: bool) -> None:
+def run_links(buf: lk.Buffers, links: list[Link], eager: bool) -> None:
     """Runs `links` on `buf`: each synced (eager), or as `.then` chains of CHUNK launches."""
     if eager:
-        for ln in links:
-            _written(buf, ln, _launch(buf, ln).sync())
+        lk.run_each(buf, links)
         return
     for start in range(0, len(links), CHUNK):
-        chunk = links[start:start + CHUNK]
-        op = _launch(buf, chunk[0])
-        for done, ln in pairwise(chunk):
-            op = op.then(partial(_next, buf, done, ln))
-        _written(buf, chunk[-1], op.sync())
+        lk.chain(buf, links[start:start + CHUNK]).sync()
 
 
 def run(model: Qwen3, eager: bool = False, bm: int | None = None) -> None:
