@@ -14,7 +14,7 @@ from .context import backend, launch_target, stream_of
 from .fastpath import same_device
 from .ops import LaunchOp
 from .ownership import State
-from .plans import Key, LaunchPlan
+from .plans import Key, LaunchPlan, access_indices
 from .sites import Site, caller_of, internal_files, site_of
 from .views import check_launch, lease_launch
 
@@ -48,11 +48,8 @@ def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
         plan = plans.record(key, bound, kwargs, kernel.__name__)
         viewed = any(bound.values[i]._region is not None for i in plan.owned)
         return _start_launch(kernel, plan, bound.values, len(args), site, viewed)
-    params = kernel.binder().sig.params
-    regions = check_launch(list(bound.values),
-                           tuple(i for i, p in enumerate(params) if p.kind in ("mut", "acc")),
-                           tuple(i for i, p in enumerate(params) if p.kind == "tensor"),
-                           dict(enumerate(bound.where)), site)
+    muts, reads = access_indices([p.kind for p in kernel.binder().sig.params])
+    regions = check_launch(list(bound.values), muts, reads, dict(enumerate(bound.where)), site)
     op = _unplanned_op(kernel, bound, [], site)
     lease_launch(regions, op)
     _commit(kernel, bound, op, site, len(args))
@@ -229,6 +226,5 @@ def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: 
         if isinstance(at, int) and at < positional:
             results[at] = values[i]
     op._args = values
-    op._muts = tuple(i for i, p in enumerate(params) if p.kind in ("mut", "acc"))
-    op._reads = tuple(i for i, p in enumerate(params) if p.kind == "tensor")
+    op._muts, op._reads = access_indices([p.kind for p in params])
     op._results = tuple(results)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import operator
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..compiler.dtypes import integer_range
@@ -193,8 +193,7 @@ class Plans:
         template = [v if kinds[i] == "const" else None for i, v in enumerate(bound.values)]
         sources = tuple((i, w) for i, w in enumerate(bound.where)
                         if kinds[i] != "const" and (isinstance(w, int) or w in kwargs))
-        muts = tuple(i for i, k in enumerate(kinds) if k in ("mut", "acc"))  # exclusive
-        tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
+        muts, tensors = access_indices(kinds)
         extents = {i: byte_extent(tensor_of(bound.values[i])) for i in (*muts, *tensors)}
         pairs = tuple(_alias_pair(i, j, extents[i], extents[j]) for i in muts
                       for j in (*muts, *tensors) if j != i and not (j in muts and j < i))
@@ -227,3 +226,8 @@ def build_plans(kernel: Kernel) -> Plans:
               if p.kind == "scalar" and p.dtype is not None and p.dtype.is_integer}
     return Plans(tuple(p.kind for p in params), tuple(p.name for p in params), ranges)
 
+
+def access_indices(kinds: Sequence[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The parameters a launch holds exclusively (Mut and Acc) and those it only reads."""
+    return (tuple(i for i, k in enumerate(kinds) if k in ("mut", "acc")),
+            tuple(i for i, k in enumerate(kinds) if k == "tensor"))
