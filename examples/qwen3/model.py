@@ -63,8 +63,10 @@ class Matrix:
         n, kk = w.shape
         bn, bk = min(pow2(n), 32), min(pow2(kk), 128 if role == "gate_up" else 256)
         k_tiles, hints, s = -(-kk // bk), {}, 1
-        if role == "split":  # o and down: N = hidden is narrow
-            while s < 4 and -(-n // bn) * s < 2 * SMS and k_tiles >= 4 * s:
+        if role in ("split", "o"):  # down and o: N = hidden is narrow, so split K
+            # (o_proj's K tiles are head pairs, 256 wide at head_dim 128)
+            most = min(4, k_tiles // 2) if role == "split" else k_tiles
+            while 2 * s <= most and -(-n // bn) * s < 2 * SMS:
                 s *= 2
             hints = {"occupancy": 3}
         elif role == "gate_up":
@@ -96,7 +98,7 @@ def _device_layer(w: Layer, dtype: str) -> DeviceLayer:
         return ct.from_numpy(np.ascontiguousarray(a, dtype=np.float32))
 
     return DeviceLayer(vec(w.input_norm), Matrix.of(np.concatenate([w.q, w.k, w.v]), dtype),
-                       vec(w.q_norm), vec(w.k_norm), Matrix.of(w.o, dtype, "split"),
+                       vec(w.q_norm), vec(w.k_norm), Matrix.of(w.o, dtype, "o"),
                        vec(w.post_norm), Matrix.of(w.gate, dtype, "gate_up"),
                        Matrix.of(w.up, dtype, "gate_up"), Matrix.of(w.down, dtype, "split"))
 

@@ -47,6 +47,9 @@ CASES = {
                           {"hidden_size": 96, "intermediate_size": 160, "vocab_size": 997}),
     "tied-single-f32-as-bf16": (True, 1, "F32", "bfloat16", 64, {"rope_theta": 1e6}),
     "untied-sharded-bf16-as-bf16": (False, 2, "BF16", "bfloat16", 16, {}),
+    # the o-projection reads heads in pairs: an odd count leaves the last pair half empty
+    "odd-heads-f32": (False, 1, "F32", "float32", 16,
+                      {"num_attention_heads": 3, "num_key_value_heads": 1}),
 }
 
 
