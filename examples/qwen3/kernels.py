@@ -145,41 +145,38 @@ def gate_up_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
     _swiglu(y, x, wg, wu, BN, BK)
 
 
-# -- q/k RMSNorm per head, then RoPE (rotate_half: the two halves of a head pair up) ----------
+# -- q/k RMSNorm per head, RoPE, and the KV-cache append, one block per kv head ---------------
 # qkv is the (1, (NH + 2 NKV) D) row of the stacked projection: head h is its h-th D columns.
-@ct.kernel
-def qk_norm_rope(out: Mut[Tensor[f32, (1, "D")]], qkv: Tensor[f32, (1, -1)],
-                 q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
-                 inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
-                 NH: Const[int], D: Const[int]) -> None:
-    h, _ = out.tile_index()  # rows 0..NH-1 are query heads, the rest key heads
-    x1 = qkv.load_tile((1, D // 2), (0, 2 * h))
-    x2 = qkv.load_tile((1, D // 2), (0, 2 * h + 1))
+# RoPE is rotate_half: the two halves of a head pair up.
+@ct.function
+def _head_norm_rope(qkv, head, w, eps, c, s, D):  # type: ignore[no-untyped-def]
+    x1 = qkv.load_tile((1, D // 2), (0, 2 * head))
+    x2 = qkv.load_tile((1, D // 2), (0, 2 * head + 1))
     mean_sq = (ct.sum(x1 * x1, 1, keepdims=True) + ct.sum(x2 * x2, 1, keepdims=True)) / D
     r = ct.rsqrt(mean_sq + eps)
-    is_q = h < NH
-    w1 = ct.where(is_q, q_norm.load_tile((D // 2,), 0), k_norm.load_tile((D // 2,), 0))
-    w2 = ct.where(is_q, q_norm.load_tile((D // 2,), 1), k_norm.load_tile((D // 2,), 1))
-    y1 = x1 * r * w1.reshape((1, D // 2))
-    y2 = x2 * r * w2.reshape((1, D // 2))
-    angle = (_scalar(pos_t).astype(f32) * inv_freq.load_tile((D // 2,), 0)).reshape((1, D // 2))
-    c = ct.cos(angle)
-    s = ct.sin(angle)
-    out.store(ct.cat((y1 * c - y2 * s, y2 * c + y1 * s), 1))
+    y1 = x1 * r * w.load_tile((D // 2,), 0).reshape((1, D // 2))
+    y2 = x2 * r * w.load_tile((D // 2,), 1).reshape((1, D // 2))
+    return ct.cat((y1 * c - y2 * s, y2 * c + y1 * s), 1).reshape((1, 1, D))
 
 
-# -- KV-cache append: a slab write of one row ------------------------------------------------
-# Each block owns one kv head's (1, S, D) slab of both caches and stores the new key/value row
-# as the (1, 1, D) tile at row pos of it: an in-slab index, so a position past the cache is
-# masked at the slab's edge and no block can reach another head's rows.
+# Block h owns kv head h: its G query heads' rows of q (NKV, G, D), and its (1, S, D) slab of
+# both caches, where it stores the new key and value rows as the (1, 1, D) tile at row pos: an
+# in-slab index, so a position past the cache is masked at the slab's edge and no block can
+# reach another head's rows. One launch instead of two (norm + RoPE, then the append).
 @ct.kernel
-def kv_append(kc: Mut[Tensor[f32, (1, -1, "D")]], vc: Mut[Tensor[f32, (1, -1, "D")]],
-              qk: Tensor[f32, (-1, "D")], qkv: Tensor[f32, (1, -1)],
-              pos_t: Tensor[i32, (1,)], NH: Const[int], NKV: Const[int],
-              D: Const[int]) -> None:
+def qk_rope_append(q: Mut[Tensor[f32, (1, "G", "D")]], kc: Mut[Tensor[f32, (1, -1, "D")]],
+                   vc: Mut[Tensor[f32, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
+                   q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
+                   inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
+                   NH: Const[int], NKV: Const[int], G: Const[int], D: Const[int]) -> None:
     h, _, _ = kc.tile_index()
     pos = _scalar(pos_t)
-    kc.store(qk.load_tile((1, D), (NH + h, 0)).reshape((1, 1, D)), (0, pos, 0))
+    angle = (pos.astype(f32) * inv_freq.load_tile((D // 2,), 0)).reshape((1, D // 2))
+    c = ct.cos(angle)
+    s = ct.sin(angle)
+    for g in range(G):
+        q.store(_head_norm_rope(qkv, h * G + g, q_norm, eps, c, s, D), (0, g, 0))
+    kc.store(_head_norm_rope(qkv, NH + h, k_norm, eps, c, s, D), (0, pos, 0))
     vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)), (0, pos, 0))
 
 
@@ -190,14 +187,14 @@ def kv_append(kc: Mut[Tensor[f32, (1, -1, "D")]], vc: Mut[Tensor[f32, (1, -1, "D
 # blocks walking the whole cache would not.
 @ct.kernel
 def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
-                     den: Mut[Tensor[f32, (1, 1)]], qk: Tensor[f32, (-1, "D")],
+                     den: Mut[Tensor[f32, (1, 1)]], q: Tensor[f32, (-1, -1, "D")],
                      kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
                      pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], A: Const[int],
                      BN: Const[int], D: Const[int]) -> None:
     r, _ = o.tile_index()
     h = r // A
     pos = _scalar(pos_t)
-    q = qk.load_tile((1, D), (h, 0)) * scale
+    qh = q.load_tile((1, 1, D), (h // G, h % G, 0)).reshape((1, D)) * scale
     pk = kc.partition((1, BN, D))
     pv = vc.partition((1, BN, D))
     m_i = ct.full((1, 1), NEG_INF, f32)
@@ -205,7 +202,7 @@ def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]]
     acc = ct.zeros((1, D), f32)
     for j in range(r % A, pos // BN + 1, A):
         kt = pk.load((h // G, j, 0)).reshape((BN, D))
-        s = ct.sum(kt * q, 1, keepdims=True)
+        s = ct.sum(kt * qh, 1, keepdims=True)
         cols = (j * BN + ct.arange(BN, i32)).reshape((BN, 1))
         s = ct.where(cols <= pos, s, NEG_INF)
         m_new = ct.maximum(m_i, ct.max(s, 0, keepdims=True))

@@ -143,7 +143,7 @@ class Qwen3:
         self.splits = attention_splits(nh, self.cache_rows // self.cache_tile)
         parts = (nh * self.splits, 1)
         f32 = {"h": (1, c.hidden_size), "h2": (1, c.hidden_size), "x": (1, c.hidden_size),
-               "qkv": (1, (nh + 2 * nkv) * d), "qk": (nh + nkv, d),
+               "qkv": (1, (nh + 2 * nkv) * d), "q": (nkv, c.group, d),
                "ao": (parts[0], d), "am": parts, "al": parts,
                "po": (lay.o.splits, c.hidden_size), "pd": (lay.down.splits, c.hidden_size),
                "act": (1, c.intermediate_size), "logits": (1, v), "top": (1, self.head_blocks),
@@ -234,12 +234,11 @@ class Qwen3:
         kc, vc = f"k{i}", f"v{i}"
         return [
             self._gemv("qkv", layer.qkv, "x"),
-            Link(k.qk_norm_rope, ("qk",), ((1, d),), ("qkv", layer.q_norm, layer.k_norm,
-                 self.inv_freq, "pos", c.rms_norm_eps), {"NH": nh}),
-            Link(k.kv_append, (kc, vc), ((1, self.cache_rows, d),) * 2, ("qk", "qkv", "pos"),
+            Link(k.qk_rope_append, ("q", kc, vc), ((1, c.group, d), *((1, self.cache_rows, d),) * 2),
+                 ("qkv", layer.q_norm, layer.k_norm, self.inv_freq, "pos", c.rms_norm_eps),
                  {"NH": nh, "NKV": nkv}),
             Link(k.decode_attention, ("ao", "am", "al"), ((1, d), (1, 1), (1, 1)),
-                 ("qk", kc, vc, "pos", d ** -0.5),
+                 ("q", kc, vc, "pos", d ** -0.5),
                  {"G": c.group, "A": self.splits, "BN": self.cache_tile}),
             Link(self._hinted("o_proj", layer.o), ("po",), ((1, layer.o.bn),),
                  ("ao", "am", "al", layer.o.w), {"S": layer.o.splits, "A": self.splits}),

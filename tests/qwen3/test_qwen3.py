@@ -26,8 +26,8 @@ from kernels import (  # noqa: E402
     argmax_row,
     gemv_f32,
     greedy_next,
-    kv_append,
     lm_head_f32,
+    qk_rope_append,
     sample_next,
 )
 from model import Qwen3, Sampling  # noqa: E402
@@ -138,24 +138,32 @@ def test_a_prompt_token_outside_the_vocabulary_is_an_error(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("pos", [0, 5, 15, 16, 40])
-def test_kv_append_writes_one_row_of_each_head_and_nothing_past_the_cache(pos: int) -> None:
-    """The slab store at (0, pos, 0) writes row pos of every kv head's slab and nothing else;
-    a position past the cache (16 rows) is masked at the slab's edge: nothing is written."""
-    nh, nkv, d, rows = 4, 2, 8, 16
+def test_qk_rope_append_writes_q_and_one_cache_row_of_each_head(pos: int) -> None:
+    """Block h normalizes and rotates its G query heads into q and its key head into row pos of
+    its cache slab, and copies its value head there; a position past the cache (16 rows) is
+    masked at the slab's edge: the caches are untouched, q is still written. G = 3 query heads per
+    kv head (not a power of two)."""
+    nh, nkv, d, rows, eps, theta = 6, 2, 8, 16, 1e-6, 10000.0
     rng = np.random.default_rng(pos)
-    qk = rng.standard_normal((nh + nkv, d)).astype(np.float32)
     qkv = rng.standard_normal((1, (nh + 2 * nkv) * d)).astype(np.float32)
+    qn, kn = (rng.standard_normal(d).astype(np.float32) for _ in range(2))
     kc0 = rng.standard_normal((nkv, rows, d)).astype(np.float32)
     vc0 = rng.standard_normal((nkv, rows, d)).astype(np.float32)
-    kc, vc, *_ = kv_append(ct.from_numpy(kc0).partition((1, rows, d)),
-                           ct.from_numpy(vc0).partition((1, rows, d)), ct.from_numpy(qk),
-                           ct.from_numpy(qkv), ct.from_numpy(np.array([pos], np.int32)),
-                           NH=nh, NKV=nkv).sync()
+    inv_freq = (1.0 / theta ** (np.arange(0, d, 2) / d)).astype(np.float32)
+    q, kc, vc = qk_rope_append(
+        ct.zeros((nkv, nh // nkv, d), ct.f32).partition((1, nh // nkv, d)),
+        ct.from_numpy(kc0).partition((1, rows, d)), ct.from_numpy(vc0).partition((1, rows, d)),
+        ct.from_numpy(qkv), ct.from_numpy(qn), ct.from_numpy(kn), ct.from_numpy(inv_freq),
+        ct.from_numpy(np.array([pos], np.int32)), eps, NH=nh, NKV=nkv).sync()[:3]
+    heads = qkv[0].astype(np.float64).reshape(nh + 2 * nkv, d)
+    want_q = reference.rope(reference.rms(heads[:nh], qn, eps), pos, theta)
+    np.testing.assert_allclose(q.unpartition().numpy().reshape(nh, d), want_q, rtol=1e-4,
+                               atol=1e-4)
     want_k, want_v = kc0.copy(), vc0.copy()
     if pos < rows:
-        want_k[:, pos] = qk[nh:]
-        want_v[:, pos] = qkv[0, (nh + nkv) * d:].reshape(nkv, d)
-    np.testing.assert_array_equal(kc.unpartition().numpy(), want_k)
+        want_k[:, pos] = reference.rope(reference.rms(heads[nh:nh + nkv], kn, eps), pos, theta)
+        want_v[:, pos] = heads[nh + nkv:]
+    np.testing.assert_allclose(kc.unpartition().numpy(), want_k, rtol=1e-4, atol=1e-4)
     np.testing.assert_array_equal(vc.unpartition().numpy(), want_v)
 
 
@@ -312,11 +320,11 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
             compiled = ln.kernel.compile(*mut, *args, arch="sm_90", **ln.consts)
             assert compiled.cubin[:4] == b"\x7fELF"
             names.add(ln.kernel.__name__)
-            if ln.kernel.__name__ == "kv_append":
+            if ln.kernel.__name__ == "qk_rope_append":
                 assert "offset" not in compiled.tileir
-                assert compiled.tileir.count("make_tensor_view") == 5  # one per tensor
+                assert compiled.tileir.count("make_tensor_view") == 8  # one per tensor
     suffix = "bf16" if dtype == "bfloat16" else "f32"
-    assert names == {"rms_norm", "add_rms_norm", "qk_norm_rope", "kv_append",
+    assert names == {"rms_norm", "add_rms_norm", "qk_rope_append",
                      "decode_attention", "greedy_next", "sample_next",
                      *(f"{n}_{suffix}" for n in ("embed", "gemv", "o_proj", "lm_head",
                                                  "gate_up"))}
