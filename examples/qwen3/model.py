@@ -231,10 +231,10 @@ class Qwen3:
     def _attention_links(self, i: int, layer: DeviceLayer) -> list[Link]:
         c, d = self.cfg, self.cfg.head_dim
         nh, nkv = c.num_attention_heads, c.num_key_value_heads
-        kc, vc = f"k{i}", f"v{i}"
+        kc, vc, slab = f"k{i}", f"v{i}", (1, self.cache_rows, d)
         return [
             self._gemv("qkv", layer.qkv, "x"),
-            Link(k.qk_rope_append, ("q", kc, vc), ((1, c.group, d), *((1, self.cache_rows, d),) * 2),
+            Link(k.qk_rope_append, ("q", kc, vc), ((1, c.group, d), slab, slab),
                  ("qkv", layer.q_norm, layer.k_norm, self.inv_freq, "pos", c.rms_norm_eps),
                  {"NH": nh, "NKV": nkv}),
             Link(k.decode_attention, ("ao", "am", "al"), ((1, d), (1, 1), (1, 1)),
