@@ -10,8 +10,11 @@ with. The first call per key (by default the shapes and dtypes of the tensor arg
 the device) times every config and remembers the fastest, in memory and on disk next to the
 cubin cache (`tuning_cache.py`), so later processes skip the timing. On the CUDA backend the
 default timer replays a captured graph of the launch between CUDA events; on the interpreter
-there is nothing worth timing, so the first config is used and nothing is stored. A timer can be
-passed in (tests inject one; it gets a `Trial` and returns a time).
+there is nothing worth timing, so the first config is used and nothing is stored. With
+`cold_l2=True` each timed replay follows a write of a buffer larger than the L2 cache, so a
+kernel whose inputs would fit in L2 is timed as it runs inside a larger program (a decode step's
+matrices), not on warm inputs. A timer can be passed in (tests inject one; it gets a `Trial` and
+returns a time).
 
 Trials never write the caller's Mut tensors: each trial launches on fresh zero-filled outputs of
 the same shape and dtype, so an in-place kernel is not run several times on the real data. The
@@ -42,7 +45,7 @@ from .sites import Site, caller_site
 from .tensor import Tensor
 from .tuning_cache import TuningCache, digest
 
-__all__ = ["Autotuned", "Config", "Trial", "autotune", "cuda_event_timer"]
+__all__ = ["Autotuned", "Config", "Trial", "autotune", "cold_l2_timer", "cuda_event_timer"]
 
 KeySpec = Sequence[str] | Callable[..., Hashable] | None
 T = TypeVar("T")
@@ -126,12 +129,44 @@ def cuda_event_timer(trial: Trial, windows: int = 5, window_s: float = 0.01) -> 
         driver.event_destroy(end)
 
 
+# More than any current GPU's L2 (the H200's is 50 MB), so writing it evicts a kernel's inputs.
+L2_FLUSH_BYTES = 256 << 20
+
+
+def cold_l2_timer(trial: Trial, runs: int = 25) -> float:
+    """Seconds per launch with a cold L2: the launch captured as a graph and replayed `runs`
+    times, each replay between its own pair of CUDA events after a memset of L2_FLUSH_BYTES
+    (outside the events); the median."""
+    from .cuda import driver
+
+    graph = trial.op().graph()
+    stream = current_stream()
+    flush = driver.mem_alloc(L2_FLUSH_BYTES)
+    events = [(driver.timing_event_create(), driver.timing_event_create()) for _ in range(runs)]
+    try:
+        graph.replay()  # first touch of the arguments, off the clock
+        for start, end in events:
+            driver.memset(flush, 0, 4, L2_FLUSH_BYTES // 4, stream)
+            driver.event_record(start, stream)
+            graph.replay()
+            driver.event_record(end, stream)
+        driver.event_synchronize(events[-1][1])
+        return statistics.median(driver.event_elapsed_ms(a, b) for a, b in events) / 1e3
+    finally:
+        graph.sync()
+        driver.mem_free(flush)
+        for pair in events:
+            for event in pair:
+                driver.event_destroy(event)
+
+
 class Autotuned:
     """A kernel with candidate configs; calling it launches the best config for the arguments
     (lazily, like the kernel itself)."""
 
     def __init__(self, kernel: Kernel, configs: Sequence[Config], key: KeySpec,
-                 timer: Timer | None, cache: TuningCache | None, site: Site) -> None:
+                 timer: Timer | None, cache: TuningCache | None, site: Site,
+                 cold_l2: bool = False) -> None:
         self.kernel = kernel
         self.configs = tuple(configs)
         self.__name__ = kernel.__name__
@@ -140,6 +175,7 @@ class Autotuned:
         self._acc = [p for p, kind in self._params.items() if kind == "acc"]
         self._key = key
         self._timer = timer
+        self._cold_l2 = cold_l2
         self._cache = cache
         self._kernels = [kernel.with_hints(**c.hints) if c.hints else kernel
                          for c in self.configs]
@@ -193,11 +229,12 @@ class Autotuned:
         if timer is None:
             if be.name != "cuda":
                 return 0  # the interpreter: timing it says nothing about a GPU
-            timer = cuda_event_timer
+            timer = cold_l2_timer if self._cold_l2 else cuda_event_timer
         names = [c.canonical() for c in self.configs]
         cache = self._cache if self._cache is not None else TuningCache()
         entry = digest(self._identity(), repr(key), getattr(be, "arch", be.name),
-                       _device_name(be), _toolchain_release(), "\n".join(names))
+                       _device_name(be), _toolchain_release(), "\n".join(names),
+                       "cold L2" if self._cold_l2 else "warm")
         cached = cache.get(entry, names)
         if cached is not None:
             return cached
@@ -352,18 +389,25 @@ def _config_problem(c: object, params: dict[str, str], muts: list[str]) -> str |
 
 def autotune(kernel: Kernel | None = None, /, *, configs: Sequence[Config],
              key: KeySpec = None, timer: Timer | None = None,
-             cache_dir: str | Path | None = None) -> Any:
+             cache_dir: str | Path | None = None, cold_l2: bool = False) -> Any:
     """`ct.autotune(kernel, configs=[...], key=...)`, or `@ct.autotune(configs=..., key=...)`
     above `@ct.kernel`: the kernel launched with the fastest config per key (see the module
-    docstring). `cache_dir` overrides the cache root (default: CUTILE_CACHE_DIR's)."""
+    docstring). `cache_dir` overrides the cache root (default: CUTILE_CACHE_DIR's);
+    `cold_l2=True` times each config with the L2 cache emptied before every launch."""
     site = caller_site()
     cache = TuningCache(Path(cache_dir)) if cache_dir is not None else None
+    cold: object = cold_l2  # typed bool, but a caller may pass anything
+    problem = ("cold_l2 must be True or False" if not isinstance(cold, bool) else
+               "cold_l2 applies to the built-in timer, not to a timer passed in"
+               if cold and timer is not None else None)
 
     def wrap(k: Kernel) -> Autotuned:
         if not isinstance(k, Kernel):
             raise error(msg.AUTOTUNE_BAD, site, kernel=getattr(k, "__name__", repr(k)),
                                problem="needs a @ct.kernel")
-        return Autotuned(k, list(configs), key, timer, cache, site)
+        if problem is not None:
+            raise error(msg.AUTOTUNE_BAD, site, kernel=k.__name__, problem=problem)
+        return Autotuned(k, list(configs), key, timer, cache, site, cold_l2)
     return wrap(kernel) if kernel is not None else wrap
 
 

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import at_kernels as k
@@ -242,8 +243,20 @@ def test_processes_tuning_the_same_key_at_once(tmp_path: Path) -> None:
 ])
 def test_bad_configs_are_ct114_at_the_call(kernel: str, configs: list[Any], key: Any,
                                            fragment: str) -> None:
+    _assert_ct114(lambda: ct.autotune(getattr(k, kernel), configs=configs, key=key), fragment)
+
+
+@pytest.mark.parametrize(("options", "fragment"), [
+    ({"cold_l2": "yes"}, "cold_l2 must be True or False"),
+    ({"cold_l2": True, "timer": Timer({})}, "cold_l2 applies to the built-in timer"),
+])
+def test_bad_cold_l2_is_ct114_at_the_call(options: dict[str, Any], fragment: str) -> None:
+    _assert_ct114(lambda: ct.autotune(k.shifted, configs=CONFIGS, **options), fragment)
+
+
+def _assert_ct114(call: Any, fragment: str) -> None:
     with pytest.raises(ct.KernelError) as err:
-        ct.autotune(getattr(k, kernel), configs=configs, key=key)
+        call()
     d = err.value.diagnostics[0]
     assert d.code == "CT114" and fragment in d.message, d.message
     assert d.span.path == __file__
@@ -298,3 +311,55 @@ def test_the_cuda_event_timer_measures_graph_replays(monkeypatch: pytest.MonkeyP
     assert len(runs) == 1 + 1 + 3 * 5  # capture, the probe window, 3 windows of 10 ms / 2 ms
     out, x = made[0].results  # the graph was synced: the arguments are back
     np.testing.assert_array_equal(out.unpartition().numpy(), np.arange(128) + 1)
+
+
+def test_cold_l2_tunes_with_its_own_timer_and_cache_entry(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a GPU (faked here) `cold_l2=True` times with the cold-L2 timer, and its choice is a
+    disk entry of its own: a warm choice of the same key is not reused for it."""
+    import cutile.runtime.autotune as at
+
+    warm, cold = Timer({0: 1.0, 1: 2.0, 2: 3.0}), Timer({0: 3.0, 1: 1.0, 2: 2.0})
+    monkeypatch.setattr(at, "cuda_event_timer", warm)
+    monkeypatch.setattr(at, "cold_l2_timer", cold)
+    monkeypatch.setattr(at, "backend", lambda: SimpleNamespace(name="cuda", arch="sm_90"))
+    monkeypatch.setattr(at, "_device_name", lambda be: "a GPU")
+    hot = ct.autotune(k.shifted, configs=CONFIGS, cache_dir=tmp_path)
+    chilled = ct.autotune(k.shifted, configs=CONFIGS, cache_dir=tmp_path, cold_l2=True)
+    assert hot.best(*_args()) == CONFIGS[0] and chilled.best(*_args()) == CONFIGS[1]
+    assert warm.calls == [0, 1, 2] and cold.calls == [0, 1, 2]
+    assert len(list((tmp_path / "autotune").rglob("*.json"))) == 2
+
+
+def test_the_cold_l2_timer_flushes_before_each_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cold-L2 timer with the driver faked: a buffer larger than L2 is written before every
+    timed replay, outside its events; 2 ms of device time per replay is 2 ms per launch; the
+    buffer and every event are released."""
+    from cutile.runtime.autotune import L2_FLUSH_BYTES, cold_l2_timer
+    from cutile.runtime.cuda import driver
+
+    runs: list[int] = []
+    stamps: dict[int, int] = {}
+    log: list[Any] = []
+    destroyed: list[int] = []
+    ids = iter(range(100, 200))
+    monkeypatch.setattr(driver, "timing_event_create", lambda: next(ids))
+    monkeypatch.setattr(driver, "event_record",
+                        lambda e, s: (stamps.__setitem__(e, len(runs)), log.append(len(runs))))
+    monkeypatch.setattr(driver, "event_synchronize", lambda e: None)
+    monkeypatch.setattr(driver, "event_destroy", destroyed.append)
+    monkeypatch.setattr(driver, "event_elapsed_ms", lambda a, b: 2.0 * (stamps[b] - stamps[a]))
+    monkeypatch.setattr(driver, "mem_alloc", lambda n: log.append(("alloc", n)) or 7)
+    monkeypatch.setattr(driver, "memset", lambda dst, pattern, width, count, s:
+                        log.append(("memset", dst, width * count)))
+    monkeypatch.setattr(driver, "mem_free", lambda ptr: log.append(("free", ptr)))
+    out, x = _args()
+
+    class Op:
+        def graph(self) -> _CountingGraph:
+            return _CountingGraph(k.shifted(out, x, K=1), runs)
+
+    assert cold_l2_timer(Trial(0, CONFIGS[0], Op), runs=3) == pytest.approx(0.002)
+    flush = ("memset", 7, L2_FLUSH_BYTES)  # then the replay between its two events
+    assert log == [("alloc", L2_FLUSH_BYTES), flush, 2, 3, flush, 3, 4, flush, 4, 5, ("free", 7)]
+    assert len(destroyed) == 6

@@ -43,3 +43,22 @@ def test_autotune_times_on_the_device_and_caches(tmp_path: Path) -> None:
     again = ct.autotune(mod.softmax, configs=configs, key=["x"], cache_dir=tmp_path)
     assert again.best(ct.meta((4096, 4096), bf16).partition((4, 4096)), x) == best
     assert again.timings == {}  # read from disk
+
+
+def test_cold_l2_timing_is_slower_than_warm_on_an_input_that_fits_in_l2(tmp_path: Path) -> None:
+    """A 16 MB softmax fits in the H200's 50 MB L2: replayed back to back it reads from L2; with
+    the cache emptied before each launch it reads from HBM, so it must time slower."""
+    mod = _softmax()
+    configs = [ct.Config(tile=(2, 4096), occupancy=2), ct.Config(tile=(1, 4096), occupancy=4)]
+    x = ct.randn((2048, 4096), bf16, seed=1)
+    out = ct.zeros((2048, 4096), bf16).partition((2, 4096))
+    times = []
+    for cold in (False, True):
+        tuned = ct.autotune(mod.softmax, configs=configs, cache_dir=tmp_path, cold_l2=cold)
+        out, x = tuned(out, x).sync()
+        (per_config,) = tuned.timings.values()  # each setting tuned: no shared disk entry
+        times.append(min(per_config))
+    warm, cold_time = times
+    assert 0 < warm < cold_time < 0.01, times
+    got = out.unpartition().numpy().astype(np.float32)
+    np.testing.assert_allclose(got, mod.reference(x.numpy().astype(np.float32)), atol=2e-3)
