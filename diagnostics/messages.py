@@ -92,6 +92,8 @@ SCALAR_NEEDED = Message("CT203", "{what} must be a scalar (rank-0) value, got a 
                         "{shape}")
 MMA_SHAPE = Message("CT204", "mma shapes do not fit: a {a} @ b {b} -> acc {c}; {why}")
 MMA_DTYPE = Message("CT205", "mma does not support {a} x {b} -> {c}; supported: {supported}")
+MMA_FAST_ACC = Message("CT205", "mma's fast_acc=True applies to f8 operands (f8e4m3, f8e5m2), "
+                                "not {a}")
 BAD_AXIS = Message("CT206", "axis {axis} is out of range for a tile of rank {rank}")
 BAD_GRID_AXIS = Message("CT206", "grid axis {axis} does not exist: the grid has axes 0, 1 and 2")
 BAD_PERMUTATION = Message("CT206", "permute axes {axes} are not a permutation of range({rank})")

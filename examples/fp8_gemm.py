@@ -7,6 +7,12 @@ and the Hopper tensor cores want for 8-bit operands. Scales multiply (dequantize
   (DeepSeek-V3's activation recipe on both sides). They arrive transposed, (K / 128, M) and
   (K / 128, N), which is `torch._scaled_mm`'s outer-dim-major layout. Each 128-deep slice of K
   is one matrix product in f32, scaled by its row and column scales as it is added in.
+
+`FAST_ACC=True` (per tensor) lets the tensor cores carry the running sum from one K step to the
+next (`ct.mma(..., fast_acc=True)`, as `torch._scaled_mm(use_fast_accum=True)`): on sm_90 each
+step then needs no wait for its products and no f32 additions, at the cost of the tensor cores'
+narrower internal accumulation. Without it every K step's products are summed apart and added
+in, which keeps full f32 accumulation.
 """
 
 import numpy as np
@@ -20,13 +26,14 @@ QBLOCK = 128  # K values per block scale
 @ct.kernel
 def fp8_gemm(c: Mut[Tensor[bf16, ("BM", "BN")]], a: Tensor[f8e4m3, (-1, -1)],
              bt: Tensor[f8e4m3, (-1, -1)], scale: f32, BM: Const[int], BN: Const[int],
-             BK: Const[int]) -> None:
+             BK: Const[int], FAST_ACC: Const[bool]) -> None:
     i, j = c.tile_index()
     pa = a.partition((BM, BK))
     pb = bt.partition((BN, BK))
     acc = ct.zeros((BM, BN), f32)
     for k in range(ct.num_tiles(pa, 1)):
-        acc = ct.mma(pa.load((i, k)), ct.permute(pb.load((j, k)), (1, 0)), acc)
+        acc = ct.mma(pa.load((i, k)), ct.permute(pb.load((j, k)), (1, 0)), acc,
+                     fast_acc=FAST_ACC)
     c.store((acc * scale).astype(bf16))
 
 
@@ -76,11 +83,12 @@ def main(m: int = 128, n: int = 128, k: int = 256, tiles: tuple[int, int, int] =
     a = _e4m3(rng.standard_normal((m, k)))
     bt = _e4m3(rng.standard_normal((n, k)))
     a8, b8t = a.numpy().astype(np.float64), bt.numpy().astype(np.float64)  # rounded to e4m3
-    c = ct.zeros((m, n), bf16).partition((bm, bn))
-    c, a, bt, _ = fp8_gemm(c, a, bt, 0.5 * 0.25, BK=bk).sync()
     want = (a8 @ b8t.T) * 0.125
-    np.testing.assert_allclose(c.unpartition().numpy().astype(np.float64), want, rtol=1e-2,
-                               atol=1e-1)
+    for fast in (False, True):
+        c = ct.zeros((m, n), bf16).partition((bm, bn))
+        c, a, bt, _ = fp8_gemm(c, a, bt, 0.5 * 0.25, BK=bk, FAST_ACC=fast).sync()
+        np.testing.assert_allclose(c.unpartition().numpy().astype(np.float64), want, rtol=1e-2,
+                                   atol=1e-1)
 
     xa, xb = rng.standard_normal((m, k)) * 3.0, rng.standard_normal((n, k)) * 0.01
     qa, sa = quantize_blockwise(xa)

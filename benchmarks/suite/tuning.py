@@ -206,15 +206,17 @@ def _gemv_mma(m: int, bn: int, bk: int, occ: int | None = None) -> Variant:
                    consts={"BK": bk}, inferred={"M": m, "BN": bn}, hints=hints)
 
 
-def _fp8(blockwise: bool, bm: int, bn: int, bk: int, hints: dict[str, int] | None = None
-         ) -> Variant:
-    """Row 11: the 1x128-block kernel has BK = 128 fixed (one scale per K block)."""
+def _fp8(blockwise: bool, bm: int, bn: int, bk: int, hints: dict[str, int] | None = None,
+         fast: bool = False) -> Variant:
+    """Row 11: the 1x128-block kernel has BK = 128 fixed (one scale per K block); `fast` is
+    the per-tensor kernel with the tensor cores' own accumulation (FAST_ACC)."""
     h = hints or {}
     if blockwise:
         return Variant(_label(f"blocks grouped {bm}x{bn}x128", h), "fp8_gemm_blockwise",
                        (bm, bn), "grouped8", inferred={"BM": bm, "BN": bn}, hints=h)
-    return Variant(_label(f"grouped {bm}x{bn}x{bk}", h), "fp8_gemm", (bm, bn), "grouped8",
-                   consts={"BK": bk}, inferred={"BM": bm, "BN": bn}, hints=h)
+    name = f"grouped {bm}x{bn}x{bk}" + (" fast accumulation" if fast else "")
+    return Variant(_label(name, h), "fp8_gemm", (bm, bn), "grouped8",
+                   consts={"BK": bk, "FAST_ACC": fast}, inferred={"BM": bm, "BN": bn}, hints=h)
 
 
 def _row_walk(kernel: str, n: int, bn: int, hints: dict[str, int] | None = None) -> Variant:
@@ -373,10 +375,14 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         # sm_90 compiles (kernel_resources): with 4 worker warps the 128x128 f32 accumulator
         # plus the transposed B tile spill 55-62 instructions; with 8 (two consumer warpgroups,
         # 168 registers) nothing spills. 64x128 on 4 warps does not spill either.
+        # Per tensor, FAST_ACC chains the accumulator through the K loop (one group of
+        # products left in flight, no f32 adds per step in the sm_90 SASS); the peer then runs
+        # with use_fast_accum=True too.
         block = case.params["scaling"] != "per-tensor"
         w8 = {"worker_warps": 8}
-        return [_fp8(block, 128, 128, 128, w8), _fp8(block, 128, 128, 128, {**w8, "num_ctas": 2}),
-                _fp8(block, 64, 128, 128)]
+        out = [_fp8(block, 128, 128, 128, w8), _fp8(block, 128, 128, 128, {**w8, "num_ctas": 2}),
+               _fp8(block, 64, 128, 128)]
+        return out if block else [*out, _fp8(False, 128, 128, 128, w8, fast=True)]
     return []
 
 

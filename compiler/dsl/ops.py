@@ -150,10 +150,11 @@ def minimum(x: Any, y: Any) -> TileValue:
     return _kernel_only("minimum")
 
 
-def mma(a: Any, b: Any, acc: Any) -> TileValue:
+def mma(a: Any, b: Any, acc: Any, fast_acc: bool = False) -> TileValue:
     """acc + a @ b
 
-    acc + a @ b (f16->f16/f32, bf16->f32, tf32->f32, f32->f32, f8->f16/f32, f64->f64, i8->i32).
+    acc + a @ b (f16->f16/f32, bf16->f32, tf32->f32, f32->f32, f8->f16/f32, f64->f64, i8->i32);
+    fast_acc=True (f8 only) lets the tensor cores keep the running sum.
     """
     return _kernel_only("mma")
 

@@ -170,10 +170,13 @@ def reduce(b: Builder, x: Value, axis: int, dtype: DType, out: BcTile, *, ops: t
     return r
 
 
-def mma(b: Builder, x: Value, y: Value, acc: Value, a_dtype: DType, b_dtype: DType) -> Value:
+def mma(b: Builder, x: Value, y: Value, acc: Value, a_dtype: DType, b_dtype: DType,
+        fast_acc: bool = False) -> Value:
     out = _ty(acc)
     if a_dtype.is_float:
-        return b.emit("mmaf", [out], x, y, acc)
+        # fast_acc (f8 only, bytecode 13.3+): without it tileiras sums each K step's products
+        # in a fresh accumulator and adds it in with FADDs, waiting for the tensor cores
+        return b.emit("mmaf", [out], x, y, acc, **({"fast_acc": True} if fast_acc else {}))
     return b.emit("mmai", [out], x, y, acc, signedness_lhs=sign(a_dtype),
                   signedness_rhs=sign(b_dtype))
 

@@ -52,14 +52,22 @@ def check_mma(b: Builder, a: TileType, w: TileType, acc: TileType, span: Span) -
         b.fail(msg.MMA_DTYPE, span, a=a.dtype, b=w.dtype, c=acc.dtype, supported=_supported())
 
 
-@function("mma", "a: Any, b: Any, acc: Any", "acc + a @ b (f16->f16/f32, bf16->f32, tf32->f32, "
-          "f32->f32, f8->f16/f32, f64->f64, i8->i32)", "matmul")
+@function("mma", "a: Any, b: Any, acc: Any, fast_acc: bool = False",
+          "acc + a @ b (f16->f16/f32, bf16->f32, tf32->f32, f32->f32, f8->f16/f32, f64->f64, "
+          "i8->i32); `fast_acc=True` (f8 only) lets the tensor cores keep the running sum",
+          "matmul")
 def _mma(b: Builder, c: Call) -> FValue:
     x, y, acc = (b.tile(c[k], "mma") for k in ("a", "b", "acc"))
     assert isinstance(x.type, TileType) and isinstance(y.type, TileType)
     assert isinstance(acc.type, TileType)
     check_mma(b, x.type, y.type, acc.type, c.span)
-    return b.emit1("mma", [x, y, acc], acc.type, c.span)
+    fast = b.static_const(c["fast_acc"], "fast_acc of mma()")
+    if not isinstance(fast, bool):
+        b.fail(msg.NOT_CONSTANT, c["fast_acc"].span, what="fast_acc of mma() (a bool)")
+    if fast and x.type.dtype not in (F8E4M3, F8E5M2):
+        b.fail(msg.MMA_FAST_ACC, c["fast_acc"].span, a=x.type.dtype)
+    # the attribute only when set: an mma without it keeps its IR (and its cache keys)
+    return b.emit1("mma", [x, y, acc], acc.type, c.span, **({"fast_acc": True} if fast else {}))
 
 
 def matmul(b: Builder, lhs: Arg, rhs: Arg, span: Span) -> FValue:
@@ -91,7 +99,8 @@ def _mma_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) ->
 
 
 def _mma_lower(c: OpCtx) -> list[BcValue]:
-    return [arith.mma(c.b, c.args[0], c.args[1], c.args[2], c.dtype(0), c.dtype(1))]
+    return [arith.mma(c.b, c.args[0], c.args[1], c.args[2], c.dtype(0), c.dtype(1),
+                      fast_acc=c.attrs.get("fast_acc", False))]
 
 
 ir_op("mma", _mma_np, _mma_lower)

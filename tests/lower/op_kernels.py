@@ -109,6 +109,7 @@ def matmuls(z: Mut[Tensor[f32, (64, 64)]], a16: Tensor[f16, (-1, -1)],
     ab = tbf @ tbf.transpose()
     e4 = a_e4.load_tile((64, 32), (i, 0))
     f8 = ct.mma(e4, e4.transpose(), ct.zeros((64, 64), f32))
+    f8 = ct.mma(e4, e4.transpose(), f8, fast_acc=True)
     z.store(acc + acc16 + ti + tf + ab.astype(f32) + f8)
 
 

@@ -54,7 +54,7 @@ OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
     ("casts", {}, {}, ["ftof", "itof", "ftoi", "exti", "trunci", "cmpf", "cmpi"]),
     ("reductions", {}, {}, ["reduce", "scan", "yield"]),
     ("shapes", {}, {}, ["permute", "reshape", "broadcast", "cat", "iota"]),
-    ("matmuls", {}, {}, ["mmaf", "mmai"]),
+    ("matmuls", {}, {}, ["mmaf", "mmai", "fast_acc"]),
     ("doubles", {}, {}, ["mmaf", "f64"]),
     ("control", {"B": 128}, {}, ["loop", "break", "continue", "if", "yield"]),
     ("mut_roundtrip", {}, {}, ["for", "iter_values"]),

@@ -5,7 +5,9 @@ Inputs are randn, quantized the usual way: per tensor, one scale maps the larges
 448 (e4m3's largest finite value); per 1x128 block, one scale per 128 values of a row of A and
 of a column of B (stored (K / 128, M) and (K / 128, N): the outer-dim-major layout cuBLAS
 wants, which the cutile kernel reads as is). B is passed K-major, as B^T (N, K) contiguous.
-The reference is the dequantized product in float32.
+The reference is the dequantized product in float32. Per tensor, each side also runs with the
+tensor cores' own accumulation (cutile's FAST_ACC variant, torch's `use_fast_accum=True`), so
+the best of each side is compared like for like.
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ from ..tuning import Variant, cutile_variants
 from .common import Context, FnRunner, Impl, Skip, run_case, short
 
 TOL = 2e-2
+FAST = "torch._scaled_mm use_fast_accum"
 E4M3_MAX = 448.0
 QBLOCK = 128
 
 
 def variants(case: Case) -> list[tuple[str, str]]:
-    return [("cutile", v.label) for v in cutile_variants(case)] + [("torch", "torch._scaled_mm")]
+    fast = [("torch", FAST)] if case.params["scaling"] == "per-tensor" else []
+    return [("cutile", v.label) for v in cutile_variants(case)] + [("torch", "torch._scaled_mm"),
+                                                                    *fast]
 
 
 def quantize(torch: Any, x: Any, blockwise: bool) -> tuple[Any, Any]:
@@ -64,8 +69,8 @@ def _cutile(ctx: Context, v: Variant, a: Any, bt: Any, sa: Any, sb: Any, blockwi
     return CutileRunner(v.label, kernel, args, lambda i: c, v.consts, 1)
 
 
-def _scaled_mm(torch: Any, a: Any, bt: Any, sa: Any, sb: Any, blockwise: bool, ref: Any
-               ) -> FnRunner:
+def _scaled_mm(torch: Any, a: Any, bt: Any, sa: Any, sb: Any, blockwise: bool, ref: Any,
+               fast: bool = False) -> FnRunner:
     """`torch._scaled_mm(a, b, scale_a, scale_b)` with B column-major. For 1x128 blocks torch
     versions differ in which orientation of scale_b they accept (the v1 API checks it as
     (K/128, N)); each layout is tried once against the reference and the first that is right
@@ -77,14 +82,14 @@ def _scaled_mm(torch: Any, a: Any, bt: Any, sa: Any, sb: Any, blockwise: bool, r
     for scale_a, scale_b in layouts:
         def fn(i: int, scale_a: Any = scale_a, scale_b: Any = scale_b) -> Any:
             return torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b,
-                                    out_dtype=torch.bfloat16)
+                                    out_dtype=torch.bfloat16, use_fast_accum=fast)
         try:
             out = fn(0).float()
         except (RuntimeError, NotImplementedError, TypeError, ValueError) as exc:
             errors.append(short(exc, 160))
             continue
         if float((out - ref).norm() / ref.norm()) <= TOL:
-            return FnRunner("torch", "torch._scaled_mm", fn, 1)
+            return FnRunner("torch", FAST if fast else "torch._scaled_mm", fn, 1)
         errors.append(f"scale_b {tuple(scale_b.shape)}: wrong result")
     raise Skip("torch._scaled_mm did not run this scaling: " + "; ".join(errors))
 
@@ -103,6 +108,9 @@ def run(ctx: Context, case: Case) -> list[Record]:
              for v in cutile_variants(case)]
     impls.append(Impl("torch", "torch._scaled_mm",
                       lambda: _scaled_mm(torch, a, bt, sa, sb, blockwise, ref)))
+    if not blockwise:
+        impls.append(Impl("torch", FAST,
+                          lambda: _scaled_mm(torch, a, bt, sa, sb, blockwise, ref, fast=True)))
     recs = run_case(ctx, case, impls, ref, TOL)
     del a, bt, sa, sb, ref
     torch.cuda.empty_cache()
