@@ -258,6 +258,15 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
 def k(z: Acc[Tensor[f32, (128,)], "add"]) -> None:
     z.max(ct.zeros((128,), f32), (0,))  # E: CT216
 """),
+    _c("CT217", "load-hint", "A memory hint of a load that tileiras cannot take",
+       """`latency=` asks tileiras to expect a load to take longer (an int from 1 to 10: it keeps
+       more copies in flight) and `allow_tma=False` keeps it off the TMA unit; both must be
+       compile-time constants of those kinds.""",
+       """
+@ct.kernel
+def k(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
+    z.store(x.load_tile((128,), 0, latency=12))  # E: CT217
+"""),
     ]),
     *_family(Family.OWNERSHIP, Raises.OWNERSHIP, [  # CT3xx: ownership.
     _c("CT301", "use-after-move", "A tensor used after it was moved",

@@ -260,6 +260,7 @@ AUTOTUNE_BAD_CONFIG = Message("CT114", "ct.autotune of {kernel}, config {index} 
                               "{problem}")
 
 # Messages of the op table's newer operations (issue 13).
+LOAD_HINT = Message("CT217", "{what}: {problem}")
 PADDING_RANGE = Message("CT214", "padding {value} is not representable in {dtype}{hint}")
 PADDING_KIND = Message("CT209", "the padding of {what} must be a compile-time number (a literal, "
                        "a Const, -math.inf, math.inf or math.nan), got {got}")

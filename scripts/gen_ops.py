@@ -59,10 +59,23 @@ def render_stubs() -> str:
         body = f'_kernel_only("{spec.name}")'
         if spec.returns != "None":
             body = "return " + body
-        out += ["", "", f"def {spec.name}({spec.sig}) -> {spec.returns}:"]
+        out += ["", "", *_signature(spec.name, spec.sig, spec.returns)]
         out += _docstring(_plain(spec.doc) + ".")
         out.append(f"    {body}")
     return "\n".join(out) + "\n"
+
+
+def _signature(name: str, sig: str, returns: str) -> list[str]:
+    """`def name(sig) -> returns:`, its parameters wrapped under the open parenthesis when the
+    line would pass 99 columns."""
+    one = f"def {name}({sig}) -> {returns}:"
+    if len(one) <= 99:
+        return [one]
+    indent = " " * (len(name) + 5)
+    params = [p + "," for p in sig.split(", ")]
+    params[-1] = params[-1][:-1] + f") -> {returns}:"
+    lines = _wrap(params, indent)
+    return [f"def {name}(" + lines[0].lstrip(), *lines[1:]]
 
 
 def _docstring(text: str) -> list[str]:

@@ -102,9 +102,11 @@ class TileValue:
     def store(self, tile: Any, index: Any = None) -> None: _kernel_only("store")
     # p.load(index), z.load(), z.load(shape, index) (a tile inside a Mut slab): for mypy the
     # partition's index arrives as `shape`, the first positional parameter
-    def load(self, shape: Any = None, index: Any = None, *, padding: Any = None) -> TileValue:
+    def load(self, shape: Any = None, index: Any = None, *, padding: Any = None,
+             latency: Any = None, allow_tma: Any = None) -> TileValue:
         return _kernel_only("load")
-    def load_tile(self, shape: Any, index: Any, *, padding: Any = None) -> TileValue:
+    def load_tile(self, shape: Any, index: Any, *, padding: Any = None, latency: Any = None,
+                  allow_tma: Any = None) -> TileValue:
         return _kernel_only("load_tile")
     def load_at(self, shape: Any, offsets: Any, *, padding: Any = None) -> TileValue:
         return _kernel_only("load_at")

@@ -115,7 +115,8 @@ def gather(x: Any, indices: Any, *, padding: Any = None) -> TileValue:
     return _kernel_only("gather")
 
 
-def load_tile_like(x: Any, z: Any, *, padding: Any = None) -> TileValue:
+def load_tile_like(x: Any, z: Any, *, padding: Any = None, latency: Any = None,
+                   allow_tma: Any = None) -> TileValue:
     """the tile of x at the Mut slab z's position."""
     return _kernel_only("load_tile_like")
 

@@ -76,6 +76,15 @@ def _hints(options: dict[str, Any]) -> Hints | None:
     return Hints.entry("default", **values) if values else None
 
 
+def _memory_hints(attrs: dict[str, Any]) -> dict[str, Any]:
+    """A load's `latency` / `allow_tma` (compiler/ops/load_hints.py) as load_view_tko's
+    optimization hints; nothing when neither was given (the op's bytes stay as before)."""
+    latency, tma = attrs.get("latency"), attrs.get("allow_tma")
+    if latency is None and tma is None:
+        return {}
+    return {"optimization_hints": Hints.memory("default", allow_tma=tma, latency=latency)}
+
+
 class _Lowerer:
     def __init__(self, kernel: KernelIR, spec: Specialization) -> None:
         self.k = kernel
@@ -190,8 +199,8 @@ class _Lowerer:
         mode = view_padding(value)
         view, key = self._source(src, out.shape, mode or Padding.ZERO)
         index = self._index(idx)
-        tile, tok = self.b.op("load_view_tko", [out, TOKEN], view, index,
-                              self._token(key)).results
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], view, index, self._token(key),
+                              **_memory_hints(op.attrs)).results
         if key is not None:
             self.tok[key] = tok
         if mode is None:  # a padding no view mode gives
@@ -300,23 +309,25 @@ class _Lowerer:
         fill = 0 if value is None else value
         assert isinstance(fill, (int, float, bool))
         st = self._slab_tile(z, idx, out.shape)
+        hints = _memory_hints(op.attrs)
         if st.by_view:
-            tile = self._view_load(st, z, idx, out, value)
+            tile = self._view_load(st, z, idx, out, value, hints)
         else:
             ptrs, mask = self._pointers(st)
             tile, tok = self.b.op("load_ptr_tko", [out, TOKEN], ptrs, mask,
-                                  self.b.constant(fill, out), self._token(st.param)).results
+                                  self.b.constant(fill, out), self._token(st.param),
+                                  **hints).results
             self.tok[st.param] = tok
         self.vals[op.result] = tile
 
     def _view_load(self, st: _SlabTile, z: IrValue, idx: list[IrValue], out: BcTile,
-                   value: object) -> Value:
+                   value: object, hints: dict[str, Any]) -> Value:
         mode = view_padding(value)
         rank = len(idx) // 2
         index = self._global_index(st, self._index(idx[:rank]))
         pv = self.pview(st.param, out.shape, mode or Padding.ZERO)
-        tile, tok = self.b.op("load_view_tko", [out, TOKEN], pv, index,
-                              self._token(st.param)).results
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], pv, index, self._token(st.param),
+                              **hints).results
         self.tok[st.param] = tok
         fill = 0 if value is None else value
         assert isinstance(fill, (int, float, bool))

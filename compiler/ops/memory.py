@@ -18,6 +18,7 @@ from ..types import (
     describe,
     fmt_shape,
 )
+from .load_hints import HINT_PARAMS, load_hints
 from .padding import PAD_PARAM, padding_attrs
 from .registry import Call, function, method
 
@@ -117,7 +118,7 @@ def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
     return [b.scalar_int(Arg(i, arg.span), f"an index of {what}") for i in items]
 
 
-@function("load_tile_like", "x: Any, z: Any, " + PAD_PARAM,
+@function("load_tile_like", "x: Any, z: Any, " + PAD_PARAM + ", " + HINT_PARAMS,
           "the tile of `x` at the Mut slab `z`'s position", "memory")
 def _load_tile_like(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["x"], "load_tile_like")
@@ -128,6 +129,7 @@ def _load_tile_like(b: Builder, c: Call) -> FValue:
                b=c["z"].value.name if isinstance(c["z"].value, Value) else "z",
                rb=z.type.rank)
     pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile_like()")
+    pad.update(load_hints(b, c, "load_tile_like()"))
     if tile_shape_of(z.type.shape) is None:  # x's tile at z's slab: the slab is one tile
         b.fail(msg.SLAB_DYNAMIC, c["z"].span, what="load_tile_like()", name=_shown(c["z"], z),
                form="load(shape, index)", shape=fmt_shape(z.type.shape))
@@ -268,12 +270,13 @@ def _store_shared(b: Builder, c: Call) -> FValue:
     return none_value(c.span)
 
 
-@method("mut", "load", "shape: Any = None, index: Any = None, " + PAD_PARAM,
+@method("mut", "load", "shape: Any = None, index: Any = None, " + PAD_PARAM + ", " + HINT_PARAMS,
         "read this block's slab, or the tile of `shape` at `index` inside it", "memory")
 def _load_mut(b: Builder, c: Call) -> FValue:
     z, idx = mut_target(b, c["self"], "load")
     assert isinstance(z.type, TensorType)
     pad = padding_attrs(b, c["padding"], z.type.dtype, "load()")
+    pad.update(load_hints(b, c, "load()"))
     name = _shown(c["self"], z)
     if _given(b, c["shape"]):
         shape = _tile_shape_for(b, c["shape"], z.type, "the shape of load()")
@@ -327,7 +330,7 @@ def _tile_shape_for(b: Builder, arg: Arg, t: TensorType, what: str) -> Shape:
     return shape
 
 
-@method("tensor", "load_tile", "shape: Any, index: Any, " + PAD_PARAM,
+@method("tensor", "load_tile", "shape: Any, index: Any, " + PAD_PARAM + ", " + HINT_PARAMS,
         "the tile of `shape` at tile `index`", "memory")
 def _load_tile(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["self"], "load_tile", mutable=False)
@@ -336,6 +339,7 @@ def _load_tile(b: Builder, c: Call) -> FValue:
     idx = index_values(b, c["index"], x.type.rank, "load_tile()")
     check_tile_index(b, idx, c["index"], shape, x.type.shape)
     pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile()")
+    pad.update(load_hints(b, c, "load_tile()"))
     return b.emit1("load", [x, *idx], TileType(x.type.dtype, shape), c.span, shape=shape,
                    **pad)
 
@@ -356,13 +360,16 @@ def _partition_arg(b: Builder, arg: Arg, what: str) -> Value:
     return p
 
 
-@method("partition", "load", "index: Any, " + PAD_PARAM, "the tile at `index`", "memory")
+@method("partition", "load", "index: Any, " + PAD_PARAM + ", " + HINT_PARAMS,
+        "the tile at `index`; `latency` (1-10) and `allow_tma` are tileiras memory hints",
+        "memory")
 def _partition_load(b: Builder, c: Call) -> FValue:
     p = _partition_arg(b, c["self"], "load")
     assert isinstance(p.type, PartitionType)
     idx = index_values(b, c["index"], len(p.type.tile), "load()")
     check_tile_index(b, idx, c["index"], p.type.tile, p.type.tensor.shape)
     pad = padding_attrs(b, c["padding"], p.type.tensor.dtype, "load()")
+    pad.update(load_hints(b, c, "load()"))
     return b.emit1("load", [p, *idx], TileType(p.type.tensor.dtype, p.type.tile), c.span,
                    shape=p.type.tile, **pad)
 

@@ -126,6 +126,7 @@ SAMPLES = {
     "message": '"m"', "seed": "7", "op": '"add"', "tiles": "(t, t)", "axes": "(0,)",
     "value": "1.0", "p": "p", "z": "z", "keepdims": "False", "reverse": "False", "tile": "t",
     "args": "t", "padding": "-math.inf", "indices": "(i,)", "values": "t", "mask": "t > 0.0",
+    "latency": "4", "allow_tma": "True", "fast_acc": "False",
 }
 RECEIVERS = {"tile": "t", "mut": "z", "tensor": "x", "partition": "p", "acc": "acc"}
 
