@@ -130,7 +130,7 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
     if v.kernel.startswith("attention"):
         flat = (p["b"] * p["h"], p["s"], p["d"])
         return [m(flat, ct.bf16) for _ in range(4)] + [1.0 / math.sqrt(p["d"])]
-    if v.kernel in ("gemv", "gemv_mma"):
+    if v.kernel in ("gemv", "gemv_mma", "gemv_pipelined"):
         return [m((p["m"], p["n"]), ct.bf16), m((p["m"], p["k"]), ct.bf16),
                 m((p["n"], p["k"]), ct.bf16)]
     if v.kernel == "fp8_gemm":

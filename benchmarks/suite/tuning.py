@@ -33,6 +33,7 @@ KERNELS: dict[str, tuple[str, str]] = {
     "attention_lazy": ("benchmarks/kernels/attention.py", "attention_lazy"),
     "gemv": ("benchmarks/kernels/gemv.py", "gemv"),
     "gemv_mma": ("benchmarks/kernels/gemv.py", "gemv_mma"),
+    "gemv_pipelined": ("benchmarks/kernels/gemv.py", "gemv_pipelined"),
     "fp8_gemm": ("examples/fp8_gemm.py", "fp8_gemm"),
     "fp8_gemm_blockwise": ("examples/fp8_gemm.py", "fp8_gemm_blockwise"),
     # row 12 launches the three backward kernels as one chain; a variant names the dK/dV kernel
@@ -198,6 +199,12 @@ def _gemv(bn: int, bk: int, occ: int | None = None) -> Variant:
     hints = _occupancy(occ)
     return Variant(_label(f"BN={bn} BK={bk}", hints), "gemv", (1, bn), consts={"BK": bk},
                    inferred={"BN": bn}, hints=hints)
+
+
+def _gemv_pipelined(bn: int, bk: int, latency: int, occ: int) -> Variant:
+    hints = _occupancy(occ)
+    return Variant(_label(f"BN={bn} BK={bk} latency={latency}", hints), "gemv_pipelined",
+                   (1, bn), consts={"BK": bk, "LAT": latency}, inferred={"BN": bn}, hints=hints)
 
 
 def _gemv_mma(m: int, bn: int, bk: int, occ: int | None = None) -> Variant:
@@ -368,8 +375,11 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         if m == 1:
             # H200 sweep (8192^2 / 28672x4096): 32x256 occ 4 3.23/3.99 TB/s, 16x512 occ 4
             # 3.78/3.87, 32x256 occ 2 3.79/3.39, no hint 3.20/3.49. Since fma contraction occ 4
-            # spills 44 instructions (2.96/3.02 TB/s in the full run); occ 3 (80 regs) does not
-            return [_gemv(32, 256, 3), _gemv(16, 512, 3), _gemv(32, 256, 2)]
+            # spills 44 instructions (2.96/3.02 TB/s in the full run); occ 3 (80 regs) does not.
+            # 32x256 at occ 3 gets one TMA stage (18 KiB); 32x128 with latency 6 gets about
+            # nine (73 KiB, kernel_resources.py): more bytes in flight per SM (not yet timed)
+            return [_gemv(32, 256, 3), _gemv(16, 512, 3), _gemv(32, 256, 2),
+                    _gemv_pipelined(32, 128, 6, 3)]
         return [_gemv_mma(m, 64, 128), _gemv_mma(m, 32, 256), _gemv_mma(m, 64, 128, 2)]
     if k == "fp8_gemm":
         # sm_90 compiles (kernel_resources): with 4 worker warps the 128x128 f32 accumulator
