@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Note, Span
-from ..dtypes import I32
+from ..dtypes import I32, DType
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, SlabVal, TupleVal, const_value, none_value
 from ..ir import Value
@@ -108,6 +110,11 @@ def _tiles(extent: object, tile: object) -> int | None:
     return None
 
 
+def _load_attrs(b: Builder, c: Call, dtype: DType, what: str) -> dict[str, Any]:
+    """A load's padding and memory hints, as the IR op's attributes."""
+    return {**padding_attrs(b, c["padding"], dtype, what), **load_hints(b, c, what)}
+
+
 def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
     v = b.known(arg)
     items = list(v.items) if isinstance(v, TupleVal) else [v]
@@ -128,14 +135,13 @@ def _load_tile_like(b: Builder, c: Call) -> FValue:
         b.fail(msg.LOAD_LIKE_RANK, c.span, a=x.name or "x", ra=x.type.rank,
                b=c["z"].value.name if isinstance(c["z"].value, Value) else "z",
                rb=z.type.rank)
-    pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile_like()")
-    pad.update(load_hints(b, c, "load_tile_like()"))
+    attrs = _load_attrs(b, c, x.type.dtype, "load_tile_like()")
     if tile_shape_of(z.type.shape) is None:  # x's tile at z's slab: the slab is one tile
         b.fail(msg.SLAB_DYNAMIC, c["z"].span, what="load_tile_like()", name=_shown(c["z"], z),
                form="load(shape, index)", shape=fmt_shape(z.type.shape))
     b.check_pow2(z.type.shape, c["z"].span)
     return b.emit1("load", [x, *idx], TileType(x.type.dtype, z.type.shape), c.span,
-                   shape=z.type.shape, **pad)
+                   shape=z.type.shape, **attrs)
 
 
 @method("mut", "store", "tile: Any, index: Any = None",
@@ -275,8 +281,7 @@ def _store_shared(b: Builder, c: Call) -> FValue:
 def _load_mut(b: Builder, c: Call) -> FValue:
     z, idx = mut_target(b, c["self"], "load")
     assert isinstance(z.type, TensorType)
-    pad = padding_attrs(b, c["padding"], z.type.dtype, "load()")
-    pad.update(load_hints(b, c, "load()"))
+    attrs = _load_attrs(b, c, z.type.dtype, "load()")
     name = _shown(c["self"], z)
     if _given(b, c["shape"]):
         shape = _tile_shape_for(b, c["shape"], z.type, "the shape of load()")
@@ -287,14 +292,14 @@ def _load_mut(b: Builder, c: Call) -> FValue:
         inner = index_values(b, c["index"], z.type.rank, "load()")
         check_tile_index(b, inner, c["index"], shape, None)
         return b.emit1("slab_load", [z, *idx, *inner], TileType(z.type.dtype, shape), c.span,
-                       shape=shape, **pad)
+                       shape=shape, **attrs)
     whole = _whole_slab(b, c, z, "z.load()", "load(shape, index)", name)
     if whole == z.type.shape:  # the slab is one tile: its own partition view
         return b.emit1("load", [z, *idx], TileType(z.type.dtype, whole), c.span, shape=whole,
-                       **pad)
+                       **attrs)
     zeros = [b.materialize(const_value(c.span, 0), I32, c.span) for _ in idx]
     return b.emit1("slab_load", [z, *idx, *zeros], TileType(z.type.dtype, whole), c.span,
-                   shape=whole, **pad)
+                   shape=whole, **attrs)
 
 
 def slab_attr(b: Builder, arg: Arg, attr: str, span: Span) -> FValue:
@@ -338,10 +343,9 @@ def _load_tile(b: Builder, c: Call) -> FValue:
     shape = _tile_shape_for(b, c["shape"], x.type, "the shape of load_tile()")
     idx = index_values(b, c["index"], x.type.rank, "load_tile()")
     check_tile_index(b, idx, c["index"], shape, x.type.shape)
-    pad = padding_attrs(b, c["padding"], x.type.dtype, "load_tile()")
-    pad.update(load_hints(b, c, "load_tile()"))
+    attrs = _load_attrs(b, c, x.type.dtype, "load_tile()")
     return b.emit1("load", [x, *idx], TileType(x.type.dtype, shape), c.span, shape=shape,
-                   **pad)
+                   **attrs)
 
 
 @method("tensor", "partition", "shape: Any", "a read-only view as a grid of tiles", "memory")
@@ -368,10 +372,9 @@ def _partition_load(b: Builder, c: Call) -> FValue:
     assert isinstance(p.type, PartitionType)
     idx = index_values(b, c["index"], len(p.type.tile), "load()")
     check_tile_index(b, idx, c["index"], p.type.tile, p.type.tensor.shape)
-    pad = padding_attrs(b, c["padding"], p.type.tensor.dtype, "load()")
-    pad.update(load_hints(b, c, "load()"))
+    attrs = _load_attrs(b, c, p.type.tensor.dtype, "load()")
     return b.emit1("load", [p, *idx], TileType(p.type.tensor.dtype, p.type.tile), c.span,
-                   shape=p.type.tile, **pad)
+                   shape=p.type.tile, **attrs)
 
 
 @function("num_tiles", "p: Any, axis: int", "the number of tiles of a partition along `axis`",
