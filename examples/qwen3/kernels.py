@@ -70,36 +70,39 @@ def add_rms_norm(h: Mut[Tensor[f32, (1, "HP")]], out: Mut[Tensor[f32, (1, "HP")]
 # -- matrix-vector products: y = x @ W^T with W (N, K) -----------------------------------------
 # y is (S, N): block (s, j) owns BN outputs of split s and walks the K tiles s, s + S, ...; with
 # S > 1 the rows are partial sums that add_rms_norm adds up (more blocks for a narrow W).
+# LAT > 0 is tileiras' `latency` hint on both loads (more TMA stages in flight); 0 gives none.
 @ct.function
-def _matvec(x, w, s, j, S, BN, BK):  # type: ignore[no-untyped-def]
+def _matvec(x, w, s, j, S, BN, BK, LAT):  # type: ignore[no-untyped-def]
     px = x.partition((1, BK))
     pw = w.partition((BN, BK))
     acc = ct.zeros((BN, BK), f32)
+    lat = LAT if LAT > 0 else None
     for k in range(s, ct.num_tiles(pw, 1), S):
-        acc = acc + pw.load((j, k)).astype(f32) * px.load((0, k))
+        acc = acc + pw.load((j, k), latency=lat).astype(f32) * px.load((0, k), latency=lat)
     return ct.sum(acc, 1).reshape((1, BN))
 
 
 @ct.kernel
 def gemv_f32(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)], w: Tensor[f32, (-1, -1)],
-             S: Const[int], BN: Const[int], BK: Const[int]) -> None:
+             S: Const[int], BN: Const[int], BK: Const[int], LAT: Const[int]) -> None:
     s, j = y.tile_index()
-    y.store(_matvec(x, w, s, j, S, BN, BK))
+    y.store(_matvec(x, w, s, j, S, BN, BK, LAT))
 
 
 @ct.kernel
 def gemv_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
-              w: Tensor[bf16, (-1, -1)], S: Const[int], BN: Const[int], BK: Const[int]) -> None:
+              w: Tensor[bf16, (-1, -1)], S: Const[int], BN: Const[int], BK: Const[int],
+              LAT: Const[int]) -> None:
     s, j = y.tile_index()
-    y.store(_matvec(x, w, s, j, S, BN, BK))
+    y.store(_matvec(x, w, s, j, S, BN, BK, LAT))
 
 
 # -- the LM head for a greedy pick: the logits, and each block's largest one and its index ----
 # (the first on ties; lanes past the vocabulary never win), so the pick reads V / BN pairs
 @ct.function
-def _head(y, top, top_at, x, w, V, BN, BK):  # type: ignore[no-untyped-def]
+def _head(y, top, top_at, x, w, V, BN, BK, LAT):  # type: ignore[no-untyped-def]
     _, j = y.tile_index()
-    t = _matvec(x, w, 0, j, 1, BN, BK)
+    t = _matvec(x, w, 0, j, 1, BN, BK, LAT)
     y.store(t)
     cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
     t = ct.where(cols < V, t, NEG_INF)
@@ -111,38 +114,39 @@ def _head(y, top, top_at, x, w, V, BN, BK):  # type: ignore[no-untyped-def]
 @ct.kernel
 def lm_head_f32(y: Mut[Tensor[f32, (1, "BN")]], top: Mut[Tensor[f32, (1, 1)]],
                 top_at: Mut[Tensor[i32, (1, 1)]], x: Tensor[f32, (1, -1)],
-                w: Tensor[f32, (-1, -1)], V: Const[int], BN: Const[int], BK: Const[int]) -> None:
-    _head(y, top, top_at, x, w, V, BN, BK)
+                w: Tensor[f32, (-1, -1)], V: Const[int], BN: Const[int], BK: Const[int],
+                LAT: Const[int]) -> None:
+    _head(y, top, top_at, x, w, V, BN, BK, LAT)
 
 
 @ct.kernel
 def lm_head_bf16(y: Mut[Tensor[f32, (1, "BN")]], top: Mut[Tensor[f32, (1, 1)]],
                  top_at: Mut[Tensor[i32, (1, 1)]], x: Tensor[f32, (1, -1)],
                  w: Tensor[bf16, (-1, -1)], V: Const[int], BN: Const[int],
-                 BK: Const[int]) -> None:
-    _head(y, top, top_at, x, w, V, BN, BK)
+                 BK: Const[int], LAT: Const[int]) -> None:
+    _head(y, top, top_at, x, w, V, BN, BK, LAT)
 
 
 # -- SwiGLU MLP input: y = silu(x @ Wg^T) * (x @ Wu^T), both products in one pass -------------
 @ct.function
-def _swiglu(y, x, wg, wu, BN, BK):  # type: ignore[no-untyped-def]
+def _swiglu(y, x, wg, wu, BN, BK, LAT):  # type: ignore[no-untyped-def]
     _, j = y.tile_index()
-    g = _matvec(x, wg, 0, j, 1, BN, BK)
-    y.store(g / (1.0 + ct.exp(-g)) * _matvec(x, wu, 0, j, 1, BN, BK))
+    g = _matvec(x, wg, 0, j, 1, BN, BK, LAT)
+    y.store(g / (1.0 + ct.exp(-g)) * _matvec(x, wu, 0, j, 1, BN, BK, LAT))
 
 
 @ct.kernel
 def gate_up_f32(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
                 wg: Tensor[f32, (-1, -1)], wu: Tensor[f32, (-1, -1)], BN: Const[int],
-                BK: Const[int]) -> None:
-    _swiglu(y, x, wg, wu, BN, BK)
+                BK: Const[int], LAT: Const[int]) -> None:
+    _swiglu(y, x, wg, wu, BN, BK, LAT)
 
 
 @ct.kernel
 def gate_up_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
                  wg: Tensor[bf16, (-1, -1)], wu: Tensor[bf16, (-1, -1)], BN: Const[int],
-                 BK: Const[int]) -> None:
-    _swiglu(y, x, wg, wu, BN, BK)
+                 BK: Const[int], LAT: Const[int]) -> None:
+    _swiglu(y, x, wg, wu, BN, BK, LAT)
 
 
 # -- q/k RMSNorm per head, RoPE, and the KV-cache append, one block per kv head ---------------

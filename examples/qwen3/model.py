@@ -48,13 +48,14 @@ SMS = 132  # H200 SMs: a launch should bring a few blocks per SM
 class Matrix:
     """A weight matrix (N, K) on the device, with the GEMV tiling that suits it: BN outputs by
     BK inputs per tile, `splits` partial sums over K (when N / BN blocks are too few to keep
-    the GPU's memory busy) and the kernel's hints."""
+    the GPU's memory busy), the kernel's hints and its loads' `latency` hint (0: none)."""
     w: ct.HostTensor
     n: int
     bn: int
     bk: int
     splits: int = 1
     hints: dict[str, int] = field(default_factory=dict)
+    latency: int = 0
 
     @staticmethod
     def on_device(w: ct.HostTensor, role: str = "plain") -> Matrix:
@@ -204,7 +205,8 @@ class Qwen3:
         m = self.lm_head
         if s.temperature <= 0:
             head = Link(self.kern["lm_head"], ("logits", "top", "top_at"),
-                        ((1, m.bn), (1, 1), (1, 1)), ("x", m.w), {"V": v, "BK": m.bk})
+                        ((1, m.bn), (1, 1), (1, 1)), ("x", m.w),
+                        {"V": v, "BK": m.bk, "LAT": m.latency})
             nb = self.head_blocks
             return [*out, head, Link(k.greedy_next, ("history", "pos"), (hist, (1,)),
                                      ("n_prompt", "top", "top_at"),
@@ -217,7 +219,7 @@ class Qwen3:
 
     def _gemv(self, y: str, m: Matrix, x: str) -> Link:
         return Link(self._hinted("gemv", m), (y,), ((1, m.bn),), (x, m.w),
-                    {"S": m.splits, "BK": m.bk})
+                    {"S": m.splits, "BK": m.bk, "LAT": m.latency})
 
     def _hinted(self, name: str, m: Matrix) -> Any:
         kernel = self.kern[name]
@@ -249,7 +251,7 @@ class Qwen3:
         m = layer.gate
         return [
             Link(self._hinted("gate_up", m), ("act",), ((1, m.bn),), ("x", m.w, layer.up.w),
-                 {"BK": m.bk}),
+                 {"BK": m.bk, "LAT": m.latency}),
             self._gemv("pd", layer.down, "act"),
             self._add_norm("h", "h2", "pd", after),
         ]

@@ -216,14 +216,16 @@ def test_greedy_argmax_kernel(vocab: int, hot: int) -> None:
     assert int(out.unpartition().numpy()[0]) == hot == int(np.argmax(x))
 
 
-def test_split_gemv_partial_sums_add_up_in_the_norm() -> None:
+@pytest.mark.parametrize("lat", [0, 6])
+def test_split_gemv_partial_sums_add_up_in_the_norm(lat: int) -> None:
     """o/down projections split over K: S rows of partial sums (K tiles s, s + S, ...; 1000 is
-    not a tile multiple) that add_rms_norm adds to the residual before normalizing."""
+    not a tile multiple) that add_rms_norm adds to the residual before normalizing; with or
+    without the loads' latency hint."""
     rng = np.random.default_rng(7)
     w, x, res = (rng.standard_normal(sh, dtype=np.float32) for sh in ((40, 1000), (1, 1000),
                                                                         (1, 40)))
     parts, *_ = gemv_f32(ct.zeros((4, 40), ct.f32).partition((1, 16)), ct.from_numpy(x),
-                         ct.from_numpy(w), S=4, BK=64).sync()
+                         ct.from_numpy(w), S=4, BK=64, LAT=lat).sync()
     p = parts.unpartition()
     np.testing.assert_allclose(p.numpy().sum(0), (x @ w.T)[0], rtol=1e-4, atol=1e-3)
     h, out, *_ = add_rms_norm(ct.zeros((1, 40), ct.f32).partition((1, 64)),
@@ -249,7 +251,7 @@ def test_lm_head_block_maxima_give_the_first_argmax(hot: int) -> None:
     logits, top, top_at, *_ = lm_head_f32(
         ct.zeros((1, v), ct.f32).partition((1, bn)), ct.zeros((1, nb), ct.f32).partition((1, 1)),
         ct.zeros((1, nb), ct.i32).partition((1, 1)), ct.from_numpy(x), ct.from_numpy(w), V=v,
-        BK=8).sync()
+        BK=8, LAT=0).sync()
     np.testing.assert_allclose(logits.unpartition().numpy(), x @ w.T, rtol=1e-6)
     hist, _ = greedy_next(ct.zeros((4,), ct.i32).partition((4,)),
                           ct.zeros((1,), ct.i32).partition((1,)),
