@@ -9,9 +9,10 @@ batched prefill of the context, and with --profile the kernels of one decode ste
         [--hf-compile] [--profile] [--json out.json]
 
 Each size is a seeded random `Qwen3ForCausalLM` (bf16) saved with `save_pretrained` to a
-temporary directory, then loaded by the engine with `--dtype bfloat16` (bf16 matrices, f32
-activations and KV cache). Decode is timed from position `context` on: the engine skips its
-prefill (the cache rows before it are zeros: the work per token is the same); transformers
+temporary directory, then loaded by the engine with `--dtype bfloat16` (bf16 matrices and KV
+cache, f32 activations; runs before 2026-12-03 16:10 UTC had a float32 cache). Decode is
+timed from position `context` on: the engine skips its prefill (the cache rows before it are
+zeros: the work per token is the same); transformers
 prefills `context` random tokens into its static cache (not timed), then runs a warm-up and is
 timed over `tokens` single-token forwards with the greedy pick on the device (one sync at the
 end). A torch.compile failure is recorded in the row (`hf_compile_error`), not raised. Needs a
@@ -97,13 +98,14 @@ def load_engine(path: str | Path) -> Qwen3:
     return Qwen3(cfg, load_weights(path, cfg), "bfloat16")
 
 
-def bytes_per_token(cfg: Any, context: int) -> int:
-    """The bf16 matrices (and the tied LM head) plus the f32 K and V rows read at `context`."""
+def bytes_per_token(cfg: Any, context: int, kv_bytes: int = 2) -> int:
+    """The bf16 matrices (and the tied LM head) plus the K and V rows read at `context`
+    (`kv_bytes` per value: the bfloat16 engine keeps a bfloat16 cache)."""
     h, d, i = cfg.hidden_size, cfg.head_dim, cfg.intermediate_size
     nh, nkv = cfg.num_attention_heads, cfg.num_key_value_heads
     layer = (nh + 2 * nkv) * d * h + nh * d * h + 3 * h * i
     weights = 2 * (cfg.num_hidden_layers * layer + cfg.vocab_size * h)
-    kv = cfg.num_hidden_layers * 2 * nkv * context * d * 4
+    kv = cfg.num_hidden_layers * 2 * nkv * context * d * kv_bytes
     return weights + kv
 
 
@@ -257,7 +259,7 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     if hf_compile:
         guarded(row, "hf_compile_tok_s", lambda: hf_rate(torch, transformers, hf, context,
                                                           tokens, True))
-    roof = bw / bytes_per_token(model.cfg, context)
+    roof = bw / bytes_per_token(model.cfg, context, 2 if model.kv_dtype == "bfloat16" else 4)
     row["roofline_tok_s"] = roof
     row["graph_frac_roofline"] = row["graph_tok_s"] / roof
     for peer in ("hf_eager", "hf_compile"):

@@ -1,7 +1,8 @@
 """Generation with the Qwen3 engine: greedy, or sampled with temperature, top-k and top-p.
 
     python examples/qwen3/generate.py --model DIR --prompt-ids 1,2,3 --max-new-tokens N \
-        [--dtype float32|bfloat16] [--temperature T --top-k K --top-p P --seed S] [--eager] \
+        [--dtype float32|bfloat16] [--kv-dtype float32|bfloat16] \
+        [--temperature T --top-k K --top-p P --seed S] [--eager] \
         [--step-prefill] [--json]
 
 DIR is a Hugging Face checkpoint directory (config.json and *.safetensors). Runs on the GPU when
@@ -84,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prompt-ids", required=True, help="comma-separated token ids")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--dtype", choices=sorted(DTYPES), default="float32")
+    p.add_argument("--kv-dtype", choices=sorted(DTYPES),
+                   help="the KV cache's dtype (default: --dtype's)")
     p.add_argument("--temperature", type=float, default=0.0, help="0: greedy (the default)")
     p.add_argument("--top-k", type=int, default=0, help="sample from the K largest (0: all)")
     p.add_argument("--top-p", type=float, default=1.0, help="then from mass P of those")
@@ -102,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     sampling = Sampling(args.temperature, args.top_k, args.top_p, args.seed)
     try:
         cfg = load_config(args.model)
-        model = Qwen3(cfg, load_weights(args.model, cfg), args.dtype)
+        model = Qwen3(cfg, load_weights(args.model, cfg), args.dtype, kv_dtype=args.kv_dtype)
         for t in prompt:  # a bad id is an error before the warm-up, not inside it
             if not 0 <= t < cfg.vocab_size:
                 raise ValueError(f"token id {t} is outside the vocabulary "

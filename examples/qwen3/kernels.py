@@ -166,13 +166,11 @@ def _head_norm_rope(qkv, head, w, eps, c, s, D):  # type: ignore[no-untyped-def]
 # Block h owns kv head h: its G query heads' rows of q (NKV, G, D), and its (1, S, D) slab of
 # both caches, where it stores the new key and value rows as the (1, 1, D) tile at row pos: an
 # in-slab index, so a position past the cache is masked at the slab's edge and no block can
-# reach another head's rows. One launch instead of two (norm + RoPE, then the append).
-@ct.kernel
-def qk_rope_append(q: Mut[Tensor[f32, (1, "G", "D")]], kc: Mut[Tensor[f32, (1, -1, "D")]],
-                   vc: Mut[Tensor[f32, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
-                   q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
-                   inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
-                   NH: Const[int], NKV: Const[int], G: Const[int], D: Const[int]) -> None:
+# reach another head's rows. One launch instead of two (norm + RoPE, then the append). The
+# caches are float32, or bfloat16 (`_kvbf16`: rounded as they are stored).
+@ct.function
+def _qk_rope_append(q, kc, vc, qkv, q_norm, k_norm, inv_freq, pos_t, eps,  # type: ignore[no-untyped-def]
+                    NH, NKV, G, D, KV):
     h, _, _ = kc.tile_index()
     pos = _scalar(pos_t)
     angle = (pos.astype(f32) * inv_freq.load_tile((D // 2,), 0)).reshape((1, D // 2))
@@ -180,21 +178,37 @@ def qk_rope_append(q: Mut[Tensor[f32, (1, "G", "D")]], kc: Mut[Tensor[f32, (1, -
     s = ct.sin(angle)
     for g in range(G):
         q.store(_head_norm_rope(qkv, h * G + g, q_norm, eps, c, s, D), (0, g, 0))
-    kc.store(_head_norm_rope(qkv, NH + h, k_norm, eps, c, s, D), (0, pos, 0))
-    vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)), (0, pos, 0))
+    kc.store(_head_norm_rope(qkv, NH + h, k_norm, eps, c, s, D).astype(KV), (0, pos, 0))
+    vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)).astype(KV), (0, pos, 0))
+
+
+@ct.kernel
+def qk_rope_append(q: Mut[Tensor[f32, (1, "G", "D")]], kc: Mut[Tensor[f32, (1, -1, "D")]],
+                   vc: Mut[Tensor[f32, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
+                   q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
+                   inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
+                   NH: Const[int], NKV: Const[int], G: Const[int], D: Const[int]) -> None:
+    _qk_rope_append(q, kc, vc, qkv, q_norm, k_norm, inv_freq, pos_t, eps, NH, NKV, G, D, f32)
+
+
+@ct.kernel
+def qk_rope_append_kvbf16(q: Mut[Tensor[f32, (1, "G", "D")]],
+                          kc: Mut[Tensor[bf16, (1, -1, "D")]],
+                          vc: Mut[Tensor[bf16, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
+                          q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
+                          inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
+                          NH: Const[int], NKV: Const[int], G: Const[int],
+                          D: Const[int]) -> None:
+    _qk_rope_append(q, kc, vc, qkv, q_norm, k_norm, inv_freq, pos_t, eps, NH, NKV, G, D, bf16)
 
 
 # -- decode attention, split over the cache (flash decoding) ----------------------------------
 # Block r = h A + a takes query head h and the cache tiles a, a + A, ... up to row pos of its kv
 # head, and leaves its unnormalized output row with the running max (mx) and sum (den) of that
 # part; the o-projection merges the A parts of each head. A x NH blocks fill the GPU where NH
-# blocks walking the whole cache would not.
-@ct.kernel
-def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
-                     den: Mut[Tensor[f32, (1, 1)]], q: Tensor[f32, (-1, -1, "D")],
-                     kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
-                     pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], A: Const[int],
-                     BN: Const[int], D: Const[int]) -> None:
+# blocks walking the whole cache would not. Cache tiles are widened to float32 as they load.
+@ct.function
+def _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D):  # type: ignore[no-untyped-def]
     r, _ = o.tile_index()
     h = r // A
     pos = _scalar(pos_t)
@@ -205,7 +219,7 @@ def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]]
     l_i = ct.zeros((1, 1), f32)
     acc = ct.zeros((1, D), f32)
     for j in range(r % A, pos // BN + 1, A):
-        kt = pk.load((h // G, j, 0)).reshape((BN, D))
+        kt = pk.load((h // G, j, 0)).reshape((BN, D)).astype(f32)
         s = ct.sum(kt * qh, 1, keepdims=True)
         cols = (j * BN + ct.arange(BN, i32)).reshape((BN, 1))
         s = ct.where(cols <= pos, s, NEG_INF)
@@ -213,12 +227,30 @@ def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]]
         p = ct.exp(s - m_new)
         alpha = ct.exp(m_i - m_new)
         l_i = l_i * alpha + ct.sum(p, 0, keepdims=True)
-        vt = pv.load((h // G, j, 0)).reshape((BN, D))
+        vt = pv.load((h // G, j, 0)).reshape((BN, D)).astype(f32)
         acc = acc * alpha + ct.sum(p * vt, 0, keepdims=True)
         m_i = m_new
     o.store(acc)
     mx.store(m_i)
     den.store(l_i)
+
+
+@ct.kernel
+def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
+                     den: Mut[Tensor[f32, (1, 1)]], q: Tensor[f32, (-1, -1, "D")],
+                     kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
+                     pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], A: Const[int],
+                     BN: Const[int], D: Const[int]) -> None:
+    _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D)
+
+
+@ct.kernel
+def decode_attention_kvbf16(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
+                            den: Mut[Tensor[f32, (1, 1)]], q: Tensor[f32, (-1, -1, "D")],
+                            kc: Tensor[bf16, (-1, -1, "D")], vc: Tensor[bf16, (-1, -1, "D")],
+                            pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], A: Const[int],
+                            BN: Const[int], D: Const[int]) -> None:
+    _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D)
 
 
 # -- the o-projection of the merged attention row: y = attn @ Wo^T, split over K like _matvec --

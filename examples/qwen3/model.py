@@ -105,16 +105,25 @@ def _device_layer(w: Layer, dtype: str) -> DeviceLayer:
 
 
 class Qwen3:
-    """A Qwen3 model on the device; `reset` makes the KV cache and the step's buffers."""
+    """A Qwen3 model on the device; `reset` makes the KV cache and the step's buffers.
+
+    `dtype` is the matrices' (and embedding's) dtype; `kv_dtype` the KV cache's, by default
+    the same (a bfloat16 model keeps bfloat16 K and V, as transformers does: half the bytes the
+    attention reads). Activations and norms are float32 either way."""
 
     def __init__(self, cfg: Qwen3Config, weights: Weights, dtype: str = "float32",
-                 cache_tile: int = CACHE_TILE) -> None:
-        if dtype not in DTYPES:
-            raise ValueError(f"dtype {dtype!r}: expected one of {', '.join(DTYPES)}")
-        self.cfg, self.dtype, self.cache_tile = cfg, dtype, cache_tile
+                 cache_tile: int = CACHE_TILE, kv_dtype: str | None = None) -> None:
+        kv_dtype = dtype if kv_dtype is None else kv_dtype
+        for name, value in (("dtype", dtype), ("kv_dtype", kv_dtype)):
+            if value not in DTYPES:
+                raise ValueError(f"{name} {value!r}: expected one of {', '.join(DTYPES)}")
+        self.cfg, self.dtype, self.kv_dtype, self.cache_tile = cfg, dtype, kv_dtype, cache_tile
         suffix = "bf16" if dtype == "bfloat16" else "f32"
         self.kern = {name: getattr(k, f"{name}_{suffix}")
                      for name in ("embed", "gemv", "o_proj", "lm_head", "gate_up")}
+        kv = "_kvbf16" if kv_dtype == "bfloat16" else ""
+        self.kern |= {name: getattr(k, name + kv) for name in ("qk_rope_append",
+                                                                "decode_attention")}
         self.embed = ct.from_numpy(weights.embed, dtype=DTYPES[dtype])
         self.lm_head = (Matrix.on_device(self.embed) if cfg.tie_word_embeddings
                         else Matrix.of(weights.lm_head, dtype))
@@ -147,9 +156,10 @@ class Qwen3:
                "qkv": (1, (nh + 2 * nkv) * d), "q": (nkv, c.group, d),
                "ao": (parts[0], d), "am": parts, "al": parts,
                "po": (lay.o.splits, c.hidden_size), "pd": (lay.down.splits, c.hidden_size),
-               "act": (1, c.intermediate_size), "logits": (1, v), "top": (1, self.head_blocks),
-               **{f"{kv}{i}": cache for i in range(len(self.layers)) for kv in "kv"}}
+               "act": (1, c.intermediate_size), "logits": (1, v), "top": (1, self.head_blocks)}
         self.buf = {name: ct.zeros(shape, ct.f32) for name, shape in f32.items()}
+        self.buf |= {f"{kv}{i}": ct.zeros(cache, DTYPES[self.kv_dtype])
+                     for i in range(len(self.layers)) for kv in "kv"}
         history = np.zeros(seq, dtype=np.int32)
         history[:len(prompt)] = prompt
         self.buf |= {"history": ct.from_numpy(history), "pos": ct.zeros((1,), ct.i32),
@@ -236,10 +246,10 @@ class Qwen3:
         kc, vc, slab = f"k{i}", f"v{i}", (1, self.cache_rows, d)
         return [
             self._gemv("qkv", layer.qkv, "x"),
-            Link(k.qk_rope_append, ("q", kc, vc), ((1, c.group, d), slab, slab),
+            Link(self.kern["qk_rope_append"], ("q", kc, vc), ((1, c.group, d), slab, slab),
                  ("qkv", layer.q_norm, layer.k_norm, self.inv_freq, "pos", c.rms_norm_eps),
                  {"NH": nh, "NKV": nkv}),
-            Link(k.decode_attention, ("ao", "am", "al"), ((1, d), (1, 1), (1, 1)),
+            Link(self.kern["decode_attention"], ("ao", "am", "al"), ((1, d), (1, 1), (1, 1)),
                  ("q", kc, vc, "pos", d ** -0.5),
                  {"G": c.group, "A": self.splits, "BN": self.cache_tile}),
             Link(self._hinted("o_proj", layer.o), ("po",), ((1, layer.o.bn),),

@@ -40,6 +40,8 @@ class Plan:
         suffix = "bf16" if model.dtype == "bfloat16" else "f32"
         self.kern = {name: getattr(pk, f"{name}_{suffix}")
                      for name in ("embed_rows", "gemm", "gemm_residual", "gate_up_rows")}
+        kv = "_kvbf16" if model.kv_dtype == "bfloat16" else ""
+        self.kern |= {name: getattr(pk, name + kv) for name in ("kv_fill", "prefill_attention")}
 
     def buffers(self) -> dict[str, ct.HostTensor]:
         c, p, d = self.m.cfg, self.rows, self.m.cfg.head_dim
@@ -89,10 +91,10 @@ class Plan:
             self._gemm("pf_qkv", layer.qkv.w, "pf_x"),
             Link(pk.q_norm_rope_rows, ("pf_q",), ((bm, d),),
                       ("pf_qkv", layer.q_norm, m.inv_freq, eps)),
-            Link(pk.kv_fill, (kc, vc), ((1, m.cache_rows, d),) * 2,
+            Link(self.kern["kv_fill"], (kc, vc), ((1, m.cache_rows, d),) * 2,
                       ("pf_qkv", layer.k_norm, m.inv_freq, self.rows, eps),
                       {"NH": nh, "NKV": nkv, "BM": bm}),
-            Link(pk.prefill_attention, ("pf_attn",), ((bm, d),),
+            Link(self.kern["prefill_attention"], ("pf_attn",), ((bm, d),),
                       ("pf_q", kc, vc, d ** -0.5), {"G": c.group, "BN": bm}),
             self._gemm("pf_h2", layer.o.w, "pf_attn", res="pf_h"),
         ]

@@ -156,26 +156,38 @@ def q_norm_rope_rows(out: Mut[Tensor[f32, ("BM", "D")]], qkv: Tensor[f32, (-1, -
 
 # the key heads (normed, rotated) and the value heads, written into rows 0..n-1 of the caches:
 # block h owns kv head h's (1, S', D) slab of both caches and stores (1, BM, D) tiles into it
+# (float32 caches, or bfloat16 ones in the `_kvbf16` forms: rounded as they are stored)
+@ct.function
+def _kv_fill(kc, vc, qkv, k_norm, inv_freq, n, eps, NH, NKV, BM, D, KV):  # type: ignore[no-untyped-def]
+    h, _, _ = kc.tile_index()
+    for i in range(ct.cdiv(n, BM)):
+        k = _norm_rope(qkv, k_norm, inv_freq, i, NH + h, eps, BM, D)
+        kc.store(k.reshape((1, BM, D)).astype(KV), (0, i, 0))
+        v = qkv.load_tile((BM, D), (i, NH + NKV + h))
+        vc.store(v.reshape((1, BM, D)).astype(KV), (0, i, 0))
+
+
 @ct.kernel
 def kv_fill(kc: Mut[Tensor[f32, (1, -1, "D")]], vc: Mut[Tensor[f32, (1, -1, "D")]],
             qkv: Tensor[f32, (-1, -1)], k_norm: Tensor[f32, ("D",)],
             inv_freq: Tensor[f32, (-1,)], n: i32, eps: f32, NH: Const[int], NKV: Const[int],
             BM: Const[int], D: Const[int]) -> None:
-    h, _, _ = kc.tile_index()
-    for i in range(ct.cdiv(n, BM)):
-        k = _norm_rope(qkv, k_norm, inv_freq, i, NH + h, eps, BM, D)
-        kc.store(k.reshape((1, BM, D)), (0, i, 0))
-        vc.store(qkv.load_tile((BM, D), (i, NH + NKV + h)).reshape((1, BM, D)), (0, i, 0))
+    _kv_fill(kc, vc, qkv, k_norm, inv_freq, n, eps, NH, NKV, BM, D, f32)
+
+
+@ct.kernel
+def kv_fill_kvbf16(kc: Mut[Tensor[bf16, (1, -1, "D")]], vc: Mut[Tensor[bf16, (1, -1, "D")]],
+                   qkv: Tensor[f32, (-1, -1)], k_norm: Tensor[f32, ("D",)],
+                   inv_freq: Tensor[f32, (-1,)], n: i32, eps: f32, NH: Const[int],
+                   NKV: Const[int], BM: Const[int], D: Const[int]) -> None:
+    _kv_fill(kc, vc, qkv, k_norm, inv_freq, n, eps, NH, NKV, BM, D, bf16)
 
 
 # -- causal attention over the prompt: BM query rows of one head per block --------------------
 # Query head h reads kv head h // G of the cache (rows 0..P-1 were just written), keeping a
 # running max and sum per row; out is the (P, NH D) input of the o-projection.
-@ct.kernel
-def prefill_attention(out: Mut[Tensor[f32, ("BM", "D")]], q: Tensor[f32, (-1, -1)],
-                      kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
-                      scale: f32, G: Const[int], BM: Const[int], BN: Const[int],
-                      D: Const[int]) -> None:
+@ct.function
+def _prefill_attention(out, q, kc, vc, scale, G, BM, BN, D):  # type: ignore[no-untyped-def]
     i, h = out.tile_index()
     qt = ct.load_tile_like(q, out) * scale
     pk = kc.partition((1, BN, D))
@@ -185,7 +197,7 @@ def prefill_attention(out: Mut[Tensor[f32, ("BM", "D")]], q: Tensor[f32, (-1, -1
     acc = ct.zeros((BM, D), f32)
     rows = (i * BM + ct.arange(BM, i32)).reshape((BM, 1))
     for j in range(((i + 1) * BM + BN - 1) // BN):
-        kt = pk.load((h // G, j, 0)).reshape((BN, D))
+        kt = pk.load((h // G, j, 0)).reshape((BN, D)).astype(f32)
         s = ct.mma(qt, kt.transpose(), ct.zeros((BM, BN), f32))
         cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
         s = ct.where(cols <= rows, s, NEG_INF)
@@ -193,7 +205,23 @@ def prefill_attention(out: Mut[Tensor[f32, ("BM", "D")]], q: Tensor[f32, (-1, -1
         p = ct.exp(s - m_new)
         alpha = ct.exp(m_i - m_new)
         l_i = l_i * alpha + ct.sum(p, 1, keepdims=True)
-        vt = pv.load((h // G, j, 0)).reshape((BN, D))
+        vt = pv.load((h // G, j, 0)).reshape((BN, D)).astype(f32)
         acc = ct.mma(p, vt, acc * alpha)
         m_i = m_new
     out.store(acc / l_i)
+
+
+@ct.kernel
+def prefill_attention(out: Mut[Tensor[f32, ("BM", "D")]], q: Tensor[f32, (-1, -1)],
+                      kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
+                      scale: f32, G: Const[int], BM: Const[int], BN: Const[int],
+                      D: Const[int]) -> None:
+    _prefill_attention(out, q, kc, vc, scale, G, BM, BN, D)
+
+
+@ct.kernel
+def prefill_attention_kvbf16(out: Mut[Tensor[f32, ("BM", "D")]], q: Tensor[f32, (-1, -1)],
+                             kc: Tensor[bf16, (-1, -1, "D")], vc: Tensor[bf16, (-1, -1, "D")],
+                             scale: f32, G: Const[int], BM: Const[int], BN: Const[int],
+                             D: Const[int]) -> None:
+    _prefill_attention(out, q, kc, vc, scale, G, BM, BN, D)

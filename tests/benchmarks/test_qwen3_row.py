@@ -33,8 +33,8 @@ def test_row_10_runs_only_when_named_and_quick_keeps_0_6b() -> None:
     for c in cases:
         assert c.metric_name == "tok/s" and c.dtype == "bf16" and c.params["context"] == 1024
         assert c.bytes == qd.bytes_per_token(qd.shape_config(c.params["size"]), 1024)
-    # 0.6B: 0.44B bf16 parameters per token (the tied 151936x1024 head once) + 235 MB f32 K/V
-    kv = 28 * 2 * 8 * 1024 * 128 * 4
+    # 0.6B: 0.44B bf16 parameters per token (the tied 151936x1024 head once) + 117 MB bf16 K/V
+    kv = 28 * 2 * 8 * 1024 * 128 * 2
     assert cases[0].bytes - kv == 2 * (28 * (4096 * 1024 + 2048 * 1024 + 3 * 1024 * 3072)
                                        + 151936 * 1024)
     assert cases[0].bytes < cases[1].bytes < cases[2].bytes

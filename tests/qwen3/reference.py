@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from checkpoint import bf16_round
 from numpy.typing import NDArray
 
 A = NDArray[np.float64]
@@ -27,8 +28,11 @@ def rope(x: A, pos: int, theta: float) -> A:
 
 
 class Reference:
-    def __init__(self, cfg: dict[str, Any], t: dict[str, A]) -> None:
-        self.c, self.t = cfg, t
+    """`kv_bf16`: the cached keys and values are rounded to bfloat16, as an engine with a
+    bfloat16 KV cache stores them."""
+
+    def __init__(self, cfg: dict[str, Any], t: dict[str, A], kv_bf16: bool = False) -> None:
+        self.c, self.t, self.kv_bf16 = cfg, t, kv_bf16
         self.keys: list[list[A]] = [[] for _ in range(cfg["num_hidden_layers"])]
         self.values: list[list[A]] = [[] for _ in range(cfg["num_hidden_layers"])]
 
@@ -62,6 +66,8 @@ class Reference:
         v = (self.w(p + "self_attn.v_proj.weight") @ x).reshape(nkv, d)
         q = rope(rms(q, self.w(p + "self_attn.q_norm.weight"), eps), pos, theta)
         k = rope(rms(k, self.w(p + "self_attn.k_norm.weight"), eps), pos, theta)
+        if self.kv_bf16:
+            k, v = bf16_round(k), bf16_round(v)
         self.keys[i].append(k)
         self.values[i].append(v)
         keys, values = np.stack(self.keys[i], 1), np.stack(self.values[i], 1)  # (nkv, t, d)
@@ -75,8 +81,9 @@ class Reference:
         return o
 
 
-def greedy(cfg: dict[str, Any], tensors: dict[str, A], prompt: list[int], n: int) -> list[int]:
-    ref = Reference(cfg, tensors)
+def greedy(cfg: dict[str, Any], tensors: dict[str, A], prompt: list[int], n: int,
+           kv_bf16: bool = False) -> list[int]:
+    ref = Reference(cfg, tensors, kv_bf16)
     for tok in prompt:
         logits = ref.forward(tok)
     out: list[int] = []

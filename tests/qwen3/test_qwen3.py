@@ -70,12 +70,12 @@ def test_greedy_tokens_match_reference(tmp_path: Path, case: str) -> None:
     c = load_config(tmp_path / case)
     engine = Qwen3(c, load_weights(tmp_path / case, c), dtype, cache_tile)
     got = generate(engine, PROMPT, NEW).tokens
-    assert got == reference.greedy(cfg, tensors, PROMPT, NEW)
+    assert got == reference.greedy(cfg, tensors, PROMPT, NEW, kv_bf16=dtype == "bfloat16")
     assert len(set(got)) > 2  # the walk visits several tokens, not one repeated
 
 
 @pytest.mark.parametrize("flags", [[], ["--temperature", "0.8", "--top-k", "5", "--top-p", "0.9",
-                                    "--seed", "1", "--eager"]])
+                                    "--seed", "1", "--eager"], ["--kv-dtype", "bfloat16"]])
 def test_cli_prints_json(tmp_path: Path, flags: list[str]) -> None:
     _make(tmp_path, False, 1, "F32", {})
     env = {**os.environ, "CUTILE_BACKEND": os.environ.get("CUTILE_BACKEND", "interpreter")}
@@ -111,6 +111,21 @@ def test_graph_and_eager_give_the_same_tokens(tmp_path: Path, sampling: Sampling
     graph = generate(engine, PROMPT, 12, sampling).tokens
     assert generate(engine, PROMPT, 12, sampling, eager=True).tokens == graph
     assert len(set(graph)) > 2
+
+
+@pytest.mark.parametrize(("dtype", "kv_dtype"), [("float32", "bfloat16"),
+                                                ("bfloat16", "float32")])
+def test_the_kv_cache_dtype_is_its_own_choice(tmp_path: Path, dtype: str, kv_dtype: str) -> None:
+    """float32 matrices over a bfloat16 cache, and bf16 matrices over a float32 cache: the
+    reference's tokens with the same roundings (a 16-row cache tile: three tiles of rows)."""
+    cfg, tensors = _make(tmp_path, False, 1, "F32", {})
+    if dtype == "bfloat16":
+        tensors = {n: checkpoint.bf16_round(a) if a.ndim == 2 else a for n, a in tensors.items()}
+    c = load_config(tmp_path)
+    engine = Qwen3(c, load_weights(tmp_path, c), dtype, 16, kv_dtype=kv_dtype)
+    want = reference.greedy(cfg, tensors, PROMPT, NEW, kv_bf16=kv_dtype == "bfloat16")
+    assert generate(engine, PROMPT, NEW).tokens == want
+    assert engine.buf["k0"].dtype.name == ("bf16" if kv_dtype == "bfloat16" else "f32")
 
 
 def test_attention_in_parts_gives_the_reference_tokens(tmp_path: Path) -> None:
@@ -322,12 +337,13 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
             compiled = ln.kernel.compile(*mut, *args, arch="sm_90", **ln.consts)
             assert compiled.cubin[:4] == b"\x7fELF"
             names.add(ln.kernel.__name__)
-            if ln.kernel.__name__ == "qk_rope_append":
+            if ln.kernel.__name__.startswith("qk_rope_append"):
                 assert "offset" not in compiled.tileir
                 assert compiled.tileir.count("make_tensor_view") == 8  # one per tensor
     suffix = "bf16" if dtype == "bfloat16" else "f32"
-    assert names == {"rms_norm", "add_rms_norm", "qk_rope_append",
-                     "decode_attention", "greedy_next", "sample_next",
+    kv = "_kvbf16" if dtype == "bfloat16" else ""  # the cache follows the model's dtype
+    assert names == {"rms_norm", "add_rms_norm", "qk_rope_append" + kv,
+                     "decode_attention" + kv, "greedy_next", "sample_next",
                      *(f"{n}_{suffix}" for n in ("embed", "gemv", "o_proj", "lm_head",
                                                  "gate_up"))}
 
@@ -421,4 +437,5 @@ def test_benchmark_times_both_paths_from_a_skipped_prefix(tmp_path: Path) -> Non
     assert graph == eager and len(graph) == 5 and graph_rate > 0 and eager_rate > 0
     c = engine.cfg
     kv = c.num_hidden_layers * 2 * c.num_key_value_heads * 20 * c.head_dim * 4
-    assert qwen3_decode.bytes_per_token(c, 20) - qwen3_decode.bytes_per_token(c, 0) == kv
+    assert qwen3_decode.bytes_per_token(c, 20, 4) - qwen3_decode.bytes_per_token(c, 0, 4) == kv
+    assert qwen3_decode.bytes_per_token(c, 20) - qwen3_decode.bytes_per_token(c, 0) == kv // 2

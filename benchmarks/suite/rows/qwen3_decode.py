@@ -2,7 +2,7 @@
 benchmarks/qwen3_decode.py's functions.
 
 Per size: a seeded random bf16 `Qwen3ForCausalLM` saved with `save_pretrained` and loaded by the
-engine (bf16 matrices, f32 activations and KV cache). cutile: the graph path (one CUDA graph
+engine (bf16 matrices and KV cache, f32 activations). cutile: the graph path (one CUDA graph
 replay per token) and the eager path (one synced launch at a time), timed from position 1024
 with the prefill skipped; the graph record also carries the batched prefill's seconds for the
 1024-token prompt (`params["prefill_s"]`). Peers: transformers with a static cache, one forward
