@@ -56,20 +56,28 @@ def rms_norm(out: Mut[Tensor[f32, (1, "HP")]], x: Tensor[f32, (1, -1)], w: Tenso
     out.store(_rms(ct.load_tile_like(x, out), w, eps, H, HP))
 
 
-# The residual add and the next norm in one block: h = res + the S partial sums of a split
-# projection (below), stored, and its RMSNorm stored as the next projection's input.
+# The residual add and the next norm in one block, once per layer: h = res + the attention's S1
+# partial sums (the o-projection's split, below) + the MLP's S2 (the down projection's), stored,
+# and its RMSNorm stored as the next projection's input. (The MLP's own input norm of res + the
+# attention's sums is computed on the fly by gate_up_norm, so that row is never stored.)
+@ct.function
+def _sum_parts(parts, S, HP):  # type: ignore[no-untyped-def]
+    return ct.sum(parts.load_tile((S, HP), (0, 0)), 0, keepdims=True)
+
+
 @ct.kernel
-def add_rms_norm(h: Mut[Tensor[f32, (1, "HP")]], out: Mut[Tensor[f32, (1, "HP")]],
-                 res: Tensor[f32, (1, -1)], parts: Tensor[f32, (-1, -1)], w: Tensor[f32, (-1,)],
-                 eps: f32, H: Const[int], HP: Const[int], S: Const[int]) -> None:
-    t = ct.load_tile_like(res, h) + ct.sum(parts.load_tile((S, HP), (0, 0)), 0, keepdims=True)
+def add2_rms_norm(h: Mut[Tensor[f32, (1, "HP")]], out: Mut[Tensor[f32, (1, "HP")]],
+                  res: Tensor[f32, (1, -1)], p1: Tensor[f32, (-1, -1)],
+                  p2: Tensor[f32, (-1, -1)], w: Tensor[f32, (-1,)], eps: f32, H: Const[int],
+                  HP: Const[int], S1: Const[int], S2: Const[int]) -> None:
+    t = ct.load_tile_like(res, h) + _sum_parts(p1, S1, HP) + _sum_parts(p2, S2, HP)
     h.store(t)
     out.store(_rms(t, w, eps, H, HP))
 
 
 # -- matrix-vector products: y = x @ W^T with W (N, K) -----------------------------------------
 # y is (S, N): block (s, j) owns BN outputs of split s and walks the K tiles s, s + S, ...; with
-# S > 1 the rows are partial sums that add_rms_norm adds up (more blocks for a narrow W).
+# S > 1 the rows are partial sums that add2_rms_norm adds up (more blocks for a narrow W).
 # LAT > 0 is tileiras' `latency` hint on both loads (more TMA stages in flight); 0 gives none.
 @ct.function
 def _matvec(x, w, s, j, S, BN, BK, LAT):  # type: ignore[no-untyped-def]
@@ -127,26 +135,53 @@ def lm_head_bf16(y: Mut[Tensor[f32, (1, "BN")]], top: Mut[Tensor[f32, (1, 1)]],
     _head(y, top, top_at, x, w, V, BN, BK, LAT)
 
 
-# -- SwiGLU MLP input: y = silu(x @ Wg^T) * (x @ Wu^T), both products in one pass -------------
+# -- SwiGLU MLP input: y = silu(x @ Wg^T) * (x @ Wu^T), x = RMSNorm(res + the S partial sums
+# of the o-projection) * w, normalized on the fly: rstd is one scalar per row, so each K tile
+# of res + parts (read from L2 with the weight tile) enters unscaled and the block applies rstd
+# at the end from the sum of squares it gathered on the way (no launch, no stored row).
 @ct.function
-def _swiglu(y, x, wg, wu, BN, BK, LAT):  # type: ignore[no-untyped-def]
+def _normed_matvec(res, parts, nw, wm, j, S, BN, BK, LAT):  # type: ignore[no-untyped-def]
+    pr = res.partition((1, BK))
+    pp = parts.partition((S, BK))
+    pn = nw.partition((BK,))
+    pw = wm.partition((BN, BK))
+    acc = ct.zeros((BN, BK), f32)
+    sq = ct.zeros((1, BK), f32)
+    lat = LAT if LAT > 0 else None
+    for k in range(ct.num_tiles(pw, 1)):
+        t = pr.load((0, k)) + ct.sum(pp.load((0, k)), 0, keepdims=True)
+        sq = sq + t * t
+        x = t * pn.load((k,)).reshape((1, BK))
+        acc = acc + pw.load((j, k), latency=lat).astype(f32) * x
+    return ct.sum(acc, 1).reshape((1, BN)), ct.sum(sq, 1, keepdims=True)
+
+
+@ct.function
+def _swiglu_norm(y, res, parts, nw, wg, wu, eps, H, S, BN, BK, LAT):  # type: ignore[no-untyped-def]
     _, j = y.tile_index()
-    g = _matvec(x, wg, 0, j, 1, BN, BK, LAT)
-    y.store(g / (1.0 + ct.exp(-g)) * _matvec(x, wu, 0, j, 1, BN, BK, LAT))
+    g, sq = _normed_matvec(res, parts, nw, wg, j, S, BN, BK, LAT)
+    u, _ = _normed_matvec(res, parts, nw, wu, j, S, BN, BK, LAT)
+    r = ct.rsqrt(sq / H + eps)
+    g = g * r
+    y.store(g / (1.0 + ct.exp(-g)) * (u * r))
 
 
 @ct.kernel
-def gate_up_f32(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
-                wg: Tensor[f32, (-1, -1)], wu: Tensor[f32, (-1, -1)], BN: Const[int],
-                BK: Const[int], LAT: Const[int]) -> None:
-    _swiglu(y, x, wg, wu, BN, BK, LAT)
+def gate_up_norm_f32(y: Mut[Tensor[f32, (1, "BN")]], res: Tensor[f32, (1, -1)],
+                     parts: Tensor[f32, (-1, -1)], nw: Tensor[f32, (-1,)],
+                     wg: Tensor[f32, (-1, -1)], wu: Tensor[f32, (-1, -1)], eps: f32,
+                     H: Const[int], S: Const[int], BN: Const[int], BK: Const[int],
+                     LAT: Const[int]) -> None:
+    _swiglu_norm(y, res, parts, nw, wg, wu, eps, H, S, BN, BK, LAT)
 
 
 @ct.kernel
-def gate_up_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
-                 wg: Tensor[bf16, (-1, -1)], wu: Tensor[bf16, (-1, -1)], BN: Const[int],
-                 BK: Const[int], LAT: Const[int]) -> None:
-    _swiglu(y, x, wg, wu, BN, BK, LAT)
+def gate_up_norm_bf16(y: Mut[Tensor[f32, (1, "BN")]], res: Tensor[f32, (1, -1)],
+                      parts: Tensor[f32, (-1, -1)], nw: Tensor[f32, (-1,)],
+                      wg: Tensor[bf16, (-1, -1)], wu: Tensor[bf16, (-1, -1)], eps: f32,
+                      H: Const[int], S: Const[int], BN: Const[int], BK: Const[int],
+                      LAT: Const[int]) -> None:
+    _swiglu_norm(y, res, parts, nw, wg, wu, eps, H, S, BN, BK, LAT)
 
 
 # -- q/k RMSNorm per head, RoPE, and the KV-cache append, one block per kv head ---------------

@@ -120,7 +120,7 @@ class Qwen3:
         self.cfg, self.dtype, self.kv_dtype, self.cache_tile = cfg, dtype, kv_dtype, cache_tile
         suffix = "bf16" if dtype == "bfloat16" else "f32"
         self.kern = {name: getattr(k, f"{name}_{suffix}")
-                     for name in ("embed", "gemv", "o_proj", "lm_head", "gate_up")}
+                     for name in ("embed", "gemv", "o_proj", "lm_head", "gate_up_norm")}
         kv = "_kvbf16" if kv_dtype == "bfloat16" else ""
         self.kern |= {name: getattr(k, name + kv) for name in ("qk_rope_append",
                                                                 "decode_attention")}
@@ -201,8 +201,8 @@ class Qwen3:
         return out
 
     # -- the launches of one step -------------------------------------------------------------
-    # h is the residual stream; a split projection leaves partial sums (po, pd) that the next
-    # add_rms_norm adds to the residual (into h2 or h) as it normalizes into x.
+    # h and h2 take turns holding the residual stream (layer i reads one, writes the other);
+    # the split projections leave partial sums (po, pd) that gate_up_norm and add2_rms_norm add.
     def _links(self, s: Sampling) -> list[Link]:
         c, hp = self.cfg, (1, pow2(self.cfg.hidden_size))
         out = [Link(self.kern["embed"], ("h",), (hp,), (self.embed, "history", "pos")),
@@ -210,7 +210,8 @@ class Qwen3:
                     {"H": c.hidden_size})]
         for i, layer in enumerate(self.layers):
             after = self.layers[i + 1].input_norm if i + 1 < len(self.layers) else self.norm
-            out += self._attention_links(i, layer) + self._mlp_links(layer, after)
+            res, nxt = ("h", "h2") if i % 2 == 0 else ("h2", "h")  # the residual, ping-ponged
+            out += self._attention_links(i, layer) + self._mlp_links(layer, after, res, nxt)
         v, hist = c.vocab_size, (self.buf["history"].shape[0],)
         m = self.lm_head
         if s.temperature <= 0:
@@ -235,11 +236,6 @@ class Qwen3:
         kernel = self.kern[name]
         return kernel.with_hints(**m.hints) if m.hints else kernel
 
-    def _add_norm(self, h: str, res: str, parts: str, w: ct.HostTensor) -> Link:
-        c, hp = self.cfg, (1, pow2(self.cfg.hidden_size))
-        return Link(k.add_rms_norm, (h, "x"), (hp, hp), (res, parts, w, c.rms_norm_eps),
-                    {"H": c.hidden_size, "S": self.buf[parts].shape[0]})
-
     def _attention_links(self, i: int, layer: DeviceLayer) -> list[Link]:
         c, d = self.cfg, self.cfg.head_dim
         nh, nkv = c.num_attention_heads, c.num_key_value_heads
@@ -254,16 +250,21 @@ class Qwen3:
                  {"G": c.group, "A": self.splits, "BN": self.cache_tile}),
             Link(self._hinted("o_proj", layer.o), ("po",), ((1, layer.o.bn),),
                  ("ao", "am", "al", layer.o.w), {"S": layer.o.splits, "A": self.splits}),
-            self._add_norm("h2", "h", "po", layer.post_norm),
         ]
 
-    def _mlp_links(self, layer: DeviceLayer, after: ct.HostTensor) -> list[Link]:
-        m = layer.gate
+    # gate_up_norm normalizes res + po itself (post_attention_layernorm); add2_rms_norm then
+    # stores the layer's residual (res + po + pd) in the other buffer and the next input norm
+    def _mlp_links(self, layer: DeviceLayer, after: ct.HostTensor, res: str,
+                   nxt: str) -> list[Link]:
+        c, m, hp = self.cfg, layer.gate, (1, pow2(self.cfg.hidden_size))
+        eps, h, so = c.rms_norm_eps, c.hidden_size, layer.o.splits
         return [
-            Link(self._hinted("gate_up", m), ("act",), ((1, m.bn),), ("x", m.w, layer.up.w),
-                 {"BK": m.bk, "LAT": m.latency}),
+            Link(self._hinted("gate_up_norm", m), ("act",), ((1, m.bn),),
+                 (res, "po", layer.post_norm, m.w, layer.up.w, eps),
+                 {"H": h, "S": so, "BK": m.bk, "LAT": m.latency}),
             self._gemv("pd", layer.down, "act"),
-            self._add_norm("h", "h2", "pd", after),
+            Link(k.add2_rms_norm, (nxt, "x"), (hp, hp), (res, "po", "pd", after, eps),
+                 {"H": h, "S1": so, "S2": layer.down.splits}),
         ]
 
 
