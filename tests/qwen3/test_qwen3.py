@@ -23,8 +23,8 @@ from config import ConfigError, load_config, parse_config  # noqa: E402
 from generate import generate  # noqa: E402
 from kernels import (  # noqa: E402
     add2_rms_norm,
-    gate_up_norm_f32,
     argmax_row,
+    gate_up_norm_f32,
     gemv_f32,
     greedy_next,
     lm_head_f32,
