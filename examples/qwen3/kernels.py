@@ -149,9 +149,9 @@ def _normed_matvec(res, parts, nw, wm, j, S, BN, BK, LAT):  # type: ignore[no-un
     sq = ct.zeros((1, BK), f32)
     lat = LAT if LAT > 0 else None
     for k in range(ct.num_tiles(pw, 1)):
-        t = pr.load((0, k)) + ct.sum(pp.load((0, k)), 0, keepdims=True)
+        t = pr.load((0, k), latency=lat) + ct.sum(pp.load((0, k), latency=lat), 0, keepdims=True)
         sq = sq + t * t
-        x = t * pn.load((k,)).reshape((1, BK))
+        x = t * pn.load((k,), latency=lat).reshape((1, BK))
         acc = acc + pw.load((j, k), latency=lat).astype(f32) * x
     return ct.sum(acc, 1).reshape((1, BN)), ct.sum(sq, 1, keepdims=True)
 
