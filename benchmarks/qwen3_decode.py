@@ -12,11 +12,11 @@ Each size is a seeded random `Qwen3ForCausalLM` (bf16) saved with `save_pretrain
 temporary directory, then loaded by the engine with `--dtype bfloat16` (bf16 matrices and KV
 cache, f32 activations; runs before 2026-12-03 16:10 UTC had a float32 cache). Decode is
 timed from position `context` on: the engine skips its prefill (the cache rows before it are
-zeros: the work per token is the same); transformers
-prefills `context` random tokens into its static cache (not timed), then runs a warm-up and is
-timed over `tokens` single-token forwards with the greedy pick on the device (one sync at the
-end). A torch.compile failure is recorded in the row (`hf_compile_error`), not raised. Needs a
-GPU, torch and transformers; nothing is downloaded.
+zeros: the work per token is the same); transformers prefills `context` random tokens into its
+static cache (not timed), then runs a warm-up and is timed over `tokens` single-token forwards
+with the greedy pick on the device (one sync at the end). A torch.compile failure is recorded
+in the row (`hf_compile_error`), not raised. Needs a GPU, torch and transformers; nothing is
+downloaded.
 """
 
 from __future__ import annotations

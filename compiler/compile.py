@@ -19,6 +19,7 @@ from ..diagnostics import messages as msg
 from ..diagnostics.errors import error_for
 from ..reader.source import ModuleInfo
 from .bytecode import Version, encode
+from .kernel_options import merged
 from .lower import EntrySlot, Lowered, LowerError, lower
 from .lower.targets import target_diagnostics
 from .specialization import MutFacts, Specialization, TensorFacts
@@ -83,11 +84,11 @@ def specialization_key(info: ModuleInfo, name: str, spec: Specialization) -> Spe
         elif f is not None:
             args.append(ArgFacts("scalar", f.name))
     unit = kernel_unit(info, name)
-    merged = {**unit.fn.options, **dict(spec.hints)}  # as the lowering merges
-    set_options = sorted((k, repr(v)) for k, v in merged.items() if v is not None)
+    options_set = merged(unit.fn.options, spec.hints)  # what the lowering writes
+    set_options = sorted((k, repr(v)) for k, v in options_set.items() if v is not None)
     if set_options:
         options.append(("options", repr(set_options)))
-    opt = merged.get("opt_level")
+    opt = options_set.get("opt_level")
     consts = tuple(sorted((k, repr(v)) for k, v in spec.consts))
     return SpecializationKey(unit.qualname, unit.source_hash, tuple(args), consts, spec.arch,
                              opt_level=3 if not isinstance(opt, int) else opt,

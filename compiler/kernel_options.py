@@ -6,6 +6,7 @@ given per launch configuration), so both say the same thing about the same mista
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 # option -> (what a valid value is, the test); hints are the options that tune code generation
@@ -32,3 +33,9 @@ def option_problem(name: str, value: object) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int) or not want[1](value):
         return f"must be {want[0]}, not {value!r}"
     return None
+
+
+def merged(options: Mapping[str, Any], hints: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """The decorator's options with a specialization's hints (`with_hints`) over them: what
+    the lowering writes, so what the compile cache key holds."""
+    return {**options, **dict(hints)}

@@ -158,7 +158,7 @@ QWEN3_CONTEXT = 1024
 def _qwen3_decode(quick: bool) -> list[Case]:
     """Row 10: batch-1 decode of the Qwen3 engine (examples/qwen3) in tokens/s at a 1k-token
     context, seeded random weights at the published shapes. Bytes: what one token must read,
-    the bf16 matrices (the tied LM head once) and the f32 K and V rows of the context, so
+    the bf16 matrices (the tied LM head once) and the bf16 K and V rows of the context, so
     BW* / bytes is the HBM roofline in tokens/s. --quick: 0.6B only, fewer timed tokens."""
     from ..qwen3_decode import bytes_per_token, shape_config
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...diagnostics.diagnostic import Span
+from ..intervals import combine
 from ..ir import Block, Op, Value
 from ..types import TileType
 
@@ -113,12 +114,7 @@ def _combine(name: str, args: list[Interval]) -> Interval | None:
     a, b = args
     if a.anchor is not None and b.anchor is not None:
         return None  # k + k, k * j: the extremes need not be reached together; stay silent
-    if name == "add":
-        lo, hi = a.lo + b.lo, a.hi + b.hi
-    elif name == "sub":
-        lo, hi = a.lo - b.hi, a.hi - b.lo
-    else:  # one side is a constant, so both extremes are reached (an affine form)
-        corners = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
-        lo, hi = min(corners), max(corners)
+    # for mul one side is a constant, so both extremes are reached (an affine form)
+    lo, hi = combine(name, (a.lo, a.hi), (b.lo, b.hi))
     anchor, loop = (a.anchor, a.loop) if a.anchor is not None else (b.anchor, b.loop)
     return Interval(lo, hi, anchor, loop)

@@ -22,6 +22,7 @@ from ..dsl.orders import TileOrder, row_major
 from ..dtypes import I32 as _I32
 from ..ir import Block, KernelIR, Op
 from ..ir import Value as IrValue
+from ..kernel_options import merged
 from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
 from . import arith, gathers
@@ -65,11 +66,6 @@ def lower(kernel: KernelIR, spec: Specialization) -> Lowered:
     return _Lowerer(kernel, spec).run()
 
 
-def _options(kernel: KernelIR, spec: Specialization) -> dict[str, Any]:
-    """The decorator's options, with the specialization's hints (`with_hints`) over them."""
-    return {**kernel.options, **dict(spec.hints)}
-
-
 def _hints(options: dict[str, Any]) -> Hints | None:
     values = {_HINT_KEYS[k]: int(v) for k, v in options.items()
               if k in _HINT_KEYS and v is not None}
@@ -91,7 +87,7 @@ class _Lowerer:
         self.spec = spec
         self.abi: EntryABI = entry_abi(kernel, spec)
         self.module = Module()
-        self.options = _options(kernel, spec)
+        self.options = merged(kernel.options, spec.hints)
         hints = _hints(self.options)
         fn, self.pro = entry(self.module, kernel.name, self.abi.types, hints=hints)
         self.fn = fn

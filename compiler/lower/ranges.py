@@ -13,10 +13,11 @@ None). An axis whose index range lies inside a static extent needs no check (poi
 from __future__ import annotations
 
 from ..dtypes import DType
+from ..intervals import Interval as Range
+from ..intervals import combine
 from ..ir import KernelIR, Op, Value, walk
 from ..types import TileType
 
-Range = tuple[int, int]
 I32_RANGE = (-(1 << 31), (1 << 31) - 1)
 
 
@@ -91,11 +92,4 @@ class Ranges:
 
 
 def _arith(name: str, x: Range | None, y: Range | None) -> Range | None:
-    if x is None or y is None:
-        return None
-    if name == "add":
-        return x[0] + y[0], x[1] + y[1]
-    if name == "sub":
-        return x[0] - y[1], x[1] - y[0]
-    corners = [a * b for a in x for b in y]
-    return min(corners), max(corners)
+    return None if x is None or y is None else combine(name, x, y)

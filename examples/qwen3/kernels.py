@@ -1,8 +1,9 @@
 """The cutile kernels of one Qwen3 decode step (batch 1, one new token).
 
-Activations, norms and the KV cache are float32; the large matrices (projections, embedding,
-LM head) are float32 or bfloat16, so each kernel that reads one comes in both dtypes, sharing
-its body through an inlined `@ct.function`. Shapes that are not powers of two (a hidden size of
+Activations and norms are float32; the large matrices (projections, embedding, LM head) are
+float32 or bfloat16 (kernels named `_f32` / `_bf16`), and so is the KV cache (`_kvbf16` for a
+bfloat16 one): each kernel comes in the dtypes it reads, sharing its body through an inlined
+`@ct.function`. Shapes that are not powers of two (a hidden size of
 2560, a vocabulary of 151936) are covered by power-of-two tiles: loads past a tensor's edge read
 zeros and stores past it are dropped (Tile IR semantics), so nothing else needs masking.
 The position is read from a (1,) i32 device tensor and the token id from a token history at

@@ -58,14 +58,15 @@ class Matrix:
     latency: int = 0
 
     @staticmethod
-    def on_device(w: ct.HostTensor, role: str = "plain") -> Matrix:
+    def on_device(w: ct.HostTensor, role: str = "plain", bk: int | None = None) -> Matrix:
         """Tilings measured on the H200 at the 0.6B and 4B shapes (bf16, f32 x; a sweep of
-        (BN, BK, splits, occupancy) per matrix, docs in examples/qwen3/README.md)."""
+        (BN, BK, splits, occupancy) per matrix, docs in examples/qwen3/README.md). `bk` fixes
+        the K tile where the kernel does (o_proj: a pair of heads)."""
         n, kk = w.shape
-        bn, bk = min(pow2(n), 32), min(pow2(kk), 128 if role == "gate_up" else 256)
+        bn = min(pow2(n), 32)
+        bk = bk or min(pow2(kk), 128 if role == "gate_up" else 256)
         k_tiles, hints, s = -(-kk // bk), {}, 1
         if role in ("split", "o"):  # down and o: N = hidden is narrow, so split K
-            # (o_proj's K tiles are head pairs, 256 wide at head_dim 128)
             most = min(4, k_tiles // 2) if role == "split" else k_tiles
             while 2 * s <= most and -(-n // bn) * s < 2 * SMS:
                 s *= 2
@@ -77,8 +78,8 @@ class Matrix:
         return Matrix(w, n, bn, bk, s, hints)
 
     @staticmethod
-    def of(a: F32, dtype: str, role: str = "plain") -> Matrix:
-        return Matrix.on_device(ct.from_numpy(a, dtype=DTYPES[dtype]), role)
+    def of(a: F32, dtype: str, role: str = "plain", bk: int | None = None) -> Matrix:
+        return Matrix.on_device(ct.from_numpy(a, dtype=DTYPES[dtype]), role, bk)
 
 
 @dataclass
@@ -99,7 +100,8 @@ def _device_layer(w: Layer, dtype: str) -> DeviceLayer:
         return ct.from_numpy(np.ascontiguousarray(a, dtype=np.float32))
 
     return DeviceLayer(vec(w.input_norm), Matrix.of(np.concatenate([w.q, w.k, w.v]), dtype),
-                       vec(w.q_norm), vec(w.k_norm), Matrix.of(w.o, dtype, "o"),
+                       vec(w.q_norm), vec(w.k_norm),
+                       Matrix.of(w.o, dtype, "o", bk=2 * w.q_norm.shape[0]),  # head pairs
                        vec(w.post_norm), Matrix.of(w.gate, dtype, "gate_up"),
                        Matrix.of(w.up, dtype, "gate_up"), Matrix.of(w.down, dtype, "split"))
 
@@ -118,12 +120,13 @@ class Qwen3:
             if value not in DTYPES:
                 raise ValueError(f"{name} {value!r}: expected one of {', '.join(DTYPES)}")
         self.cfg, self.dtype, self.kv_dtype, self.cache_tile = cfg, dtype, kv_dtype, cache_tile
-        suffix = "bf16" if dtype == "bfloat16" else "f32"
-        self.kern = {name: getattr(k, f"{name}_{suffix}")
+        # kernel names: "_f32"/"_bf16" by the matrices' dtype, "_kvbf16" for a bfloat16 cache
+        self.suffix = "_bf16" if dtype == "bfloat16" else "_f32"
+        self.kv_suffix = "_kvbf16" if kv_dtype == "bfloat16" else ""
+        self.kern = {name: getattr(k, name + self.suffix)
                      for name in ("embed", "gemv", "o_proj", "lm_head", "gate_up_norm")}
-        kv = "_kvbf16" if kv_dtype == "bfloat16" else ""
-        self.kern |= {name: getattr(k, name + kv) for name in ("qk_rope_append",
-                                                                "decode_attention")}
+        self.kern |= {name: getattr(k, name + self.kv_suffix)
+                      for name in ("qk_rope_append", "decode_attention")}
         self.embed = ct.from_numpy(weights.embed, dtype=DTYPES[dtype])
         self.lm_head = (Matrix.on_device(self.embed) if cfg.tie_word_embeddings
                         else Matrix.of(weights.lm_head, dtype))

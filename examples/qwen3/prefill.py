@@ -37,11 +37,10 @@ class Plan:
         self.m, self.rows = model, rows
         # rows per tile of the GEMMs and the attention (a multiple of 16 for the MMAs)
         self.bm = bm or min(64, max(16, pow2(rows)))
-        suffix = "bf16" if model.dtype == "bfloat16" else "f32"
-        self.kern = {name: getattr(pk, f"{name}_{suffix}")
+        self.kern = {name: getattr(pk, name + model.suffix)
                      for name in ("embed_rows", "gemm", "gemm_residual", "gate_up_rows")}
-        kv = "_kvbf16" if model.kv_dtype == "bfloat16" else ""
-        self.kern |= {name: getattr(pk, name + kv) for name in ("kv_fill", "prefill_attention")}
+        self.kern |= {name: getattr(pk, name + model.kv_suffix)
+                      for name in ("kv_fill", "prefill_attention")}
 
     def buffers(self) -> dict[str, ct.HostTensor]:
         c, p, d = self.m.cfg, self.rows, self.m.cfg.head_dim
@@ -56,7 +55,7 @@ class Plan:
         c, m = self.m.cfg, self.m
         hp = pow2(c.hidden_size)
         out = [Link(self.kern["embed_rows"], ("pf_h",), ((16, min(hp, 256)),),
-                         (m.embed, "history"))]
+                    (m.embed, "history"))]
         for i, layer in enumerate(m.layers):
             out += self._attention(i, layer) + self._mlp(layer)
         head, pick = m.links[-2:]
@@ -65,13 +64,12 @@ class Plan:
                                "pick of the next token (which writes history and pos)")
         return [*out,
                 Link(pk.rms_norm_row_at, ("x",), ((1, hp),),
-                          ("pf_h", m.norm, self.rows - 1, c.rms_norm_eps), {"H": c.hidden_size}),
+                     ("pf_h", m.norm, self.rows - 1, c.rms_norm_eps), {"H": c.hidden_size}),
                 head, pick]  # the step's own LM head and pick, at pos = rows - 1
 
-    def _gemm(self, y: str, w: ct.HostTensor, x: str, res: str | None = None,
-              bm: int | None = None) -> Link:
+    def _gemm(self, y: str, w: ct.HostTensor, x: str, res: str | None = None) -> Link:
         n, k = w.shape
-        tiles = ((bm or self.bm, min(pow2(n), 64)),)
+        tiles = ((self.bm, min(pow2(n), 64)),)
         consts = {"BK": min(pow2(k), 64)}
         if res is None:
             return Link(self.kern["gemm"], (y,), tiles, (x, w), consts)
@@ -80,7 +78,7 @@ class Plan:
     def _norm(self, h: str, w: ct.HostTensor) -> Link:
         c = self.m.cfg
         return Link(pk.rms_norm_rows, ("pf_x",), ((1, pow2(c.hidden_size)),),
-                         (h, w, c.rms_norm_eps), {"H": c.hidden_size})
+                    (h, w, c.rms_norm_eps), {"H": c.hidden_size})
 
     def _attention(self, i: int, layer: DeviceLayer) -> list[Link]:
         c, d, bm, m = self.m.cfg, self.m.cfg.head_dim, self.bm, self.m
@@ -90,19 +88,19 @@ class Plan:
             self._norm("pf_h", layer.input_norm),
             self._gemm("pf_qkv", layer.qkv.w, "pf_x"),
             Link(pk.q_norm_rope_rows, ("pf_q",), ((bm, d),),
-                      ("pf_qkv", layer.q_norm, m.inv_freq, eps)),
+                 ("pf_qkv", layer.q_norm, m.inv_freq, eps)),
             Link(self.kern["kv_fill"], (kc, vc), ((1, m.cache_rows, d),) * 2,
-                      ("pf_qkv", layer.k_norm, m.inv_freq, self.rows, eps),
-                      {"NH": nh, "NKV": nkv, "BM": bm}),
+                 ("pf_qkv", layer.k_norm, m.inv_freq, self.rows, eps),
+                 {"NH": nh, "NKV": nkv, "BM": bm}),
             Link(self.kern["prefill_attention"], ("pf_attn",), ((bm, d),),
-                      ("pf_q", kc, vc, d ** -0.5), {"G": c.group, "BN": bm}),
+                 ("pf_q", kc, vc, d ** -0.5), {"G": c.group, "BN": bm}),
             self._gemm("pf_h2", layer.o.w, "pf_attn", res="pf_h"),
         ]
 
     def _mlp(self, layer: DeviceLayer) -> list[Link]:
         n, k = layer.gate.w.shape
         gate_up = Link(self.kern["gate_up_rows"], ("pf_act",), ((self.bm, min(pow2(n), 64)),),
-                            ("pf_x", layer.gate.w, layer.up.w), {"BK": min(pow2(k), 64)})
+                       ("pf_x", layer.gate.w, layer.up.w), {"BK": min(pow2(k), 64)})
         return [self._norm("pf_h2", layer.post_norm), gate_up,
                 self._gemm("pf_h", layer.down.w, "pf_act", res="pf_h2")]
 

@@ -54,19 +54,26 @@ def test_attention_bwd_dkdv_t_matches_reference(interpreter: None, bm: int, bn: 
              kernels=(ex.attention_bwd_preprocess, dkdv_t, ex.attention_bwd_dq))
 
 
+def _check_embedding_rows(vocab: int, dim: int, tokens: int, seed: int,
+                          bts: tuple[int, ...]) -> None:
+    """The whole-row form against the example's reference, for each rows-per-block in `bts`;
+    ids outside the table (negative, one past the end) must read zero rows."""
+    kernel = load_kernel_module(ROOT, "benchmarks/kernels/embedding.py").embedding_rows
+    reference = load_kernel_module(ROOT, "examples/embedding.py").reference
+    table = ct.randn((vocab, dim), ct.bf16, seed=0)
+    ids = np.random.default_rng(seed).integers(0, vocab, tokens).astype(np.int32)
+    ids[:4] = [0, vocab - 1, -1, vocab]
+    for bt in bts:
+        out = ct.zeros((tokens, dim), ct.bf16).partition((bt, dim))
+        out, table, _ = kernel(out, table, ct.from_numpy(ids)).sync()
+        np.testing.assert_array_equal(out.unpartition().numpy(), reference(table.numpy(), ids))
+
+
 @pytest.mark.parametrize("bt", [1, 4])
 def test_embedding_rows_matches_reference(interpreter: None, bt: int) -> None:
     """The whole-row embedding form (unchecked column axis): ids outside the table, negative
     and one past the end, still read zero rows; the token tail past the last id too."""
-    kernel = load_kernel_module(ROOT, "benchmarks/kernels/embedding.py").embedding_rows
-    reference = load_kernel_module(ROOT, "examples/embedding.py").reference
-    vocab, dim, tokens = 300, 256, 30
-    table = ct.randn((vocab, dim), ct.bf16, seed=0)
-    ids = np.random.default_rng(1).integers(0, vocab, tokens).astype(np.int32)
-    ids[:4] = [0, vocab - 1, -1, vocab]
-    out = ct.zeros((tokens, dim), ct.bf16).partition((bt, dim))
-    out, table, _ = kernel(out, table, ct.from_numpy(ids)).sync()
-    np.testing.assert_array_equal(out.unpartition().numpy(), reference(table.numpy(), ids))
+    _check_embedding_rows(300, 256, 30, 1, (bt,))
 
 
 @pytest.mark.gpu
@@ -75,13 +82,4 @@ def test_embedding_rows_on_the_gpu() -> None:
     unchecked axis would read outside the table (run it under compute-sanitizer too)."""
     if ct.backend_name() != "cuda":
         pytest.skip("no CUDA backend")
-    kernel = load_kernel_module(ROOT, "benchmarks/kernels/embedding.py").embedding_rows
-    reference = load_kernel_module(ROOT, "examples/embedding.py").reference
-    vocab, dim, tokens = 1000, 4096, 258
-    table = ct.randn((vocab, dim), ct.bf16, seed=0)
-    ids = np.random.default_rng(2).integers(0, vocab, tokens).astype(np.int32)
-    ids[:4] = [0, vocab - 1, -1, vocab]
-    for bt in (1, 2, 4):
-        out = ct.zeros((tokens, dim), ct.bf16).partition((bt, dim))
-        out, table, _ = kernel(out, table, ct.from_numpy(ids)).sync()
-        np.testing.assert_array_equal(out.unpartition().numpy(), reference(table.numpy(), ids))
+    _check_embedding_rows(1000, 4096, 258, 2, (1, 2, 4))

@@ -44,13 +44,19 @@ def cutile_runner(ctx: Context, v: Variant, a: Any, b: Any) -> Any:
                         lambda i: c, v.consts, 1)
 
 
-def run(ctx: Context, case: Case) -> list[Record]:
-    torch = ctx.torch
+def operands(torch: Any, case: Case, seed: int) -> tuple[Any, Any, Any]:
+    """Seeded bf16 A (m, k) and B (k, n) on the device, and their product in float32."""
     m, n, k = case.params["m"], case.params["n"], case.params["k"]
-    g = torch.Generator(device="cuda").manual_seed(7)
+    g = torch.Generator(device="cuda").manual_seed(seed)
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
-    ref = a.float() @ b.float()
+    return a, b, a.float() @ b.float()
+
+
+def run(ctx: Context, case: Case) -> list[Record]:
+    torch = ctx.torch
+    m, n = case.params["m"], case.params["n"]
+    a, b, ref = operands(torch, case, 7)
     impls: list[Impl] = []
     for v in cutile_variants(case):
         impls.append(Impl("cutile", v.label, lambda v=v: cutile_runner(ctx, v, a, b)))

@@ -21,6 +21,7 @@ from ..plan import Case
 from ..records import Record
 from ..tuning import Variant, cutile_variants, splitk_grid
 from .common import Context, FnRunner, Impl, Skip, run_case, short
+from .gemm import operands
 
 TOL = 1e-2
 TORCH_BF16 = ("torch", "torch.matmul(out=) bf16 C")
@@ -96,11 +97,7 @@ def _torch_f32(ctx: Context, a: Any, b: Any) -> FnRunner:
 
 def run(ctx: Context, case: Case) -> list[Record]:
     torch = ctx.torch
-    m, n, k = case.params["m"], case.params["n"], case.params["k"]
-    g = torch.Generator(device="cuda").manual_seed(15)
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
-    ref = a.float() @ b.float()
+    a, b, ref = operands(torch, case, 15)
     impls = [Impl("cutile", v.label, lambda v=v: _cutile(ctx, case, v, a, b))
              for v in cutile_variants(case)]
     impls.append(Impl(*TORCH_BF16, lambda: _torch_bf16(ctx, a, b)))
