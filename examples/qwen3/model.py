@@ -28,7 +28,7 @@ import cutile as ct
 
 F32 = NDArray[np.float32]
 DTYPES = {"float32": ct.f32, "bfloat16": ct.bf16}
-CACHE_TILE = 64  # cache rows per tile, in the append and attention kernels
+CACHE_TILE = 128  # cache rows per tile, in the append and attention kernels
 
 
 @dataclass(frozen=True)
@@ -58,28 +58,28 @@ class Matrix:
     latency: int = 0
 
     @staticmethod
-    def on_device(w: ct.HostTensor, role: str = "plain", bk: int | None = None) -> Matrix:
-        """Tilings measured on the H200 at the 0.6B and 4B shapes (bf16, f32 x; a sweep of
-        (BN, BK, splits, occupancy) per matrix, docs in examples/qwen3/README.md). `bk` fixes
-        the K tile where the kernel does (o_proj: a pair of heads)."""
+    def on_device(w: ct.HostTensor, role: str = "qkv") -> Matrix:
+        """The tiling of a role (qkv, o, gate_up, down, head), from sweeps of (BN, BK, splits,
+        occupancy, latency) inside the step on the H200 at the 0.6B and 4B shapes (bf16 weights,
+        f32 x; examples/qwen3/README.md). o and down have N = hidden, too few rows of tiles to
+        keep the memory busy: they split K into partial sums."""
         n, kk = w.shape
         bn = min(pow2(n), 32)
-        bk = bk or min(pow2(kk), 128 if role == "gate_up" else 256)
-        k_tiles, hints, s = -(-kk // bk), {}, 1
-        if role in ("split", "o"):  # down and o: N = hidden is narrow, so split K
-            most = min(4, k_tiles // 2) if role == "split" else k_tiles
+        bk = min(pow2(kk), 256 if role in ("qkv", "head") else 128)
+        k_tiles, hints, s, lat = -(-kk // bk), {"occupancy": 3}, 1, 6
+        if role in ("o", "down"):
+            most = min(4, k_tiles // 2) if role == "down" else k_tiles // 2
             while 2 * s <= most and -(-n // bn) * s < 2 * SMS:
                 s *= 2
-            hints = {"occupancy": 3}
         elif role == "gate_up":
-            hints = {"occupancy": 3}
-        elif kk >= 2048 and n <= 16384:  # qkv of the larger sizes
-            bk, hints = min(pow2(kk), 512), {"occupancy": 2}
-        return Matrix(w, n, bn, bk, s, hints)
+            lat = 2
+        elif role == "qkv":  # the larger sizes' wider K took occupancy 2 and a shorter hint
+            hints, lat = ({"occupancy": 2}, 4) if kk >= 2048 else ({}, 6)
+        return Matrix(w, n, bn, bk, s, hints, lat)
 
     @staticmethod
-    def of(a: F32, dtype: str, role: str = "plain", bk: int | None = None) -> Matrix:
-        return Matrix.on_device(ct.from_numpy(a, dtype=DTYPES[dtype]), role, bk)
+    def of(a: F32, dtype: str, role: str = "qkv") -> Matrix:
+        return Matrix.on_device(ct.from_numpy(a, dtype=DTYPES[dtype]), role)
 
 
 @dataclass
@@ -101,9 +101,9 @@ def _device_layer(w: Layer, dtype: str) -> DeviceLayer:
 
     return DeviceLayer(vec(w.input_norm), Matrix.of(np.concatenate([w.q, w.k, w.v]), dtype),
                        vec(w.q_norm), vec(w.k_norm),
-                       Matrix.of(w.o, dtype, "o", bk=2 * w.q_norm.shape[0]),  # head pairs
+                       Matrix.of(w.o, dtype, "o"),
                        vec(w.post_norm), Matrix.of(w.gate, dtype, "gate_up"),
-                       Matrix.of(w.up, dtype, "gate_up"), Matrix.of(w.down, dtype, "split"))
+                       Matrix.of(w.up, dtype, "gate_up"), Matrix.of(w.down, dtype, "down"))
 
 
 class Qwen3:
@@ -124,18 +124,19 @@ class Qwen3:
         self.suffix = "_bf16" if dtype == "bfloat16" else "_f32"
         self.kv_suffix = "_kvbf16" if kv_dtype == "bfloat16" else ""
         self.kern = {name: getattr(k, name + self.suffix)
-                     for name in ("embed", "gemv", "o_proj", "lm_head", "gate_up_norm")}
+                     for name in ("embed", "gemv", "lm_head", "gate_up")}
         self.kern |= {name: getattr(k, name + self.kv_suffix)
                       for name in ("qk_rope_append", "decode_attention")}
         self.embed = ct.from_numpy(weights.embed, dtype=DTYPES[dtype])
-        self.lm_head = (Matrix.on_device(self.embed) if cfg.tie_word_embeddings
-                        else Matrix.of(weights.lm_head, dtype))
+        self.lm_head = (Matrix.on_device(self.embed, "head") if cfg.tie_word_embeddings
+                        else Matrix.of(weights.lm_head, dtype, "head"))
         self.layers = [_device_layer(w, dtype) for w in weights.layers]
         self.norm = ct.from_numpy(weights.norm.astype(np.float32))
         self.inv_freq = ct.from_numpy(rope_inv_freq(cfg.rope_theta, cfg.head_dim))
         self.buf: dict[str, ct.HostTensor] = {}
         self.links: list[Link] = []
         self.cache_rows = self.splits = 0
+        self.attn_latency = 0  # decode attention's cache loads' latency hint (0: none)
         self.head_blocks = -(-cfg.vocab_size // self.lm_head.bn)  # the greedy pick's candidates
 
     def reset(self, prompt: list[int], max_new_tokens: int,
@@ -156,7 +157,7 @@ class Qwen3:
         self.splits = attention_splits(nh, self.cache_rows // self.cache_tile)
         parts = (nh * self.splits, 1)
         f32 = {"h": (1, c.hidden_size), "h2": (1, c.hidden_size), "x": (1, c.hidden_size),
-               "qkv": (1, (nh + 2 * nkv) * d), "q": (nkv, c.group, d),
+               "qkv": (1, (nh + 2 * nkv) * d), "q": (nkv, c.group, d), "attn": (1, nh * d),
                "ao": (parts[0], d), "am": parts, "al": parts,
                "po": (lay.o.splits, c.hidden_size), "pd": (lay.down.splits, c.hidden_size),
                "act": (1, c.intermediate_size), "logits": (1, v), "top": (1, self.head_blocks)}
@@ -204,8 +205,8 @@ class Qwen3:
         return out
 
     # -- the launches of one step -------------------------------------------------------------
-    # h and h2 take turns holding the residual stream (layer i reads one, writes the other);
-    # the split projections leave partial sums (po, pd) that gate_up_norm and add2_rms_norm add.
+    # h is the residual stream; a split projection leaves partial sums (po, pd) that the next
+    # add_rms_norm adds to the residual (into h2 or h) as it normalizes into x.
     def _links(self, s: Sampling) -> list[Link]:
         c, hp = self.cfg, (1, pow2(self.cfg.hidden_size))
         out = [Link(self.kern["embed"], ("h",), (hp,), (self.embed, "history", "pos")),
@@ -213,12 +214,11 @@ class Qwen3:
                     {"H": c.hidden_size})]
         for i, layer in enumerate(self.layers):
             after = self.layers[i + 1].input_norm if i + 1 < len(self.layers) else self.norm
-            res, nxt = ("h", "h2") if i % 2 == 0 else ("h2", "h")  # the residual, ping-ponged
-            out += self._attention_links(i, layer) + self._mlp_links(layer, after, res, nxt)
+            out += self._attention_links(i, layer) + self._mlp_links(layer, after)
         v, hist = c.vocab_size, (self.buf["history"].shape[0],)
         m = self.lm_head
         if s.temperature <= 0:
-            head = Link(self.kern["lm_head"], ("logits", "top", "top_at"),
+            head = Link(self._hinted("lm_head", m), ("logits", "top", "top_at"),
                         ((1, m.bn), (1, 1), (1, 1)), ("x", m.w),
                         {"V": v, "BK": m.bk, "LAT": m.latency})
             nb = self.head_blocks
@@ -239,6 +239,11 @@ class Qwen3:
         kernel = self.kern[name]
         return kernel.with_hints(**m.hints) if m.hints else kernel
 
+    def _add_norm(self, h: str, res: str, parts: str, w: ct.HostTensor) -> Link:
+        c, hp = self.cfg, (1, pow2(self.cfg.hidden_size))
+        return Link(k.add_rms_norm, (h, "x"), (hp, hp), (res, parts, w, c.rms_norm_eps),
+                    {"H": c.hidden_size, "S": self.buf[parts].shape[0]})
+
     def _attention_links(self, i: int, layer: DeviceLayer) -> list[Link]:
         c, d = self.cfg, self.cfg.head_dim
         nh, nkv = c.num_attention_heads, c.num_key_value_heads
@@ -250,24 +255,20 @@ class Qwen3:
                  {"NH": nh, "NKV": nkv}),
             Link(self.kern["decode_attention"], ("ao", "am", "al"), ((1, d), (1, 1), (1, 1)),
                  ("q", kc, vc, "pos", d ** -0.5),
-                 {"G": c.group, "A": self.splits, "BN": self.cache_tile}),
-            Link(self._hinted("o_proj", layer.o), ("po",), ((1, layer.o.bn),),
-                 ("ao", "am", "al", layer.o.w), {"S": layer.o.splits, "A": self.splits}),
+                 {"G": c.group, "A": self.splits, "BN": self.cache_tile,
+                  "LAT": self.attn_latency}),
+            Link(k.attention_merge, ("attn",), ((1, d),), ("ao", "am", "al"), {"A": self.splits}),
+            self._gemv("po", layer.o, "attn"),
+            self._add_norm("h2", "h", "po", layer.post_norm),
         ]
 
-    # gate_up_norm normalizes res + po itself (post_attention_layernorm); add2_rms_norm then
-    # stores the layer's residual (res + po + pd) in the other buffer and the next input norm
-    def _mlp_links(self, layer: DeviceLayer, after: ct.HostTensor, res: str,
-                   nxt: str) -> list[Link]:
-        c, m, hp = self.cfg, layer.gate, (1, pow2(self.cfg.hidden_size))
-        eps, h, so = c.rms_norm_eps, c.hidden_size, layer.o.splits
+    def _mlp_links(self, layer: DeviceLayer, after: ct.HostTensor) -> list[Link]:
+        m = layer.gate
         return [
-            Link(self._hinted("gate_up_norm", m), ("act",), ((1, m.bn),),
-                 (res, "po", layer.post_norm, m.w, layer.up.w, eps),
-                 {"H": h, "S": so, "BK": m.bk, "LAT": m.latency}),
+            Link(self._hinted("gate_up", m), ("act",), ((1, m.bn),), ("x", m.w, layer.up.w),
+                 {"BK": m.bk, "LAT": m.latency}),
             self._gemv("pd", layer.down, "act"),
-            Link(k.add2_rms_norm, (nxt, "x"), (hp, hp), (res, "po", "pd", after, eps),
-                 {"H": h, "S1": so, "S2": layer.down.splits}),
+            self._add_norm("h", "h2", "pd", after),
         ]
 
 

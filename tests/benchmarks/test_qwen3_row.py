@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from benchmarks import qwen3_decode as qd
+from benchmarks import qwen3_tilings
 from benchmarks.suite import dryrun, report, targets
 from benchmarks.suite.config import SuiteConfig
 from benchmarks.suite.plan import build_plan
@@ -136,6 +137,34 @@ def test_engine_functions_on_a_tiny_checkpoint(tmp_path: Path) -> None:
     model.reset([(7919 * i + 1) % 1000 for i in range(20)], 2)
     model.run_eager(20)
     assert model.tokens(20, 1) == first
+
+
+def test_tiling_sweep_applies_a_variant_for_one_step_and_undoes_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """qwen3_tilings.step_us: the step it profiles sees the variant's tiling (every layer's
+    matrices of the role, decode attention's fields), and the table's comes back after, also
+    when the profile fails."""
+    _tiny_checkpoint(tmp_path)
+    model = qd.load_engine(tmp_path)
+    seen: list[tuple[int, int, int]] = []
+
+    def profile(m: Any, context: int) -> list[dict[str, Any]]:
+        seen.append((m.layers[-1].down.latency, m.layers[0].up.bk, m.cache_tile))
+        m.reset([1, 2], 2)
+        m.run_eager(1)  # the variant must still be a step that runs
+        if len(seen) == 2:
+            raise RuntimeError("tileiras said no")
+        return [{"kernel": "k", "us_per_step": 1.0}]
+
+    monkeypatch.setattr(qd, "kernel_profile", profile)
+    table = (model.layers[-1].down.latency, model.layers[0].up.bk, model.cache_tile)
+    variant = {"down": {"latency": 3}, "gate_up": {"bk": 32}, "attn": {"tile": 16}}
+    assert qwen3_tilings.step_us(model, variant) == {"k": 1.0}
+    with pytest.raises(RuntimeError):
+        qwen3_tilings.step_us(model, variant)
+    assert seen == [(3, 32, 16)] * 2
+    assert (model.layers[-1].down.latency, model.layers[0].up.bk, model.cache_tile) == table
+    assert table != (3, 32, 16)
 
 
 @pytest.mark.gpu

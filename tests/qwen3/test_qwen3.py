@@ -22,9 +22,8 @@ import reference  # noqa: E402
 from config import ConfigError, load_config, parse_config  # noqa: E402
 from generate import generate  # noqa: E402
 from kernels import (  # noqa: E402
-    add2_rms_norm,
+    add_rms_norm,
     argmax_row,
-    gate_up_norm_f32,
     gemv_f32,
     greedy_next,
     lm_head_f32,
@@ -48,7 +47,7 @@ CASES = {
                           {"hidden_size": 96, "intermediate_size": 160, "vocab_size": 997}),
     "tied-single-f32-as-bf16": (True, 1, "F32", "bfloat16", 64, {"rope_theta": 1e6}),
     "untied-sharded-bf16-as-bf16": (False, 2, "BF16", "bfloat16", 16, {}),
-    # the o-projection reads heads in pairs: an odd count leaves the last pair half empty
+    # an odd head count (3 query heads over 1 kv head)
     "odd-heads-f32": (False, 1, "F32", "float32", 16,
                       {"num_attention_heads": 3, "num_key_value_heads": 1}),
 }
@@ -235,43 +234,23 @@ def test_greedy_argmax_kernel(vocab: int, hot: int) -> None:
 @pytest.mark.parametrize("lat", [0, 6])
 def test_split_gemv_partial_sums_add_up_in_the_norm(lat: int) -> None:
     """o/down projections split over K: S rows of partial sums (K tiles s, s + S, ...; 1000 is
-    not a tile multiple, and with or without the loads' latency hint) that add2_rms_norm adds
-    to the residual, with a second set, before normalizing."""
+    not a tile multiple) that add_rms_norm adds to the residual before normalizing; with or
+    without the loads' latency hint."""
     rng = np.random.default_rng(7)
     w, x, res = (rng.standard_normal(sh, dtype=np.float32) for sh in ((40, 1000), (1, 1000),
                                                                         (1, 40)))
-    other = rng.standard_normal((2, 40), dtype=np.float32)
     parts, *_ = gemv_f32(ct.zeros((4, 40), ct.f32).partition((1, 16)), ct.from_numpy(x),
                          ct.from_numpy(w), S=4, BK=64, LAT=lat).sync()
     p = parts.unpartition()
     np.testing.assert_allclose(p.numpy().sum(0), (x @ w.T)[0], rtol=1e-4, atol=1e-3)
-    h, out, *_ = add2_rms_norm(ct.zeros((1, 40), ct.f32).partition((1, 64)),
-                               ct.zeros((1, 40), ct.f32).partition((1, 64)), ct.from_numpy(res),
-                               p, ct.from_numpy(other), ct.from_numpy(np.full(64, 2.0, np.float32)),
-                               1e-6, H=40, S1=4, S2=2).sync()
-    want = res + x @ w.T + other.sum(0)
+    h, out, *_ = add_rms_norm(ct.zeros((1, 40), ct.f32).partition((1, 64)),
+                              ct.zeros((1, 40), ct.f32).partition((1, 64)), ct.from_numpy(res),
+                              p, ct.from_numpy(np.full(64, 2.0, np.float32)), 1e-6, H=40,
+                              S=4).sync()
+    want = res + x @ w.T
     np.testing.assert_allclose(h.unpartition().numpy(), want, rtol=1e-4, atol=1e-3)
     norm = want / np.sqrt((want * want).mean() + 1e-6) * 2.0
     np.testing.assert_allclose(out.unpartition().numpy(), norm, rtol=1e-4, atol=1e-3)
-
-
-@pytest.mark.parametrize(("hidden", "bk"), [(96, 128), (256, 64)])
-def test_gate_up_norms_its_input_on_the_fly(hidden: int, bk: int) -> None:
-    """silu(x @ Wg^T) * (x @ Wu^T) with x = RMSNorm(res + the S partial sums) * w, the norm's
-    scale applied after the products from the sum of squares gathered tile by tile (a hidden
-    size narrower than one K tile, and several K tiles)."""
-    rng = np.random.default_rng(hidden)
-    res, nw = rng.standard_normal((1, hidden), dtype=np.float32), rng.random(hidden, np.float32)
-    parts = rng.standard_normal((4, hidden), dtype=np.float32)
-    wg, wu = (rng.standard_normal((48, hidden), dtype=np.float32) * 0.2 for _ in range(2))
-    y, *_ = gate_up_norm_f32(ct.zeros((1, 48), ct.f32).partition((1, 16)), ct.from_numpy(res),
-                             ct.from_numpy(parts), ct.from_numpy(nw), ct.from_numpy(wg),
-                             ct.from_numpy(wu), 1e-6, H=hidden, S=4, BK=bk, LAT=0).sync()
-    t = (res + parts.sum(0)).astype(np.float64)
-    x = t / np.sqrt((t * t).mean() + 1e-6) * nw
-    g, u = x @ wg.T, x @ wu.T
-    np.testing.assert_allclose(y.unpartition().numpy(), g / (1 + np.exp(-g)) * u, rtol=1e-4,
-                               atol=1e-4)
 
 
 @pytest.mark.parametrize("hot", [996, 500, 31, 32])
@@ -363,10 +342,9 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
                 assert compiled.tileir.count("make_tensor_view") == 8  # one per tensor
     suffix = "bf16" if dtype == "bfloat16" else "f32"
     kv = "_kvbf16" if dtype == "bfloat16" else ""  # the cache follows the model's dtype
-    assert names == {"rms_norm", "add2_rms_norm", "qk_rope_append" + kv,
-                     "decode_attention" + kv, "greedy_next", "sample_next",
-                     *(f"{n}_{suffix}" for n in ("embed", "gemv", "o_proj", "lm_head",
-                                                 "gate_up_norm"))}
+    assert names == {"rms_norm", "add_rms_norm", "qk_rope_append" + kv,
+                     "decode_attention" + kv, "attention_merge", "greedy_next", "sample_next",
+                     *(f"{n}_{suffix}" for n in ("embed", "gemv", "lm_head", "gate_up"))}
 
 
 # -- on the GPU machine: the same weights in transformers --------------------------------------
