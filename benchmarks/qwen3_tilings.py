@@ -5,7 +5,7 @@ graph-replayed step at a 1k context is compared with the table's (torch.profiler
     python benchmarks/qwen3_tilings.py [--size 4B] [--variants '[{"down": {"latency": 6}}]']
 
 A variant maps roles to Matrix fields (qkv, o, gate_up, down, head: bn, bk, splits, hints,
-latency) or "attn" to decode attention's `latency` and cache `tile`. Kernel times are read
+latency) or "attn" to decode attention's cache `tile`. Kernel times are read
 inside the step because a kernel timed alone reads its weights from a warm L2. Needs a GPU,
 torch and transformers (the checkpoint is a seeded random one, as in qwen3_decode.py).
 """
@@ -24,10 +24,13 @@ from benchmarks import qwen3_decode as qd
 
 DEFAULT = [{"gate_up": {"latency": 6}}, {"gate_up": {"hints": {"occupancy": 2}}},
            {"down": {"bk": 256}}, {"o": {"splits": 2}}, {"qkv": {"latency": 0}},
-           {"head": {"latency": 0}}, {"attn": {"tile": 64}}, {"attn": {"latency": 4}}]
+           {"head": {"latency": 0}}, {"attn": {"tile": 64}}]
 
 
-def _matrices(model: Any, role: str) -> list[Any]:
+def _targets(model: Any, role: str) -> list[Any]:
+    """What a role's fields are set on: its Matrix in every layer, or the model ("attn")."""
+    if role == "attn":
+        return [model]
     if role == "head":
         return [model.lm_head]
     if role == "gate_up":
@@ -35,36 +38,21 @@ def _matrices(model: Any, role: str) -> list[Any]:
     return [getattr(layer, role) for layer in model.layers]
 
 
-def _attn_fields(model: Any) -> dict[str, int]:
-    return {"latency": model.attn_latency, "tile": model.cache_tile}
-
-
-def _set_attn(model: Any, fields: dict[str, int]) -> None:
-    model.attn_latency = fields.get("latency", model.attn_latency)
-    model.cache_tile = fields.get("tile", model.cache_tile)
-
-
 def step_us(model: Any, variant: dict[str, dict[str, Any]]) -> dict[str, float]:
     """Per-kernel microseconds of one step with `variant` applied (and undone after)."""
     undo: list[tuple[Any, dict[str, Any]]] = []
     for role, fields in variant.items():
-        if role == "attn":
-            undo.append((None, _attn_fields(model)))
-            _set_attn(model, fields)
-            continue
-        for m in _matrices(model, role):
-            undo.append((m, {f: getattr(m, f) for f in fields}))
-            for f, v in fields.items():
-                setattr(m, f, v)
+        renamed = {"cache_tile" if f == "tile" else f: v for f, v in fields.items()}
+        for t in _targets(model, role):
+            undo.append((t, {f: getattr(t, f) for f in renamed}))
+            for f, v in renamed.items():
+                setattr(t, f, v)
     try:
         return {r["kernel"]: r["us_per_step"] for r in qd.kernel_profile(model, 1024)}
     finally:
-        for m, old in reversed(undo):
-            if m is None:
-                _set_attn(model, old)
-            else:
-                for f, v in old.items():
-                    setattr(m, f, v)
+        for t, old in reversed(undo):
+            for f, v in old.items():
+                setattr(t, f, v)
 
 
 def main() -> int:

@@ -10,7 +10,6 @@ from ..reader.source import (
     analysis_guard,
     nesting_diagnostic,
     parse_module,
-    read_module,
 )
 from .frontend.exprs import TypedName
 from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
@@ -66,15 +65,6 @@ def _internal(err: Exception, doing: str, span: Span) -> Diagnostic:
     detail = f"{doing} failed with {type(err).__name__}{': ' + what if what else ''}; please " \
         "report this with the file"
     return msg.INTERNAL_ERROR.at(span, detail=detail)
-
-
-def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:
-    """The diagnostics of one kernel (and the helpers it inlines), as the JIT reports them."""
-    info = read_module(source, path)  # the file's other kernels and the launcher share it
-    if isinstance(info, Diagnostic):
-        return [info]
-    fn = info.functions.get(name)
-    return _analyze(info, fn).diagnostics if fn is not None else []
 
 
 def specialize(info: ModuleInfo, name: str, consts: dict[str, object]) -> KernelResult:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..diagnostics.diagnostic import Diagnostic
 from ..diagnostics.errors import error_for
-from ..reader.source import FunctionDef, ModuleInfo
+from ..reader.source import FunctionDef, ModuleInfo, read_module
 from .api import _analyze, _internal
 from .frontend.params import KernelSignature, read_signature
 from .ir import KernelIR
@@ -65,6 +65,15 @@ def kernel_unit(info: ModuleInfo, name: str) -> KernelUnit:
                 info.derived[key] = unit
     assert isinstance(unit, KernelUnit)
     return unit
+
+
+def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:
+    """The diagnostics of one kernel (and the helpers it inlines), as the JIT reports them:
+    its unit's, so the file's other kernels and `with_hints` variants share one analysis."""
+    info = read_module(source, path)
+    if isinstance(info, Diagnostic):
+        return [info]
+    return list(kernel_unit(info, name).diagnostics) if name in info.functions else []
 
 
 def specialized_ir(unit: KernelUnit, spec: Specialization) -> KernelIR:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ..compiler.kernel_options import HINTS, option_problem
 from ..compiler.specialization import Specialization
-from ..compiler.unit import kernel_unit
+from ..compiler.unit import check_kernel, kernel_unit
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic
 from ..diagnostics.errors import error_for
@@ -57,13 +57,7 @@ class Kernel:
         """The frontend's diagnostics for this kernel (the same the checker reports)."""
         if self._diagnostics is None:
             path, source = _module_source(self.fn)
-            info = read_module(source, path)
-            if isinstance(info, Diagnostic):
-                self._diagnostics = [info]
-            elif self.fn.__name__ not in info.functions:
-                self._diagnostics = []
-            else:  # one analysis per parse, shared by with_hints variants
-                self._diagnostics = list(kernel_unit(info, self.fn.__name__).diagnostics)
+            self._diagnostics = check_kernel(source, path, self.fn.__name__)
         return self._diagnostics
 
     def module(self) -> ModuleInfo:

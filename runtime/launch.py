@@ -52,7 +52,7 @@ def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
     regions = check_launch(list(bound.values), muts, reads, dict(enumerate(bound.where)), site)
     op = _unplanned_op(kernel, bound, [], site)
     lease_launch(regions, op)
-    _commit(kernel, bound, op, site, len(args))
+    _commit(kernel, bound, op, site, len(args), muts, reads)
     return op
 
 
@@ -209,22 +209,21 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
     return op
 
 
-def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: int) -> None:
+def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: int,
+            muts: tuple[int, ...], reads: tuple[int, ...]) -> None:
     how = f"into a launch of '{kernel.__name__}'"
     values = list(bound.values)
-    params = kernel.binder().sig.params
-    for i, p in enumerate(params):
-        v = values[i]
-        if p.kind in ("mut", "acc"):  # exclusively leased to the launch, back from .sync()
+    for i, v in enumerate(values):
+        if i in muts:  # exclusively leased to the launch, back from .sync()
             new = v._handoff()
             v._move(how, site, op.own_ref())
             values[i] = new
-        elif p.kind == "tensor":
+        elif i in reads:
             v._lease(op.own_ref())
     results: list[Any] = [None] * positional
     for i, at in enumerate(bound.where):
         if isinstance(at, int) and at < positional:
             results[at] = values[i]
     op._args = values
-    op._muts, op._reads = access_indices([p.kind for p in params])
+    op._muts, op._reads = muts, reads
     op._results = tuple(results)

@@ -11,6 +11,7 @@ import pytest
 
 from cutile.compiler import api, check_source, render_concise, render_full
 from cutile.compiler.ops import FUNCTIONS
+from cutile.compiler.unit import check_kernel
 from cutile.diagnostics import messages as msg
 from cutile.diagnostics.codes import CODES, Family
 from cutile.diagnostics.diagnostic import Diagnostic
@@ -243,7 +244,7 @@ def test_an_internal_exception_becomes_ct999_at_the_kernel(
         ("CT999", 6, 4, 10), ("CT201", 12, 12, 43)]
     assert "checking 'broken' failed with KeyError: 'the bug'" in diags[0].message
     assert "\n" not in diags[0].message
-    assert api.check_kernel(GUARD_SOURCE, "g.py", "broken")[0].code == "CT999"
+    assert check_kernel(GUARD_SOURCE, "g.py", "broken")[0].code == "CT999"
 
 
 def test_an_internal_exception_while_parsing_becomes_ct999(

@@ -15,30 +15,30 @@ import cutile as ct
 from cutile import Const, Mut, Tensor, bf16, f32
 
 
-@ct.kernel
-def gemv(y: Mut[Tensor[bf16, (1, "BN")]], x: Tensor[bf16, (1, -1)], w: Tensor[bf16, (-1, -1)],
-         BN: Const[int], BK: Const[int]) -> None:
+@ct.function
+def _gemv(y, x, w, BN, BK, lat):  # type: ignore[no-untyped-def]
+    """y = x @ W^T; `lat` is the loads' latency hint (None: none, the cubin of no hint)."""
     _, j = y.tile_index()
     px = x.partition((1, BK))
     pw = w.partition((BN, BK))
     acc = ct.zeros((BN, BK), f32)
     for k in range(ct.num_tiles(pw, 1)):
-        acc = acc + pw.load((j, k)).astype(f32) * px.load((0, k)).astype(f32)
+        wt = pw.load((j, k), latency=lat).astype(f32)
+        acc = acc + wt * px.load((0, k), latency=lat).astype(f32)
     y.store(ct.sum(acc, 1).reshape((1, BN)).astype(bf16))
+
+
+@ct.kernel
+def gemv(y: Mut[Tensor[bf16, (1, "BN")]], x: Tensor[bf16, (1, -1)], w: Tensor[bf16, (-1, -1)],
+         BN: Const[int], BK: Const[int]) -> None:
+    _gemv(y, x, w, BN, BK, None)
 
 
 @ct.kernel
 def gemv_pipelined(y: Mut[Tensor[bf16, (1, "BN")]], x: Tensor[bf16, (1, -1)],
                    w: Tensor[bf16, (-1, -1)], BN: Const[int], BK: Const[int],
                    LAT: Const[int]) -> None:
-    _, j = y.tile_index()
-    px = x.partition((1, BK))
-    pw = w.partition((BN, BK))
-    acc = ct.zeros((BN, BK), f32)
-    for k in range(ct.num_tiles(pw, 1)):
-        wt = pw.load((j, k), latency=LAT).astype(f32)
-        acc = acc + wt * px.load((0, k), latency=LAT).astype(f32)
-    y.store(ct.sum(acc, 1).reshape((1, BN)).astype(bf16))
+    _gemv(y, x, w, BN, BK, LAT)
 
 
 @ct.kernel

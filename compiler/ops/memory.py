@@ -110,6 +110,9 @@ def _tiles(extent: object, tile: object) -> int | None:
     return None
 
 
+LOAD_PARAMS = PAD_PARAM + ", " + HINT_PARAMS  # the keywords every view load takes
+
+
 def _load_attrs(b: Builder, c: Call, dtype: DType, what: str) -> dict[str, Any]:
     """A load's padding and memory hints, as the IR op's attributes."""
     return {**padding_attrs(b, c["padding"], dtype, what), **load_hints(b, c, what)}
@@ -125,7 +128,7 @@ def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
     return [b.scalar_int(Arg(i, arg.span), f"an index of {what}") for i in items]
 
 
-@function("load_tile_like", "x: Any, z: Any, " + PAD_PARAM + ", " + HINT_PARAMS,
+@function("load_tile_like", "x: Any, z: Any, " + LOAD_PARAMS,
           "the tile of `x` at the Mut slab `z`'s position", "memory")
 def _load_tile_like(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["x"], "load_tile_like")
@@ -276,7 +279,7 @@ def _store_shared(b: Builder, c: Call) -> FValue:
     return none_value(c.span)
 
 
-@method("mut", "load", "shape: Any = None, index: Any = None, " + PAD_PARAM + ", " + HINT_PARAMS,
+@method("mut", "load", "shape: Any = None, index: Any = None, " + LOAD_PARAMS,
         "read this block's slab, or the tile of `shape` at `index` inside it", "memory")
 def _load_mut(b: Builder, c: Call) -> FValue:
     z, idx = mut_target(b, c["self"], "load")
@@ -335,7 +338,7 @@ def _tile_shape_for(b: Builder, arg: Arg, t: TensorType, what: str) -> Shape:
     return shape
 
 
-@method("tensor", "load_tile", "shape: Any, index: Any, " + PAD_PARAM + ", " + HINT_PARAMS,
+@method("tensor", "load_tile", "shape: Any, index: Any, " + LOAD_PARAMS,
         "the tile of `shape` at tile `index`", "memory")
 def _load_tile(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["self"], "load_tile", mutable=False)
@@ -364,7 +367,7 @@ def _partition_arg(b: Builder, arg: Arg, what: str) -> Value:
     return p
 
 
-@method("partition", "load", "index: Any, " + PAD_PARAM + ", " + HINT_PARAMS,
+@method("partition", "load", "index: Any, " + LOAD_PARAMS,
         "the tile at `index`; `latency` (1-10) and `allow_tma` are tileiras memory hints",
         "memory")
 def _partition_load(b: Builder, c: Call) -> FValue:

@@ -209,7 +209,7 @@ def qk_rope_append_kvbf16(q: Mut[Tensor[f32, (1, "G", "D")]],
 # part; attention_merge merges the A parts of each head. A x NH blocks fill the GPU where NH
 # blocks walking the whole cache would not. Cache tiles are widened to float32 as they load.
 @ct.function
-def _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D, LAT):  # type: ignore[no-untyped-def]
+def _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D):  # type: ignore[no-untyped-def]
     r, _ = o.tile_index()
     h = r // A
     pos = _scalar(pos_t)
@@ -219,9 +219,8 @@ def _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D, LAT):  #
     m_i = ct.full((1, 1), NEG_INF, f32)
     l_i = ct.zeros((1, 1), f32)
     acc = ct.zeros((1, D), f32)
-    lat = LAT if LAT > 0 else None
     for j in range(r % A, pos // BN + 1, A):
-        kt = pk.load((h // G, j, 0), latency=lat).reshape((BN, D)).astype(f32)
+        kt = pk.load((h // G, j, 0)).reshape((BN, D)).astype(f32)
         s = ct.sum(kt * qh, 1, keepdims=True)
         cols = (j * BN + ct.arange(BN, i32)).reshape((BN, 1))
         s = ct.where(cols <= pos, s, NEG_INF)
@@ -229,7 +228,7 @@ def _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D, LAT):  #
         p = ct.exp(s - m_new)
         alpha = ct.exp(m_i - m_new)
         l_i = l_i * alpha + ct.sum(p, 0, keepdims=True)
-        vt = pv.load((h // G, j, 0), latency=lat).reshape((BN, D)).astype(f32)
+        vt = pv.load((h // G, j, 0)).reshape((BN, D)).astype(f32)
         acc = acc * alpha + ct.sum(p * vt, 0, keepdims=True)
         m_i = m_new
     o.store(acc)
@@ -242,8 +241,8 @@ def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]]
                      den: Mut[Tensor[f32, (1, 1)]], q: Tensor[f32, (-1, -1, "D")],
                      kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
                      pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], A: Const[int],
-                     BN: Const[int], D: Const[int], LAT: Const[int]) -> None:
-    _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D, LAT)
+                     BN: Const[int], D: Const[int]) -> None:
+    _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D)
 
 
 @ct.kernel
@@ -251,8 +250,8 @@ def decode_attention_kvbf16(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (
                             den: Mut[Tensor[f32, (1, 1)]], q: Tensor[f32, (-1, -1, "D")],
                             kc: Tensor[bf16, (-1, -1, "D")], vc: Tensor[bf16, (-1, -1, "D")],
                             pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], A: Const[int],
-                            BN: Const[int], D: Const[int], LAT: Const[int]) -> None:
-    _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D, LAT)
+                            BN: Const[int], D: Const[int]) -> None:
+    _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D)
 
 
 # -- the merge of each head's A parts into the (1, NH D) attention row, one block per head ---

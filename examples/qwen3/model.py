@@ -100,8 +100,7 @@ def _device_layer(w: Layer, dtype: str) -> DeviceLayer:
         return ct.from_numpy(np.ascontiguousarray(a, dtype=np.float32))
 
     return DeviceLayer(vec(w.input_norm), Matrix.of(np.concatenate([w.q, w.k, w.v]), dtype),
-                       vec(w.q_norm), vec(w.k_norm),
-                       Matrix.of(w.o, dtype, "o"),
+                       vec(w.q_norm), vec(w.k_norm), Matrix.of(w.o, dtype, "o"),
                        vec(w.post_norm), Matrix.of(w.gate, dtype, "gate_up"),
                        Matrix.of(w.up, dtype, "gate_up"), Matrix.of(w.down, dtype, "down"))
 
@@ -136,7 +135,6 @@ class Qwen3:
         self.buf: dict[str, ct.HostTensor] = {}
         self.links: list[Link] = []
         self.cache_rows = self.splits = 0
-        self.attn_latency = 0  # decode attention's cache loads' latency hint (0: none)
         self.head_blocks = -(-cfg.vocab_size // self.lm_head.bn)  # the greedy pick's candidates
 
     def reset(self, prompt: list[int], max_new_tokens: int,
@@ -255,8 +253,7 @@ class Qwen3:
                  {"NH": nh, "NKV": nkv}),
             Link(self.kern["decode_attention"], ("ao", "am", "al"), ((1, d), (1, 1), (1, 1)),
                  ("q", kc, vc, "pos", d ** -0.5),
-                 {"G": c.group, "A": self.splits, "BN": self.cache_tile,
-                  "LAT": self.attn_latency}),
+                 {"G": c.group, "A": self.splits, "BN": self.cache_tile}),
             Link(k.attention_merge, ("attn",), ((1, d),), ("ao", "am", "al"), {"A": self.splits}),
             self._gemv("po", layer.o, "attn"),
             self._add_norm("h2", "h", "po", layer.post_norm),

@@ -16,7 +16,7 @@ import pytest
 from cutile.checker.analyze import analyze_source, analyze_stdin, check_file
 from cutile.checker.config import Config
 from cutile.checker.host import ProjectIndex
-from cutile.compiler.api import check_kernel
+from cutile.compiler.unit import check_kernel
 from cutile.diagnostics import messages
 from cutile.diagnostics.diagnostic import Diagnostic
 from cutile.reader import source as frontend_source
