@@ -117,7 +117,7 @@ def gather(x: Any, indices: Any, *, padding: Any = None) -> TileValue:
 
 def load_tile_like(x: Any, z: Any, *, padding: Any = None, latency: Any = None,
                    allow_tma: Any = None) -> TileValue:
-    """the tile of x at the Mut slab z's position."""
+    """x read over the Mut slab z: one tile of z.tile_shape, padding past the slab and past x."""
     return _kernel_only("load_tile_like")
 
 

@@ -279,14 +279,19 @@ class _Lowerer:
                 out.append(b.emit("addi", [I32_TILE], first, j))
         return out
 
-    def _pointers(self, st: _SlabTile) -> tuple[Value, Value]:
-        """Pointer tile to each element of the in-slab tile, and the mask of those inside the
-        slab and the tensor (the index was clamped first, so nothing here wraps into range)."""
+    def _pointers(self, st: _SlabTile, src: IrValue) -> tuple[Value, Value]:
+        """Pointer tile into `src` at each element of the in-slab tile, and the mask of those
+        inside the slab and inside `src` (the index was clamped first, so nothing here wraps
+        into range). Reading z's own slab, its extents are clipped at z's edge; another tensor
+        read over the slab is masked at the slab's extents and at its own edge."""
         b = self.b
         shape = st.tile
+        param = self._param_of(src)
+        extents = st.extents if param == st.param else \
+            [b.constant(n, I32_TILE) for n in st.f.tile]
         mask = splat(b, st.inside, shape)
         indices = []
-        for axis, (o, e, j, t) in enumerate(zip(st.origin, st.extents, st.safe, shape,
+        for axis, (o, e, j, t) in enumerate(zip(st.origin, extents, st.safe, shape,
                                                 strict=True)):
             row = BcTile(Scalar.I32, (t,))
             local = run_from(b, b.emit("muli", [I32_TILE], j, b.constant(t, I32_TILE)), t)
@@ -295,42 +300,69 @@ class _Lowerer:
             mask = b.emit("andi", [mask.type], mask, along(b, ok, axis, shape))
             pos = b.emit("addi", [row], local, splat(b, o, (t,)))
             indices.append((along(b, pos, axis, shape, broadcast=False), _I32))
-        ptrs, inside = element_pointers(b, gathers.address(self, st.param), indices, shape)
+        ptrs, inside = element_pointers(b, gathers.address(self, param), indices, shape)
         return ptrs, b.emit("andi", [mask.type], mask, inside)
 
+    def _read_key(self, src: IrValue) -> int | None:
+        """The token key of a slab load's source: a Mut's own; a read-only tensor's none."""
+        mutable = isinstance(src.type, TensorType) and src.type.mutable
+        return self._param_of(src) if mutable else None
+
     def slab_load(self, op: Op) -> None:
-        z, *idx = op.operands
+        """`src` read over z's slab (`z.load(...)`, `ct.load_tile_like(x, z)`): z gives the
+        slab (its origin, extents and the in-slab tile index), `src` the memory."""
+        src, z, *idx = op.operands
         out = tile_type(op.result.type)
         value = op.attrs.get("padding")
         fill = 0 if value is None else value
         assert isinstance(fill, (int, float, bool))
         st = self._slab_tile(z, idx, out.shape)
         hints = _memory_hints(op.attrs)
+        key = self._read_key(src)
         if st.by_view:
-            tile = self._view_load(st, z, idx, out, value, hints)
+            tile = self._view_load(st, src, idx, out, value, hints)
         else:
-            ptrs, mask = self._pointers(st)
+            ptrs, mask = self._pointers(st, src)
             tile, tok = self.b.op("load_ptr_tko", [out, TOKEN], ptrs, mask,
-                                  self.b.constant(fill, out), self._token(st.param),
+                                  self.b.constant(fill, out), self._token(key),
                                   **hints).results
-            self.tok[st.param] = tok
+            if key is not None:
+                self.tok[key] = tok
         self.vals[op.result] = tile
 
-    def _view_load(self, st: _SlabTile, z: IrValue, idx: list[IrValue], out: BcTile,
+    def _view_load(self, st: _SlabTile, src: IrValue, idx: list[IrValue], out: BcTile,
                    value: object, hints: dict[str, Any]) -> Value:
         mode = view_padding(value)
         rank = len(idx) // 2
         index = self._global_index(st, self._index(idx[:rank]))
-        pv = self.pview(st.param, out.shape, mode or Padding.ZERO)
-        tile, tok = self.b.op("load_view_tko", [out, TOKEN], pv, index, self._token(st.param),
+        key = self._read_key(src)
+        pv = self.pview(self._param_of(src), out.shape, mode or Padding.ZERO)
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], pv, index, self._token(key),
                               **hints).results
-        self.tok[st.param] = tok
+        if key is not None:
+            self.tok[key] = tok
         fill = 0 if value is None else value
         assert isinstance(fill, (int, float, bool))
         if mode is None:
-            tile = pad_outside(self.b, tile, index, self._extents(z), fill)
+            tile = pad_outside(self.b, tile, index, self._extents(src), fill)
         mask = splat(self.b, st.inside, out.shape)
+        if self._param_of(src) != st.param:
+            mask = self._within_slab(st, mask)
         return self.b.emit("select", [out], mask, tile, self.b.constant(fill, out))
+
+    def _within_slab(self, st: _SlabTile, mask: Value) -> Value:
+        """`mask` and, on each axis the tile does not divide (the slab spans that axis of z,
+        but the tensor read over it may go on), the elements before the slab's extent."""
+        b = self.b
+        for axis, (j, n, t) in enumerate(zip(st.safe, st.f.tile, st.tile, strict=True)):
+            if n % t == 0:
+                continue
+            local = run_from(b, b.emit("muli", [I32_TILE], j, b.constant(t, I32_TILE)), t)
+            ok = b.emit("cmpi", [BcTile(Scalar.I1, (t,))], local,
+                        splat(b, b.constant(n, I32_TILE), (t,)),
+                        comparison_predicate=CmpPredicate.LT, signedness=arith.sign(_I32))
+            mask = b.emit("andi", [mask.type], mask, along(b, ok, axis, st.tile))
+        return mask
 
     def slab_store(self, op: Op) -> None:
         z, value, *idx = op.operands
@@ -339,7 +371,7 @@ class _Lowerer:
         st = self._slab_tile(z, idx, t.type.shape)
         before = self._token(st.param)
         if not st.by_view:
-            ptrs, mask = self._pointers(st)
+            ptrs, mask = self._pointers(st, z)
             self.tok[st.param] = self.b.emit("store_ptr_tko", [TOKEN], ptrs, t, mask, before)
             return
         rank = len(idx) // 2

@@ -129,7 +129,8 @@ def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
 
 
 @function("load_tile_like", "x: Any, z: Any, " + LOAD_PARAMS,
-          "the tile of `x` at the Mut slab `z`'s position", "memory")
+          "`x` read over the Mut slab `z`: one tile of `z.tile_shape`, `padding` past the "
+          "slab and past `x`", "memory")
 def _load_tile_like(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["x"], "load_tile_like")
     z, idx = mut_target(b, c["z"], "load_tile_like")
@@ -139,12 +140,24 @@ def _load_tile_like(b: Builder, c: Call) -> FValue:
                b=c["z"].value.name if isinstance(c["z"].value, Value) else "z",
                rb=z.type.rank)
     attrs = _load_attrs(b, c, x.type.dtype, "load_tile_like()")
-    if tile_shape_of(z.type.shape) is None:  # x's tile at z's slab: the slab is one tile
+    whole = tile_shape_of(z.type.shape)
+    if whole is None:  # x over z's slab as one tile: the slab's shape must be static
         b.fail(msg.SLAB_DYNAMIC, c["z"].span, what="load_tile_like()", name=_shown(c["z"], z),
-               form="load(shape, index)", shape=fmt_shape(z.type.shape))
-    b.check_pow2(z.type.shape, c["z"].span)
-    return b.emit1("load", [x, *idx], TileType(x.type.dtype, z.type.shape), c.span,
-                   shape=z.type.shape, **attrs)
+               form="load(shape, index)",
+               shape=fmt_shape(z.type.shape).replace("-1", "dynamic"))
+    out = TileType(x.type.dtype, whole)
+    if whole == z.type.shape:  # the slab is one tile: x's tile at the slab's tile index
+        return b.emit1("load", [x, *idx], out, c.span, shape=whole, **attrs)
+    return _read_slab(b, c, x, z, idx, out, attrs)
+
+
+def _read_slab(b: Builder, c: Call, src: Value, z: Value, idx: list[Value], out: TileType,
+               attrs: dict[str, Any]) -> Value:
+    """`slab_load`: the tile of `out`'s shape at the origin of z's slab (slab coordinates
+    `idx`), read from `src` (z itself, or a tensor read over z's slab): elements past the
+    slab's extents (a neighbour's slab) or outside `src` read the padding."""
+    zeros = [b.materialize(const_value(c.span, 0), I32, c.span) for _ in idx]
+    return b.emit1("slab_load", [src, z, *idx, *zeros], out, c.span, shape=out.shape, **attrs)
 
 
 @method("mut", "store", "tile: Any, index: Any = None",
@@ -294,15 +307,13 @@ def _load_mut(b: Builder, c: Call) -> FValue:
                    rank=z.type.rank, given="none")
         inner = index_values(b, c["index"], z.type.rank, "load()")
         check_tile_index(b, inner, c["index"], shape, None)
-        return b.emit1("slab_load", [z, *idx, *inner], TileType(z.type.dtype, shape), c.span,
-                       shape=shape, **attrs)
+        return b.emit1("slab_load", [z, z, *idx, *inner], TileType(z.type.dtype, shape),
+                       c.span, shape=shape, **attrs)
     whole = _whole_slab(b, c, z, "z.load()", "load(shape, index)", name)
     if whole == z.type.shape:  # the slab is one tile: its own partition view
         return b.emit1("load", [z, *idx], TileType(z.type.dtype, whole), c.span, shape=whole,
                        **attrs)
-    zeros = [b.materialize(const_value(c.span, 0), I32, c.span) for _ in idx]
-    return b.emit1("slab_load", [z, *idx, *zeros], TileType(z.type.dtype, whole), c.span,
-                   shape=whole, **attrs)
+    return _read_slab(b, c, z, z, idx, TileType(z.type.dtype, whole), attrs)
 
 
 def slab_attr(b: Builder, arg: Arg, attr: str, span: Span) -> FValue:

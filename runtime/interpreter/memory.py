@@ -77,14 +77,17 @@ def store(ref: TensorRef, index: tuple[int, ...], tile: Array) -> None:
         ref.data[win[0]] = to_storage(tile[win[1]], ref.dtype)
 
 
-def slab(ref: TensorRef, index: tuple[int, ...]) -> TensorRef:
+def slab(ref: TensorRef, index: tuple[int, ...], source: TensorRef | None = None
+         ) -> TensorRef:
     """Slab `index` of a Mut partition as a tensor of its own: its origin is the slab's, its
     extents the slab's clipped at the tensor's edge, so tiles inside it pad and mask at the
-    slab's edge even where the tensor continues (that is a neighbour's slab)."""
+    slab's edge even where the tensor continues (that is a neighbour's slab). With `source`
+    (`ct.load_tile_like(x, z)`), the same region of another tensor, clipped at that one's edge."""
     assert ref.tile is not None
-    region = tuple(slice(i * s, min((i + 1) * s, n))
-                   for i, s, n in zip(index, ref.tile, ref.data.shape, strict=True))
-    return TensorRef(ref.data[region], ref.dtype)
+    src = ref if source is None else source
+    region = tuple(slice(i * s, min((i + 1) * s, n))  # empty where the source ends first
+                   for i, s, n in zip(index, ref.tile, src.data.shape, strict=True))
+    return TensorRef(src.data[region], src.dtype)
 
 
 def tiling_of(ref: TensorRef) -> Tiling:

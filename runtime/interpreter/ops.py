@@ -123,9 +123,9 @@ def _store(o: Op, args: list[Any], blk: Block) -> list[Any]:
 
 @op("slab_load")
 def _slab_load(o: Op, args: list[Any], blk: Block) -> list[Any]:
-    z, *index = args
+    src, z, *index = args
     rank = len(index) // 2
-    part = slab(z, tuple(_scalar(i) for i in index[:rank]))
+    part = slab(z, tuple(_scalar(i) for i in index[:rank]), src)
     inner = tuple(_scalar(i) for i in index[rank:])
     return [load(part, inner, tuple(o.attrs["shape"]), o.attrs.get("padding", 0))]
 

@@ -16,6 +16,7 @@ from cutile import f32, i32
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "runtime"))
 import slab_kernels as k
+import slab_like_kernels as like
 
 CASES: dict[str, tuple[tuple[Any, ...], dict[str, int]]] = {
     "copy_whole": ((ct.meta((7, 12), f32).partition((3, 5)), ct.meta((4, 8), f32)), {}),
@@ -82,3 +83,65 @@ def test_softmax_rows_example_compiles() -> None:
         c = kernel.compile(ct.meta((8, width), f32).partition((1, width)),
                            ct.meta((8, width), f32), arch="sm_90", BN=1024)
         assert c.cubin[:4] == b"\x7fELF"
+
+
+# ---- a tensor read over a slab whose extents are not powers of two -------------------------
+
+LIKE_CASES: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
+    "rms_norm": ((ct.meta((6, 1000), f32).partition((2, 1000)), ct.meta((6, 1000), f32),
+                  ct.meta((1000,), f32), 1e-6), {}),
+    "layer_norm": ((ct.meta((4, 100), f32).partition((1, 100)), ct.meta((4, 100), f32),
+                    ct.meta((100,), f32), ct.meta((100,), f32), 1e-5), {}),
+    "decode_attention": ((ct.meta((2, 3, 80), f32).partition((1, 1, 80)),
+                          ct.meta((2, 3, 80), f32), ct.meta((2, 50, 80), f32),
+                          ct.meta((2, 50, 80), f32), 0.1), {"BS": 16}),
+    "shift_blocks": ((ct.meta((50, 70), f32).partition((20, 30), blocks=3),
+                      ct.meta((50, 70), f32)), {}),
+    "add_blocks": ((ct.meta((50, 70), f32).partition((20, 30), blocks=3),
+                    ct.meta((50, 70), f32)), {}),
+    "layer_norm_backward": ((ct.meta((6, 100), f32).partition((1, 100)),
+                             ct.meta((1, 100), f32), ct.meta((1, 100), f32),
+                             ct.meta((6, 100), f32), ct.meta((6, 100), f32),
+                             ct.meta((100,), f32), ct.meta((6, 1), f32),
+                             ct.meta((6, 1), f32)), {}),
+    "scale1": ((ct.meta((950,), f32).partition((100,)), ct.meta((1000,), f32), 2.0), {}),
+    "slab_sum2": ((ct.meta((10, 25), f32).partition((3, 10)), ct.meta((10, 25), f32)), {}),
+    "slab_sum4": ((ct.meta((3, 7, 11, 13), f32).partition((1, 3, 5, 6)),
+                   ct.meta((3, 7, 11, 13), f32)), {}),
+    "slab_sum5": ((ct.meta((2, 3, 7, 11, 13), f32).partition((1, 2, 3, 5, 6)),
+                   ct.meta((2, 3, 7, 11, 13), f32)), {}),
+    "padded_row": ((ct.meta((3, 100), f32).partition((1, 100)), ct.meta((3, 300), f32)), {}),
+}
+# Whether reading x over the slab takes masked pointers (the slab is not a run of whole tiles
+# of x's partition view) or x's own view and a select on the slab's extents.
+LIKE_POINTERS = {"rms_norm": False, "layer_norm": False, "decode_attention": False,
+                 "shift_blocks": True, "add_blocks": True, "scale1": True, "slab_sum2": True,
+                 "slab_sum4": True, "slab_sum5": True, "padded_row": False}
+
+
+@pytest.mark.parametrize("name", sorted(LIKE_CASES))
+def test_load_like_over_odd_slabs_compiles(name: str) -> None:
+    args, consts = LIKE_CASES[name]
+    c = getattr(like, name).compile(*args, arch="sm_90", **consts)
+    assert c.cubin[:4] == b"\x7fELF"
+    tensors = sum(1 for a in args if not isinstance(a, (int, float)))
+    assert c.tileir.count("make_tensor_view") == tensors  # never a view per block
+
+
+@pytest.mark.parametrize("name", sorted(LIKE_POINTERS))
+def test_load_like_takes_views_when_the_slab_spans_its_axes(name: str) -> None:
+    args, consts = LIKE_CASES[name]
+    tileir = getattr(like, name).compile(*args, arch="sm_90", **consts).tileir
+    assert ("load_ptr_tko" in tileir) == LIKE_POINTERS[name]
+    if not LIKE_POINTERS[name]:  # x may go on past the slab: a select keeps the padding
+        assert "select" in tileir
+
+
+def test_load_like_over_a_power_of_two_slab_is_one_view_load() -> None:
+    """The fast path is unchanged: x's tile at the slab's tile index, one load_view_tko and
+    nothing masked (the slab is exactly one tile of x's partition view)."""
+    c = like.rms_norm.compile(ct.meta((8, 1024), f32).partition((2, 1024)),
+                              ct.meta((8, 1024), f32), ct.meta((1024,), f32), 1e-6,
+                              arch="sm_90")
+    assert c.tileir.count("load_view_tko") == 2  # x over y's slab, and w
+    assert "load_ptr_tko" not in c.tileir and "select" not in c.tileir

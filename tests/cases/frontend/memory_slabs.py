@@ -41,4 +41,5 @@ def tiles_loop(z: Mut[Tensor[f32, (3, 3)]], x: Tensor[f32, (-1, -1)]) -> None:
         t = zt.load((2, 2), (0, 1))
         zt.store(t, (0, 0))
         zt.store(ct.zeros((4, 4), f32))
-        y = ct.load_tile_like(x, zt)  # E: CT208
+        y = ct.load_tile_like(x, zt)  # x over the 3x3 slab: a 4x4 tile
+        zt.store(y + zt.load())
