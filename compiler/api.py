@@ -28,10 +28,12 @@ def check_source(source: str, path: str) -> list[Diagnostic]:
 
 
 def check_module(info: ModuleInfo) -> list[Diagnostic]:
+    from .unit import kernel_unit  # unit builds on this module
+
     diags: list[Diagnostic] = []
     for fn in info.functions.values():
-        if fn.is_kernel:
-            found = _analyze(info, fn).diagnostics
+        if fn.is_kernel:  # the unit's analysis: the checker's launches compare with it
+            found = list(kernel_unit(info, fn.name).diagnostics)
         else:
             try:
                 with analysis_guard():

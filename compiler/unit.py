@@ -34,11 +34,16 @@ class KernelUnit:
     info: ModuleInfo
     fn: FunctionDef
     qualname: str  # "<file stem>.<kernel>", the cache's name for it
-    source_hash: str  # of the whole module text: helpers, constants and imports feed the IR
 
     @property
     def name(self) -> str:
         return self.fn.name
+
+    @cached_property
+    def source_hash(self) -> str:
+        """Of the whole module text: helpers, constants and imports feed the IR (hashed when a
+        cache key first needs it: the checker makes units of every kernel and never does)."""
+        return source_hash(self.info.source)
 
     @cached_property
     def signature(self) -> tuple[KernelSignature, tuple[Diagnostic, ...]]:
@@ -60,8 +65,7 @@ def kernel_unit(info: ModuleInfo, name: str) -> KernelUnit:
         with _lock:
             unit = info.derived.get(key)
             if unit is None:
-                unit = KernelUnit(info, info.functions[name], f"{Path(info.path).stem}.{name}",
-                                  source_hash(info.source))
+                unit = KernelUnit(info, info.functions[name], f"{Path(info.path).stem}.{name}")
                 info.derived[key] = unit
     assert isinstance(unit, KernelUnit)
     return unit

@@ -295,6 +295,7 @@ BAD_ITERATION_LIMIT = Message("CT901", "CUTILE_INTERPRETER_MAX_ITERATIONS must b
 
 # Launch contract (compiler/launch): notes and messages added with it.
 SHAPE_NAME_FROM = "'{name}' is {value} here, from argument '{param}'"
+CONSTS_AT_LAUNCH = "with {consts} at this launch"
 LAUNCH_RESULT_UNSYNCED = Message(
     "CT406", "this is a pending launch of {kernel}, not its results, so {use}; run it with "
     ".sync() and use the values that returns")

@@ -15,6 +15,7 @@ from . import hostapi, lazyops, views
 from .context import Ctx, LaunchFrame
 from .facts import call_names
 from .launches import Arg, CallLocator, facts, kernel_label
+from .specialize import report_specialized
 from .syntax import call_args, keyword_name_span
 from .values import (
     UNKNOWN,
@@ -140,6 +141,7 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
         for arg in given:
             ex.read(ctx, arg.value)
         return UNKNOWN  # the launch raises before it starts
+    report_specialized(ctx, kernel, verdict, frame.span)  # kernel errors its Consts reveal
     # an Acc tensor comes back from .sync() as a new handle (the name passed stays moved)
     accs = {at for p, at in zip(sig.params, verdict.where, strict=True) if p.kind == "acc"}
     results = tuple(_handed_back(ctx, a.value) if i in accs else _result(a.value)

@@ -362,6 +362,14 @@ class LaunchContract:
         return None if got is None else self._mismatch(p, at, loc, want, got)
 
 
+def launch_consts(sig: KernelSignature, consts: dict[str, object]) -> dict[str, object]:
+    """A verdict's Const values as the kernel is typed with them: an int given for a float
+    Const is that float (what the runtime's binder passes on)."""
+    kinds = {p.name: p.const_kind for p in sig.params if p.kind == "const"}
+    return {k: float(v) if kinds.get(k) == "float" and isinstance(v, int)
+            and not isinstance(v, bool) else v for k, v in consts.items()}
+
+
 def _grid_value(grid_arg: ArgFacts) -> tuple[int, int, int] | None:
     """A `grid=` value as a 3-D grid (trailing 1s), or None when it is not a valid grid."""
     value = grid_arg.value

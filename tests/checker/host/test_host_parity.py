@@ -37,6 +37,10 @@ def _compare(path: Path) -> tuple[set[tuple[int, str]], RunResult]:
     # (a case launches each kernel it expects them in)
     inside = {f for f in ran.findings if f[0] in kernels and f[1] in BOTH_SIDES_KERNEL}
     assert inside == {f for f in everything if f[0] in kernels and f[1] in BOTH_SIDES_KERNEL}
+    # every kernel error a launch raises, the checker reports too: at edit time, or from the
+    # launch's Const values (checker/host/specialize.py)
+    raised = {f for f in ran.findings if f[0] in kernels and f[1][:3] in ("CT1", "CT2")}
+    assert raised <= everything, sorted(raised - everything)
     for _line, code in ran.findings:
         RUNTIME_CODES.setdefault(code, set()).add(path.stem)
     # a snippet that calls a helper it does not define (`keep(t)`) stands for code the checker
@@ -72,9 +76,10 @@ def test_rule_snippet_parity(snippet: str, tmp_path: Path) -> None:
 # Kernel-side codes: the frontend reports them inside kernel bodies, and the JIT runs the same
 # frontend (tests/test_frontend_cases.py and the runtime tests pin them).
 KERNEL_SIDE = {"CT407", "CT409"}
-# Kernel-side codes the parity compares too: CT404 where the partition's extent is static, so
-# the checker knows it (a Const extent is known only at specialization: tests/runtime/
-# test_bounds.py pins that run-time-only rung).
+# Kernel-side codes the parity compares too: CT404 where the partition's extent is static, or
+# a Const whose value the host code shows at the launch (checker/host/specialize.py), so the
+# checker knows it (a Const it cannot know stays a run-time-only rung: tests/runtime/
+# test_bounds.py pins that).
 BOTH_SIDES_KERNEL = {"CT404"}
 # Found only when a launch runs: resource limits and interpreter loop steps. Runtime tests pin
 # them.

@@ -27,7 +27,7 @@ def scale_all(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)], alpha: f32) ->
 
 @ct.kernel
 def filled(z: Mut[Tensor[f32, (128,)]], B: Const[int]) -> None:
-    z.store(ct.full((B,), 1.0, f32).reshape((128,)))
+    z.store(ct.full((B,), 1.0, f32).reshape((128,)))  # E: CT208
 
 
 x = ct.ones((1024,), f32)
@@ -81,8 +81,9 @@ scale(z4, x, 2.0)[0].unpartition()  # E: CT406
 z5 = ct.zeros((1024,), f32).partition((128,))
 scale(z5, x, 2.0).unpartition()  # E: CT406
 
-# .sync() that raises (B is not a power of two: the kernel fails when it is compiled) is a run:
-# no "never run" warning follows the error
+# .sync() that raises (B is not a power of two: the kernel fails when it is compiled, and the
+# checker reports that in the kernel, from B's value here) is a run: no "never run" warning
+# follows the error
 try:  # noqa: SIM105 - the try is the point: .sync() raises here
     filled(ct.zeros((1024,), f32).partition((128,)), B=100).sync()
 except ct.KernelError:
