@@ -138,7 +138,9 @@ def test_a_specialization_with_errors_is_never_cached(toolchain: Toolchain,
     whose Consts make an error raises it on every attempt."""
     from cutile.diagnostics.errors import CutileError
 
-    info = _info()
+    # x read over a slab of 100 is one tile of 128; a tile of B = 100 is an error
+    info = _info(SOURCE.replace("twice(ct.load_tile_like(x, z))",
+                                "twice(ct.load_tile_like(x, z) + ct.zeros((B,), f32))"))
     kc = KernelCompiler(toolchain, fresh_disk)
     for _ in range(2):
         with pytest.raises(CutileError) as err:

@@ -7,7 +7,7 @@ from cutile import Acc, Const, Mut, Tensor, f32
 @ct.kernel
 def shifted(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], B: Const[int],
             K: Const[int]) -> None:
-    z.store(ct.load_tile_like(x, z) + K)
+    z.store(ct.load_tile_like(x, z) + ct.full((B,), K, f32))  # a tile of B: B a power of 2
 
 
 @ct.kernel

@@ -105,7 +105,7 @@ def test_the_interpreter_takes_the_first_config_untimed(tmp_path: Path) -> None:
 
 def test_a_config_that_fails_is_never_chosen(tmp_path: Path) -> None:
     timer = Timer({0: 1.0, 1: 9.0})
-    configs = [ct.Config(K=1, tile=(48,)), ct.Config(K=2)]  # 48 is no power of two: CT208
+    configs = [ct.Config(K=1, tile=(48,)), ct.Config(K=2)]  # a tile of B = 48: CT208
     tuned = ct.autotune(k.shifted, configs=configs, timer=timer, cache_dir=tmp_path)
     out, _ = tuned(*_args()).sync()
     np.testing.assert_array_equal(out.unpartition().numpy(), np.arange(128) + 2)
