@@ -221,6 +221,11 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
     _c("CT208", "non-power-of-two", "A tile dimension that is not a power of two",
        """Tile IR requires every tile dimension to be a power of two (1, 2, 4, ..., 2**k). Pick a
        power of two; out-of-range elements of edge tiles are padded on load and masked on store.
+       A Mut slab may have any extents: `z.load()`, `z.store(t)` and `ct.load_tile_like(x, z)`
+       move it as one tile of `z.tile_shape`, but a tile shaped by the slab's own extents
+       (`ct.full(z.shape, ...)`, `x.load_tile(z.shape, ...)`) is not a tile shape. Where the
+       extent is a Const, the error shows when a launch gives it a value; cutile-check reports
+       it then too, at the same line, if the host code shows that value.
        """),
     _c("CT209", "not-constant", "A value that must be known at compile time",
        """Tile shapes, axes, dtypes and `keepdims` must be compile-time constants: literals,
@@ -243,9 +248,10 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
        """A Python literal adopts the dtype of the tile it meets; a float literal cannot meet an
        integer tile, and an integer literal must fit the integer dtype."""),
     _c("CT215", "dynamic-slab", "Whole-slab access to a slab whose extent is dynamic",
-       """`z.load()` and `z.store(t)` move the whole slab as one tile of `z.tile_shape`, which
-       needs every extent of the slab known when the kernel compiles. A slab declared with a
-       dynamic extent (`Mut[Tensor[f32, (1, -1)]]`) is walked tile by tile instead:
+       """`z.load()`, `z.store(t)` and `ct.load_tile_like(x, z)` move the whole slab as one tile
+       of `z.tile_shape`, which needs every extent of the slab known when the kernel compiles.
+       A slab declared with a dynamic extent (`Mut[Tensor[f32, (1, -1)]]`) is walked tile by
+       tile instead:
        `for j in range(ct.cdiv(z.shape[1], BN)): z.store(t, (0, j))`."""),
     _c("CT216", "accumulator-misuse", "An accumulator read, or accumulated with another op",
        """An `Acc[Tensor[...], "add"]` parameter is an output every block may accumulate into

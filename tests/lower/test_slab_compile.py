@@ -145,3 +145,17 @@ def test_load_like_over_a_power_of_two_slab_is_one_view_load() -> None:
                               arch="sm_90")
     assert c.tileir.count("load_view_tko") == 2  # x over y's slab, and w
     assert "load_ptr_tko" not in c.tileir and "select" not in c.tileir
+
+
+def test_load_like_over_host_view_slabs_compiles() -> None:
+    """A Mut partition of a column window and of a permuted (strided) view, read over from
+    views: the views' offsets and strides are launch arguments, nothing is made per block."""
+    strided = like.slab_sum2.compile(
+        ct.meta((25, 10), f32).permute((1, 0)).partition((3, 10)),
+        ct.meta((25, 10), f32).permute((1, 0)), arch="sm_90")
+    window = like.padded_row.compile(
+        ct.meta((6, 300), f32)[:, 100:200].partition((1, 100)),
+        ct.meta((6, 400), f32)[:, 150:250], arch="sm_90")
+    for c in (strided, window):
+        assert c.cubin[:4] == b"\x7fELF" and c.tileir.count("make_tensor_view") == 2
+    assert "load_ptr_tko" in strided.tileir and "load_ptr_tko" not in window.tileir
