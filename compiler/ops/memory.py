@@ -134,6 +134,11 @@ def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
 def _load_tile_like(b: Builder, c: Call) -> FValue:
     x = tensor(b, c["x"], "load_tile_like")
     z, idx = mut_target(b, c["z"], "load_tile_like")
+    if isinstance(x.type, TensorType) and x.type.mutable and x is not z:
+        # another Mut's elements at z's slab may be a neighbour block's slab of it: a race
+        b.fail(msg.BAD_OPERAND, c["x"].span, op="load_tile_like",
+               what=f"the Mut tensor {_shown(c['x'], x)} (it needs a read-only tensor; "
+                    f"a block reads its own slab with {_shown(c['x'], x)}.load())")
     assert isinstance(x.type, TensorType) and isinstance(z.type, TensorType)
     if x.type.rank != z.type.rank:
         b.fail(msg.LOAD_LIKE_RANK, c.span, a=x.name or "x", ra=x.type.rank,

@@ -59,3 +59,10 @@ def not_tiles(z: Mut[Tensor[f32, (3, 100)]], x: Tensor[f32, (-1, -1)],
     z.store(x.load_tile(z.tile_shape, z.tile_index()))
     acc.add(ct.load_tile_like(x, z), (0, 0))
     s = ct.load_tile_like(x, acc)  # E: CT216 "accumulator"
+
+
+@ct.kernel
+def other_mut(z: Mut[Tensor[f32, (1, 100)]], w: Mut[Tensor[f32, (1, 50)]]) -> None:
+    t = ct.load_tile_like(w, z)  # E: CT211 "w.load()"
+    w.store(w.load())
+    z.store(ct.load_tile_like(z, z))
