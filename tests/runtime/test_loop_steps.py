@@ -84,8 +84,10 @@ def test_a_constant_step_stops_before_wrapping(lo: int, hi: int) -> None:
 
 
 @pytest.mark.gpu
+@pytest.mark.slow
 def test_the_whole_i32_range_finishes_on_the_gpu(backend: str) -> None:
-    """2**32 - 1 iterations: the interpreter's step limit (CT412) stops it, the GPU runs it."""
+    """2**32 - 1 iterations: the interpreter's step limit (CT412) stops it, the GPU runs it
+    (seconds to a minute: one block, a few scalar instructions per iteration)."""
     if backend == "interpreter":
         with pytest.raises(ct.LaunchError, match="CT412"):
             k.walk(_out(), I32_MIN, I32_MAX, 1).sync()
