@@ -4,7 +4,11 @@ lowering.
 A kernel is a `Block` of `Op`s. Control flow is structured: `for` (operands lb, ub, step, inits;
 body args iv + carried; ends in `continue`), `loop` (operands inits; body args carried; exits by
 `break`, which may sit inside nested `if`s), `if` (operand cond; two regions ending in `yield`,
-`break` or `continue`). Elementwise ops see operands of equal shape: the frontend inserts
+`break`, `continue` or `return`). A kernel's `return` ends its tile block; it appears only in
+`if` regions outside every loop (a loop the kernel returns from breaks out with a carried flag
+instead, and `if flag: return` follows it: frontend/control.py), as Tile IR requires.
+`range_check` (lb, ub, step -> ub) guards a range() loop whose step arrives at run time
+(compiler/lower/loops.py). Elementwise ops see operands of equal shape: the frontend inserts
 `reshape`/`broadcast` ops, so backends never broadcast implicitly.
 """
 

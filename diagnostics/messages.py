@@ -288,8 +288,8 @@ INTERPRETER_LIMIT = Message("CT412", "{kernel} would take more than {limit} step
 INTERPRETER_OUT_OF_MEMORY = Message("CT412", "the interpreter ran out of host memory running "
                                     "{kernel}: its tiles need more than the memory free now")
 FROM_NUMPY_RANGE = Message("CT406", "from_numpy: {what} do not fit in {dtype} ({lo} to {hi})")
-LOOP_STEP = Message("CT411", "range() step is {step} in {kernel}: kernel loops need a step of "
-                    "at least 1 (this loop would never finish)")
+LOOP_STEP = Message("CT411", "range() step is {step} in {kernel}: kernel loops count up, so "
+                    "the step must be at least 1 (to count down, use range(n) and n - 1 - i)")
 BAD_ITERATION_LIMIT = Message("CT901", "CUTILE_INTERPRETER_MAX_ITERATIONS must be a positive "
                               "integer, not '{value}'")
 

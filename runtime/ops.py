@@ -209,6 +209,7 @@ class DeviceOp(ABC):
         """Finishes the op with `err`: nothing of it is pending any more, so its arguments are
         handed back (on the error) and every later wait raises `err` again."""
         self._error = err
+        _attach_results(err, getattr(self, "_results", ()))  # unless a nearer op set them
         if self.phase is not _DONE:
             self._complete()
         self.phase = _DONE
@@ -332,7 +333,8 @@ class LaunchOp(DeviceOp):
             else:
                 self.phase = _ENQUEUED
                 try:  # free unless it raises
-                    exe.enqueue(self._args, self._grid, self.stream)
+                    # None, or the event that checks the launch's status word (status.py)
+                    self._done_event = exe.enqueue(self._args, self._grid, self.stream)
                 except BaseException as err:
                     self._fail_start(err)
                     raise
@@ -375,7 +377,7 @@ class LaunchOp(DeviceOp):
                 self._prepare()
             assert self._exe is not None
             self.phase = _ENQUEUED
-            self._exe.enqueue(self._args, self._grid, self.stream)
+            self._done_event = self._exe.enqueue(self._args, self._grid, self.stream)
         except BaseException as err:
             self._fail_start(err)
             raise
@@ -431,7 +433,7 @@ class ChainOp(DeviceOp):
     A chain of n links is n ChainOps each pointing at the previous one; every walk along it is
     a loop, so chains of any length stay clear of the recursion limit."""
 
-    __slots__ = ("_first", "_fn", "_next", "_results")
+    __slots__ = ("_checks", "_first", "_fn", "_next", "_results")
 
     def __init__(self, first: DeviceOp, fn: Callable[..., DeviceOp | Results],
                  site: Site) -> None:
@@ -445,6 +447,9 @@ class ChainOp(DeviceOp):
         self._fn = fn
         self._next: DeviceOp | None = None
         self._results: Results = ()
+        # completion events of launches this chain completed by ordering alone (their status
+        # words, status.py): the chain's own event waits for them too
+        self._checks: list[Event] | None = None
 
     def _root(self) -> DeviceOp:
         op: DeviceOp = self
@@ -483,7 +488,11 @@ class ChainOp(DeviceOp):
             while i:
                 i -= 1
                 link = links[i]
-                link._first._complete()  # what follows is ordered after it on the stream
+                first = link._first
+                pending = getattr(first, "_done_event", None)  # None: nothing to check
+                if pending is not None and type(first) is LaunchOp:
+                    self._pend(pending)
+                first._complete()  # what follows is ordered after it on the stream
                 fn = link._fn
                 direct = linked_launchers.get(type(fn))
                 # a kernel: launched with the link's site (no walk for the caller)
@@ -495,7 +504,7 @@ class ChainOp(DeviceOp):
                     if exe is not None and nxt.phase is _CREATED:
                         nxt.phase = _ENQUEUED
                         try:
-                            exe.enqueue(nxt._args, nxt._grid, nxt.stream)
+                            nxt._done_event = exe.enqueue(nxt._args, nxt._grid, nxt.stream)
                         except BaseException as err:
                             nxt._fail_start(err)
                             raise
@@ -517,13 +526,21 @@ class ChainOp(DeviceOp):
             raise
         return self._results
 
+    def _pend(self, event: Event) -> None:
+        if self._checks is None:
+            self._checks = []
+        self._checks.append(event)
+
     def _event(self) -> Event:
         op: DeviceOp = self
         while type(op) is ChainOp:
             if op._next is not None:
-                return op._next._event()
+                last = op._next._event()
+                break
             op = op._first  # fn returned values: the last enqueued work is further back
-        return op._event()
+        else:
+            last = op._event()
+        return last if self._checks is None else _AllDone([*self._checks, last])
 
     def _complete(self) -> None:
         if self._next is not None:
@@ -656,6 +673,13 @@ class GraphOp:
         frame = sys._getframe(1)
         return self._checked(self._finish(), frame.f_code, frame.f_lasti, "graph sync")
 
+    def _statuses(self) -> None:
+        """Raises a captured launch's failure from its status word (read after the replays:
+        any failing replay is reported)."""
+        events = _captured_events(self._op)
+        if events:
+            _AllDone(events).wait()
+
     def __await__(self) -> Generator[Any, None, Results]:
         self._live()
         frame = sys._getframe(1)
@@ -690,6 +714,11 @@ class GraphOp:
             self._graph.close()
         self._graph = None
         self._own._move("by .sync()", caller_site())
+        try:
+            self._statuses()
+        except CutileError as err:
+            _attach_results(err, self._results)
+            raise
         return self._results
 
     def _live(self) -> Graph:
@@ -704,3 +733,42 @@ class GraphOp:
 
 for _name in HANDLE_ATTRIBUTES:  # `g.unpartition()`: the graph, not the results of its sync
     setattr(GraphOp, _name, _graph_attribute(_name))
+
+
+class _AllDone(Event):
+    """Several launches' completions: waits for all, then raises the first failure."""
+
+    __slots__ = ("_events",)
+
+    def __init__(self, events: list[Event]) -> None:
+        self._events = events
+
+    def done(self) -> bool:
+        return all(e.done() for e in self._events)
+
+    def wait(self) -> None:
+        first: CutileError | None = None
+        for event in self._events:
+            try:
+                event.wait()
+            except CutileError as err:
+                first = first or err
+        if first is not None:
+            raise first
+
+
+def _captured_events(op: DeviceOp) -> list[Event]:
+    """The completion events a captured op's launches returned when enqueued (status words:
+    normal launches return none)."""
+    out: list[Event] = []
+    while type(op) is ChainOp:
+        out += op._checks or []
+        nxt = op._next
+        if nxt is not None:
+            out += _captured_events(nxt)
+            return out
+        op = op._first
+    event = getattr(op, "_done_event", None)
+    if type(op) is LaunchOp and event is not None:
+        out.append(event)
+    return out

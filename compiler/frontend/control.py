@@ -1,14 +1,21 @@
-"""Control flow: if/elif/else, for over range() or z.tiles(), while, break and continue.
+"""Control flow: if/elif/else, for over range() or z.tiles(), while, break and continue, and
+a kernel's `return` from anywhere in its body.
 
 Variables that flow around a loop or out of an `if` become region arguments and results, and
 must keep one tile type on every path (CT212). Names bound on only some paths become Unbound.
+
+A kernel's `return` ends the tile block. Outside loops it is an IR `return` in the `if` region
+it sits in (Tile IR allows `return` in `if` regions, not in loops: docs/language.md). A loop
+whose body may return carries one more value, a bool flag (`RETURN_FLAG`): the `return` breaks
+out of the loop with the flag set, and right after the loop `if flag: return` (again, one loop
+further out) guards the statements that follow, which become that `if`'s else branch.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
@@ -16,7 +23,7 @@ from ...reader.scan import assigned_names, has_jumps
 from ...reader.source import target_names
 from ..dtypes import BOOL, I32
 from ..ir import Block, Op, Value
-from ..types import ConstType, SlabType, TensorType, TileType, Type, describe
+from ..types import ConstType, PartitionType, SlabType, TensorType, TileType, Type, describe
 from .builder import Arg, natural_dtype
 from .stmts import Statements
 from .values import (
@@ -27,6 +34,7 @@ from .values import (
     Reject,
     SlabParent,
     SlabVal,
+    TupleVal,
     Unbound,
     Unknown,
     const_of,
@@ -34,6 +42,12 @@ from .values import (
 )
 
 SCALAR_I32 = TileType(I32, ())
+I32_MAX = 2**31 - 1
+
+
+# The carried flag of a loop a kernel may return from: a keyword, so no variable has its name.
+RETURN_FLAG = "return"
+FLAG = TileType(BOOL, ())
 
 
 @dataclass
@@ -43,6 +57,8 @@ class LoopCtx:
     span: Span
     iv: Value | None = None  # for-loops lowered as `loop`: continue passes iv + step
     step: Value | None = None
+    args: list[Value] = field(default_factory=list)  # the carried values an iteration starts with
+    safe: bool = True  # `iv + step` cannot pass 2**31 - 1 (else `continue` checks it first)
 
 
 @dataclass
@@ -55,12 +71,39 @@ class Branch:
 
 class ControlFlow(Statements):
     loops: list[LoopCtx]
+    exit_flag: Value | None = None  # set by a loop the kernel may have returned from
 
     def body(self, stmts: Sequence[ast.stmt]) -> None:
-        for stmt in stmts:
+        for i, stmt in enumerate(stmts):
             if self.terminated or self.returned:
                 return  # dead code after break/continue/return never runs
             self.statement(stmt)
+            flag, self.exit_flag = self.exit_flag, None
+            if flag is not None:
+                self._after_returning_loop(flag, stmts[i + 1:], self.span(stmt))
+                return
+
+    def exit_kernel(self, span: Span) -> None:
+        """A kernel's `return`: leave the innermost loop with its flag set, or end the block."""
+        if self.loops:
+            ctx = self.loops[-1]
+            assert RETURN_FLAG in ctx.carried  # loop() saw this return in the loop's body
+            true = self.b.emit1("constant", [], FLAG, span, value=True)
+            values = [true if name == RETURN_FLAG else arg
+                      for name, arg in zip(ctx.carried, ctx.args, strict=True)]
+            # the other carried values are dead once the flag is set: the values this
+            # iteration started with have the right types whatever the body rebound
+            self.b.emit("break", values, [], span)
+        elif len(self.b.blocks) > 1:  # inside an if's region (the body's end needs no op)
+            self.b.emit("return", [], [], span)
+        self.returned = True
+
+    def _after_returning_loop(self, flag: Value, rest: Sequence[ast.stmt], span: Span) -> None:
+        """`if flag: return` with the statements after the loop as its else branch."""
+        if not rest and not self.loops and len(self.b.blocks) == 1:
+            return  # the kernel ends here either way
+        then = self._branch(lambda: self.exit_kernel(span))
+        self.merge(then, self.branch(rest), flag, span)
 
     def statement(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, ast.If):
@@ -77,11 +120,14 @@ class ControlFlow(Statements):
             self.simple(stmt)
 
     def branch(self, stmts: Sequence[ast.stmt]) -> Branch:
+        return self._branch(lambda: self.body(stmts))
+
+    def _branch(self, build: Callable[[], None]) -> Branch:
         saved = (self.env, self.terminated, self.returned)
         self.env, self.terminated, self.returned = dict(saved[0]), False, False
         self.b.blocks.append(Block())
         try:
-            self.body(stmts)
+            build()
         finally:
             block = self.b.blocks.pop()
             result = Branch(self.env, block, self.terminated, self.returned)
@@ -125,11 +171,16 @@ class ControlFlow(Statements):
         specialization (types may differ between its branches); an unknown one (a rejected
         condition) emits nothing and reports nothing more."""
         dynamic = isinstance(cond, Value) and not cond.is_const
-        live = [br for br in (then, other) if not br.terminated]
-        self.terminated = not live
-        if dynamic and len(live) == 2 and then.returned != other.returned:
-            self.record(Reject(_early_return(span)))
-        self.returned = bool(live) and all(br.returned for br in live)
+        if self.is_kernel:  # a kernel's return ends the block: that branch joins nothing
+            live = [br for br in (then, other) if not (br.terminated or br.returned)]
+            self.returned = not live and (then.returned or other.returned)
+            self.terminated = not live and not self.returned
+        else:  # a helper's return gives its value: the merge joins it (`__return__`)
+            live = [br for br in (then, other) if not br.terminated]
+            self.terminated = not live
+            if dynamic and len(live) == 2 and then.returned != other.returned:
+                self.record(Reject(_early_return(span)))
+            self.returned = bool(live) and all(br.returned for br in live)
         results: list[tuple[str, list[Value]]] = []
         for name in _changed(self.env, [br.env for br in live]):
             joined = self._join(name, [br.env.get(name) for br in live], cond)
@@ -173,7 +224,11 @@ class ControlFlow(Statements):
             self.record(err)
             return UNKNOWN
         if tiles is None:
-            return UNKNOWN
+            only = values[0]
+            if len(values) == 1 and only is not None and _static(only):
+                return only  # the only path on: a compile-time object needs no result
+            # a partition, slab or tuple cannot be an if's result: CT111 where it is used
+            return Unbound("inside an if (only tiles and numbers flow out of a branch)")
         if len({t.type for t in tiles}) > 1:
             if dynamic:
                 first = tiles[0]
@@ -233,9 +288,37 @@ class ControlFlow(Statements):
         if isinstance(step_const, int) and step_const <= 0:
             self.b.fail(msg.BAD_OPERAND, step_arg.span, op="range()",
                         what="a step below 1 in kernels")
-        lb, ub, step = (self.b.scalar_int(a, "a range() bound") for a in (args[0], args[1],
-                                                                            step_arg))
+        lb, ub, step = (self._range_bound(a) for a in (args[0], args[1], step_arg))
+        if self._known_int(step) is None:
+            # a step that arrives at run time: below 1 the launch fails with CT411 (the GPU
+            # then runs the loop 0 times: ub becomes lb) instead of looping forever
+            ub = self.b.emit1("range_check", [lb, ub, step], SCALAR_I32, self.span(it))
         return lb, ub, step, None
+
+    def _range_bound(self, arg: Arg) -> Value:
+        """A range() argument as an i32 scalar: the loop variable is i32, so wider integers
+        must be converted explicitly (a silent truncation could change the trip count)."""
+        v = self.b.scalar_int(arg, "a range() bound")
+        t = v.type
+        assert isinstance(t, TileType)
+        if t.dtype == I32:
+            return v
+        if t.dtype.bits >= 32:
+            self.b.fail(msg.BAD_OPERAND, arg.span, op="range()",
+                        what=f"a bound of dtype {t.dtype} (the loop variable is i32: "
+                             f"convert it with .astype(i32) where it fits)")
+        return self.b.emit1("astype", [v], SCALAR_I32, arg.span, dtype=I32)
+
+    def _known_int(self, v: Value) -> int | None:
+        """The value of an integer scalar that is a compile-time constant, else None."""
+        r = self.b.ranges.get(v)
+        return r.lo if r is not None and r.anchor is None and r.lo == r.hi else None
+
+    def _steps_safely(self, ub: Value, step: Value) -> bool:
+        """Whether `i + step` stays within i32 for every i below `ub` (else each iteration
+        checks it before stepping: Python's range has no last-plus-step)."""
+        s, u = self._known_int(step), self._known_int(ub)
+        return s == 1 or (s is not None and u is not None and u <= I32_MAX - s + 1)
 
     def tiles_header(self, it: ast.Call) -> tuple[Value, Value, Value, str | None]:
         """Linear tile numbers from this block's linear id, stepping by the block count
@@ -259,13 +342,19 @@ class ControlFlow(Statements):
         if target is not None:
             names = [n for n in names if n not in _target_list(target)]
         carried, inits = self._carried(names, span)
-        for_form = header is not None and test is None and not has_jumps(body)
+        returns = self.is_kernel and _returns_within(body)
+        if returns:  # Tile IR's `for` cannot be left early: such a loop is a `loop`
+            carried.append(RETURN_FLAG)
+            inits.append(self.b.emit1("constant", [], FLAG, span, value=False))
+        for_form = header is not None and test is None and not has_jumps(body) and not returns
         block = Block()
         iv = Value(SCALAR_I32, span) if header is not None else None
         args = [Value(v.type, v.span, name) for name, v in zip(carried, inits, strict=True)]
         block.args = ([iv] if iv is not None else []) + args
         ctx = LoopCtx(carried, [v.type for v in inits], span, iv,
-                      header[2] if header is not None and not for_form else None)
+                      header[2] if header is not None and not for_form else None, args,
+                      header is None or header[3] is not None or
+                      self._steps_safely(header[1], header[2]))
         saved = (self.env, self.terminated, self.returned)
         self.env = dict(self.env)
         self.env.update(zip(carried, args, strict=True))
@@ -343,9 +432,11 @@ class ControlFlow(Statements):
             self.env[target.id] = UNKNOWN
         self.env[owner] = SlabParent("inside its tiles loop", target.id)
 
-    def _exit_unless(self, cond: Value, ctx: LoopCtx) -> None:
+    def _exit_unless(self, cond: Value, ctx: LoopCtx, values: list[Value] | None = None
+                     ) -> None:
         stay = Block(ops=[Op("yield", [], [], ctx.span)])
-        leave = Block(ops=[Op("break", self._current(ctx), [], ctx.span)])
+        leave = Block(ops=[Op("break", self._current(ctx) if values is None else values, [],
+                              ctx.span)])
         self.b.emit("if", [cond], [], ctx.span, regions=[stay, leave])
 
     def _current(self, ctx: LoopCtx) -> list[Value]:
@@ -372,6 +463,10 @@ class ControlFlow(Statements):
     def _continue(self, ctx: LoopCtx, span: Span) -> None:
         values = self._check_types(ctx, span)
         if ctx.iv is not None and ctx.step is not None:
+            if not ctx.safe:  # range() ends after a last value whose next would wrap
+                top = self.b.emit1("constant", [], SCALAR_I32, span, value=I32_MAX)
+                room = self.b.emit1("sub", [top, ctx.step], SCALAR_I32, span)
+                self._exit_unless(self.b.emit1("le", [ctx.iv, room], FLAG, span), ctx, values)
             nxt = self.b.emit1("add", [ctx.iv, ctx.step], SCALAR_I32, span)
             values = [nxt, *values]
         self.b.emit("continue", values, [], span)
@@ -418,7 +513,10 @@ class ControlFlow(Statements):
             op = self.b.emit("loop", [*start, *inits], types, span, regions=[block])
         for name, result in zip(carried, op.results, strict=True):
             result.name = name
-            self.env[name] = result
+            if name == RETURN_FLAG:
+                self.exit_flag = result  # body() guards what follows the loop with it
+            else:
+                self.env[name] = result
 
     def span_end(self, body: Sequence[ast.stmt], fallback: Span) -> Span:
         return self.span(body[-1]) if body else fallback
@@ -426,6 +524,28 @@ class ControlFlow(Statements):
 
 COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.TryStar, ast.With,
             ast.AsyncWith, ast.AsyncFor, ast.Match)
+
+
+def _static(v: Binding | None) -> bool:
+    """A value with no run-time part (a tensor, a partition, a constant, a tuple of them)."""
+    if isinstance(v, TupleVal):
+        return all(_static(item) for item in v.items)
+    return isinstance(v, Value) and not isinstance(v, SlabVal) and (
+        v.is_const or isinstance(v.type, (TensorType, PartitionType)))
+
+
+def _returns_within(body: Sequence[ast.stmt]) -> bool:
+    """Whether a `return` occurs in these statements, inner loops included (its flag passes
+    through every loop between the return and the kernel's body)."""
+    for stmt in body:
+        if isinstance(stmt, ast.Return):
+            return True
+        if isinstance(stmt, COMPOUND):
+            continue  # rejected, or a nested scope: not this kernel's return
+        if isinstance(stmt, (ast.If, ast.For, ast.While)) and (
+                _returns_within(stmt.body) or _returns_within(stmt.orelse)):
+            return True
+    return False
 
 
 def _target_list(target: ast.expr) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
 from ...reader.source import target_names
 from ..ir import Value
 from ..types import SlabType, TileType
@@ -50,6 +51,10 @@ class Statements(Expressions):
             return
         if isinstance(stmt, ast.Return):
             self.returned = True  # a rejected return: the helper's result is unknown
+
+    def exit_kernel(self, span: Span) -> None:
+        """A kernel's `return` (control.py: it may sit in a branch or a loop)."""
+        raise NotImplementedError
 
     def _poison(self, names: list[str]) -> None:
         for n in names:
@@ -117,7 +122,7 @@ class Statements(Expressions):
             if node.value is not None and not (isinstance(node.value, ast.Constant) and
                                                node.value.value is None):
                 self.b.fail(msg.KERNEL_RETURNS_VALUE, span)
-            self.returned = True
+            self.exit_kernel(span)
             return
         value = self.expr(node.value) if node.value is not None else const_value(
             span, None, "none")

@@ -5,8 +5,9 @@ static, then each stride that is not static (in elements, i32). Extents are stat
 signature fixes them (an int or a Const name; Mut slabs never, their tensor is the whole output);
 strides are static when the tensor is contiguous and the extents after them are static (so a
 contiguous tensor's unit inner stride always is). A scalar passes its value as a rank-0 tile.
-Consts pass nothing: they are baked into the code. `EntrySlot` tells the launcher what to write
-into each parameter (it matches the runtime's `Slot`).
+Consts pass nothing: they are baked into the code. A kernel with a run-time range() step gets
+one more parameter, last: a pointer to the launch's status word (`loops.py`). `EntrySlot` tells
+the launcher what to write into each parameter (it matches the runtime's `Slot`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Literal
 
 from ..bytecode import Builder, Value
 from ..bytecode.attrs import Bounded, DivBy
-from ..bytecode.types import PtrType, TensorViewType
+from ..bytecode.types import PtrType, Scalar, TensorViewType
 from ..bytecode.types import TileType as BcTile
 from ..bytecode.types import Type as BcType
 from ..dtypes import DType
@@ -26,7 +27,7 @@ from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import TensorType, TileType
 from .types import I32_TILE, LowerError, scalar
 
-Field = Literal["ptr", "shape", "stride", "value"]
+Field = Literal["ptr", "shape", "stride", "value", "status"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class EntryABI:
     slots: list[EntrySlot]
     tensors: dict[int, TensorArg]  # by parameter index
     scalars: dict[int, int]  # parameter index -> entry argument index
+    status: int | None = None  # entry argument index of the launch's status word (loops.py)
 
 
 def _facts(spec: Specialization, i: int) -> tuple[TensorFacts | None, MutFacts | None]:
@@ -110,6 +112,11 @@ def entry_abi(kernel: KernelIR, spec: Specialization) -> EntryABI:
             abi.scalars[i] = len(abi.types)
             abi.types.append(BcTile(scalar(t.dtype)))
             abi.slots.append(EntrySlot(i, "value", 0, t.dtype.name))
+    if any(op.name == "range_check" for op in kernel.walk()):
+        # last: a pointer to this launch's status word (an i64 the runtime zeroes and reads)
+        abi.status = len(abi.types)
+        abi.types.append(BcTile(PtrType(Scalar.I64)))
+        abi.slots.append(EntrySlot(len(kernel.params), "status", 0, "u64"))
     return abi
 
 

@@ -25,7 +25,7 @@ from ..ir import Value as IrValue
 from ..kernel_options import merged
 from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
-from . import arith, gathers
+from . import arith, gathers, loops
 from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views
 from .atomics import lower_acc
 from .contract import plan
@@ -52,6 +52,10 @@ class Lowered:
 @dataclass
 class _Loop:
     keys: list[int]
+    restart: list[Value]  # what a `continue` that never runs passes (the iteration's own args)
+    # a `for` lowered as a `loop` (loops.py): its induction variable and step, which each
+    # `continue` advances after checking that it stays within i32
+    induction: tuple[Value, Value] | None = None
 
 
 @dataclass
@@ -105,6 +109,9 @@ class _Lowerer:
         self.ranges = Ranges(kernel)  # compile-time index ranges (gathers' bounds checks)
         self.scope = _Scope()
         self.contract = plan(kernel.body)
+        self.range_check_numbers = {op: i for i, op in enumerate(loops.range_checks(kernel))}
+        self.status: Value | None = (None if self.abi.status is None
+                                     else self.fn.params[self.abi.status])
 
     # -- driver --------------------------------------------------------------------------
     def run(self) -> Lowered:
@@ -481,18 +488,56 @@ class _Lowerer:
         self.scope = scope
         with self.b.at(bc):
             self._block(block)
+            if block.terminator is None:
+                self._unreachable_end()
         self.tok, self.scope = saved_tok, saved_scope
 
+    def _unreachable_end(self) -> None:
+        """A region whose last op is an `if` every branch of which leaves it (break, continue,
+        return) still needs a terminator of its own; it never runs, so any valid one will do."""
+        loop = self.scope.loop
+        if loop is None:
+            self.b.op("return", [], [])
+        else:
+            self.b.op("continue", [], loop.restart)
+
     def _for(self, op: Op) -> None:
+        """A `for` in the form that cannot loop forever (loops.py)."""
+        form = loops.for_form(self, op)
+        if form == "loop":
+            self._for_as_loop(op)
+            return
         keys = self._keys(op)
         lb, ub, step, *inits = [self.v(x) for x in op.operands]
+        flags = {}
+        if form == "unsigned":
+            ub = loops.unsigned_bound(self, op.operands[1])
+            flags["unsigned_cmp"] = True
         body = op.regions[0]
         res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
         iv_t = tile_type(body.args[0].type)
         carried = [tile_type(a.type) for a in body.args[1:]] + [TOKEN] * len(keys)
         bc = self.b.op("for", res_t, lb, ub, step, [*inits, *(self._token(k) for k in keys)],
-                       regions=[[iv_t, *carried]])
-        self._region(body, bc.regions[0], body.args, keys, _Scope([], _Loop(keys)))
+                       regions=[[iv_t, *carried]], **flags)
+        region = bc.regions[0]
+        self._region(body, region, body.args, keys, _Scope([], _Loop(keys, region.args[1:])))
+        self._finish(op, bc.results, keys)
+
+    def _for_as_loop(self, op: Op) -> None:
+        """A `for` whose `iv + step` could wrap: a `loop` carrying iv that stops at ub, and
+        before stepping past 2**31 - 1."""
+        keys = self._keys(op)
+        lb, ub, step, *inits = [self.v(x) for x in op.operands]
+        body = op.regions[0]
+        res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
+        args_t = [tile_type(a.type) for a in body.args] + [TOKEN] * len(keys)
+        bc = self.b.op("loop", res_t, [lb, *inits, *(self._token(k) for k in keys)],
+                       regions=[args_t])
+        region = bc.regions[0]
+        with self.b.at(region):
+            loops.enter_checked(self.b, region.args[0], ub, region.args[1:])
+        loop = _Loop(keys, region.args, (region.args[0], step))
+        self._region(body, region, body.args, keys, _Scope([], loop))
         self._finish(op, bc.results, keys)
 
     def _loop(self, op: Op) -> None:
@@ -502,7 +547,8 @@ class _Lowerer:
         args_t = [tile_type(a.type) for a in body.args] + [TOKEN] * len(keys)
         inits = [self.v(x) for x in op.operands] + [self._token(k) for k in keys]
         bc = self.b.op("loop", res_t, inits, regions=[args_t])
-        self._region(body, bc.regions[0], body.args, keys, _Scope([], _Loop(keys)))
+        region = bc.regions[0]
+        self._region(body, region, body.args, keys, _Scope([], _Loop(keys, region.args)))
         self._finish(op, bc.results, keys)
 
     def _if(self, op: Op) -> None:
@@ -521,13 +567,22 @@ class _Lowerer:
 
     def _terminator(self, op: Op) -> None:
         values = [self.v(x) for x in op.operands]
+        if op.name == "return":  # a kernel's return: the frontend keeps it out of loops
+            if self.scope.loop is not None:
+                raise LowerError("'return' inside a loop (Tile IR has no early exit there)")
+            self.b.op("return", [], [])
+            return
         if op.name == "yield":
             keys = self.scope.if_keys
         else:
             if self.scope.loop is None:
                 raise LowerError(f"'{op.name}' outside a loop")
             keys = self.scope.loop.keys
-        self.b.op(op.name, [], values + [self._token(k) for k in keys])
+        values += [self._token(k) for k in keys]
+        induction = self.scope.loop.induction if self.scope.loop is not None else None
+        if op.name == "continue" and induction is not None:
+            values = [loops.step_checked(self.b, *induction, values), *values]
+        self.b.op(op.name, [], values)
 
     # -- one op ------------------------------------------------------------------------------
     def _op(self, op: Op) -> None:
@@ -671,4 +726,6 @@ _HANDLERS: dict[str, Handler] = {
     "yield": _Lowerer._terminator,
     "continue": _Lowerer._terminator,
     "break": _Lowerer._terminator,
+    "return": _Lowerer._terminator,
+    "range_check": loops.lower_range_check,
 }

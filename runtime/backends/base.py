@@ -105,7 +105,11 @@ class Executable(ABC):
     """One specialization of one kernel, ready to enqueue (argument packing prepared once)."""
 
     @abstractmethod
-    def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None: ...
+    def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int
+                ) -> Event | None:
+        """Enqueues one launch. Returns None, or the event whose `wait()` completes the
+        launch and raises what it reported (a status word: status.py): waiting for the
+        launch must then go through that event."""
 
 
 class Backend(ABC):

@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...compiler.compile import Compiled, compile_kernel
+from ...compiler.lower.loops import range_checks
 from ...compiler.specialization import Specialization
+from ...compiler.unit import kernel_unit, specialized_ir
 from .pack import Packer
+from .status import StatusExecutable
 
 if TYPE_CHECKING:
     from .base import KernelSource
@@ -19,9 +22,15 @@ def compile_for(backend: CudaBackend, kernel: KernelSource, spec: Specialization
     return compile_kernel(kernel.module(), kernel.__name__, spec, backend.arch, tileir=False)
 
 
-def load_kernel(backend: CudaBackend, kernel: KernelSource, spec: Specialization) -> CudaExecutable:
+def load_kernel(backend: CudaBackend, kernel: KernelSource, spec: Specialization
+                ) -> CudaExecutable | StatusExecutable:
     """Compiled, loaded and wrapped by the backend (`backend.executable`: this module does not
-    import cuda.py, which imports it lazily)."""
+    import cuda.py, which imports it lazily). A kernel with run-time range() steps passes a
+    status word to each launch (status.py)."""
     compiled = compile_for(backend, kernel, spec)
     function = backend.function(compiled.key.digest(), compiled.cubin, compiled.entry)
-    return backend.executable(function, Packer(compiled.slots))
+    exe = backend.executable(function, Packer(compiled.slots))
+    if not any(slot.field == "status" for slot in compiled.slots):
+        return exe
+    ir = specialized_ir(kernel_unit(kernel.module(), kernel.__name__), spec)
+    return StatusExecutable(exe, backend, kernel.__name__, [op.span for op in range_checks(ir)])

@@ -45,6 +45,8 @@ def _value_source(slot: EntrySlot, encoders: dict[str, Callable[[Any], Any]]) ->
         return f"t{i}._shape[{axis}]"
     if slot.field == "stride":
         return f"t{i}._strides[{axis}]"
+    if slot.field == "status":  # the address of the launch's status word (status.py)
+        return f"a[{i}]"
     name = f"enc_{slot.ctype}"
     encoders[name] = _scalar_encoder(slot.ctype)
     return f"{name}(a[{i}])"

@@ -1,12 +1,14 @@
 """Running a specialized kernel's typed IR with NumPy, one tile block after another.
 
 Control flow follows the IR's structured regions: `for` (lb, ub, step, inits; body ends in
-`continue`), `loop` (inits; exits by `break`), `if` (two regions ending in `yield`, `break` or
-`continue`). Blocks run in row-major order of the grid; within a block, ops run in program order,
-which is the order Tile IR's memory tokens impose.
+`continue`), `loop` (inits; exits by `break`), `if` (two regions ending in `yield`, `break`,
+`continue` or `return`: a kernel's return ends its block, outside loops only). Blocks run in
+row-major order of the grid; within a block, ops run in program order, which is the order Tile
+IR's memory tokens impose.
 
 Limits (CT412/CT411, see docs/runtime.md): a loop step below 1 is an error when the loop starts
-(the frontend rejects a constant one); a launch runs at most CUTILE_INTERPRETER_MAX_ITERATIONS
+(`range_check`; the frontend rejects a constant one, and the GPU reports the same error when
+the launch completes); a launch runs at most CUTILE_INTERPRETER_MAX_ITERATIONS
 steps (default 2**24): each block is one, each loop iteration one, a `for` loop's counted when
 it starts (its trip count is known then) and a `while` loop's per iteration, so a huge grid or
 trip count fails at once instead of seeming to hang; a tile that cannot fit in the host's memory
@@ -158,6 +160,8 @@ def _run(block: IRBlock, env: dict[int, Any], blk: Block) -> Signal:
             results = _for(op, args, env, blk)
         elif name == "loop":
             results = _loop(op, args, env, blk)
+        elif name == "range_check":
+            results = [_range_check(op, args)]
         else:
             results = run_op(op, args, blk)
         for value, result in zip(op.results, results, strict=True):
@@ -174,11 +178,21 @@ def _if(regions: list[IRBlock], args: list[Any], env: dict[int, Any], blk: Block
     return [], signal  # break / continue of the enclosing loop
 
 
+def _range_check(op: Op, args: list[Any]) -> Any:
+    """A range() step that arrived at run time must be at least 1 (the GPU checks the same:
+    compiler/lower/loops.py); the loop's upper bound passes through."""
+    _, ub, step = args
+    if int(step) < 1:
+        budget: _Budget = _local.budget
+        raise _error(msg.LOOP_STEP, op.span, step=int(step), kernel=budget.kernel)
+    return ub
+
+
 def _for(op: Op, args: list[Any], env: dict[int, Any], blk: Block) -> list[Any]:
     body = op.regions[0]
     lb, ub, step, *carried = args
     i, end, inc = int(lb), int(ub), int(step)
-    if inc < 1:
+    if inc < 1:  # range_check comes first for run-time steps; a tiles loop's is >= 1
         budget: _Budget = _local.budget
         raise _error(msg.LOOP_STEP, op.span, step=inc, kernel=budget.kernel)
     trips = max(0, -(-(end - i) // inc))

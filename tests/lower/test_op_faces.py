@@ -25,7 +25,7 @@ from cutile.compiler.ops.defs import IR_OPS
 from cutile.compiler.ops.registry import REQUIRED
 from cutile.runtime.interpreter.ops import OPS as RUNTIME_OPS
 
-CONTROL = {"for", "loop", "if", "yield", "continue", "break", "return"}
+CONTROL = {"for", "loop", "if", "yield", "continue", "break", "return", "range_check"}
 
 
 def _script() -> ModuleType:

@@ -116,7 +116,8 @@ class FakeDriver:
 
         def load_kernel(backend: Any, kernel: Any, spec: Any) -> Any:
             exe = real_load(backend, kernel, spec)
-            fake.slots[exe._function] = fake.compiled[-1].slots
+            loaded = getattr(exe, "_inner", exe)  # a StatusExecutable wraps the loaded one
+            fake.slots[loaded._function] = fake.compiled[-1].slots
             return exe
 
         monkeypatch.setattr(cuda_kernels, "compile_for", compile_for)

@@ -1,0 +1,148 @@
+"""Range loops that always finish: the step check of `range_check` and the form of each `for`.
+
+Tile IR's `for` counts `iv = lb, lb + step, ...` while `iv < ub` and wraps `iv + step` around
+at 2**31, so a step below 1 or a last value within `step` of 2**31 - 1 would loop forever. The
+kernel language has Python's `range` semantics instead (docs/language.md):
+
+- A step that arrives at run time passes through `range_check` (frontend/control.py). Below 1
+  the loop's upper bound becomes its lower bound, so the loop runs 0 times, and the failure goes
+  into this launch's status word: one i64 behind the entry's last parameter (a pointer the
+  runtime passes, runtime/backends/status.py), `(step << 32) | (check number + 1)`, written by a
+  masked atomic exchange so racing blocks write whole words. The runtime reads it when the
+  launch completes and raises CT411 with the interpreter's message. Kernels without run-time
+  steps get no status parameter.
+- A `for` whose `iv + step` cannot pass 2**31 - 1 (step 1, or a constant step with an upper
+  bound known to be small enough) stays a plain `for`. Otherwise, when `lb >= 0` is known, it
+  compares unsigned with `ub` raised to at least 0: `iv + step` then stays below 2**32, and a
+  value past 2**31 - 1 ends the loop as Python's range would. Otherwise the `for` becomes a
+  `loop` that checks `iv < ub` at the top and `iv <= 2**31 - 1 - step` before stepping.
+
+(Loops with break/continue/return are `loop`s already; the frontend adds the same check before
+their step.) `for zt in z.tiles()` loops stay plain: they start at the block id and step by the
+block count, which needs fewer than 2**31 - blocks tiles (docs/runtime.md says so).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..bytecode.attrs import AtomicMode, CmpPredicate, MemoryOrdering, MemoryScope, Signedness
+from ..bytecode.types import TOKEN, Scalar
+from ..bytecode.types import TileType as BcTile
+from ..ir import KernelIR, Op, walk
+from ..ir import Value as IrValue
+from .types import I32_TILE
+
+if TYPE_CHECKING:
+    from ..bytecode import Builder, Value
+    from .emit import _Lowerer
+
+I32_MAX = 2**31 - 1
+I1 = BcTile(Scalar.I1)
+I64 = BcTile(Scalar.I64)
+SIGNED = Signedness.SIGNED
+
+# Ops whose i32 results are never negative (ids, counts, extents), for the unsigned form.
+_NON_NEGATIVE = frozenset({"block_id", "num_blocks", "tile_index", "tile_coords", "tile_count",
+                           "tiles_start_step", "num_tiles", "slab_extent"})
+
+
+def range_checks(kernel: KernelIR) -> list[Op]:
+    """The kernel's `range_check` ops, numbered in this order in the status word (the runtime
+    walks the specialized IR the same way to find each one's span)."""
+    return [op for op in walk(kernel.body) if op.name == "range_check"]
+
+
+def lower_range_check(L: _Lowerer, op: Op) -> None:
+    """`ub` when `step >= 1`; else `lb` (0 iterations) and the status word records it."""
+    lb, ub, step = (L.v(x) for x in op.operands)
+    b = L.b
+    ok = _cmp(b, step, b.constant(1, I32_TILE), CmpPredicate.GE)
+    L.vals[op.result] = b.emit("select", [I32_TILE], ok, ub, lb)
+    status = L.status
+    if status is None:
+        return
+    failed = b.emit("xori", [I1], ok, b.constant(True, I1))
+    number = L.range_check_numbers[op] + 1
+    word = b.emit("shli", [I64], b.emit("exti", [I64], step, signedness=SIGNED),
+                  b.constant(32, I64))
+    word = b.emit("ori", [I64], word, b.constant(number, I64))
+    b.op("atomic_rmw_tko", [I64, TOKEN], status, word, failed, L.entry_token,
+         memory_ordering=MemoryOrdering.RELAXED, memory_scope=MemoryScope.DEVICE,
+         mode=AtomicMode.XCHG)
+
+
+def for_form(L: _Lowerer, op: Op) -> str:
+    """"plain", "unsigned" or "loop" for an IR `for` (see the module docstring)."""
+    lb, ub, step = op.operands[:3]
+    made = L.ranges.defs.get(id(step))
+    if made is not None and made.name == "tiles_start_step":
+        return "plain"  # `z.tiles()`: steps by the block count (docs/runtime.md)
+    s = L.ranges.of(step)
+    if s is not None and s[0] >= 1:
+        u = L.ranges.of(ub)
+        if s[1] == 1 or (u is not None and u[1] <= I32_MAX - s[1] + 1):
+            return "plain"
+    if _at_least_zero(L, lb):
+        return "unsigned"
+    return "loop"
+
+
+def unsigned_bound(L: _Lowerer, ub: IrValue) -> Value:
+    """`ub` for an unsigned comparison: a negative one (no iterations) becomes 0."""
+    v = L.v(ub)
+    if _at_least_zero(L, ub):
+        return v
+    return L.b.emit("maxi", [I32_TILE], v, L.b.constant(0, I32_TILE), signedness=SIGNED)
+
+
+def enter_checked(b: Builder, iv: Value, ub: Value, leave: list[Value]) -> None:
+    """The top of a `for` turned into a `loop`: break (passing `leave`) unless iv < ub."""
+    _exit_unless(b, _cmp(b, iv, ub, CmpPredicate.LT), leave)
+
+
+def step_checked(b: Builder, iv: Value, step: Value, leave: list[Value]) -> Value:
+    """Before stepping: break (passing `leave`) if `iv + step` would pass 2**31 - 1; returns
+    `iv + step`."""
+    room = b.emit("subi", [I32_TILE], b.constant(I32_MAX, I32_TILE), step)
+    _exit_unless(b, _cmp(b, iv, room, CmpPredicate.LE), leave)
+    return b.emit("addi", [I32_TILE], iv, step)
+
+
+def _exit_unless(b: Builder, cond: Value, leave: list[Value]) -> None:
+    branch = b.op("if", [], cond, regions=[[], []])
+    with b.at(branch.regions[0]):
+        b.op("yield", [], [])
+    with b.at(branch.regions[1]):
+        b.op("break", [], leave)
+
+
+def _cmp(b: Builder, x: Value, y: Value, pred: CmpPredicate) -> Value:
+    return b.emit("cmpi", [I1], x, y, comparison_predicate=pred, signedness=SIGNED)
+
+
+def _at_least_zero(L: _Lowerer, v: IrValue, depth: int = 0) -> bool:
+    """Whether `v` is never negative: a known range, an id or count, `a % c` (c > 0), `a // c`
+    and min/max of such values (a few levels deep; anything else is not known)."""
+    r = L.ranges.of(v)
+    if r is not None:
+        return r[0] >= 0
+    op = L.ranges.defs.get(id(v))
+    if op is None or depth > 4:
+        return False
+    if op.name in _NON_NEGATIVE:
+        return True
+    if op.name in ("mod", "floordiv") and len(op.operands) == 2:
+        c = L.ranges.of(op.operands[1])
+        if c is None or c[0] < 1:
+            return False
+        return op.name == "mod" or _at_least_zero(L, op.operands[0], depth + 1)
+    if op.name == "minimum":
+        return all(_at_least_zero(L, x, depth + 1) for x in op.operands)
+    if op.name == "maximum":
+        return any(_at_least_zero(L, x, depth + 1) for x in op.operands)
+    if op.name == "astype" and op.operands and op.attrs.get("dtype") is not None:
+        src = op.operands[0].type
+        dt = getattr(src, "dtype", None)
+        return dt is not None and dt.kind == "uint" and dt.bits < 32
+    return False

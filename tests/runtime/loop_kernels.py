@@ -1,0 +1,65 @@
+"""Range loops at the edges (issue 26): run-time steps below 1, and loop variables whose next
+step would pass 2**31 - 1. Shared by the interpreter tests, the fake-driver tests of the status
+word and their GPU twins (tests/runtime/test_loop_steps.py)."""
+
+import cutile as ct
+from cutile import Mut, Tensor, i32
+
+
+@ct.kernel
+def walk(z: Mut[Tensor[i32, (4,)]], lo: i32, hi: i32, step: i32) -> None:
+    """[iterations, first value, last value, 7] of range(lo, hi, step) (a plain `for`)."""
+    n = ct.zeros((), i32)
+    first = ct.zeros((), i32)
+    last = ct.zeros((), i32)
+    for i in range(lo, hi, step):
+        first = ct.where(n == 0, i, first)
+        last = i
+        n = n + 1
+    _summary(z, n, first, last)
+
+
+@ct.kernel
+def walk_skipping(z: Mut[Tensor[i32, (4,)]], lo: i32, hi: i32, step: i32, skip: i32) -> None:
+    """`walk` with a `continue` (the loop form: the step is checked before each step); the
+    value `skip` is not counted."""
+    n = ct.zeros((), i32)
+    first = ct.zeros((), i32)
+    last = ct.zeros((), i32)
+    for i in range(lo, hi, step):
+        if i == skip:
+            continue
+        first = ct.where(n == 0, i, first)
+        last = i
+        n = n + 1
+    _summary(z, n, first, last)
+
+
+@ct.kernel
+def walk_by_3(z: Mut[Tensor[i32, (4,)]], lo: i32, hi: i32) -> None:
+    """A constant step above 1 with run-time bounds: no status word, the step is checked."""
+    n = ct.zeros((), i32)
+    first = ct.zeros((), i32)
+    last = ct.zeros((), i32)
+    for i in range(lo, hi, 3):
+        first = ct.where(n == 0, i, first)
+        last = i
+        n = n + 1
+    _summary(z, n, first, last)
+
+
+@ct.kernel
+def two_loops(z: Mut[Tensor[i32, (4,)]], a: i32, b: i32) -> None:
+    """Two run-time steps: a failure names the loop it happened in."""
+    n = ct.zeros((), i32)
+    for _ in range(0, 4, a):
+        n = n + 1
+    for _ in range(0, 4, b):
+        n = n + 10
+    _summary(z, n, n, n)
+
+
+@ct.function
+def _summary(z, n, first, last):  # type: ignore[no-untyped-def]
+    slot = ct.arange(4, i32)
+    z.store(ct.where(slot == 0, n, ct.where(slot == 1, first, ct.where(slot == 2, last, 7))))
