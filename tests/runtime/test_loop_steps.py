@@ -30,9 +30,12 @@ def _out() -> Any:
 
 
 def _summary(lo: int, hi: int, step: int, skip: int | None = None) -> list[int]:
-    r = [i for i in range(lo, hi, step) if i != skip]
-    n = (len(r) + 2**31) % 2**32 - 2**31  # the i32 counter wraps
-    return [n, r[0] if r else 0, r[-1] if r else 0, 7]
+    r = range(lo, hi, step)  # never a list: the whole i32 range has 2**32 - 1 values
+    kept = [i for i in (r[:2] if len(r) else []) if i != skip]  # the first one or two, skip gone
+    last = [i for i in (r[-2:] if len(r) else []) if i != skip]
+    count = len(r) - (1 if skip is not None and skip in r else 0)
+    n = (count + 2**31) % 2**32 - 2**31  # the i32 counter wraps
+    return [n, kept[0] if kept else 0, last[-1] if last else 0, 7]
 
 
 def _interpreter_error(kernel: Any, *args: Any) -> ct.CutileError:
