@@ -311,6 +311,6 @@ def _fold_int(ctx: Ctx, st: State, expr: ast.BinOp | ast.UnaryOp) -> Value | Non
     if isinstance(expr.op, (ast.FloorDiv, ast.Mod)) and right.value == 0:
         return UNKNOWN
     if isinstance(expr.op, (ast.Pow, ast.LShift)) and not (
-            0 <= right.value and abs(left.value).bit_length() * max(right.value, 1) <= 2**16):
+            right.value >= 0 and abs(left.value).bit_length() * max(right.value, 1) <= 2**16):
         return UNKNOWN  # a negative power is a float; keep the ints small
     return IntVal(fn(left.value, right.value))

@@ -7,8 +7,6 @@ The CUDA backend runs here on the fake driver of fake_cuda.py (its packer and bi
 only the driver is not), and on a real GPU under `pytest -m gpu`.
 """
 
-from __future__ import annotations
-
 import math
 import struct
 from collections.abc import Iterator
@@ -24,7 +22,7 @@ from cutile.runtime import context, floats
 from cutile.runtime.interpreter.numeric import fit
 
 pytest.importorskip("cuda.bindings")
-from fake_cuda import FakeDriver  # noqa: E402
+from fake_cuda import FakeDriver
 
 
 @ct.kernel
@@ -88,10 +86,12 @@ def host(request: pytest.FixtureRequest) -> Iterator[FakeDriver | None]:
 
 
 def _code(fn: Any) -> tuple[str, int]:
-    """The code and line of the CutileError `fn` raises (any other exception fails)."""
+    """The code and line of the CutileError `fn` raises (any other exception fails); the error
+    points at this file (the user's code), not into cutile."""
     with pytest.raises(ct.CutileError) as err:
         fn()
     d = err.value.diagnostics[0]
+    assert d.span.path.endswith("test_host_values.py"), d
     return d.code, d.span.line
 
 
@@ -104,8 +104,8 @@ BAD_GRIDS: list[Any] = [(0,), 0, -1, (2, -3), (1, 2, 3, 4), (), 1.5, (2, 1.5), T
 @pytest.mark.parametrize("grid", BAD_GRIDS, ids=repr)
 def test_bad_grids_are_ct406_on_every_backend(host: FakeDriver | None, grid: Any) -> None:
     x = ct.ones((64,), f32)
-    code, line = _code(lambda: acc_rows(ct.zeros((64,), f32), x, grid=grid))
-    assert code == "CT406"
+    launch = lambda: acc_rows(ct.zeros((64,), f32), x, grid=grid)  # noqa: E731
+    assert _code(launch) == ("CT406", launch.__code__.co_firstlineno)  # at the launch
 
 
 @pytest.mark.parametrize(("grid", "launched"), [
