@@ -273,6 +273,16 @@ def k(z: Acc[Tensor[f32, (128,)], "add"]) -> None:
 def k(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
     z.store(x.load_tile((128,), 0, latency=12))  # E: CT217
 """),
+    _c("CT218", "tile-too-large", "A tile with more elements than Tile IR allows",
+       """A tile holds at most 2**24 (16,777,216) elements: tileiras refuses larger ones, so the
+       interpreter does too. A tile shape that comes from a Const (a partition's tile shape, a
+       keyword) is checked when the kernel is specialized, before it compiles or runs. Walk a
+       large slab with indexed loads of smaller tiles instead.""",
+       """
+@ct.kernel
+def k(z: Mut[Tensor[f32, (16,)]]) -> None:
+    big = ct.zeros((8192, 4096), f32)  # E: CT218
+"""),
     ]),
     *_family(Family.OWNERSHIP, Raises.OWNERSHIP, [  # CT3xx: ownership.
     _c("CT301", "use-after-move", "A tensor used after it was moved",

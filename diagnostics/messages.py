@@ -101,6 +101,8 @@ RESHAPE_SIZE = Message("CT207", "cannot reshape a tile of shape {a} ({na} elemen
                        "({nb} elements)")
 NOT_POW2 = Message("CT208", "tile dimension {dim} in shape {shape} is not a power of two; use "
                    "{lo} or {hi}")
+TILE_TOO_LARGE = Message("CT218", "a tile of shape {shape} has {count} elements, more than the "
+                         "{limit} a tile may hold; load or compute it in smaller tiles")
 NOT_CONSTANT = Message("CT209", "{what} must be a compile-time constant (a literal, a Const "
                        "parameter or a module-level constant)")
 CONST_REASSIGNED = Message("CT210", "Const parameter '{name}' cannot be reassigned")
@@ -146,8 +148,9 @@ MOVE_IN_LOOP = Message("CT306", "'{name}' is moved inside the loop, so the next 
 # CT4xx: launch and bounds.
 PARTITION_SHAPE = Message("CT401", "partition tile shape {got} does not fit Mut parameter "
                           "'{param}' of {kernel}, which expects {want}")
-GRID_MISMATCH = Message("CT402", "Mut arguments of {kernel} need different grids: '{a}' gives "
-                        "{ga} but '{b}' gives {gb}")
+GRID_MISMATCH = Message("CT402", "Mut parameters of {kernel} need the same grid, but '{a}' gets "
+                        "{ga} and '{b}' gets {gb}")
+GRID_FROM_HERE = "'{param}' gets the grid {grid} from this argument"
 MUT_RANK = Message("CT403", "Mut partitions have rank 1 to 5, got rank {rank}")
 INDEX_OUT_OF_RANGE = Message("CT404", "tile index {index} is outside the partition grid {grid}")
 NEGATIVE_TILE_INDEX = Message("CT404", "tile index {index} is negative on axis {axis}; tile "

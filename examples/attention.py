@@ -7,6 +7,11 @@ so one block's softmax overlaps the other's matrix products), and exp2 with log2
 the scale (`exp` costs several extra instructions per element for its range reduction). The
 epilogue multiplies by one reciprocal per row: `acc / l_i` is an IEEE division per element (a
 check and a slow-path call each).
+
+A sequence that is not a multiple of BN ends in a key tile padded with zeros: their scores
+(0) must not enter the softmax, so the last, ragged tile is peeled off the loop and masks the
+columns past the sequence; the full tiles run unmasked. (Causal attention masks those columns
+for every real query row anyway.)
 """
 
 import math
@@ -18,6 +23,17 @@ from cutile import Const, Mut, Tensor, bf16, f32, i32
 
 NEG_INF = -1.0e30
 LOG2E = 1.4426950408889634
+
+
+@ct.function
+def softmax_step(s, vt, m_i, l_i, acc, qs):  # type: ignore[no-untyped-def]
+    """One key/value tile of the online softmax: scores `s` (BM, BN) in f32, values `vt`."""
+    m_new = ct.maximum(m_i, ct.max(s, 1, keepdims=True))
+    p = ct.exp2((s - m_new) * qs)
+    alpha = ct.exp2((m_i - m_new) * qs)
+    l_i = l_i * alpha + ct.sum(p, 1, keepdims=True)
+    acc = ct.mma(p.astype(bf16), vt, acc * alpha)
+    return m_new, l_i, acc
 
 
 @ct.kernel(occupancy=2)
@@ -32,23 +48,29 @@ def attention(out: Mut[Tensor[bf16, (1, "BM", "D")]], q: Tensor[bf16, (-1, -1, "
     m_i = ct.full((BM, 1), NEG_INF, f32)
     l_i = ct.zeros((BM, 1), f32)
     acc = ct.zeros((BM, D), f32)
+    n = ct.num_tiles(k.partition((1, 1, D)), 1)  # the sequence length (rows of k)
     hi = ct.num_tiles(pk, 1)
+    full = n // BN  # key tiles without padding: no mask
     if CAUSAL:
         hi = ((i + 1) * BM + BN - 1) // BN
+        full = hi  # the causal mask also hides the padding past the sequence from real rows
     rows = (i * BM + ct.arange(BM, i32)).reshape((BM, 1))
-    for j in range(hi):
+    for j in range(full):
         kt = pk.load((h, j, 0)).reshape((BN, D))
         s = ct.mma(qt, kt.transpose(), ct.zeros((BM, BN), f32))
         if CAUSAL:
             cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
             s = ct.where(cols <= rows, s, NEG_INF)
-        m_new = ct.maximum(m_i, ct.max(s, 1, keepdims=True))
-        p = ct.exp2((s - m_new) * qs)
-        alpha = ct.exp2((m_i - m_new) * qs)
-        l_i = l_i * alpha + ct.sum(p, 1, keepdims=True)
         vt = pv.load((h, j, 0)).reshape((BN, D))
-        acc = ct.mma(p.astype(bf16), vt, acc * alpha)
-        m_i = m_new
+        m_i, l_i, acc = softmax_step(s, vt, m_i, l_i, acc, qs)
+    if not CAUSAL:
+        for j in range(full, hi):  # the ragged last tile, if any: its padded keys (zeros)
+            kt = pk.load((h, j, 0)).reshape((BN, D))  # must not enter the softmax
+            s = ct.mma(qt, kt.transpose(), ct.zeros((BM, BN), f32))
+            cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
+            s = ct.where(cols < n, s, NEG_INF)
+            vt = pv.load((h, j, 0)).reshape((BN, D))
+            m_i, l_i, acc = softmax_step(s, vt, m_i, l_i, acc, qs)
     out.store((acc * (1.0 / l_i)).astype(bf16).reshape((1, BM, D)))
 
 

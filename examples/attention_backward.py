@@ -12,6 +12,9 @@ its own blocks (no atomics):
 Causal blocks that are fully masked are skipped by the loop bounds (the dK/dV loop starts at
 the first query block that reaches the key block; the dQ loop stops after the diagonal).
 `attention_backward` chains the three launches into one lazy op (one graph when captured).
+A sequence that is not a multiple of BN: the forward masks the padded keys of its last key
+tile (as examples/attention.py); in the backward, padded keys and values are zeros and padded
+query rows have zero dO, so they add nothing (their dK/dV/dQ rows are not stored).
 """
 
 import math
@@ -24,6 +27,17 @@ from cutile import Const, Mut, Tensor, bf16, f32, i32
 
 NEG_INF = -1.0e30
 LOG2E = 1.4426950408889634
+
+
+@ct.function
+def softmax_step(s, vt, m_i, l_i, acc, qs):  # type: ignore[no-untyped-def]
+    """One key/value tile of the online softmax: scores `s` (BM, BN) in f32, values `vt`."""
+    m_new = ct.maximum(m_i, ct.max(s, 1, keepdims=True))
+    p = ct.exp2((s - m_new) * qs)
+    alpha = ct.exp2((m_i - m_new) * qs)
+    l_i = l_i * alpha + ct.sum(p, 1, keepdims=True)
+    acc = ct.mma(p.astype(bf16), vt, acc * alpha)
+    return m_new, l_i, acc
 
 
 @ct.kernel(occupancy=2)
@@ -39,23 +53,29 @@ def attention_lse(out: Mut[Tensor[bf16, (1, "BM", "D")]], lse: Mut[Tensor[f32, (
     m_i = ct.full((BM, 1), NEG_INF, f32)
     l_i = ct.zeros((BM, 1), f32)
     acc = ct.zeros((BM, D), f32)
+    n = ct.num_tiles(k.partition((1, 1, D)), 1)  # the sequence length (rows of k)
     hi = ct.num_tiles(pk, 1)
+    full = n // BN  # key tiles without padding: no mask
     if CAUSAL:
         hi = ((i + 1) * BM + BN - 1) // BN
+        full = hi  # the causal mask also hides the padding past the sequence from real rows
     rows = (i * BM + ct.arange(BM, i32)).reshape((BM, 1))
-    for j in range(hi):
+    for j in range(full):
         kt = pk.load((h, j, 0)).reshape((BN, D))
         s = ct.mma(qt, kt.transpose(), ct.zeros((BM, BN), f32))
         if CAUSAL:
             cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
             s = ct.where(cols <= rows, s, NEG_INF)
-        m_new = ct.maximum(m_i, ct.max(s, 1, keepdims=True))
-        p = ct.exp2((s - m_new) * qs)
-        alpha = ct.exp2((m_i - m_new) * qs)
-        l_i = l_i * alpha + ct.sum(p, 1, keepdims=True)
         vt = pv.load((h, j, 0)).reshape((BN, D))
-        acc = ct.mma(p.astype(bf16), vt, acc * alpha)
-        m_i = m_new
+        m_i, l_i, acc = softmax_step(s, vt, m_i, l_i, acc, qs)
+    if not CAUSAL:
+        for j in range(full, hi):  # the ragged last tile: its padded keys (zeros) masked
+            kt = pk.load((h, j, 0)).reshape((BN, D))
+            s = ct.mma(qt, kt.transpose(), ct.zeros((BM, BN), f32))
+            cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
+            s = ct.where(cols < n, s, NEG_INF)
+            vt = pv.load((h, j, 0)).reshape((BN, D))
+            m_i, l_i, acc = softmax_step(s, vt, m_i, l_i, acc, qs)
     out.store((acc * (1.0 / l_i)).astype(bf16).reshape((1, BM, D)))
     lse.store((m_i * qs + ct.log2(l_i)).reshape((1, BM)))
 

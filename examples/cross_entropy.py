@@ -71,9 +71,12 @@ def run(rows: int, vocab: int, bn: int) -> None:
           f"mean loss {got_loss.sum():.4f}, gradient in place, ok")
 
 
-def main() -> None:
-    run(8, 32000, 1024)  # a vocabulary-sized row: 31.25 tiles
-    run(16, 1000, 256)  # a row that no power of two fits
+def main(cases: tuple[tuple[int, int, int], ...] = ((8, 32000, 1024), (16, 1000, 256)),
+         ) -> None:
+    """Each case is (rows, vocab, tile width). The defaults: a vocabulary-sized row (31.25
+    tiles), and a row that no power of two fits."""
+    for rows, vocab, bn in cases:
+        run(rows, vocab, bn)
 
 
 if __name__ == "__main__":

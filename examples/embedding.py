@@ -33,7 +33,8 @@ def main(vocab: int = 50257, dim: int = 384, tokens: int = 1000, bt: int = 32,
          bd: int = 128) -> None:
     table = ct.randn((vocab, dim), bf16, seed=0)
     ids_np = np.random.default_rng(1).integers(0, vocab, tokens).astype(np.int32)
-    ids_np[:4] = [0, vocab - 1, -1, vocab]  # first and last rows, a padding id, one past the end
+    special = [0, vocab - 1, -1, vocab]  # first and last rows, a padding id, one past the end
+    ids_np[:len(special)] = special[:tokens]
     out = ct.zeros((tokens, dim), bf16).partition((bt, bd))
     out, table, _ = embedding(out, table, ct.from_numpy(ids_np)).sync()
     got = out.unpartition().numpy()

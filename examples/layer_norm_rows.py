@@ -62,9 +62,12 @@ def run(rows: int, width: int, bn: int, eps: float = 1e-5) -> None:
           f"with mean and rstd, ok")
 
 
-def main() -> None:
-    run(8, 5000, 1024)  # a row wider than a tile, and no power of two
-    run(16, 700, 256)
+def main(cases: tuple[tuple[int, int, int], ...] = ((8, 5000, 1024), (16, 700, 256)),
+         ) -> None:
+    """Each case is (rows, width, tile width). The defaults: rows wider than a tile, and no
+    power of two."""
+    for rows, width, bn in cases:
+        run(rows, width, bn)
 
 
 if __name__ == "__main__":

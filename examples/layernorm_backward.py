@@ -22,12 +22,13 @@ def layernorm_backward(dx: Mut[Tensor[f32, ("BM", "N")]], dw: Acc[Tensor[f32, ("
                        mean: Tensor[f32, (-1,)], rstd: Tensor[f32, (-1,)], BM: Const[int],
                        N: Const[int]) -> None:
     i, _ = dx.tile_index()
-    t = ct.load_tile_like(x, dx)
-    g = ct.load_tile_like(dy, dx)  # rows past the end load as 0, so they add nothing below
+    TN = dx.tile_shape[1]  # N rounded up to a power of two (a tile's extents are)
+    t = x.load_tile((BM, TN), (i, 0))
+    g = dy.load_tile((BM, TN), (i, 0))  # past the end (rows or columns) 0: adds nothing below
     mu = mean.load_tile((BM,), (i,)).reshape((BM, 1))
     rs = rstd.load_tile((BM,), (i,)).reshape((BM, 1))
     xhat = (t - mu) * rs
-    wdy = g * w.load_tile((N,), (0,))
+    wdy = g * w.load_tile((TN,), (0,))
     c1 = ct.sum(xhat * wdy, 1, keepdims=True) / N
     c2 = ct.sum(wdy, 1, keepdims=True) / N
     dx.store((wdy - (xhat * c1 + c2)) * rs)

@@ -24,7 +24,7 @@ def moe_gemm(out: Mut[Tensor[f32, ("BM", "BN")]], x: Tensor[f16, (-1, "K")],
     e = ct.gather(block_expert, i)
     rows = sorted_ids.load_tile((BM,), (i,), padding=-1).reshape((BM, 1))
     acc = ct.zeros((BM, BN), f32)
-    for k in range(K // BK):
+    for k in range(ct.cdiv(K, BK)):  # a last, ragged K tile reads zeros past K (gather and load)
         cols = (k * BK + ct.arange(BK, i32)).reshape((1, BK))
         a = ct.gather(x, (rows, cols))
         b = w.load_tile((1, BK, BN), (e, k, j)).reshape((BK, BN))

@@ -2,13 +2,17 @@
 
 Written for speed: exp2 with log2(e) folded into one multiply-add per element (`ct.exp` adds a
 range reduction of about six instructions), and one reciprocal per row times each element
-(`e / s` is an IEEE division: a check and a slow-path call per element).
+(`e / s` is an IEEE division: a check and a slow-path call per element). A row width N that is
+no power of two loads as a tile of the next one; its padding is masked to -inf (exp2 of it is 0),
+at compile time only for such widths.
 """
+
+import math
 
 import numpy as np
 
 import cutile as ct
-from cutile import Const, Mut, Tensor, bf16, f32
+from cutile import Const, Mut, Tensor, bf16, f32, i32
 
 LOG2E = 1.4426950408889634
 
@@ -16,7 +20,10 @@ LOG2E = 1.4426950408889634
 @ct.kernel
 def softmax(out: Mut[Tensor[bf16, ("BM", "N")]], x: Tensor[bf16, (-1, "N")], BM: Const[int],
             N: Const[int]) -> None:
-    rows = ct.load_tile_like(x, out).astype(f32)
+    TN = out.tile_shape[1]  # N rounded up to a power of two (a tile's extents are)
+    rows = x.load_tile((BM, TN), (out.tile_index()[0], 0)).astype(f32)
+    if TN != N:  # a ragged row: its padding (zeros) must not enter the max or the sum
+        rows = ct.where(ct.arange(TN, i32).reshape((1, TN)) < N, rows, -math.inf)
     top = ct.max(rows, 1, keepdims=True) * LOG2E
     e = ct.exp2(rows * LOG2E - top)
     out.store((e * (1.0 / ct.sum(e, 1, keepdims=True))).astype(bf16))

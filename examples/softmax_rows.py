@@ -52,9 +52,12 @@ def run(rows: int, width: int, bn: int) -> None:
     print(f"softmax_rows: {rows}x{width} in tiles of {bn} on {ct.backend_name()}, ok")
 
 
-def main() -> None:
-    run(8, 32000, 1024)  # a vocabulary-sized row: 31.25 tiles
-    run(16, 1000, 256)  # a row that no power of two fits
+def main(cases: tuple[tuple[int, int, int], ...] = ((8, 32000, 1024), (16, 1000, 256)),
+         ) -> None:
+    """Each case is (rows, width, tile width). The defaults: a vocabulary-sized row (31.25
+    tiles), and a row that no power of two fits."""
+    for rows, width, bn in cases:
+        run(rows, width, bn)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from ..compiler.dsl.markers import as_dtype
 from ..compiler.frontend.params import KernelSignature
 from ..compiler.launch import ArgFacts, LaunchContract, contract_for
 from ..compiler.launch.contract import At
+from ..compiler.launch.facts import partition_grid
 from ..compiler.specialization import MutFacts, ParamFacts, Specialization, tensor_facts
 from ..diagnostics.diagnostic import Span
 from ..diagnostics.errors import error_for
@@ -117,14 +118,15 @@ def arg_facts(v: Any, site: Site | None, aliasing: bool = True) -> ArgFacts:
     """What the launch contract needs to know about one concrete argument."""
     if isinstance(v, Tensor):
         return ArgFacts("tensor", v._dtype, v._shape, extent=_extent(v) if aliasing else None,
-                        meta=v._buf is None, moved=_moved(v, site), region=_region(v))
+                        meta=v._buf is None, moved=_moved(v, site), region=_region(v),
+                        strides=v._strides)
     if isinstance(v, Partition):
         t = v._tensor
-        grid = (*v.launch_grid, *(*v.grid, 1, 1, 1)[:3])
-        return ArgFacts("partition", t._dtype, t._shape, v.tile, grid, _show_grid(v),
+        grid, text = partition_grid(v.grid, v.launch_grid, repr(v.order), v.blocks)
+        return ArgFacts("partition", t._dtype, t._shape, v.tile, grid, text,
                         persistent=v.blocks is not None,
                         extent=_extent(t) if aliasing else None, meta=t._buf is None,
-                        moved=_moved(v, site), region=_region(v))
+                        moved=_moved(v, site), region=_region(v), strides=t._strides)
     return _plain_facts(v)
 
 
@@ -141,8 +143,10 @@ def _plain_facts(v: Any) -> ArgFacts:
         return ArgFacts("float", value=float(v))
     if isinstance(v, DeviceOp):
         return ArgFacts("op")
-    if isinstance(v, tuple):
-        return ArgFacts("tuple", value=v)
+    if isinstance(v, tuple):  # NumPy ints in a grid= tuple are ints
+        return ArgFacts("tuple", value=tuple(
+            int(x) if isinstance(x, np.integer) else bool(x) if isinstance(x, np.bool_) else x
+            for x in v))
     dtype = as_dtype(v)
     if dtype is not None:
         return ArgFacts("dtype", value=dtype)
@@ -163,8 +167,3 @@ def _extent(t: Tensor) -> tuple[str, int, int] | None:
 
 def _region(v: Tensor | Partition) -> tuple[int, tuple[tuple[int, int], ...]] | None:
     return v._region.key() if v._region is not None else None
-
-
-def _show_grid(p: Partition) -> str:
-    g = (*p.grid, 1, 1, 1)[:3]
-    return f"{g} with blocks={p.blocks}" if p.blocks is not None else str(g)

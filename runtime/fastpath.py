@@ -19,6 +19,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from . import context as _context
 from .context import launch_target
 from .ops import LaunchOp, Phase
@@ -53,6 +55,7 @@ def build_runner(plan: LaunchPlan, kernel_name: str, kinds: tuple[type, ...]) ->
         **_GLOBALS, "_plan": plan, "_NAME": kernel_name, "_HOW": plan.how, "_GRID": plan.grid,
         "_TAIL": tuple(plan.tail), "_MUTS": plan.muts, "_READS": plan.tensors,
         "_same_device": same_device,
+        **{f"_F{i}": float_bound(limit) for i, limit in plan.float_scalars},
     }
     filename = f"<cutile launch plan of {kernel_name}>"
     internal_files[filename] = True  # cutile's frame, not the user's (sites, tracebacks)
@@ -73,6 +76,10 @@ def _source(plan: LaunchPlan, n: int, kinds: tuple[type, ...]) -> list[str]:
         lines += [f"    if {moved} or {viewed}:", "        return None"]
     for i, lo, hi in plan.int_scalars:
         lines += [f"    if not {lo} <= int(a{i}) <= {hi}:", "        return None"]
+    for i, limit in plan.float_scalars:  # plans.float_in_range, written out
+        floats = "True" if float_bound(limit) is None else f"-_F{i} < a{i} < _F{i}"
+        lines += [f"    if not (-{limit} < a{i} < {limit} if type(a{i}) is int else {floats}):",
+                  "        return None"]
     for i, j, lo, hi in plan.alias_pairs:
         lines += [f"    if {lo} < a{j}._base - a{i}._base < {hi} and _same_device(a{i}, a{j}):",
                   "        return None"]
@@ -138,3 +145,13 @@ def same_device(a: Any, b: Any) -> bool:
 def tensor_of(v: Any) -> Any:
     """A partition's tensor, or the tensor itself."""
     return v._tensor if type(v) is Partition else v
+
+
+def float_bound(limit: int) -> np.float64 | None:
+    """A float scalar's overflow limit (launch contract's OVERFLOW) as a float64, for the
+    runner's test of NumPy and Python floats; None when it is past every float64 (f64's:
+    only an int can reach it)."""
+    try:
+        return np.float64(limit)
+    except OverflowError:
+        return None

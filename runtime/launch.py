@@ -14,7 +14,7 @@ from .context import backend, launch_target, stream_of
 from .fastpath import same_device
 from .ops import LaunchOp
 from .ownership import State
-from .plans import Key, LaunchPlan, access_indices
+from .plans import Key, LaunchPlan, access_indices, float_in_range
 from .sites import Site, caller_of, internal_files, site_of
 from .views import check_launch, lease_launch
 
@@ -44,8 +44,8 @@ def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
     checks everything (raising the error with its wording and sites), then records a plan."""
     plans = kernel._plans or kernel.plans()
     bound = kernel.binder().bind(args, dict(kwargs), site)
-    if key is not None:
-        plan = plans.record(key, bound, kwargs, kernel.__name__)
+    if key is not None:  # a plan the fast path declined (an inf scalar, say) is kept
+        plan = plans.plans.get(key) or plans.record(key, bound, kwargs, kernel.__name__)
         viewed = any(bound.values[i]._region is not None for i in plan.owned)
         return _start_launch(kernel, plan, bound.values, len(args), site, viewed)
     muts, reads = access_indices([p.kind for p in kernel.binder().sig.params])
@@ -155,6 +155,9 @@ def _launch(kernel: Kernel, site: Site, args: tuple[Any, ...],
             viewed = True
     for i, lo, hi in plan.int_scalars:
         if not lo <= int(values[i]) <= hi:
+            return _full_launch(kernel, key, args, kwargs, site)
+    for i, limit in plan.float_scalars:
+        if not float_in_range(values[i], limit):  # inf, nan or out of range: the binder says
             return _full_launch(kernel, key, args, kwargs, site)
     for i, j, lo, hi in plan.alias_pairs:
         a, b = values[i], values[j]

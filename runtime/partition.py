@@ -9,9 +9,9 @@ for a persistent partition (`blocks=`).
 
 from __future__ import annotations
 
-from ..compiler.dsl.orders import TileOrder
+from ..compiler.dsl.orders import TileOrder, row_major
 from ..compiler.dtypes import DType
-from ..compiler.launch.tiles import partition_tile_problem
+from ..compiler.launch.tiles import grid_problem, launch_grid, partition_tile_problem
 from ..compiler.tiling import Tiling
 from ..diagnostics import messages as msg
 from ..diagnostics.errors import LaunchError
@@ -20,7 +20,6 @@ from .ownership import Owned, State, check_usable
 from .sites import Site, caller_site, receiver_name
 from .tensor import Tensor
 
-MAX_GRID = (2**31 - 1, 65535, 65535)
 _new = object.__new__
 _EXCLUSIVE, _MOVED = State.EXCLUSIVE, State.MOVED
 
@@ -147,5 +146,8 @@ def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | 
                    "elements share memory and cannot be written by disjoint blocks; copy it "
                    "first", site)
     grid = tuple(-(-n // d) for n, d in zip(t._shape, tile, strict=True))
-    if any(g > m for g, m in zip((*grid, 1, 1), MAX_GRID, strict=False)):
-        raise _bad(f"the partition grid {grid} exceeds the device limit {MAX_GRID}", site)
+    # the launch grid, folded or linear as the order has it (compiler/tiling.py)
+    launch = launch_grid(grid, blocks is not None or order != row_major, blocks)
+    problem = grid_problem(grid, launch)
+    if problem is not None:
+        raise launch_error(problem[0], site, **problem[1])

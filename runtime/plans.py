@@ -19,10 +19,11 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..compiler.dtypes import integer_range
+from ..compiler.launch.contract import OVERFLOW
 from ..compiler.specialization import Specialization
 from .backends.base import Backend, Executable
 from .binding import Bound
-from .fastpath import Runner, build_runner, tensor_of
+from .fastpath import Runner, build_runner, float_bound, tensor_of
 from .partition import Partition
 from .tensor import Tensor, byte_extent
 
@@ -75,7 +76,7 @@ def _describe(kind: str, v: Any) -> Hashable | None:
 class LaunchPlan:
     """What the binder decided for one descriptor, laid out for the launch fast path."""
 
-    __slots__ = ("alias_pairs", "backend", "exe", "grid", "how", "int_scalars",
+    __slots__ = ("alias_pairs", "backend", "exe", "float_scalars", "grid", "how", "int_scalars",
                  "muts", "owned", "pick", "prefix", "run", "sources", "spec", "tail",
                  "template", "tensors")
 
@@ -92,6 +93,9 @@ class LaunchPlan:
         self.tensors = tensors
         self.owned = muts + tensors
         self.int_scalars = int_scalars  # (parameter, lo, hi)
+        # (parameter, limit): a float scalar is taken as it is when -limit < value < limit;
+        # outside (inf, nan, or out of range: CT406) the full path decides (`record` sets it).
+        self.float_scalars: tuple[tuple[int, int], ...] = ()
         # (Mut parameter i, another j, lo, hi): their bytes overlap iff lo < base j - base i < hi
         self.alias_pairs = alias_pairs
         self.how = how  # what a moved Mut argument says it was moved into
@@ -131,10 +135,12 @@ class Plans:
     """One kernel's launch plans, by argument descriptor."""
 
     def __init__(self, kinds: tuple[str, ...], names: tuple[str, ...],
-                 scalar_ranges: dict[int, tuple[int, int]]) -> None:
+                 scalar_ranges: dict[int, tuple[int, int]],
+                 float_limits: dict[int, int] | None = None) -> None:
         self.kinds = kinds
         self.index = {n: i for i, n in enumerate(names)}
         self.scalar_ranges = scalar_ranges
+        self.float_limits = float_limits or {}
         self.plans: dict[Key, LaunchPlan] = {}
         # how many leading parameters take tensors or partitions
         self.handles = next((i for i, k in enumerate(kinds) if k not in ("mut", "acc", "tensor")),
@@ -200,6 +206,7 @@ class Plans:
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
                           pairs, f"into a launch of '{kernel_name}'")
+        plan.float_scalars = tuple(self.float_limits.items())
         plan.run = build_runner(plan, kernel_name, tuple(map(type, bound.values)))
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
@@ -224,10 +231,25 @@ def build_plans(kernel: Kernel) -> Plans:
     params = kernel.binder().sig.params
     ranges = {i: integer_range(p.dtype) for i, p in enumerate(params)
               if p.kind == "scalar" and p.dtype is not None and p.dtype.is_integer}
-    return Plans(tuple(p.kind for p in params), tuple(p.name for p in params), ranges)
+    floats = {i: OVERFLOW[p.dtype.name] for i, p in enumerate(params)
+              if p.kind == "scalar" and p.dtype is not None and p.dtype.name in OVERFLOW}
+    return Plans(tuple(p.kind for p in params), tuple(p.name for p in params), ranges, floats)
 
 
 def access_indices(kinds: Sequence[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The parameters a launch holds exclusively (Mut and Acc) and those it only reads."""
     return (tuple(i for i, k in enumerate(kinds) if k in ("mut", "acc")),
             tuple(i for i, k in enumerate(kinds) if k == "tensor"))
+
+
+
+def float_in_range(value: Any, limit: int) -> bool:
+    """The fast path's test of a float scalar (fastpath.py writes the same test out): a Python
+    int is compared exactly; anything else as a float64 (a NumPy float16 compared with a Python
+    float would be cast down to float16 and warn). f64's limit is past every float64: only an
+    int can reach it."""
+    if type(value) is int:
+        return -limit < value < limit
+    bound = float_bound(limit)
+    return bound is None or bool(-bound < value < bound)
+

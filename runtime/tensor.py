@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from ..compiler.dsl.markers import _Marker
 from ..compiler.dsl.orders import TileOrder, row_major
 from ..compiler.dtypes import DType
+from ..compiler.launch.regions import resolve_dims
 from ..diagnostics import messages as msg
 from . import hostdtypes, limits
 from .backends.base import Backend, Buffer, Device
@@ -134,7 +135,7 @@ class Tensor(Owned):
         """A new handle on the same memory, exclusively leased (a launch takes it for an Acc
         parameter, as it takes a Mut partition); the launch moves this handle."""
         new = Tensor(self._backend, self._buf, self._offset, self._shape, self._strides,
-                     self._dtype)
+                     self._dtype, self._region)  # a view stays in its family (its region)
         new._state, new._kid = State.EXCLUSIVE, self._kid
         return new
 
@@ -281,10 +282,7 @@ def _resolve_shape(shape: tuple[int, ...] | int, size: int, old: tuple[int, ...]
     if not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
         raise launch_error(msg.BAD_CONSTRUCTOR_ARG, site, what="reshape",
                            want="a shape of ints (-1 for one inferred extent)", got=shape)
-    if dims.count(-1) == 1:
-        known = math.prod(d for d in dims if d != -1)
-        if known and size % known == 0:
-            dims = tuple(size // known if d == -1 else d for d in dims)
+    dims = resolve_dims(dims, size)
     if any(d < 0 for d in dims) or math.prod(dims) != size:
         raise launch_error(msg.BAD_RESHAPE, site, a=old, na=size, b=tuple(shape) if not isinstance(
             shape, int) else (shape,), nb=math.prod(dims))

@@ -32,6 +32,7 @@ from ..compiler.launch.regions import (
     narrow_problem,
     permute_problem,
     split_problem,
+    view_strided_problem,
 )
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Note, Span
@@ -204,9 +205,7 @@ def view(t: Tensor, shape: tuple[int, ...], site: Site) -> Tensor:
     from .tensor import _resolve_shape, contiguous_strides
 
     if not t.is_contiguous():
-        raise _bad(site, f"view({shape}) needs a contiguous tensor, but this one has shape "
-                   f"{t._shape} and strides {t._strides} (a permuted or sliced view); copy it "
-                   "first, or slice the view instead")
+        raise _bad(site, view_strided_problem(shape, t._shape, t._strides))
     dims = _resolve_shape(shape, t.size, t._shape, site)
     region = region_of(t)
     return make_view(t, 0, dims, contiguous_strides(dims), region.reshaped(len(dims)))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import cast
 
 from ...compiler.frontend.params import ParamSpec
-from ...compiler.launch import contract_for
+from ...compiler.launch import ArgFacts, contract_for, moved_diagnostic
 from ...compiler.launch.contract import At
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
@@ -34,7 +36,8 @@ from .world import OpInfo
 
 # Builtins that only look at their arguments (they keep no reference and run nothing).
 _READ_BUILTINS = {"print", "len", "repr", "str", "isinstance", "id", "type", "bool", "hash",
-                  "format"}
+                  "format", "min", "max"}
+_INT_BUILTINS: dict[str, Callable[[Iterable[int]], int]] = {"min": min, "max": max}
 _VIEWS = {"narrow", "split_at", "permute", "view"}  # methods that make views (views.py)
 
 
@@ -62,12 +65,17 @@ def _call(ctx: Ctx, st: State, call: ast.Call) -> Value:
         if moves:
             return _partitioning_helper(ctx, st, call, moves)
     reads = isinstance(func, ast.Name) and func.id in _READ_BUILTINS and callee == UNKNOWN
+    values: list[Value] = []
     for arg in call_args(call):
         value = ex.evaluate(ctx, st, arg.value)
+        values.append(value if not arg.star and arg.name is None else UNKNOWN)
         if reads:
             ex.read(ctx, value)
         else:
             ex.escape(ctx, st, value)  # an unknown function may keep or move it: stay silent
+    if isinstance(func, ast.Name) and func.id in _INT_BUILTINS and callee == UNKNOWN and \
+            values and all(isinstance(v, IntVal) for v in values):  # `min(k + b, n)` bounds
+        return IntVal(_INT_BUILTINS[func.id](cast(IntVal, v).value for v in values))
     return UNKNOWN
 
 
@@ -93,6 +101,8 @@ def _method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute, receiver: 
         return hostapi.partition(ctx, st, call, func.value, receiver)
     if isinstance(receiver, TensorVal) and method in _VIEWS:
         return views.method(ctx, st, call, method, receiver)
+    if isinstance(receiver, TensorVal) and method == "reshape":
+        return views.reshape(ctx, st, call, func.value, receiver)
     if isinstance(receiver, TensorVal) and method == "numpy":
         views.region_in_use(ctx, st, receiver, False, hostapi.ex_name(ctx, func.value),
                             "copied to the host", ctx.span(call))
@@ -123,20 +133,24 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     finally:
         ctx.launches.pop()
     sig = kernel.sig
+    if frame.failed:  # an argument raised: the launch is never made, nor its moved ones used
+        for _mf, obj, moved in frame.moves.values():
+            st.objs[obj] = moved
+        for arg in positional + [a for _, _, a in keywords]:
+            ex.read(ctx, arg.value)
+        return UNKNOWN
     if sig is None or starred:
-        _flush(ctx, frame, set())
+        for span, (mf, _obj, _moved) in frame.moves.items():
+            ctx.report(moved_diagnostic(_name_at(positional, keywords, span), span, mf))
         for arg in positional + [a for _, _, a in keywords]:
             ex.escape(ctx, st, arg.value)
         return OpVal(_new_op(ctx, st, call, kernel.name, None))
     loc = CallLocator(frame.span, positional, keywords)
-    verdict = contract_for(sig).check([facts(a.value) for a in positional],
-                                      [(k, facts(a.value)) for k, _, a in keywords], loc)
+    verdict = contract_for(sig).check([_facts(frame, a) for a in positional],
+                                      [(k, _facts(frame, a)) for k, _, a in keywords], loc)
     given = positional + [a for _, _, a in keywords]
-    spans = {loc.arg(at) for i, at in enumerate(verdict.where)
-             if i in verdict.involved and at is not None}
     if verdict.diags:
-        return _reject(ctx, st, frame, verdict.diags, given, spans)
-    _flush(ctx, frame, spans)
+        return _reject(ctx, verdict.diags, given)
     if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):
         for arg in given:
             ex.read(ctx, arg.value)
@@ -188,22 +202,24 @@ def _read_whole(ctx: Ctx, st: State, v: PartitionVal, arg: Arg) -> bool:
     return False
 
 
-def _reject(ctx: Ctx, st: State, frame: LaunchFrame, diags: list[Diagnostic],
-            args: Iterable[Arg], spans: set[Span]) -> Value:
+def _reject(ctx: Ctx, diags: list[Diagnostic], args: Iterable[Arg]) -> Value:
     """The launch raises before it starts: nothing moves, and its result is unknown."""
     for diag in diags:
         ctx.report(diag)
-    _flush(ctx, frame, spans)
     for arg in args:
         ex.read(ctx, arg.value)
     return UNKNOWN
 
 
-def _flush(ctx: Ctx, frame: LaunchFrame, covered: set[Span]) -> None:
-    """Report uses after moves inside this call's arguments unless CT302 already names them."""
-    for span, diag in frame.deferred:
-        if span not in covered:
-            ctx.report(diag)
+def _facts(frame: LaunchFrame, arg: Arg) -> ArgFacts:
+    """What the analysis proved about an argument, with its move when it is a moved value."""
+    found = frame.moves.get(arg.span)
+    return facts(arg.value) if found is None else replace(facts(arg.value), moved=found[0])
+
+
+def _name_at(positional: list[Arg], keywords: list[tuple[str, Span, Arg]], span: Span) -> str:
+    return next((a.name for a in positional + [a for _, _, a in keywords] if a.span == span),
+                "the argument")
 
 
 def _launch_args(ctx: Ctx, st: State, call: ast.Call, frame: LaunchFrame
@@ -248,8 +264,9 @@ def _result(value: Value) -> Value:
 
 
 def _handed_back(ctx: Ctx, value: Value) -> Value:
+    """An Acc tensor comes back as a new handle of the same elements (a view stays one)."""
     if isinstance(value, TensorVal):
-        return TensorVal(ctx.world.fresh(), value.storage, value.dtype, value.shape)
+        return replace(value, obj=ctx.world.fresh())
     return _result(value)
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ...diagnostics.diagnostic import Diagnostic, Span
+from ...compiler.launch.facts import MoveFacts
+from ...diagnostics.diagnostic import Diagnostic, Severity, Span
 from ...reader.source import ModuleInfo
 from .facts import FactLog
 from .names import ModuleIndex
 from .project import ProjectIndex
-from .values import State, Value
+from .values import Moved, State, Value
 from .world import World
 
 
@@ -21,7 +22,11 @@ class LaunchFrame:
 
     span: Span
     current: Span | None = None  # the argument being evaluated
-    deferred: list[tuple[Span, Diagnostic]] = field(default_factory=list)
+    # its arguments that are moved values, by argument span: the contract reports them
+    moves: dict[Span, tuple[MoveFacts, int, Moved]] = field(default_factory=dict)
+    # an error was reported while its arguments were evaluated: at run time that raises
+    # before the launch exists, so nothing about the launch itself is reported
+    failed: bool = False
 
 
 @dataclass
@@ -49,6 +54,9 @@ class Ctx:
         return self.info.span(node)
 
     def report(self, diag: Diagnostic) -> None:
+        if diag.severity is Severity.ERROR:
+            for frame in self.launches:
+                frame.failed = True
         self.world.report(diag)
 
     def text(self, node: ast.AST) -> str:

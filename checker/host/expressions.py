@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import ast
+import math
+import operator
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from ...compiler.dtypes import BY_NAME as DTYPES
 from ...compiler.launch import MoveFacts, moved_diagnostic
@@ -13,7 +17,7 @@ from ...compiler.launch.ops_api import (
     sync_unpack_diagnostic,
     unsynced_diagnostic,
 )
-from ...diagnostics.diagnostic import Diagnostic, Span
+from ...diagnostics.diagnostic import Span
 from . import calls, views
 from .context import Ctx, contains
 from .joins import join_states, join_value
@@ -26,6 +30,7 @@ from .values import (
     ModuleVal,
     Moved,
     OpVal,
+    PartitionVal,
     State,
     SyncResult,
     TensorVal,
@@ -35,8 +40,10 @@ from .values import (
     owned_in,
 )
 
-_INT_OPS = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
-            ast.FloorDiv: int.__floordiv__}
+_INT_OPS: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.LShift: operator.lshift}
 _READS = (ast.Compare, ast.BoolOp, ast.JoinedStr, ast.FormattedValue, ast.UnaryOp, ast.BinOp,
           ast.Slice)
 _NESTED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -85,7 +92,8 @@ def load_name(ctx: Ctx, st: State, node: ast.Name) -> Value:
         value = st.env[name]
         if ctx.facts is not None:
             ctx.facts.record(ctx.world, st, name, ctx.span(node), value)
-        check_use(ctx, st, node, name, value)
+        if check_use(ctx, st, node, name, value):
+            return UNKNOWN  # the use raises at run time: nothing follows from the value
         return value
     if name in ctx.globals:
         return ctx.globals[name]
@@ -93,8 +101,10 @@ def load_name(ctx: Ctx, st: State, node: ast.Name) -> Value:
     return DTypeVal(DTYPES[dtype]) if dtype in DTYPES else UNKNOWN
 
 
-def check_use(ctx: Ctx, st: State, node: ast.AST, name: str, value: Value) -> None:
-    """CT301/CT306 for a use of a moved tensor or partition; reported once per value."""
+def check_use(ctx: Ctx, st: State, node: ast.AST, name: str, value: Value) -> bool:
+    """CT301/CT306 for a use of a moved tensor or partition; reported once per value. True
+    when reported here (not deferred to the launch whose argument the name is)."""
+    reported = False
     for owned in owned_in(value) if not isinstance(value, TupleVal) else []:
         state = st.obj(owned.obj)
         if not isinstance(state, Moved):
@@ -102,22 +112,25 @@ def check_use(ctx: Ctx, st: State, node: ast.AST, name: str, value: Value) -> No
         st.objs[owned.obj] = ESCAPED  # one root cause, one diagnostic
         if ctx.facts is not None:
             ctx.facts.silenced[owned.obj] = state
-        diag = use_after_move(ctx, st, node, name, state)
         frame = ctx.launches[-1] if ctx.launches else None
-        if frame is not None and frame.current is not None and contains(frame.span, state.site):
-            frame.deferred.append((frame.current, diag))
+        # a launch's argument as it is (`k(z)`, `k(z.partition(s), z)`): the launch contract
+        # judges it (CT301, or CT302 when moved by the call itself), as at run time; a view
+        # or attribute of the moved value (`z[0:4]`) raises on its own, before the launch
+        if frame is not None and frame.current is not None and ctx.span(node) == frame.current:
+            facts = move_facts(ctx, st, state, contains(frame.span, state.site))
+            frame.moves[frame.current] = (facts, owned.obj, state)
         else:
-            ctx.report(diag)
+            ctx.report(moved_diagnostic(name, ctx.span(node), move_facts(ctx, st, state)))
+            reported = True
+    return reported
 
 
-def use_after_move(ctx: Ctx, st: State, node: ast.AST, name: str,
-                   moved: Moved) -> Diagnostic:
-    """The launch contract's wording (compiler/launch/moves.py), from what the analysis knows."""
+def move_facts(ctx: Ctx, st: State, moved: Moved, within_call: bool = False) -> MoveFacts:
+    """A moved value's record for the launch contract's wording (compiler/launch/moves.py)."""
     pending = (ctx.world.ops[moved.op].kernel if moved.op is not None
                and ctx.world.is_pending(st.pending, moved.op) else None)
-    facts = MoveFacts(moved.how, moved.site, moved.name, pending,
-                      _crosses_iteration(ctx.loops, moved.loops))
-    return moved_diagnostic(name, ctx.span(node), facts)
+    return MoveFacts(moved.how, moved.site, moved.name, pending,
+                     _crosses_iteration(ctx.loops, moved.loops), within_call)
 
 
 def _crosses_iteration(now: list[tuple[int, int]], then: tuple[tuple[int, int], ...]) -> bool:
@@ -207,6 +220,8 @@ def _attribute(ctx: Ctx, st: State, expr: ast.Attribute) -> Value:
     if dtype in DTYPES and head_name(expr) not in st.env:
         return DTypeVal(DTYPES[dtype])
     base = evaluate(ctx, st, expr.value)
+    if isinstance(base, (TensorVal, PartitionVal)):
+        return _shape_attribute(base, expr.attr)
     if isinstance(base, ModuleVal):
         kernel = ctx.project.kernel(Path(base.path), expr.attr)
         return kernel if kernel is not None else UNKNOWN
@@ -214,6 +229,21 @@ def _attribute(ctx: Ctx, st: State, expr: ast.Attribute) -> Value:
         if expr.attr in HANDLE_ATTRIBUTES:
             unsynced(ctx, base, "attribute", ctx.span(expr), expr.attr)
         read(ctx, base)
+    return UNKNOWN
+
+
+def _shape_attribute(t: TensorVal | PartitionVal, attr: str) -> Value:
+    """`t.shape`, `t.ndim` and `t.size` where the shape is known (a partition's are its
+    tensor's), so that host arithmetic on them (`t[: n // 2]`) keeps its bounds."""
+    shape = t.shape
+    if shape is None:
+        return UNKNOWN
+    if attr == "shape":
+        return TupleVal(tuple(UNKNOWN if d is None else IntVal(d) for d in shape))
+    if attr == "ndim" and isinstance(t, TensorVal):
+        return IntVal(len(shape))
+    if attr == "size" and isinstance(t, TensorVal) and None not in shape:
+        return IntVal(math.prod(cast(tuple[int, ...], shape)))
     return UNKNOWN
 
 
@@ -278,6 +308,9 @@ def _fold_int(ctx: Ctx, st: State, expr: ast.BinOp | ast.UnaryOp) -> Value | Non
         read(ctx, left)
         read(ctx, right)
         return UNKNOWN
-    if isinstance(expr.op, ast.FloorDiv) and right.value == 0:
+    if isinstance(expr.op, (ast.FloorDiv, ast.Mod)) and right.value == 0:
         return UNKNOWN
+    if isinstance(expr.op, (ast.Pow, ast.LShift)) and not (
+            right.value >= 0 and abs(left.value).bit_length() * max(right.value, 1) <= 2**16):
+        return UNKNOWN  # a negative power is a float; keep the ints small
     return IntVal(fn(left.value, right.value))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ast
+from typing import cast
 
 from ...compiler.launch import leased_diagnostic, partition_tile_problem
+from ...compiler.launch.regions import Layout
+from ...compiler.launch.tiles import grid_problem, launch_grid
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic
 from ...reader.source import literal_value
@@ -34,6 +37,8 @@ CONSTRUCTORS: dict[str, tuple[str, ...]] = {
     "from_numpy": ("array",), "from_dlpack": ("obj",),
 }
 _PARTITION = ("tile_shape", "order", "blocks")
+# constructors whose tensors are new contiguous memory (from_dlpack may give any strides)
+_CONTIGUOUS = frozenset(CONSTRUCTORS) - {"from_dlpack"}
 Bound = dict[str, tuple[Value, ast.expr]]
 
 
@@ -71,8 +76,11 @@ def construct(ctx: Ctx, st: State, call: ast.Call, name: str) -> Value:
     elif args is not None and "shape" in args:
         shape = shape_of(args["shape"][0])
     obj = ctx.world.fresh()
+    known = name in _CONTIGUOUS and shape is not None and None not in shape
     return TensorVal(obj, obj, dtype[0].dtype if dtype and isinstance(dtype[0], DTypeVal)
-                     else None, shape)
+                     else None, shape,
+                     layout=Layout.root(cast(tuple[int, ...], shape)) if known else None,
+                     meta=name == "meta")
 
 
 def partition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
@@ -80,12 +88,13 @@ def partition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
     """Moves `t` into a partition; a write, so no pending launch may be reading it (CT303)."""
     args = bind_call(ctx, st, call, _PARTITION)
     name = ex_name(ctx, receiver)
-    if (_leased(ctx, st, receiver, name, t)
+    if (leased(ctx, st, receiver, name, t, "partitioned")
             or views.region_in_use(ctx, st, t, True, name, "partitioned", ctx.span(receiver))
             or args is None):
         return UNKNOWN
     tile = shape_of(args["tile_shape"][0]) if "tile_shape" in args else None
-    problem = _bad_partition(ctx, args, tile)
+    order = _order(ctx, args["order"][1]) if "order" in args else "ct.row_major"
+    problem = _bad_partition(ctx, args, tile) or _bad_grid(ctx, call, args, t.shape, tile, order)
     if problem is not None:
         ctx.report(problem)
         return UNKNOWN
@@ -94,7 +103,35 @@ def partition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
     if ctx.facts is not None and isinstance(receiver, ast.Name):
         ctx.facts.origins[t.storage] = name
     return PartitionVal(ctx.world.fresh(), t.storage, t.dtype, t.shape, tile, "blocks" in args,
-                        site, t.frame, t.view)
+                        site, t.frame, t.view, t.layout, t.meta, order)
+
+
+def _order(ctx: Ctx, expr: ast.expr) -> str | None:
+    """An `order=` argument as the runtime shows it (`ct.grouped(8)`); None when not known."""
+    name = ctx.info.resolve(expr)
+    if name in ("row_major", "col_major"):
+        return f"ct.{name}"
+    if isinstance(expr, ast.Call) and ctx.info.resolve(expr.func) == "grouped":
+        args = call_args(expr)
+        if len(args) == 1 and not args[0].star and args[0].name is None:
+            group = literal_value(args[0].value)
+            if isinstance(group, int) and not isinstance(group, bool) and group >= 1:
+                return f"ct.grouped({group})"
+    return None
+
+
+def _bad_grid(ctx: Ctx, call: ast.Call, args: Bound, shape: Shape | None, tile: Shape | None,
+              order: str | None) -> Diagnostic | None:
+    """CT408 when the launch grid the partition needs is beyond the device's limits."""
+    blocks = args.get("blocks")
+    count = blocks[0].value if blocks is not None and isinstance(blocks[0], IntVal) else None
+    if (shape is None or tile is None or len(shape) != len(tile) or None in shape
+            or None in tile or order is None or (blocks is not None and count is None)):
+        return None
+    slab = tuple(-(-cast(int, n) // cast(int, d)) for n, d in zip(shape, tile, strict=True))
+    launch = launch_grid(slab, count is not None or order != "ct.row_major", count)
+    problem = grid_problem(slab, launch)
+    return None if problem is None else problem[0].at(ctx.span(call), **problem[1])
 
 
 def unpartition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
@@ -104,18 +141,21 @@ def unpartition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
     site = ctx.span(call)
     move(st, p.obj, Moved(site, "by .unpartition()", ex_name(ctx, receiver), None,
                           tuple(ctx.loops)))
-    return TensorVal(ctx.world.fresh(), p.storage, p.dtype, p.shape, p.frame, p.view)
+    return TensorVal(ctx.world.fresh(), p.storage, p.dtype, p.shape, p.frame, p.view, p.layout,
+                     p.meta)
 
 
 def ex_name(ctx: Ctx, node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ctx.text(node)
 
 
-def _leased(ctx: Ctx, st: State, receiver: ast.expr, name: str, t: TensorVal) -> bool:
+def leased(ctx: Ctx, st: State, receiver: ast.expr, name: str, t: TensorVal,
+           action: str) -> bool:
+    """CT303 when a pending launch reads the whole storage of `t`, which is to be written."""
     world = ctx.world
     for op in sorted(st.leases.get(t.storage, frozenset())):
         if op in st.pending and op not in world.escaped_ops:
-            ctx.report(leased_diagnostic(name, "partitioned", ctx.span(receiver),
+            ctx.report(leased_diagnostic(name, action, ctx.span(receiver),
                                          world.ops[op].kernel, world.lease_site(op, t.storage)))
             return True
     return False

@@ -52,13 +52,16 @@ def join_value(world: World, key: Hashable, va: Value, vb: Value, sa: State, sb:
         obj, storage = _phi_owned(world, key, va, vb, sa, sb, out)
         return TensorVal(obj, storage, va.dtype if va.dtype == vb.dtype else None,
                          join_dim(va.shape, vb.shape), va.frame if va.frame == vb.frame else None,
-                         va.view or vb.view)
+                         va.view or vb.view, va.layout if va.layout == vb.layout else None,
+                         va.meta and vb.meta)
     if isinstance(va, PartitionVal) and isinstance(vb, PartitionVal):
         obj, storage = _phi_owned(world, key, va, vb, sa, sb, out)
         return PartitionVal(obj, storage, va.dtype if va.dtype == vb.dtype else None,
                             join_dim(va.shape, vb.shape), join_dim(va.tile, vb.tile),
                             va.persistent or vb.persistent, va.site,
-                            va.frame if va.frame == vb.frame else None, va.view or vb.view)
+                            va.frame if va.frame == vb.frame else None, va.view or vb.view,
+                            va.layout if va.layout == vb.layout else None, va.meta and vb.meta,
+                            va.order if va.order == vb.order else None)
     if isinstance(va, OpVal) and isinstance(vb, OpVal):
         return OpVal(_phi_op(world, key, va.op, vb.op))
     if (isinstance(va, TupleVal) and isinstance(vb, TupleVal)

@@ -7,14 +7,15 @@ argument is (`CallLocator`). The interpreter applies the ownership effects.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+from typing import cast
 
 from ...compiler.launch import ArgFacts
 from ...compiler.launch.contract import At
-from ...compiler.launch.facts import fmt_shape
+from ...compiler.launch.facts import fmt_shape, partition_grid
 from ...compiler.launch.moves import kernel_label
 from ...compiler.launch.regions import Box
+from ...compiler.launch.tiles import launch_grid
 from ...diagnostics.diagnostic import Span
 from .values import (
     DTypeVal,
@@ -71,13 +72,12 @@ def facts(value: Value) -> ArgFacts:
     """What the analysis proved about an argument (kind None: nothing)."""
     if isinstance(value, TensorVal):
         return ArgFacts("tensor", value.dtype, value.shape, extent=_extent(value),
-                        region=_region(value))
+                        meta=value.meta, region=_region(value), strides=_strides(value))
     if isinstance(value, PartitionVal):
-        grid = _grid(value)
-        return ArgFacts("partition", value.dtype, value.shape, value.tile, grid,
-                        None if grid is None else str(grid), value.site,
-                        persistent=value.persistent, extent=_extent(value),
-                        region=_region(value))
+        grid, text = _grid(value)
+        return ArgFacts("partition", value.dtype, value.shape, value.tile, grid, text, value.site,
+                        persistent=value.persistent, extent=_extent(value), meta=value.meta,
+                        region=_region(value), strides=_strides(value))
     if isinstance(value, IntVal):
         return ArgFacts("int", value=value.value)
     if isinstance(value, DTypeVal):
@@ -90,9 +90,27 @@ def facts(value: Value) -> ArgFacts:
     return ArgFacts(None)
 
 
+_ALL = 2**63  # past the end of any storage: "somewhere in it"
+
+
 def _extent(value: TensorVal | PartitionVal) -> tuple[int, int, int] | None:
-    """The storage; None for a view of unknown bounds (whether it overlaps is not known)."""
-    return None if value.view and value.frame is None else (value.storage, 0, 1)
+    """The elements of its storage it spans, as the runtime's byte extents are compared: exact
+    where its layout is known; the whole storage for a whole tensor, or for a view whose box
+    is exact (two such boxes that meet share elements of a contiguous base, so the boxes
+    decide); None (no rule reports) when neither is known."""
+    shape = value.shape
+    if value.meta:  # no memory to share
+        return None
+    if value.layout is not None and shape is not None and None not in shape:
+        lo, hi = value.layout.extent(cast(tuple[int, ...], shape))
+        return (value.storage, lo, hi)
+    if not value.view or (value.frame is not None and value.frame.exact):
+        return (value.storage, 0, _ALL)
+    return None
+
+
+def _strides(value: TensorVal | PartitionVal) -> tuple[int, ...] | None:
+    return value.layout.strides if value.layout is not None else None
 
 
 def _region(value: TensorVal | PartitionVal) -> tuple[int, Box] | None:
@@ -100,15 +118,17 @@ def _region(value: TensorVal | PartitionVal) -> tuple[int, Box] | None:
     return (value.storage, value.frame.box) if value.view and value.frame is not None else None
 
 
-def _grid(value: PartitionVal) -> tuple[int, int, int] | None:
-    """The 3-D launch grid a partition gives (trailing 1s), when every extent is known."""
-    shape, tile = value.shape, value.tile
-    if value.persistent or shape is None or tile is None or len(shape) != len(tile):
-        return None
+def _grid(value: PartitionVal) -> tuple[tuple[int, ...] | None, str | None]:
+    """The grid facts of a partition (`partition_grid`, as the runtime gives them), when its
+    extents, tile and order are known (a persistent one's block count is not followed)."""
+    shape, tile, order = value.shape, value.tile, value.order
+    if value.persistent or shape is None or tile is None or len(shape) != len(tile) or \
+            order is None:
+        return None, None
     dims: list[int] = []
     for s, t in zip(shape, tile, strict=True):
         if s is None or t is None or t <= 0:
-            return None
-        dims.append(math.ceil(s / t))
-    g = (*dims, 1, 1, 1)
-    return (g[0], g[1], g[2])
+            return None, None
+        dims.append(-(-s // t))
+    slab = tuple(dims)
+    return partition_grid(slab, launch_grid(slab, order != "ct.row_major", None), order, None)

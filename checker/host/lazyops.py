@@ -63,7 +63,8 @@ def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"]) -> Val
 def _fresh(ctx: Ctx, value: Value) -> Value:
     if isinstance(value, PartitionVal):
         return PartitionVal(ctx.world.fresh(), value.storage, value.dtype, value.shape,
-                            value.tile, value.persistent, value.site, value.frame, value.view)
+                            value.tile, value.persistent, value.site, value.frame, value.view,
+                            value.layout, value.meta, value.order)
     return value
 
 
@@ -85,6 +86,10 @@ def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> 
         if readers:
             st.leases[storage] = ops | {new}
             world.lease_sites[(new, storage)] = world.lease_site(min(readers), storage)
+    for member in sorted(members):  # and the regions its views lease
+        for storage, box, writes in world.regions.get(member, ()):
+            world.regions.setdefault(new, []).append((storage, box, writes))
+            world.lease_sites.setdefault((new, storage), world.lease_site(member, storage))
     return new
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ...compiler.dtypes import DType
 from ...compiler.frontend.params import KernelSignature
 from ...compiler.launch.ops_api import Form
-from ...compiler.launch.regions import Frame
+from ...compiler.launch.regions import Frame, Layout
 from ...diagnostics.diagnostic import Span
 
 Dim = int | None  # a known extent, or None when the analysis cannot know it
@@ -59,6 +59,10 @@ class TensorVal:
     # (then no rule about its region reports anything); a whole tensor has view False
     frame: Frame | None = None
     view: bool = False
+    # where its elements lie in the storage, when every extent is known (aliasing is decided
+    # on these element ranges, as the runtime decides it on bytes)
+    layout: Layout | None = None
+    meta: bool = False  # ct.meta: a shape and dtype without memory
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,9 @@ class PartitionVal:
     site: Span  # the `.partition(...)` call
     frame: Frame | None = None  # the partitioned tensor's, when it is a view
     view: bool = False
+    layout: Layout | None = None  # the partitioned tensor's
+    meta: bool = False
+    order: str | None = "ct.row_major"  # its tile order as the runtime shows it; None: unknown
 
 
 @dataclass(frozen=True)

@@ -14,15 +14,27 @@ from __future__ import annotations
 
 import ast
 import math
+from typing import cast
 
 from ...compiler.launch import regions
-from ...compiler.launch.regions import Box, Frame, Index, boxes_intersect
+from ...compiler.launch.regions import Box, Frame, Index, Layout, boxes_intersect
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Note, Span
 from . import expressions as ex
 from .context import Ctx
 from .syntax import call_args
-from .values import UNKNOWN, IntVal, PartitionVal, Shape, State, TensorVal, TupleVal, Value
+from .values import (
+    UNKNOWN,
+    IntVal,
+    Moved,
+    PartitionVal,
+    Shape,
+    State,
+    TensorVal,
+    TupleVal,
+    Value,
+    move,
+)
 
 _ELLIPSIS = object()
 
@@ -44,11 +56,18 @@ def known(v: TensorVal | PartitionVal) -> bool:
 
 
 def _unknown_view(ctx: Ctx, t: TensorVal, shape: Shape | None = None) -> TensorVal:
-    return TensorVal(ctx.world.fresh(), t.storage, t.dtype, shape, None, True)
+    ctx.world.viewed.add(t.storage)
+    return TensorVal(ctx.world.fresh(), t.storage, t.dtype, shape, None, True, meta=t.meta)
 
 
-def _view(ctx: Ctx, t: TensorVal, frame: Frame | None, shape: Shape | None) -> TensorVal:
-    return TensorVal(ctx.world.fresh(), t.storage, t.dtype, shape, frame, True)
+def _view(ctx: Ctx, t: TensorVal, frame: Frame | None, shape: Shape | None,
+          layout: Layout | None = None) -> TensorVal:
+    ctx.world.viewed.add(t.storage)
+    return TensorVal(ctx.world.fresh(), t.storage, t.dtype, shape, frame, True, layout, t.meta)
+
+
+def _ints(shape: Shape | None) -> tuple[int, ...] | None:
+    return None if shape is None or None in shape else cast(tuple[int, ...], shape)
 
 
 # -- making views ----------------------------------------------------------------------------
@@ -106,21 +125,51 @@ def _indexed(ctx: Ctx, t: TensorVal, items: tuple[Index, ...]) -> Value:
     if found is None:
         shape = tuple(None for i in items if not isinstance(i, int))
         return _unknown_view(ctx, t, shape)
-    return _view(ctx, t, found[0], found[1])
+    dims = _ints(t.shape)
+    layout = t.layout.indexed(dims, items)[0] if t.layout is not None and dims else None
+    return _view(ctx, t, found[0], found[1], layout)
+
+
+# the parameters of the view methods, as the runtime's Tensor declares them
+_PARAMS = {"narrow": ("axis", "start", "length"), "split_at": ("axis", "k"), "view": ("shape",),
+           "reshape": ("shape",)}
+
+
+def _bound(ctx: Ctx, st: State, call: ast.Call, name: str) -> list[Value] | None:
+    """The call's arguments in parameter order (UNKNOWN where one is missing), each evaluated
+    once; None when `*args`/`**kw` hide them or a keyword is not the method's."""
+    names = _PARAMS.get(name, ())
+    args: list[Value] = []
+    named: dict[str, Value] = {}
+    hidden = False
+    for a in call_args(call):
+        value = ex.evaluate(ctx, st, a.value)
+        ex.read(ctx, value)
+        if a.star or (a.name is not None and a.name not in names):
+            hidden = True
+        elif a.name is not None:
+            named[a.name] = value
+        else:
+            args.append(value)
+    if hidden or (named and name == "permute"):
+        return None
+    if not named:
+        return args
+    if len(args) > len(names) or any(n in named for n in names[:len(args)]):
+        return None
+    return args + [named.get(n, UNKNOWN) for n in names[len(args):]]
 
 
 def method(ctx: Ctx, st: State, call: ast.Call, name: str, t: TensorVal) -> Value:
     """`t.narrow(axis, start, length)`, `t.split_at(axis, k)`, `t.permute(...)`, `t.view(s)`."""
-    args: list[Value] = []
-    for a in call_args(call):
-        value = ex.evaluate(ctx, st, a.value)
-        ex.read(ctx, value)
-        args.append(UNKNOWN if a.star or a.name is not None else value)
+    args = _bound(ctx, st, call, name)
+    if args is None:
+        return TupleVal((_unknown_view(ctx, t), _unknown_view(ctx, t))) if (
+            name == "split_at") else _unknown_view(ctx, t)
     ints = [v.value if isinstance(v, IntVal) else None for v in args]
     rank = len(t.shape) if t.shape is not None else None
     if name == "view":
-        shape = _view_shape(t, args)
-        return _view(ctx, t, _reshaped(t, len(shape)) if shape is not None else None, shape)
+        return _reshaped_view(ctx, call, t, args)
     if name == "permute":
         return _permute(ctx, call, t, args, rank)
     axis = ints[0] if ints else None
@@ -169,27 +218,105 @@ def _permute(ctx: Ctx, call: ast.Call, t: TensorVal, args: list[Value],
     norm = tuple(a + rank if a < 0 else a for a in ints)
     frame = frame_of(t)
     return _view(ctx, t, frame.permuted(norm) if frame is not None else None,
-                 tuple(t.shape[a] for a in norm))
+                 tuple(t.shape[a] for a in norm),
+                 t.layout.permuted(norm) if t.layout is not None else None)
 
 
-def _reshaped(t: TensorVal, rank: int | None) -> Frame | None:
+# -- view(shape) and reshape(shape): the same elements under another shape ---------------------
+def _reshaped_view(ctx: Ctx, call: ast.Call, t: TensorVal, args: list[Value]) -> Value:
+    """`t.view(shape)`: CT406 for a strided tensor or a shape of another size, as at run time;
+    the box stays (its axis map is lost), the strides become contiguous."""
+    given = _given_shape(args)
+    dims = _ints(t.shape)
+    if t.layout is not None and dims is not None and given is not None and not \
+            t.layout.contiguous(dims):
+        return _bad(ctx, call, regions.view_strided_problem(given, dims, t.layout.strides))
+    shape = _resolve(ctx, call, t, given)
+    if shape is _REJECTED:
+        return UNKNOWN
     frame = frame_of(t)
-    return frame.reshaped(rank) if frame is not None and rank is not None else None
+    rank = len(shape) if isinstance(shape, tuple) else None
+    resolved = _ints(shape) if isinstance(shape, tuple) else None
+    layout = (regions.Layout(t.layout.offset, regions.contiguous_strides(resolved))
+              if t.layout is not None and resolved is not None else None)
+    return _view(ctx, t, frame.reshaped(rank) if frame is not None and rank is not None
+                 else None, shape if isinstance(shape, tuple) else None, layout)
 
 
-def _view_shape(t: TensorVal, args: list[Value]) -> Shape | None:
-    """The shape `t.view(shape)` gives: its ints, one -1 inferred where the size is known."""
-    if len(args) != 1 or not isinstance(args[0], (IntVal, TupleVal)):
+_REJECTED = object()
+
+
+def _given_shape(args: list[Value]) -> tuple[int, ...] | int | None:
+    """The shape argument as written (an int or a tuple of ints); None when not known."""
+    if len(args) != 1:
         return None
-    items = (args[0],) if isinstance(args[0], IntVal) else args[0].items
-    dims = [v.value if isinstance(v, IntVal) else None for v in items]
-    if -1 in dims:
-        sizes = [d for d in t.shape or () if d is not None]
-        rest = math.prod(d for d in dims if d is not None and d != -1)
-        known = t.shape is not None and len(sizes) == len(t.shape) and rest > 0
-        fill = math.prod(sizes) // rest if known else None
-        dims = [fill if d == -1 else d for d in dims]
-    return tuple(dims)
+    if isinstance(args[0], IntVal):
+        return args[0].value
+    if isinstance(args[0], TupleVal) and all(isinstance(v, IntVal) for v in args[0].items):
+        return tuple(cast(IntVal, v).value for v in args[0].items)
+    return None
+
+
+def _resolve(ctx: Ctx, call: ast.Call, t: TensorVal, given: tuple[int, ...] | int | None
+             ) -> object:
+    """The new shape (one -1 inferred), `_REJECTED` after reporting a size mismatch (CT406,
+    the runtime's BAD_RESHAPE), or None when it cannot be known."""
+    if given is None:
+        return None
+    size_dims = _ints(t.shape)
+    if size_dims is None:
+        return None
+    wanted = (given,) if isinstance(given, int) else given
+    size = math.prod(size_dims)
+    dims = regions.resolve_dims(wanted, size)
+    if any(d < 0 for d in dims) or math.prod(dims) != size:
+        ctx.report(msg.BAD_RESHAPE.at(ctx.span(call), a=size_dims, na=size, b=wanted,
+                                      nb=math.prod(dims)))
+        return _REJECTED
+    return dims
+
+
+def reshape(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr, t: TensorVal) -> Value:
+    """`t.reshape(shape)` moves `t` into a tensor of another shape: a write (CT303/CT307
+    while a pending launch reads or writes it, as `partition`), then the same elements (a
+    contiguous tensor) or a copy in new memory (a strided view)."""
+    from . import hostapi
+
+    args = _bound(ctx, st, call, "reshape")
+    name = hostapi.ex_name(ctx, receiver)
+    if args is None:
+        return UNKNOWN  # hidden arguments: the runtime may raise anything
+    if hostapi.leased(ctx, st, receiver, name, t, "reshaped") or region_in_use(
+            ctx, st, t, True, name, "reshaped", ctx.span(receiver)):
+        return UNKNOWN
+    shape = _resolve(ctx, call, t, _given_shape(args))
+    if shape is _REJECTED:
+        return UNKNOWN
+    move(st, t.obj, Moved(ctx.span(call), "by reshape()", name, None,
+                           tuple(ctx.loops)))
+    dims = shape if isinstance(shape, tuple) else None
+    return _reshaped(ctx, t, dims)
+
+
+def _reshaped(ctx: Ctx, t: TensorVal, dims: Shape | None) -> TensorVal:
+    """What `reshape` hands back, following the runtime: a strided view is copied (new
+    memory); otherwise the same storage, in its view family (a bounding box) when one exists."""
+    known = _ints(t.shape)
+    resolved = _ints(dims)
+    if t.layout is None or known is None:  # contiguous or copied: not known
+        return _unknown_view(ctx, t, dims) if t.view or t.storage in ctx.world.viewed else \
+            TensorVal(ctx.world.fresh(), t.storage, t.dtype, dims, meta=t.meta)
+    if not t.layout.contiguous(known):
+        obj = ctx.world.fresh()
+        return TensorVal(obj, obj, t.dtype, dims, layout=regions.Layout.root(resolved)
+                         if resolved is not None else None, meta=t.meta)
+    layout = (regions.Layout(t.layout.offset, regions.contiguous_strides(resolved))
+              if resolved is not None else None)
+    if t.view or t.storage in ctx.world.viewed:
+        frame = frame_of(t)
+        return _view(ctx, t, frame.reshaped(len(dims)) if frame is not None and dims is not None
+                     else None, dims, layout)
+    return TensorVal(ctx.world.fresh(), t.storage, t.dtype, dims, layout=layout, meta=t.meta)
 
 
 def _axis(axis: int | None, rank: int | None) -> int | None:

@@ -34,6 +34,9 @@ class World:
     # per launch: the regions it leases by view (views.py): (storage, box or None for the
     # whole storage, whether it writes them)
     regions: dict[int, list[tuple[int, Box | None, bool]]] = field(default_factory=dict)
+    # storages some view was made of: at run time their handles carry a view family, so a
+    # reshape keeps it (a bounding box) instead of starting a new one
+    viewed: set[int] = field(default_factory=set)
 
     def fresh(self) -> int:
         self.next_id += 1

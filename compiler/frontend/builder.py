@@ -33,6 +33,9 @@ class Arg:
     span: Span
 
 
+MAX_TILE_ELEMENTS = 2**24  # tileiras: "tile would exceed the maximum of 16777216 elements"
+
+
 def is_pow2(n: int) -> bool:
     return n >= 1 and n & (n - 1) == 0
 
@@ -50,6 +53,9 @@ class Builder:
 
     def emit(self, name: str, operands: Sequence[Value], types: Sequence[Type], span: Span,
              attrs: dict[str, Any] | None = None, regions: list[Block] | None = None) -> Op:
+        for t in types:
+            if isinstance(t, TileType) and t.shape:
+                self.check_tile_size(t.shape, span)
         results = [Value(t, span) for t in types]
         op = Op(name, list(operands), results, span, attrs or {}, regions or [])
         self.block.ops.append(op)
@@ -149,6 +155,18 @@ class Builder:
         shape = self.shape(arg, what)
         self.check_pow2(shape, arg.span)
         return shape
+
+    def check_tile_size(self, shape: Shape, span: Span) -> None:
+        """CT218: tileiras takes tiles of up to 2**24 elements (a Const may make one larger:
+        checked once the Consts are known)."""
+        count = 1
+        for d in shape:
+            if not isinstance(d, int):
+                return
+            count *= d
+        if count > MAX_TILE_ELEMENTS:
+            self.fail(msg.TILE_TOO_LARGE, span, shape=fmt_shape(shape), count=count,
+                      limit=f"{MAX_TILE_ELEMENTS} (2**24)")
 
     def check_pow2(self, shape: Shape, span: Span) -> None:
         for d in shape:

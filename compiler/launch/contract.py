@@ -9,6 +9,7 @@ positions by parsing the call's source, which is not free).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -19,6 +20,7 @@ from ..dtypes import integer_range
 from ..frontend.params import KernelSignature, ParamSpec, ShapeEntry
 from .facts import ArgFacts, args_overlap, describe_kind, fmt_shape
 from .moves import kernel_label, moved_diagnostic
+from .tiles import grid_keyword_problem
 
 At = int | str  # where an argument was given: positional index or keyword
 
@@ -164,7 +166,11 @@ class LaunchContract:
             if p.kind != "const" or arg is None or at is None or arg.kind is None:
                 continue
             kind = p.const_kind or "int"
-            if arg.kind not in _CONST_KINDS[kind]:
+            if kind == "float" and overflows(arg.value, "f64"):
+                verdict.diags.append(self._mismatch(p, at, loc, _CONST_WANT[kind], f"{arg.value}, "
+                                                    "outside the range of a float"))
+                skip.add(i)
+            elif arg.kind not in _CONST_KINDS[kind]:
                 got = describe_kind(arg)
                 if got is not None:
                     verdict.diags.append(self._mismatch(p, at, loc, _CONST_WANT[kind], got))
@@ -194,7 +200,7 @@ class LaunchContract:
                                       "(ct.meta)")
             if arg.dtype is not None and arg.dtype != p.dtype:
                 return self._mismatch(p, at, loc, f"a {p.dtype} tensor", f"a {arg.dtype} tensor")
-            return None
+            return self._index_range(p, arg, at, loc)
         return self._scalar(p, arg, at, loc) if p.kind == "scalar" else None
 
     def _mut_kind(self, p: ParamSpec, arg: ArgFacts, at: At, loc: Locator) -> Diagnostic | None:
@@ -208,7 +214,19 @@ class LaunchContract:
             return self._mismatch(p, at, loc, "a tensor with memory", "a meta tensor (ct.meta)")
         if arg.dtype is not None and arg.dtype != p.dtype:
             return self._mismatch(p, at, loc, want, f"a partition of {arg.dtype}")
-        return None
+        return self._index_range(p, arg, at, loc)
+
+    def _index_range(self, p: ParamSpec, arg: ArgFacts, at: At, loc: Locator
+                     ) -> Diagnostic | None:
+        """CT406 for a tensor whose extents or strides a kernel cannot index: they reach it
+        as i32 (compiler/lower/abi.py), on every backend alike."""
+        dims = [d for d in (*(arg.shape or ()), *(arg.strides or ())) if d is not None]
+        if all(-INDEX_LIMIT <= d < INDEX_LIMIT for d in dims):
+            return None
+        got = f"shape {fmt_shape(arg.shape or ())}" + (
+            f" and strides {fmt_shape(arg.strides)}" if arg.strides is not None else "")
+        return self._mismatch(p, at, loc, "a tensor whose extents and strides are below "
+                              "2**31 (kernels index with i32)", got)
 
     def _scalar(self, p: ParamSpec, arg: ArgFacts, at: At, loc: Locator) -> Diagnostic | None:
         dt = p.dtype
@@ -225,6 +243,9 @@ class LaunchContract:
                                           f"of {dt}")
         else:
             fits = arg.kind in ("int", "float")
+            if fits and overflows(arg.value, dt.name):
+                return self._mismatch(p, at, loc, want, f"{arg.value!r}, outside the range of "
+                                      f"{dt} (its largest finite value is {dt.finite_max!r})")
         return None if fits else self._got(p, at, loc, want, arg)
 
     # -- shapes and Const inference ----------------------------------------------------------
@@ -300,10 +321,12 @@ class LaunchContract:
             farg, fat = verdict.args[first], verdict.where[first]
             assert farg is not None and farg.grid is not None and fat is not None
             if arg.grid != farg.grid:
+                a, b = self.params[first].name, self.params[i].name
+                note = Note(msg.GRID_FROM_HERE.format(param=a, grid=farg.grid_text or
+                                                      str(farg.grid)), loc.arg(fat))
                 verdict.diags.append(self._diag(
-                    msg.GRID_MISMATCH, loc.arg(at), a=loc.text(fat, self.params[first].name),
-                    ga=farg.grid_text or str(farg.grid), b=loc.text(at, self.params[i].name),
-                    gb=arg.grid_text or str(arg.grid)))
+                    msg.GRID_MISMATCH, loc.arg(at), (note,), a=a,
+                    ga=farg.grid_text or str(farg.grid), b=b, gb=arg.grid_text or str(arg.grid)))
                 return
 
     def _persistent(self, verdict: Verdict, loc: Locator, skip: set[int]) -> None:
@@ -340,13 +363,18 @@ class LaunchContract:
             verdict.diags.append(self._diag(msg.LAUNCH_NO_GRID, loc.call()))
             return
         grid = _grid_value(grid_arg)
-        if grid is not None:
+        problem = grid_keyword_problem(grid) if grid is not None else None
+        if grid is not None and problem is None:
             verdict.grid = grid
-        elif grid_arg.kind is not None and grid_arg.kind not in ("int", "tuple"):
-            verdict.diags.append(self._diag(
-                msg.ARGUMENT_MISMATCH, loc.keyword("grid"), param="grid",
-                want="a grid: an int or a tuple of up to 3 positive ints",
-                got=describe_kind(grid_arg) or "something else"))
+            return
+        if grid_arg.kind is None or (grid_arg.kind == "tuple" and grid_arg.value is None):
+            return  # not known (the checker): say nothing
+        if problem is None:
+            problem = (repr(grid_arg.value) if grid_arg.kind in ("int", "tuple")
+                       else describe_kind(grid_arg) or "something else")
+        verdict.diags.append(self._diag(
+            msg.ARGUMENT_MISMATCH, loc.keyword("grid"), param="grid",
+            want="a grid: an int or a tuple of up to 3 positive ints", got=problem))
 
     # -- diagnostics ---------------------------------------------------------------------------
     def _diag(self, message: msg.Message, span: Span, notes: tuple[Note, ...] = (),
@@ -368,6 +396,24 @@ def launch_consts(sig: KernelSignature, consts: dict[str, object]) -> dict[str, 
     kinds = {p.name: p.const_kind for p in sig.params if p.kind == "const"}
     return {k: float(v) if kinds.get(k) == "float" and isinstance(v, int)
             and not isinstance(v, bool) else v for k, v in consts.items()}
+
+
+INDEX_LIMIT = 2**31  # extents and strides reach kernels as i32
+
+# |values| from which rounding to a float format gives infinity (its largest finite value plus
+# half a unit in the last place: a tie rounds to the even mantissa, which is infinity). The f8
+# and f4 formats saturate instead (runtime/floats.py), so any number converts.
+OVERFLOW = {"f16": 2**16 - 2**4, "bf16": 2**128 - 2**119, "tf32": 2**128 - 2**116,
+            "f32": 2**128 - 2**103, "f64": 2**1024 - 2**970}
+
+
+def overflows(value: object, dtype: str) -> bool:
+    """A finite number that a float parameter of `dtype` cannot hold (it would be inf): the
+    launch refuses it (CT406), as an integer outside an int parameter's range."""
+    limit = OVERFLOW.get(dtype)
+    if limit is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return not (isinstance(value, float) and math.isinf(value)) and abs(value) >= limit
 
 
 def _grid_value(grid_arg: ArgFacts) -> tuple[int, int, int] | None:

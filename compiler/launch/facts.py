@@ -37,7 +37,9 @@ class ArgFacts:
     dtype: DType | None = None
     shape: tuple[Dim, ...] | None = None  # a tensor's shape; a partition's tensor's shape
     tile: tuple[Dim, ...] | None = None  # a partition's tile shape
-    grid: tuple[int, ...] | None = None  # the grid a partition gives (equal grids agree), if known
+    # the grid a partition gives (equal grids agree), if known: its launch grid, then its tile
+    # grid padded to 3 axes (`partition_grid`)
+    grid: tuple[int, ...] | None = None
     grid_text: str | None = None  # that grid in words (with blocks=..., for persistent ones)
     partitioned_at: Span | None = None  # the `.partition(...)` call, when known
     persistent: bool = False  # a partition with `blocks=`: each block owns several slabs
@@ -50,6 +52,7 @@ class ArgFacts:
     # of one family alias only where the boxes intersect (bytes alone would make the column
     # halves of a row-major tensor overlap). None: compare extents only.
     region: Region | None = None
+    strides: tuple[int, ...] | None = None  # a tensor's (a partition's tensor's) strides
 
 
 def describe_kind(facts: ArgFacts) -> str | None:
@@ -92,3 +95,17 @@ def args_overlap(a: ArgFacts, b: ArgFacts) -> bool:
         return True
     return all(alo < bhi and blo < ahi for (alo, ahi), (blo, bhi) in zip(ra[1], rb[1],
                                                                           strict=True))
+
+
+def partition_grid(slab_grid: tuple[int, ...], launch: tuple[int, int, int], order: str,
+                   blocks: int | None) -> tuple[tuple[int, ...], str]:
+    """A partition's `ArgFacts.grid` and `grid_text`: two Mut arguments agree when both their
+    launch grids (which block runs) and their tile grids (which tile it owns) agree. `order`
+    as its repr shows it (`ct.row_major`, `ct.grouped(8)`)."""
+    padded = (*slab_grid, 1, 1, 1)[:max(3, len(slab_grid))]
+    text = str(padded)
+    if blocks is not None:
+        text += f" with blocks={blocks}"
+    elif order != "ct.row_major":
+        text += f" in {order} order"
+    return (*launch, *padded), text

@@ -14,6 +14,7 @@ indices first (CT406) and so never sees an out-of-range one here.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 Box = tuple[tuple[int, int], ...]  # per root axis: [lo, hi) element indices
@@ -29,6 +30,9 @@ class Frame:
 
     box: Box
     axes: tuple[AxisMap, ...]
+    # the box is the view's own coordinate ranges (False after `view(shape)`, whose box is
+    # its base's: a bounding box, so boxes that meet need not share elements)
+    exact: bool = True
 
     @staticmethod
     def root(shape: tuple[int | None, ...]) -> Frame:
@@ -36,10 +40,10 @@ class Frame:
                      tuple((a, 0, 1) for a in range(len(shape))))
 
     def permuted(self, order: tuple[int, ...]) -> Frame:
-        return Frame(self.box, tuple(self.axes[a] for a in order))
+        return Frame(self.box, tuple(self.axes[a] for a in order), self.exact)
 
     def reshaped(self, rank: int) -> Frame:
-        return Frame(self.box, (None,) * rank)
+        return Frame(self.box, (None,) * rank, False)
 
     def indexed(self, shape: tuple[int | None, ...], items: tuple[Index, ...]
                 ) -> tuple[Frame, tuple[int | None, ...]] | None:
@@ -72,7 +76,7 @@ class Frame:
                 1 if count else 0)
             box[r] = (lo, hi)
             axes.append((r, lo, s * step))
-        return Frame(tuple(box), tuple(axes)), tuple(dims)
+        return Frame(tuple(box), tuple(axes), self.exact), tuple(dims)
 
 
 def _slice(item: tuple[int | None, int | None, int | None], n: int | None
@@ -91,6 +95,60 @@ def _slice(item: tuple[int | None, int | None, int | None], n: int | None
     if stop is None:
         return lo, None, step
     return lo, len(range(lo, stop, step)), step
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a view's elements are in its storage: the offset of its first element and its
+    strides, in elements (the runtime's `Tensor._offset` and `_strides`, worked out from the
+    host code by the checker where every extent is known)."""
+
+    offset: int
+    strides: tuple[int, ...]
+
+    @staticmethod
+    def root(shape: tuple[int, ...]) -> Layout:
+        return Layout(0, contiguous_strides(shape))
+
+    def indexed(self, shape: tuple[int, ...], items: tuple[Index, ...]
+                ) -> tuple[Layout, tuple[int, ...]]:
+        """After `view[items]` (validated: one item per axis, ints in range, steps >= 1), as
+        runtime/views.py's getitem computes it: an empty slice adds no offset."""
+        offset, dims, strides = self.offset, [], []
+        for item, n, s in zip(items, shape, self.strides, strict=True):
+            if isinstance(item, int):
+                offset += (item + n if item < 0 else item) * s
+                continue
+            start, stop, step = slice(*item).indices(n)
+            count = len(range(start, stop, step))
+            offset += start * s if count else 0
+            dims.append(count)
+            strides.append(s * step)
+        return Layout(offset, tuple(strides)), tuple(dims)
+
+    def permuted(self, order: tuple[int, ...]) -> Layout:
+        return Layout(self.offset, tuple(self.strides[a] for a in order))
+
+    def contiguous(self, shape: tuple[int, ...]) -> bool:
+        """The runtime's test (`Tensor.is_contiguous`): size-1 axes take any stride."""
+        return all(n == 1 or s == e for n, s, e in zip(shape, self.strides,
+                                                        contiguous_strides(shape), strict=True))
+
+    def extent(self, shape: tuple[int, ...]) -> tuple[int, int]:
+        """The elements [lo, hi) of the storage its elements lie in (runtime/tensor.py's
+        byte_extent, in elements and from the storage's start); empty for no elements."""
+        if any(n == 0 for n in shape):
+            return self.offset, self.offset
+        last = sum(s * (n - 1) for s, n in zip(self.strides, shape, strict=True))
+        return self.offset, self.offset + last + 1
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
 
 
 def boxes_intersect(a: Box, b: Box) -> bool:
@@ -136,3 +194,20 @@ def permute_problem(axes: tuple[int, ...], rank: int) -> str | None:
     norm = sorted(a + rank if a < 0 else a for a in axes)
     return None if norm == list(range(rank)) else (
         f"permute({axes}) must name each of the {rank} axes once")
+
+
+def view_strided_problem(shape: object, dims: tuple[int, ...], strides: tuple[int, ...]) -> str:
+    """`t.view(shape)` of a tensor that is not contiguous (`shape` as the call gave it)."""
+    return (f"view({shape}) needs a contiguous tensor, but this one has shape {dims} and "
+            f"strides {strides} (a permuted or sliced view); copy it first, or slice the view "
+            "instead")
+
+
+def resolve_dims(dims: tuple[int, ...], size: int) -> tuple[int, ...]:
+    """A reshape's shape with its one -1 inferred where the size allows (the caller then
+    checks that the sizes agree: BAD_RESHAPE otherwise)."""
+    if dims.count(-1) == 1:
+        known = math.prod(d for d in dims if d != -1)
+        if known and size % known == 0:
+            return tuple(size // known if d == -1 else d for d in dims)
+    return dims

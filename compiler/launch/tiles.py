@@ -3,12 +3,16 @@ checker (at the call, with what it knows) and the runtime (with the values)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ...diagnostics import messages as msg
 from .facts import Dim
 
 MAX_RANK = 5  # slabs take any positive extents (DESIGN §7); kernels round them up to tiles
+# the largest launch grid a device takes (CUDA's limits on gridDim x, y, z); the interpreter
+# holds to them too, so a launch that fails on one backend fails on both, with one code
+MAX_GRID = (2**31 - 1, 65535, 65535)
 
 Problem = tuple[msg.Message, dict[str, Any]]
 
@@ -31,3 +35,33 @@ def partition_tile_problem(tile: tuple[Dim, ...] | tuple[object, ...],
 def _show(tile: tuple[object, ...]) -> str:
     parts = ["?" if d is None else repr(d) for d in tile]
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def launch_grid(slab_grid: tuple[int, ...], linear: bool, blocks: int | None
+                ) -> tuple[int, int, int]:
+    """The launch grid of a partition (compiler/tiling.py's `Tiling.grid`, from what the
+    checker knows too): `blocks` for a persistent one, all tiles in x for another order than
+    row_major, else the tile grid with axes 3.. folded into z."""
+    if blocks is not None:
+        return (blocks, 1, 1)
+    count = math.prod(slab_grid)
+    if linear:
+        return (count, 1, 1)
+    g = (*slab_grid, 1, 1, 1)
+    return (g[0], g[1], math.prod(slab_grid[2:]) if len(slab_grid) > 3 else g[2])
+
+
+def grid_problem(slab_grid: tuple[int, ...], launch: tuple[int, int, int]) -> Problem | None:
+    """CT408 when a partition would need a launch grid beyond the device's limits."""
+    if all(g <= m for g, m in zip(launch, MAX_GRID, strict=True)):
+        return None
+    shown = "" if launch == (*slab_grid, 1, 1)[:3] else f" (launched as {launch})"
+    return msg.BAD_PARTITION, {"detail": f"the partition grid {_show(slab_grid)}{shown} exceeds "
+                               f"the device limit {MAX_GRID}"}
+
+
+def grid_keyword_problem(grid: tuple[int, int, int]) -> str | None:
+    """What is wrong with a `grid=` launch keyword's value, worded for CT406's `got`."""
+    if all(g <= m for g, m in zip(grid, MAX_GRID, strict=True)):
+        return None
+    return f"{grid}, beyond the device limit {MAX_GRID}"

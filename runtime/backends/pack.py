@@ -24,15 +24,25 @@ FORMATS = {"u64": "Q", "i64": "q", "i32": "i", "u32": "I", "i16": "h", "u16": "H
             "tf32": "f", "f8e4m3": "B", "f8e5m2": "B", "f4e2m1": "B", "f8e8m0": "B"}
 
 def _scalar_encoder(ctype: str) -> Callable[[Any], Any]:
-    """A Python number -> what struct packs for this ctype (rounded as the device rounds)."""
+    """A Python number -> what struct packs for this ctype, converted exactly as the
+    interpreter converts a scalar argument (`interpreter/numeric.fit`: NumPy's conversion of
+    the value given, rounded once to nearest even; the f8/f4 formats saturate). The launch
+    contract has refused values a format cannot hold (CT406), so none raises here."""
     if ctype in ("bf16", "tf32", "f8e4m3", "f8e5m2", "f4e2m1", "f8e8m0"):
         dt = BY_NAME[ctype]
-        return lambda v: hostdtypes.encode(np.asarray([v], np.float32), dt)[0].item()
+        return lambda v: hostdtypes.encode(np.asarray([v]), dt)[0].item()
     if ctype == "bool_":
         return bool
-    if ctype in ("f16", "f32", "f64"):
-        return float
+    if ctype in _FLOATS:
+        to = _FLOATS[ctype]
+        # a Python float: struct rounds it once, as NumPy does; any other number (an int past
+        # 2**53, a NumPy scalar) through NumPy, so it is not rounded twice
+        return lambda v: v if type(v) is float else np.asarray(v).astype(to).item()
     return int
+
+
+_FLOATS: dict[str, type[np.floating[Any]]] = {"f16": np.float16, "f32": np.float32,
+                                             "f64": np.float64}
 
 
 def _value_source(slot: EntrySlot, encoders: dict[str, Callable[[Any], Any]]) -> str:

@@ -1,4 +1,6 @@
 """python -m tests.fuzz --target checker|host|lsp --n N --seed S [--out DIR]: a long fuzz run.
+`--target host --backend cuda` runs each host program on the interpreter and on the GPU and
+compares them (with NumPy too); `--backend interpreter` is that comparison on the CPU alone.
 
 Exit status 1 when any case failed; each distinct failure's minimal repro is written to --out
 (with a .txt file holding the error)."""
@@ -27,8 +29,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--huge-lines", type=int, default=20_000,
                         help="size of the occasional huge module (checker target)")
     parser.add_argument("--shrink-budget", type=int, default=200, help="tries per shrink")
+    parser.add_argument("--backend", choices=("cuda", "interpreter"),
+                        help="host target: also run each program there and compare it with the "
+                        "interpreter and NumPy (default: the interpreter alone)")
     args = parser.parse_args(argv)
     target = importlib.import_module(TARGETS[args.target], __package__)
+    if args.backend is not None:
+        if args.target != "host":
+            parser.error("--backend applies to --target host")
+        target.configure(args.backend)
     summary = campaign.run(target, args.target, args.n, args.seed,
                            args.timeout or TIMEOUTS[args.target], args.out, args.huge_lines,
                            args.shrink_budget, progress=lambda s: print(s, flush=True))

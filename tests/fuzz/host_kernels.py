@@ -65,3 +65,55 @@ def cancel_await(op: Any) -> Any:
         return await op
 
     return asyncio.run(main())
+
+
+# -- NumPy models of the kernels above, for the fuzzer's comparison (host_target.py) -----------
+# Each takes the launch's arguments (tensors and partitions as the arrays they held when the
+# launch was made, other arguments as given) and returns the expected contents of its Mut
+# arguments by position; None where the model cannot say (a loop too long to follow).
+def _fit(x: Any, n: int) -> Any:
+    """`ct.load_tile_like(x, z)` over all of z: x's elements where it has them, zeros past."""
+    import numpy as np
+
+    out = np.zeros(n, np.float32)
+    k = min(n, len(x))
+    out[:k] = np.asarray(x, np.float32)[:k]
+    return out
+
+
+def _add(z: Any, x: Any, y: Any, *rest: Any) -> Any:
+    return {0: _fit(x, len(z)) + _fit(y, len(z))}
+
+
+def _scale(z: Any, x: Any, s: Any) -> Any:
+    import numpy as np
+
+    return {0: _fit(x, len(z)) * np.asarray(s).astype(np.float32)}
+
+
+def _inc(z: Any) -> Any:
+    import numpy as np
+
+    return {0: np.asarray(z, np.float32) + np.float32(1)}
+
+
+def _loop(z: Any, n: Any, step: Any) -> Any:
+    import numpy as np
+
+    count = len(range(0, int(n), int(step)))
+    if count > 4096:
+        return None
+    t = np.asarray(z, np.float32).copy()
+    for _ in range(count):  # one f32 addition per iteration, as the kernel rounds
+        t = t + np.float32(1)
+    return {0: t}
+
+
+def _pair(a: Any, b: Any) -> Any:
+    import numpy as np
+
+    return {0: np.ones(len(a), np.float32), 1: np.full(len(b), 2, np.float32)}
+
+
+MODELS: dict[str, Any] = {"add": _add, "scale": _scale, "inc": _inc, "loop": _loop,
+                          "pair": _pair}

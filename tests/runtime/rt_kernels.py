@@ -113,3 +113,10 @@ def _bump(z):  # type: ignore[no-untyped-def]
 @ct.kernel
 def inc_via_helper(z: Mut[Tensor[f32, (16,)]]) -> None:
     _bump(z)
+
+
+@ct.kernel
+def two_rank5(a: Mut[Tensor[f32, (1, 1, 1, 1, 1)]], b: Mut[Tensor[f32, (1, 1, 1, 1, 1)]]
+              ) -> None:
+    a.store(ct.zeros((1, 1, 1, 1, 1), f32))
+    b.store(ct.zeros((1, 1, 1, 1, 1), f32))

@@ -125,16 +125,33 @@ def test_grids_agree_as_3d() -> None:
     np.testing.assert_array_equal(b.unpartition().numpy(), ref.sum(1))
 
 
-def test_grid_mismatch_names_both_arguments() -> None:
+def test_grid_mismatch_names_both_parameters() -> None:
+    """CT402 names the parameters (as every launch error does), with a note at the argument
+    that set the first grid."""
     x = ct.ones((64, 8), f32)
-    a = ct.zeros((64, 8), f32).partition((16, 8))
-    b = ct.zeros((32,), f32).partition((16,))
+    first = ct.zeros((64, 8), f32).partition((16, 8))
+    second = ct.zeros((32,), f32).partition((16,))
     with pytest.raises(ct.LaunchError) as err:
-        k.two_outputs(a, b, x)
+        k.two_outputs(first, second, x)
     (d,) = err.value.diagnostics
     assert d.code == "CT402"
-    assert d.message == ("Mut arguments of 'two_outputs' need different grids: 'a' gives "
-                         "(4, 1, 1) but 'b' gives (2, 1, 1)")
+    assert d.message == ("Mut parameters of 'two_outputs' need the same grid, but 'a' gets "
+                         "(4, 1, 1) and 'b' gets (2, 1, 1)")
+    assert d.notes[0].message == "'a' gets the grid (4, 1, 1) from this argument"
+    assert d.span.line == d.notes[0].span.line and d.notes[0].span.col < d.span.col
+
+
+def test_rank4_grids_compare_every_axis() -> None:
+    """Tile grids (2, 3, 4, 5, 6) and (2, 3, 4, 6, 5) launch the same 3-D grid (2, 3, 120)
+    but own different tiles: CT402."""
+    a = ct.zeros((2, 3, 4, 5, 6), f32).partition((1, 1, 1, 1, 1))
+    b = ct.zeros((2, 3, 4, 6, 5), f32).partition((1, 1, 1, 1, 1))
+    with pytest.raises(ct.LaunchError) as err:
+        k.two_rank5(a, b)
+    assert _code(err) == "CT402"
+    assert "'a' gets (2, 3, 4, 5, 6) and 'b' gets (2, 3, 4, 6, 5)" in str(err.value)
+    c = ct.zeros((2, 3, 4, 5, 6), f32).partition((1, 1, 1, 1, 1))
+    k.two_rank5(ct.zeros((2, 3, 4, 5, 6), f32).partition((1, 1, 1, 1, 1)), c).sync()
 
 
 def test_bad_partitions() -> None:
