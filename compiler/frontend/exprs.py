@@ -18,7 +18,7 @@ from ..ops import FUNCTIONS, METHODS, bind
 from ..ops.accumulate import acc_read
 from ..ops.elementwise import binary, unary
 from ..ops.matmul import matmul
-from ..ops.memory import slab_attr
+from ..ops.memory import SCALAR_I32, slab_attr
 from ..ops.registry import Call
 from ..ops.slicing import SliceItem, slice_tile
 from ..types import (
@@ -241,9 +241,12 @@ class Expressions:
             return const_value(span, t.dtype, "dtype")
         if attr == "ndim":
             return const_value(span, t.rank)
-        return TupleVal(tuple(const_value(span, d) for d in t.shape)) if (
-            isinstance(t, TileType) or t.mutable) else self.b.fail(
-                msg.NOT_CONSTANT, span, what="the shape of a read-only tensor")
+        if isinstance(t, TileType) or t.mutable:
+            return TupleVal(tuple(const_value(span, d) for d in t.shape))
+        return TupleVal(tuple(  # a read-only tensor: static extents as ints, dynamic ones as i32
+            self.b.emit1("tensor_extent", [base], SCALAR_I32, span, axis=axis)
+            if isinstance(d, int) and d < 0 else const_value(span, d)
+            for axis, d in enumerate(t.shape)))
 
     def _unknown_op(self, resolved: str, span: Span) -> None:
         close = difflib.get_close_matches(resolved, list(FUNCTIONS), n=1)

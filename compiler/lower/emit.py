@@ -694,6 +694,10 @@ def _num_tiles(L: _Lowerer, op: Op) -> None:
     L.vals[op.result] = L.tile_grids[key][op.attrs["axis"]]
 
 
+def _tensor_extent(L: _Lowerer, op: Op) -> None:
+    L.vals[op.result] = L._extents(op.operands[0])[op.attrs["axis"]]
+
+
 def _printf(L: _Lowerer, op: Op) -> None:
     tok = L.b.emit("print_tko", [TOKEN], [L.v(x) for x in op.operands], L._token(PRINT),
                    str=str(op.attrs["format"]))
@@ -709,6 +713,7 @@ _HANDLERS: dict[str, Handler] = {
     "tiles_start_step": _Lowerer.tiles_start_step,
     "partition": _partition,
     "num_tiles": _num_tiles,
+    "tensor_extent": _tensor_extent,
     "load": _Lowerer.load,
     "store": _Lowerer.store,
     "slab_load": _Lowerer.slab_load,

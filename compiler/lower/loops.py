@@ -44,7 +44,8 @@ SIGNED = Signedness.SIGNED
 
 # Ops whose i32 results are never negative (ids, counts, extents), for the unsigned form.
 _NON_NEGATIVE = frozenset({"block_id", "num_blocks", "tile_index", "tile_coords", "tile_count",
-                           "tiles_start_step", "num_tiles", "slab_extent"})
+                           "tiles_start_step", "num_tiles", "slab_extent",
+                           "tensor_extent"})
 
 
 def range_checks(kernel: KernelIR) -> list[Op]:

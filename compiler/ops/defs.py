@@ -69,5 +69,6 @@ def out_tile(outs: Sequence[Type], i: int = 0) -> TileType:
 # declared here so the tables are complete; the faces test checks both components handle them.
 for _name in ("block_id", "num_blocks", "tile_index", "tile_coords", "tile_count",
               "tiles_start_step", "partition",
-              "num_tiles", "load", "store", "slab_load", "slab_store", "slab_extent", "printf"):
+              "num_tiles", "load", "store", "slab_load", "slab_store", "slab_extent",
+              "tensor_extent", "printf"):
     ir_op(_name)

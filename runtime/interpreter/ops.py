@@ -105,6 +105,11 @@ def _num_tiles(o: Op, args: list[Any], blk: Block) -> list[Any]:
     return [np.int32(-(-p.tensor.data.shape[axis] // p.tile[axis]))]
 
 
+@op("tensor_extent")
+def _tensor_extent(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    return [np.int32(args[0].data.shape[o.attrs["axis"]])]
+
+
 @op("load")
 def _load(o: Op, args: list[Any], blk: Block) -> list[Any]:
     src, *index = args
