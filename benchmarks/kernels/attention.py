@@ -35,8 +35,10 @@ def attention_lazy(out: Mut[Tensor[bf16, (1, "BM", "D")]], q: Tensor[bf16, (-1, 
     m_i = ct.full((BM, 1), NEG_INF, f32)
     l_i = ct.zeros((BM, 1), f32)
     acc = ct.zeros((BM, D), f32)
+    n = k.shape[1]  # the sequence length
     hi = ct.num_tiles(pk, 1)
     full = hi
+    tail = n // BN  # key blocks from here on hold padding past the sequence
     if CAUSAL:
         hi = ((i + 1) * BM + BN - 1) // BN
         full = (i * BM) // BN
@@ -46,6 +48,9 @@ def attention_lazy(out: Mut[Tensor[bf16, (1, "BM", "D")]], q: Tensor[bf16, (-1, 
         if CAUSAL and j >= full:  # a block that crosses the diagonal
             cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
             s = ct.where(cols <= rows, s, NEG_INF)
+        elif not CAUSAL and j >= tail:  # the ragged last block: its padded keys are no keys
+            cols = (j * BN + ct.arange(BN, i32)).reshape((1, BN))
+            s = ct.where(cols < n, s, NEG_INF)
         m_new = ct.maximum(m_i, ct.max(s, 1, keepdims=True))
         if ct.max((m_new - m_i).reshape((BM,)), 0) > lazy:
             alpha = ct.exp2((m_i - m_new) * qs)
