@@ -205,8 +205,18 @@ def _select_lower(c: OpCtx) -> list[BcValue]:
     return [c.b.emit("select", [c.out], *c.args)]
 
 
+F8_NAN_CODES = frozenset({"f8e4m3", "f8e5m2"})  # formats with several NaN codes
+
+
 def _astype_np(args: Any, attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
-    return [args[0]]  # the runtime converts and rounds every result to its dtype
+    # the runtime converts and rounds every result to its dtype; a NaN converted from an f8
+    # format loses the code the interpreter keeps with it (a conversion gives the canonical
+    # NaN, only bitcasts keep codes)
+    src = attrs.get("src")
+    if src is not None and src.name in F8_NAN_CODES:
+        np = numpy()
+        return [np.where(np.isnan(args[0]), np.float32(np.nan), args[0])]
+    return [args[0]]
 
 
 def _astype_lower(c: OpCtx) -> list[BcValue]:
@@ -366,7 +376,8 @@ def _astype(b: Builder, c: Call) -> FValue:
     assert isinstance(x.type, TileType)
     if x.type.dtype == dtype:
         return x
-    return b.emit1("astype", [x], TileType(dtype, x.type.shape), c.span, dtype=dtype)
+    return b.emit1("astype", [x], TileType(dtype, x.type.shape), c.span, dtype=dtype,
+                   src=x.type.dtype)
 
 
 @function("cdiv", "a: Any, b: Any", "ceil(a / b) of ints or integer scalars (`-(-a // b)`)",
