@@ -27,7 +27,8 @@ NO_BITS = frozenset({"bool_", "tf32", "f4e2m1"})
 F8 = frozenset({"f8e4m3", "f8e5m2", "f8e8m0"})
 
 
-@method("tile", "bitcast", "dtype: Any", "the same bits as `dtype` (of the same width)",
+@method("tile", "bitcast", "dtype: Any", "the same bits as `dtype` of the same width (integers, "
+        "f16, bf16, f32, f64 and the f8 formats: `t.astype(f8e4m3).bitcast(u8)` gives bytes)",
         "elementwise")
 def _bitcast(b: Builder, c: Call) -> FValue:
     x = b.tile(c["self"], "bitcast")

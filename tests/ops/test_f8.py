@@ -6,8 +6,6 @@ The rule is torch's and ml_dtypes': round to nearest even; past the largest fini
 against an independent reference (frexp and rint) on sweeps that hold every f16 and bf16 value,
 every f8 midpoint and its float32 neighbours, subnormals, zeros, infinities and NaNs."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np
