@@ -167,8 +167,13 @@ def test_host_rule_matches_the_reference(source: str, name: str) -> None:
 
 def test_host_rule_matches_ml_dtypes_where_installed() -> None:
     ml_dtypes = pytest.importorskip("ml_dtypes")
+    # ml_dtypes 0.7 rounds a float64 once, as cutile; older versions (the H200 image's) go
+    # through float32 and round twice: just below a midpoint, 0x1.affffffffe5p-2 gives 46
+    once = np.array([float.fromhex("0x1.affffffffe5p-2")]).astype(
+        ml_dtypes.float8_e4m3fn).view(np.uint8)[0] == 45
+    sweeps = (f32_sweep(), f64_sweep()) if once else (f32_sweep(),)
     for name, dt in (("f8e4m3", ml_dtypes.float8_e4m3fn), ("f8e5m2", ml_dtypes.float8_e5m2)):
-        for values in (f32_sweep(), f64_sweep()):
+        for values in sweeps:
             keep = ~np.isnan(values)  # ml_dtypes keeps a NaN's sign and payload
             with np.errstate(invalid="ignore", over="ignore"):
                 want = values[keep].astype(dt).view(np.uint8)
