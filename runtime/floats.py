@@ -2,8 +2,8 @@
 f8e8m0 at the end): rounding and bit patterns.
 
 Host storage keeps the device's bytes: bf16 as uint16 bit patterns, f8 as uint8 bit patterns,
-tf32 as float32 (its low 13 mantissa bits zero). Values convert through float32 with
-round-to-nearest-even, as the GPU's conversions do.
+tf32 as float32 (its low 13 mantissa bits zero). Values round to nearest even, once, as the GPU's
+conversions do; out-of-range values become inf (bf16, tf32, f8e5m2) or NaN (f8e4m3).
 """
 
 from __future__ import annotations
@@ -61,9 +61,31 @@ def round_tf32(values: NDArray[np.generic]) -> F32Array:
     return np.where(np.isnan(narrow), np.float32(np.nan), out).astype(np.float32)
 
 
+# -- f8e4m3 (OCP e4m3fn) and f8e5m2 -------------------------------------------------------------
+# THE conversion rule (host constructors, the interpreter's astype and the GPU's, see
+# compiler/lower/arith.py): round to nearest, ties to even, on the value given (a float64 rounds
+# once). A magnitude that rounds past the largest finite value is NaN in f8e4m3 (it has no
+# infinity; |x| > 464, and 464 itself is a tie that goes to 448) and +-inf in f8e5m2
+# (|x| >= 61440); +-inf likewise, keeping the sign: torch's and ml_dtypes' rule. NaN becomes the
+# code 0x7F whatever its sign (torch keeps the sign; the GPU's conversion drops it, and the sign
+# of a NaN from arithmetic differs between the CPU and the GPU anyway).
+#
+# NaN codes survive where the GPU keeps bytes (loads, stores, bitcasts, selects): an f8 NaN
+# widened to float32 here carries its code in its payload (`_tagged`), and converting such a
+# float32 back gives that code. Conversions drop it (runtime/interpreter/numeric.py `untag`).
+F8_NAN = 0x7F
+_TAG = 0x7FC00100  # quiet NaN, payload 0x100 | code: an f8 NaN code kept in a float32
+
+
+def _tagged(code: int) -> float:
+    bits = np.uint32(_TAG | code | (code & 0x80) << 24)
+    return float(bits.view(np.float32))
+
+
 @cache
 def _f8_table(exp_bits: int, man_bits: int, ieee_inf: bool) -> F32Array:
-    """The value of each of the 256 codes of an f8 format (OCP FP8: e4m3fn and e5m2)."""
+    """The value of each of the 256 codes of an f8 format (OCP FP8: e4m3fn and e5m2); a NaN
+    code is a NaN that carries the code."""
     bias = 2 ** (exp_bits - 1) - 1
     values = np.empty(256, dtype=np.float32)
     for code in range(256):
@@ -72,9 +94,9 @@ def _f8_table(exp_bits: int, man_bits: int, ieee_inf: bool) -> F32Array:
         m = code & ((1 << man_bits) - 1)
         top = e == (1 << exp_bits) - 1
         if ieee_inf and top:
-            values[code] = sign * np.inf if m == 0 else np.nan
+            values[code] = sign * np.inf if m == 0 else _tagged(code)
         elif not ieee_inf and top and m == (1 << man_bits) - 1:
-            values[code] = np.nan  # e4m3fn: only S.1111.111 is NaN; no infinities
+            values[code] = _tagged(code)  # e4m3fn: only S.1111.111 is NaN; no infinities
         elif e == 0:
             values[code] = sign * m * 2.0 ** (1 - bias - man_bits)
         else:
@@ -83,6 +105,9 @@ def _f8_table(exp_bits: int, man_bits: int, ieee_inf: bool) -> F32Array:
 
 
 FORMATS = {"f8e4m3": (4, 3, False), "f8e5m2": (5, 2, True)}
+# the smallest magnitude that overflows (rounds past the largest finite value), and whether that
+# boundary itself overflows (the tie goes to the even code: 448 is even, 57344 odd)
+F8_OVERFLOW = {"f8e4m3": (464.0, False), "f8e5m2": (61440.0, True)}
 
 
 def f8_bits_to_f32(bits: NDArray[np.uint8], name: str) -> F32Array:
@@ -91,29 +116,46 @@ def f8_bits_to_f32(bits: NDArray[np.uint8], name: str) -> F32Array:
     return _f8_table(*FORMATS[name])[codes.reshape(-1)].reshape(codes.shape)
 
 
+def _kept_codes(values: NDArray[np.generic], name: str) -> NDArray[np.int16]:
+    """The f8 NaN code a float32 NaN carries (see `_tagged`), else -1."""
+    if np.asarray(values).dtype != np.float32:
+        return np.full(np.shape(values), -1, np.int16)
+    bits = np.require(values, np.float32, "C").view(np.uint32)
+    code = (bits & np.uint32(0xFF)).astype(np.int16)
+    table = _f8_table(*FORMATS[name])
+    carried = ((bits & np.uint32(0x7FFFFF00)) == _TAG) & np.isnan(table[code])
+    return np.where(carried, code, np.int16(-1)).astype(np.int16)
+
+
 def f32_to_f8_bits(values: NDArray[np.generic], name: str) -> NDArray[np.uint8]:
-    """Nearest code, ties to the even code; out of range and +-inf saturate to the largest
-    finite value, as the GPU's conversions do (PTX converts to f8 only with `.satfinite`).
-    Compared in float64, where every f8 value and every float32 or float64 input is exact, so
-    a float64 input is rounded once (through float32 it would be rounded twice)."""
+    """The conversion rule above. Compared in float64, where every f8 value and every float32
+    or float64 input is exact, so a float64 input is rounded once (through float32 it would be
+    rounded twice)."""
     table = _f8_table(*FORMATS[name]).astype(np.float64)
     codes = np.arange(128, dtype=np.uint8)
     finite = np.isfinite(table[:128])
     pos_codes, pos_vals = codes[finite], table[:128][finite]  # ascending with the code
-    v = np.asarray(values, dtype=np.float64)
-    mag = np.abs(v)
-    hi = np.clip(np.searchsorted(pos_vals, mag), 0, len(pos_vals) - 1)
-    lo = np.clip(hi - 1, 0, len(pos_vals) - 1)
-    d_hi, d_lo = np.abs(pos_vals[hi] - mag), np.abs(mag - pos_vals[lo])
-    pick_lo = (d_lo < d_hi) | ((d_lo == d_hi) & (pos_codes[lo] % 2 == 0))
+    kept = _kept_codes(values, name)
+    with np.errstate(invalid="ignore"):  # NaN and inf: decided below
+        v = np.asarray(values, dtype=np.float64)
+        mag = np.abs(v)
+        hi = np.clip(np.searchsorted(pos_vals, mag), 0, len(pos_vals) - 1)
+        lo = np.clip(hi - 1, 0, len(pos_vals) - 1)
+        d_hi, d_lo = np.abs(pos_vals[hi] - mag), np.abs(mag - pos_vals[lo])
+        pick_lo = (d_lo < d_hi) | ((d_lo == d_hi) & (pos_codes[lo] % 2 == 0))
     code = np.where(pick_lo, pos_codes[lo], pos_codes[hi])
-    top = pos_vals[-1]
-    half_ulp = (top - pos_vals[-2]) / 2
-    over = mag > top + half_ulp
-    code = np.where(over | np.isinf(v), pos_codes[-1], code)
-    code = np.where(np.isnan(v), np.uint8(0x7F), code)
+    limit, tie_overflows = F8_OVERFLOW[name]
+    over = (mag >= limit) if tie_overflows else (mag > limit)  # +-inf included
+    code = np.where(over, np.uint8(0x7C if FORMATS[name][2] else F8_NAN), code)
     sign = np.where(np.signbit(v), np.uint8(0x80), np.uint8(0))
-    return (code | sign).astype(np.uint8)
+    code = np.where(np.isnan(v), np.uint8(F8_NAN), code | sign)
+    return np.where(kept >= 0, kept, code).astype(np.uint8)
+
+
+def untag(values: F32Array) -> F32Array:
+    """f8 values as plain float32: a NaN loses the code it carried (a conversion, unlike a
+    bitcast, gives the canonical NaN)."""
+    return np.where(np.isnan(values), np.float32(np.nan), values).astype(np.float32)
 
 
 # -- OCP MX formats: f4e2m1 (element) and f8e8m0 (block scale) --------------------------------

@@ -35,7 +35,7 @@ def k(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)], y: Tensor[f16, (-1,)],
     h = ct.exp(a.astype(i32))
     z.store(b)
     m = ct.expp(a)
-    n = ct.sum(a)
+    n = ct.cumsum(a)
     o = [a]
     p = a.astype(i32) + 0.5
     q = ct.mma(a, a, a)
@@ -58,7 +58,7 @@ EXPECTED_SPANS = [
     ("CT211", 14, 15, 28, "a.astype(i32)"),
     ("CT213", 15, 12, 13, "b"),
     ("CT109", 16, 8, 15, "ct.expp"),
-    ("CT110", 17, 8, 17, "ct.sum(a)"),
+    ("CT110", 17, 8, 20, "ct.cumsum(a)"),
     ("CT102", 18, 8, 11, "[a]"),
     ("CT214", 19, 24, 27, "0.5"),
     ("CT204", 20, 8, 23, "ct.mma(a, a, a)"),

@@ -98,11 +98,17 @@ def _codes(ty: Scalar) -> list[tuple[float, int]]:
     return out
 
 
+# f8e4m3 and f8e5m2 constants follow cutile's conversion rule (runtime/floats.py): a magnitude
+# from this boundary up (past it for f8e4m3, whose boundary 464 is a tie that goes to 448) and
+# +-inf become NaN (f8e4m3, sign kept) or +-inf (f8e5m2); NaN is 0x7F
+_F8_OVERFLOW = {Scalar.F8E4M3FN: (464.0, False, 0x7F), Scalar.F8E5M2: (61440.0, True, 0x7C)}
+
+
 def _nearest_code(value: float, ty: Scalar) -> int:
     """Narrow formats have at most 256 codes, so rounding is a nearest search (ties to even)."""
     if math.isnan(value):
         # f4E2M1FN has no NaN: the largest code, as cutile's conversions (runtime/floats.py)
-        nan = {Scalar.F8E4M3FN: 0x7F, Scalar.F8E5M2: 0x7E, Scalar.F8E8M0FNU: 0xFF,
+        nan = {Scalar.F8E4M3FN: 0x7F, Scalar.F8E5M2: 0x7F, Scalar.F8E8M0FNU: 0xFF,
                Scalar.F8E5M3FNU: 0xFF, Scalar.F4E2M1FN: 0x7}.get(ty)
         if nan is None:
             raise ValueError(f"{ty} has no NaN")
@@ -111,6 +117,12 @@ def _nearest_code(value: float, ty: Scalar) -> int:
     if ty is Scalar.F8E8M0FNU:  # toward zero, saturating: as tileiras's ftof to it (rz)
         below = [vc for vc in codes if vc[0] <= value]
         return max(below)[1] if below else codes[0][1]
+    if _NARROW[ty][2] and math.copysign(1.0, value) < 0:  # the sign bit (-0.0 included)
+        return _nearest_code(-value, ty) | 1 << (ty.bits - 1)
+    if ty in _F8_OVERFLOW:
+        limit, tie_overflows, code = _F8_OVERFLOW[ty]
+        if value > limit or (tie_overflows and value == limit):
+            return code
     if math.isinf(value) and not any(math.isinf(v) for v, _ in codes):
         value = math.copysign(max(abs(v) for v, _ in codes), value)  # saturate: no infinity
     best = min(codes, key=lambda vc: (abs(vc[0] - value), vc[1] & 1))

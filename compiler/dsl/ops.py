@@ -12,11 +12,13 @@ from typing import Any
 from .markers import TileValue, _kernel_only
 
 __all__ = [
-    "abs", "argmax", "argmin", "block_id", "broadcast_to", "cat", "cdiv", "ceil", "cos",
-    "cumprod", "cumsum", "device_assert", "erf", "exp", "exp2", "expand_dims", "extract", "floor",
-    "gather", "load_tile_like", "log", "log2", "max", "maximum", "min", "minimum", "mma",
-    "num_blocks", "num_tiles", "permute", "printf", "prod", "randint", "rsqrt", "scan", "scatter",
-    "sin", "split", "sqrt", "sum", "tanh", "where",
+    "abs", "argmax", "argmin", "atan2", "block_id", "broadcast_to", "cat", "cdiv", "ceil",
+    "clamp", "cos", "cosh", "cumprod", "cumsum", "device_assert", "erf", "exp", "exp2",
+    "expand_dims", "expm1", "extract", "floor", "fma", "gather", "isfinite", "isinf", "isnan",
+    "load_tile_like", "log", "log1p", "log2", "max", "maximum", "min", "minimum", "mma",
+    "num_blocks", "num_tiles", "permute", "pow", "printf", "prod", "randint", "round", "rsqrt",
+    "scan", "scatter", "sigmoid", "sign", "sin", "sinh", "split", "sqrt", "sum", "tan", "tanh",
+    "trunc", "umulhi", "where", "xor_sum",
 ]
 
 
@@ -25,14 +27,31 @@ def abs(x: Any) -> TileValue:
     return _kernel_only("abs")
 
 
-def argmax(x: Any, axis: int, keepdims: bool = False) -> TileValue:
-    """index (i32) of the largest element along axis; the first on ties, NaN counts as extreme."""
+def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
+    """index
+
+    index (i32) of the largest element along axis, or the flat (row-major) index in the whole
+    tile without it; the first on ties, NaN counts as extreme.
+    """
     return _kernel_only("argmax")
 
 
-def argmin(x: Any, axis: int, keepdims: bool = False) -> TileValue:
-    """index (i32) of the smallest element along axis; the first on ties, NaN counts as extreme."""
+def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
+    """index
+
+    index (i32) of the smallest element along axis, or the flat (row-major) index in the whole
+    tile without it; the first on ties, NaN counts as extreme.
+    """
     return _kernel_only("argmin")
+
+
+def atan2(x: Any, y: Any) -> TileValue:
+    """the angle of the point
+
+    the angle of the point (y, x) in radians, atan(x / y) in the right quadrant (NumPy's
+    arctan2(x, y)).
+    """
+    return _kernel_only("atan2")
 
 
 def block_id(axis: int) -> TileValue:
@@ -60,9 +79,23 @@ def ceil(x: Any) -> TileValue:
     return _kernel_only("ceil")
 
 
+def clamp(x: Any, lo: Any, hi: Any) -> TileValue:
+    """x limited to [lo, hi]: minimum(maximum(x, lo), hi)
+
+    x limited to [lo, hi]: minimum(maximum(x, lo), hi) (NaN propagates; lo/hi may be tiles or
+    literals).
+    """
+    return _kernel_only("clamp")
+
+
 def cos(x: Any) -> TileValue:
     """cosine."""
     return _kernel_only("cos")
+
+
+def cosh(x: Any) -> TileValue:
+    """hyperbolic cosine."""
+    return _kernel_only("cosh")
 
 
 def cumprod(x: Any, axis: int, reverse: bool = False) -> TileValue:
@@ -100,6 +133,11 @@ def expand_dims(x: Any, axis: int) -> TileValue:
     return _kernel_only("expand_dims")
 
 
+def expm1(x: Any) -> TileValue:
+    """exp(x) - 1, accurate for small x."""
+    return _kernel_only("expm1")
+
+
 def extract(x: Any, index: Any, shape: Any) -> TileValue:
     """the block index of a tile, counted in blocks of shape (static)."""
     return _kernel_only("extract")
@@ -110,9 +148,29 @@ def floor(x: Any) -> TileValue:
     return _kernel_only("floor")
 
 
+def fma(x: Any, y: Any, z: Any) -> TileValue:
+    """x * y + z rounded once (a fused multiply-add)."""
+    return _kernel_only("fma")
+
+
 def gather(x: Any, indices: Any, *, padding: Any = None) -> TileValue:
     """elements of x at index tiles (one per axis, broadcast); padding outside."""
     return _kernel_only("gather")
+
+
+def isfinite(x: Any) -> TileValue:
+    """true where x is neither NaN nor infinite (a bool tile)."""
+    return _kernel_only("isfinite")
+
+
+def isinf(x: Any) -> TileValue:
+    """true where x is +inf or -inf (a bool tile)."""
+    return _kernel_only("isinf")
+
+
+def isnan(x: Any) -> TileValue:
+    """true where x is NaN (a bool tile)."""
+    return _kernel_only("isnan")
 
 
 def load_tile_like(x: Any, z: Any, *, padding: Any = None, latency: Any = None,
@@ -126,13 +184,18 @@ def log(x: Any) -> TileValue:
     return _kernel_only("log")
 
 
+def log1p(x: Any) -> TileValue:
+    """log(1 + x), accurate for small x."""
+    return _kernel_only("log1p")
+
+
 def log2(x: Any) -> TileValue:
     """base-2 logarithm."""
     return _kernel_only("log2")
 
 
-def max(x: Any, axis: int, keepdims: bool = False) -> TileValue:
-    """max along axis (f16/bf16 accumulate in f32)."""
+def max(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
+    """largest element along axis, or of the whole tile without it (NaN wins)."""
     return _kernel_only("max")
 
 
@@ -141,8 +204,8 @@ def maximum(x: Any, y: Any) -> TileValue:
     return _kernel_only("maximum")
 
 
-def min(x: Any, axis: int, keepdims: bool = False) -> TileValue:
-    """min along axis (f16/bf16 accumulate in f32)."""
+def min(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
+    """smallest element along axis, or of the whole tile without it (NaN wins)."""
     return _kernel_only("min")
 
 
@@ -175,19 +238,33 @@ def permute(x: Any, axes: tuple[int, ...]) -> TileValue:
     return _kernel_only("permute")
 
 
+def pow(x: Any, y: Any) -> TileValue:
+    """x ** y (floats)."""
+    return _kernel_only("pow")
+
+
 def printf(fmt: str, *args: Any) -> None:
     """print from the device, C format."""
     _kernel_only("printf")
 
 
-def prod(x: Any, axis: int, keepdims: bool = False) -> TileValue:
-    """prod along axis (f16/bf16 accumulate in f32)."""
+def prod(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
+    """product along axis, or of the whole tile without it; f16/bf16 accumulate in f32."""
     return _kernel_only("prod")
 
 
 def randint(seed: Any, offsets: Any) -> TileValue:
     """Philox 4x32-10 random u32 for each offset, as Triton's tl.randint."""
     return _kernel_only("randint")
+
+
+def round(x: Any, decimals: int = 0) -> TileValue:
+    """round to the nearest integer, ties to even
+
+    round to the nearest integer, ties to even (NumPy's and torch's round); decimals rounds to
+    that many decimal places as NumPy does.
+    """
+    return _kernel_only("round")
 
 
 def rsqrt(x: Any) -> TileValue:
@@ -205,9 +282,24 @@ def scatter(y: Any, indices: Any, values: Any, *, mask: Any = None) -> None:
     _kernel_only("scatter")
 
 
+def sigmoid(x: Any) -> TileValue:
+    """1 / (1 + exp(-x))."""
+    return _kernel_only("sigmoid")
+
+
+def sign(x: Any) -> TileValue:
+    """-1, 0 or 1 by the sign of x (NaN stays NaN; 0 for -0.0, as NumPy)."""
+    return _kernel_only("sign")
+
+
 def sin(x: Any) -> TileValue:
     """sine."""
     return _kernel_only("sin")
+
+
+def sinh(x: Any) -> TileValue:
+    """hyperbolic sine."""
+    return _kernel_only("sinh")
 
 
 def split(x: Any, n: int, axis: int = 0) -> tuple[Any, ...]:
@@ -220,9 +312,14 @@ def sqrt(x: Any) -> TileValue:
     return _kernel_only("sqrt")
 
 
-def sum(x: Any, axis: int, keepdims: bool = False) -> TileValue:
-    """sum along axis (f16/bf16 accumulate in f32)."""
+def sum(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
+    """sum along axis, or of the whole tile (a 0-d tile) without it; f16/bf16 accumulate in f32."""
     return _kernel_only("sum")
+
+
+def tan(x: Any) -> TileValue:
+    """tangent."""
+    return _kernel_only("tan")
 
 
 def tanh(x: Any) -> TileValue:
@@ -230,6 +327,21 @@ def tanh(x: Any) -> TileValue:
     return _kernel_only("tanh")
 
 
+def trunc(x: Any) -> TileValue:
+    """round toward zero (floats)."""
+    return _kernel_only("trunc")
+
+
+def umulhi(x: Any, y: Any) -> TileValue:
+    """the high half of the double-width product of unsigned integers (Triton's umulhi)."""
+    return _kernel_only("umulhi")
+
+
 def where(cond: Any, x: Any, y: Any) -> TileValue:
     """x where cond is true, else y (literals allowed)."""
     return _kernel_only("where")
+
+
+def xor_sum(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
+    """bitwise xor of the integers along axis, or of the whole tile without it."""
+    return _kernel_only("xor_sum")

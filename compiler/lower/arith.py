@@ -17,7 +17,7 @@ from ..bytecode.attrs import (
 )
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import F32, DType
+from ..dtypes import F32, F64, I8, I32, DType
 from .table import Rule
 from .types import LowerError, scalar
 
@@ -103,11 +103,21 @@ def floordiv(b: Builder, x: Value, y: Value, dtype: DType) -> Value:
     return b.emit("divi", [t], x, y, signedness=sign(dtype), rounding=rounding)
 
 
+# f8 formats whose conversions follow runtime/floats.py's rule: the smallest magnitude that
+# overflows, whether that boundary (a tie) itself overflows, and how the saturated code the
+# GPU gives (+-448 = 0x7E/0xFE, +-57344 = 0x7B/0xFB) becomes the rule's (NaN 0x7F/0xFF: or 1;
+# +-inf 0x7C/0xFC: add 1)
+F8_RULE: dict[str, tuple[float, bool, str]] = {
+    "f8e4m3": (464.0, False, "ori"), "f8e5m2": (61440.0, True, "addi")}
+
+
 def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
     st = _ty(x)
     out = BcTile(scalar(dst), st.shape)
     if scalar(src) == scalar(dst):
         return x  # same storage (e.g. i32 <-> u32): Tile IR integers are signless
+    if dst.name in F8_RULE and not src.is_bool:
+        return _to_f8(b, x, src, dst)
     if dst.is_bool:
         zero = splat(b, 0, st)
         if src.is_float:
@@ -129,6 +139,49 @@ def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
     if scalar(dst).bits > scalar(src).bits:
         return b.emit("exti", [out], x, signedness=sign(src))
     return b.emit("trunci", [out], x, overflow=Overflow.NONE)
+
+
+def _to_f8(b: Builder, x: Value, src: DType, dst: DType) -> Value:
+    """A conversion to f8e4m3/f8e5m2 by the rule of runtime/floats.py. The GPU converts with
+    `cvt.rn.satfinite` (PTX has no other f32 -> f8 form): it rounds to nearest even but clamps
+    +-inf and overflow to the largest finite value and turns every NaN into 0x7F. Where the
+    source's magnitude overflows, the saturated code is mended into the rule's NaN or inf: an
+    absf, a compare, an integer or/add and a select per element. f64 goes through f32 rounded to
+    odd (tileiras would round twice), integers and other f8 formats through f32 (exact below
+    2**24, and past that the result is NaN or inf whatever the rounding)."""
+    if src.is_integer or src.name in F8_RULE:
+        x, src = astype(b, x, src, F32), F32
+    elif src == F64:
+        x, src = _f64_to_f32_odd(b, x), F32
+    st = _ty(x)
+    out = BcTile(scalar(dst), st.shape)
+    y = b.emit("ftof", [out], x, rounding_mode=RoundingMode.NEAREST_EVEN)
+    limit, tie_overflows, mend = F8_RULE[dst.name]
+    big = b.emit("cmpf", [_bool_of(st)], b.emit("absf", [st], x), splat(b, limit, st),
+                 comparison_predicate=CmpPredicate.GE if tie_overflows else CmpPredicate.GT,
+                 comparison_ordering=CmpOrdering.ORDERED)
+    bits_t = BcTile(scalar(I8), st.shape)
+    bits = b.emit("bitcast", [bits_t], y)
+    mended = b.emit(mend, [bits_t], bits, splat(b, 1, bits_t))
+    return b.emit("bitcast", [out], b.emit("select", [bits_t], big, mended, bits))
+
+
+def _f64_to_f32_odd(b: Builder, x: Value) -> Value:
+    """f64 -> f32 rounded to odd: an inexact result is the neighbour toward zero with its last
+    bit set. Rounding that to a narrower format to nearest even equals rounding x directly."""
+    st = _ty(x)
+    f32_t, i32_t, i1_t = BcTile(scalar(F32), st.shape), BcTile(scalar(I32), st.shape), _bool_of(st)
+    y = b.emit("ftof", [f32_t], x, rounding_mode=RoundingMode.NEAREST_EVEN)
+    back = b.emit("ftof", [st], y, rounding_mode=RoundingMode.NEAREST_EVEN)
+    inexact = b.emit("cmpf", [i1_t], back, x, comparison_predicate=CmpPredicate.NE,
+                     comparison_ordering=CmpOrdering.ORDERED)
+    away = b.emit("cmpf", [i1_t], b.emit("absf", [st], back), b.emit("absf", [st], x),
+                  comparison_predicate=CmpPredicate.GT, comparison_ordering=CmpOrdering.ORDERED)
+    bits = b.emit("bitcast", [i32_t], y)
+    toward_zero = b.emit("select", [i32_t], away, b.emit("subi", [i32_t], bits,
+                                                          splat(b, 1, i32_t)), bits)
+    odd = b.emit("ori", [i32_t], toward_zero, splat(b, 1, i32_t))
+    return b.emit("bitcast", [f32_t], b.emit("select", [i32_t], inexact, odd, bits))
 
 
 def _narrow(dtype: DType) -> bool:

@@ -1,5 +1,6 @@
-"""`ct.argmax(x, axis)` / `ct.argmin(x, axis)`: the i32 index of the largest / smallest element
-along `axis`, the first one on ties, NaN counting as the extreme (NumPy's semantics).
+"""`ct.argmax(x, axis=None)` / `ct.argmin(x, axis=None)`: the i32 index of the largest / smallest
+element along `axis` (without it: the flat row-major index in the whole tile), the first one on
+ties, NaN counting as the extreme (NumPy's semantics).
 
 Lowered as one Tile IR `reduce` over two operands, the values and their indices (an iota along
 the axis): the body keeps the candidate that is more extreme, or equal with the lower index.
@@ -22,8 +23,8 @@ from ..lower.arith import sign
 from ..lower.types import OpCtx, scalar
 from ..types import TileType, Type
 from .defs import ir_op, numpy
+from .reduce import flattened, is_none, reduced_shape
 from .registry import Call, function
-from .shape import norm_axis
 
 if TYPE_CHECKING:
     from ..bytecode import Builder
@@ -36,29 +37,23 @@ def _rule(kind: str) -> Any:
     def rule(b: FBuilder, c: Call) -> FValue:
         x = b.tile(c["x"], kind)
         assert isinstance(x.type, TileType)
-        if x.type.rank == 0:
+        whole = is_none(b, c["axis"])
+        if x.type.rank == 0 and not whole:
             b.fail(msg.RANK_NEEDED, c["x"].span, what=f"{kind}()", want="1 or more", shape="()")
         if x.type.dtype.is_bool:
             b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{kind}()",
                    what="bool tiles (use .astype())")
-        axis = norm_axis(b, c["axis"], x.type.rank, f"the axis of {kind}()")
-        keep = b.static_const(c["keepdims"], f"keepdims of {kind}()")
-        if not isinstance(keep, bool):
-            b.fail(msg.NOT_CONSTANT, c["keepdims"].span, what=f"keepdims of {kind}() (a bool)")
-        shape = list(x.type.shape)
-        if keep:
-            shape[axis] = 1
-        else:
-            del shape[axis]
-        return b.emit1("argreduce", [x], TileType(I32, tuple(shape)), c.span, kind=kind,
+        axis, keep, shape = reduced_shape(b, c, x.type, kind)
+        return b.emit1("argreduce", [x], TileType(I32, shape), c.span, kind=kind,
                        axis=axis, keepdims=keep)
     return rule
 
 
 for _kind, _word in (("argmax", "largest"), ("argmin", "smallest")):
-    function(_kind, "x: Any, axis: int, keepdims: bool = False",
-             f"index (i32) of the {_word} element along `axis`; the first on ties, NaN "
-             "counts as extreme", "reductions")(_rule(_kind))
+    function(_kind, "x: Any, axis: int | None = None, keepdims: bool = False",
+             f"index (i32) of the {_word} element along `axis`, or the flat (row-major) index "
+             "in the whole tile without it; the first on ties, NaN counts as extreme",
+             "reductions")(_rule(_kind))
 
 
 def _interp(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
@@ -103,8 +98,8 @@ def _body(b: Builder, kind: str, dtype: DType, e: BcValue, acc: BcValue, ei: BcV
 
 
 def _lower(c: OpCtx) -> list[BcValue]:
-    kind, axis, dtype = c.attrs["kind"], c.attrs["axis"], c.dtype()
-    x = c.args[0]
+    kind, dtype = c.attrs["kind"], c.dtype()
+    x, axis = flattened(c)
     xt = x.type
     assert isinstance(xt, BcTile)
     rank = len(xt.shape)

@@ -205,8 +205,18 @@ def _select_lower(c: OpCtx) -> list[BcValue]:
     return [c.b.emit("select", [c.out], *c.args)]
 
 
+F8_NAN_CODES = frozenset({"f8e4m3", "f8e5m2"})  # formats with several NaN codes
+
+
 def _astype_np(args: Any, attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
-    return [args[0]]  # the runtime converts and rounds every result to its dtype
+    # the runtime converts and rounds every result to its dtype; a NaN converted from an f8
+    # format loses the code the interpreter keeps with it (a conversion gives the canonical
+    # NaN, only bitcasts keep codes)
+    src = attrs.get("src")
+    if src is not None and src.name in F8_NAN_CODES:
+        np = numpy()
+        return [np.where(np.isnan(args[0]), np.float32(np.nan), args[0])]
+    return [args[0]]
 
 
 def _astype_lower(c: OpCtx) -> list[BcValue]:
@@ -232,7 +242,7 @@ def binary(b: Builder, name: str, lhs: Arg, rhs: Arg, span: Span) -> FValue:
         return _fold(b, spec, x.const, y.const, span, rhs)
     a, c = b.unify(spec.word, [lhs, rhs], span)
     assert isinstance(a.type, TileType)
-    _check_kind(b, spec, a.type.dtype, span, lhs if isinstance(x.type, TileType) else rhs)
+    check_kind(b, spec, a.type.dtype, span, lhs if isinstance(x.type, TileType) else rhs)
     out = TileType(BOOL if spec.compare else a.type.dtype, a.type.shape)
     return b.emit1(name, [a, c], out, span)
 
@@ -277,7 +287,7 @@ def _why(err: Exception) -> str:
     return str(err)
 
 
-def _check_kind(b: Builder, spec: Elementwise, dtype: DType, span: Span, where: Arg) -> None:
+def check_kind(b: Builder, spec: Elementwise, dtype: DType, span: Span, where: Arg) -> None:
     if dtype.storage_only:
         b.fail(msg.BAD_OPERAND, where.span, op=f"'{spec.word}'",
                what=f"{dtype} tiles (a storage format: .astype(f32) first)")
@@ -307,7 +317,7 @@ def unary(b: Builder, name: str, arg: Arg, span: Span) -> FValue:
         except (ZeroDivisionError, OverflowError, ValueError) as err:
             b.fail(msg.BAD_OPERAND, arg.span, op=spec.word, what=f"this constant ({_why(err)})")
     assert isinstance(x.type, TileType)
-    _check_kind(b, spec, x.type.dtype, span, arg)
+    check_kind(b, spec, x.type.dtype, span, arg)
     return b.emit1(name, [x], x.type, span)
 
 
@@ -328,11 +338,21 @@ def _binary_rule(name: str) -> TypingRule:
     return lambda b, c: binary(b, name, c["x"], c["y"], c.span)
 
 
+def define_binary(e: Elementwise) -> Elementwise:
+    """Registers a binary elementwise op defined in another module: `ct.NAME(x, y)` (operands
+    broadcast, literals adopt the tile's dtype), its folding, NumPy meaning and lowering."""
+    BINARY[e.name] = e
+    ir_op(e.name, _interp(e), _lowering(e))
+    function(e.name, "x: Any, y: Any", e.doc, "elementwise")(_binary_rule(e.name))
+    return e
+
+
 for _name in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "abs", "floor",
               "ceil"):
     function(_name, "x: Any", UNARY[_name].doc, "elementwise")(_unary_rule(_name))
 for _name in ("maximum", "minimum"):
     function(_name, "x: Any, y: Any", BINARY[_name].doc, "elementwise")(_binary_rule(_name))
+function("pow", "x: Any, y: Any", "`x ** y` (floats)", "elementwise")(_binary_rule("pow"))
 
 
 @function("where", "cond: Any, x: Any, y: Any", "`x` where `cond` is true, else `y` (literals "
@@ -366,7 +386,8 @@ def _astype(b: Builder, c: Call) -> FValue:
     assert isinstance(x.type, TileType)
     if x.type.dtype == dtype:
         return x
-    return b.emit1("astype", [x], TileType(dtype, x.type.shape), c.span, dtype=dtype)
+    return b.emit1("astype", [x], TileType(dtype, x.type.shape), c.span, dtype=dtype,
+                   src=x.type.dtype)
 
 
 @function("cdiv", "a: Any, b: Any", "ceil(a / b) of ints or integer scalars (`-(-a // b)`)",

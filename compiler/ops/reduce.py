@@ -1,24 +1,29 @@
-"""Reductions and scans along one axis, over one combining op each (add, mul, max, min).
+"""Reductions and scans, over one combining op each (add, mul, max, min, xor).
 
-`ct.sum/prod/max/min(x, axis, keepdims=False)` reduce; `ct.scan(x, axis, op, reverse=False)`
-gives running results (inclusive), with `ct.cumsum` and `ct.cumprod` as its names for add and
-mul. f16/bf16 sums and products accumulate in f32 (interpreter and lowering alike); max and min
-are exact in any width, and max/min (reductions and scans) propagate NaN, as NumPy's reduce and
-accumulate do."""
+`ct.sum/prod/max/min/xor_sum(x, axis=None, keepdims=False)` reduce along one axis, or over the
+whole tile without `axis` (a 0-d result; with keepdims, all ones: NumPy's and Triton's habit);
+`ct.scan(x, axis, op, reverse=False)` gives running results (inclusive), with `ct.cumsum` and
+`ct.cumprod` as its names for add and mul. f16/bf16 sums and products accumulate in f32
+(interpreter and lowering alike); max and min are exact in any width, and max/min (reductions
+and scans) propagate NaN, as NumPy's reduce and accumulate do. A whole-tile reduction is a
+reshape to one axis and one Tile IR reduce."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...diagnostics import messages as msg
+from ..bytecode.types import TileType as BcTile
 from ..dtypes import DType, integer_range
-from ..frontend.builder import Builder
+from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue
+from ..ir import Value
 from ..lower import arith
 from ..lower.types import OpCtx
-from ..types import TileType, Type
+from ..types import ConstType, Shape, TileType, Type
 from .defs import ir_op, numpy
 from .registry import Call, Rule, function
 from .shape import norm_axis
@@ -34,6 +39,7 @@ class Combiner:
     identity: Callable[[DType], float | int]
     ufunc: str  # NumPy ufunc (its reduce / accumulate)
     widen: bool  # f16/bf16 accumulate in f32
+    ints_only: bool = False  # a bitwise op (xor)
 
 
 def _extreme(which: int, inf: float) -> Callable[[DType], float | int]:
@@ -45,15 +51,17 @@ COMBINERS: dict[str, Combiner] = {c.name: c for c in [
     Combiner("mul", ("mulf", "muli"), lambda d: 1, "multiply", True),
     Combiner("max", ("maxf", "maxi"), _extreme(0, float("-inf")), "maximum", False),
     Combiner("min", ("minf", "mini"), _extreme(1, float("inf")), "minimum", False),
+    Combiner("xor", ("", "xori"), lambda d: 0, "bitwise_xor", False, True),
 ]}
-REDUCTIONS = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
+REDUCTIONS = {"sum": "add", "prod": "mul", "max": "max", "min": "min", "xor_sum": "xor"}
 SCAN_NAMES = {"cumsum": "add", "cumprod": "mul"}
 
 
-def _operand(b: Builder, c: Call, what: str) -> TileType:
+def _operand(b: Builder, c: Call, what: str, whole: bool = False) -> TileType:
+    """The tile reduced or scanned; `whole`: over all its axes (a 0-d tile is fine then)."""
     x = b.tile(c["x"], what)
     assert isinstance(x.type, TileType)
-    if x.type.rank == 0:
+    if x.type.rank == 0 and not whole:
         b.fail(msg.RANK_NEEDED, c["x"].span, what=f"{what}()", want="1 or more", shape="()")
     if x.type.dtype.is_bool:
         b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{what}()", what="bool tiles (use .astype())")
@@ -70,16 +78,33 @@ def _flag(b: Builder, c: Call, name: str, what: str) -> bool:
     return flag
 
 
-def _reduce(b: Builder, c: Call, kind: str) -> FValue:
-    t = _operand(b, c, kind)
-    axis = norm_axis(b, c["axis"], t.rank, f"the axis of {kind}()")
-    keep = _flag(b, c, "keepdims", kind)
+def is_none(b: Builder, arg: Arg) -> bool:
+    v = b.known(arg)
+    return isinstance(v, Value) and isinstance(v.type, ConstType) and v.type.kind == "none"
+
+
+def reduced_shape(b: Builder, c: Call, t: TileType, what: str) -> tuple[int | None, bool, Shape]:
+    """The axis reduced (None: all of them), keepdims and the result's shape."""
+    keep = _flag(b, c, "keepdims", what)
+    if is_none(b, c["axis"]):
+        return None, keep, (1,) * t.rank if keep else ()
+    axis = norm_axis(b, c["axis"], t.rank, f"the axis of {what}()")
     shape = list(t.shape)
     if keep:
         shape[axis] = 1
     else:
         del shape[axis]
-    return b.emit1("reduce", [b.tile(c["x"], kind)], TileType(t.dtype, tuple(shape)), c.span,
+    return axis, keep, tuple(shape)
+
+
+def _reduce(b: Builder, c: Call, kind: str) -> FValue:
+    t = _operand(b, c, kind, whole=is_none(b, c["axis"]))
+    comb = COMBINERS[REDUCTIONS[kind]]
+    if comb.ints_only and not t.dtype.is_integer:
+        b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{kind}()", what=f"{t.dtype} tiles "
+               "(a bitwise reduction of integers)")
+    axis, keep, shape = reduced_shape(b, c, t, kind)
+    return b.emit1("reduce", [b.tile(c["x"], kind)], TileType(t.dtype, shape), c.span,
                    kind=kind, axis=axis, keepdims=keep)
 
 
@@ -88,7 +113,7 @@ def _scan(b: Builder, c: Call, what: str, op: str | None) -> FValue:
     axis = norm_axis(b, c["axis"], t.rank, f"the axis of {what}()")
     if op is None:
         given = b.static_const(c["op"], "the op of scan()")
-        if not isinstance(given, str) or given not in COMBINERS:
+        if not isinstance(given, str) or given not in COMBINERS or COMBINERS[given].ints_only:
             b.fail(msg.BAD_OPERAND, c["op"].span, op="scan()",
                    what=f"the op {given!r} (use 'add', 'mul', 'max' or 'min')")
         op = given
@@ -105,10 +130,17 @@ def _scan_rule(name: str, op: str | None) -> Rule:
     return lambda b, c: _scan(b, c, name, op)
 
 
+REDUCTION_DOCS = {
+    "sum": "sum along `axis`, or of the whole tile (a 0-d tile) without it; f16/bf16 "
+           "accumulate in f32",
+    "prod": "product along `axis`, or of the whole tile without it; f16/bf16 accumulate in f32",
+    "max": "largest element along `axis`, or of the whole tile without it (NaN wins)",
+    "min": "smallest element along `axis`, or of the whole tile without it (NaN wins)",
+    "xor_sum": "bitwise xor of the integers along `axis`, or of the whole tile without it",
+}
 for _name in REDUCTIONS:
-    function(_name, "x: Any, axis: int, keepdims: bool = False",
-             f"{_name} along `axis` (f16/bf16 accumulate in f32)", "reductions")(
-                 _reduce_rule(_name))
+    function(_name, "x: Any, axis: int | None = None, keepdims: bool = False",
+             REDUCTION_DOCS[_name], "reductions")(_reduce_rule(_name))
 function("scan", "x: Any, axis: int, op: str, reverse: bool = False",
          "running (inclusive) add, mul, max or min along `axis`; `reverse` runs from the end",
          "reductions")(_scan_rule("scan", None))
@@ -126,8 +158,8 @@ def _wide(x: Any, widen: bool) -> Any:
 def _reduce_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
     comb = COMBINERS[REDUCTIONS[attrs["kind"]]]
     ufunc = getattr(numpy(), comb.ufunc)
-    return [ufunc.reduce(_wide(args[0], comb.widen), axis=attrs["axis"],
-                         keepdims=attrs["keepdims"])]
+    x = numpy().asarray(_wide(args[0], comb.widen))
+    return [ufunc.reduce(x, axis=attrs["axis"], keepdims=attrs["keepdims"])]
 
 
 def _scan_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
@@ -147,9 +179,24 @@ def _nan(comb: Combiner) -> dict[str, object]:
     return {"propagate_nan": True} if comb.name in ("max", "min") else {}
 
 
+def flattened(c: OpCtx) -> tuple[BcValue, int]:
+    """The operand and the axis to reduce: a whole-tile reduction (axis None) reduces the tile
+    reshaped to one axis (row-major, so argmax's index is the flat one)."""
+    x, axis = c.args[0], c.attrs["axis"]
+    if axis is not None:
+        return x, axis
+    xt = x.type
+    assert isinstance(xt, BcTile)
+    n = math.prod(xt.shape)
+    if xt.shape != (n,):
+        x = c.b.emit("reshape", [BcTile(xt.elem, (n,))], x)
+    return x, 0
+
+
 def _reduce_lower(c: OpCtx) -> list[BcValue]:
     comb = COMBINERS[REDUCTIONS[c.attrs["kind"]]]
-    return [arith.reduce(c.b, c.args[0], c.attrs["axis"], c.dtype(), c.out, ops=comb.ops,
+    x, axis = flattened(c)
+    return [arith.reduce(c.b, x, axis, c.dtype(), c.out, ops=comb.ops,
                          identity=comb.identity(c.dtype()), widen=comb.widen,
                          body_attrs=_nan(comb))]
 

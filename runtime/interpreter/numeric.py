@@ -36,9 +36,26 @@ def fit(values: Any, dtype: DType) -> Array:
     if dtype.name in floats.FORMATS:
         return floats.f8_bits_to_f32(floats.f32_to_f8_bits(arr, dtype.name), dtype.name)
     if dtype.name in floats.MX_FORMATS:
-        to_bits, from_bits = floats.MX_FORMATS[dtype.name]
-        return from_bits(to_bits(arr))
+        encode, decode = floats.MX_FORMATS[dtype.name]
+        return decode(encode(arr))
     return arr.astype(compute_dtype(dtype))
+
+
+def bits_of(values: Any, dtype: DType) -> Array:
+    """A tile's bits as unsigned integers of its width, as the device holds them (bf16 is the
+    high half of its float32; an f8 value its code, a NaN the code it carries)."""
+    if dtype.name == "bf16":
+        return (np.asarray(values, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    if dtype.name in floats.FORMATS or dtype.name in floats.MX_FORMATS:
+        return hostdtypes.encode(np.asarray(values, np.float32), dtype).view(np.uint8)
+    return np.array(values, copy=True).view(f"u{dtype.itemsize}")
+
+
+def from_bits(bits: Array, dtype: DType) -> Array:
+    """The inverse of `bits_of`: a tile of `dtype` holding those bits."""
+    if dtype.is_float and dtype.rounded:
+        return hostdtypes.decode(bits, dtype).astype(np.float32, copy=False)
+    return bits.view(hostdtypes.storage(dtype))
 
 
 def from_storage(stored: Array, dtype: DType) -> Array:

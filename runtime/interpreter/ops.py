@@ -18,7 +18,7 @@ from ...diagnostics import messages as msg
 from ...diagnostics.errors import error_for
 from . import gathers
 from .memory import PartitionRef, accumulate, load, slab, store, tiling_of
-from .numeric import fit
+from .numeric import bits_of, fit, from_bits
 
 
 @dataclass
@@ -149,6 +149,12 @@ def _slab_extent(o: Op, args: list[Any], blk: Block) -> list[Any]:
     z, *index = args
     return [np.int32(slab(z, tuple(_scalar(i) for i in index)).data.shape[o.attrs["axis"]])]
 
+
+
+@op("bitcast")
+def _bitcast(o: Op, args: list[Any], blk: Block) -> list[Any]:
+    """The same bits as another dtype (the narrow floats' bits are the runtime's business)."""
+    return [from_bits(bits_of(args[0], o.attrs["src"]), o.attrs["dtype"])]
 
 
 @op("gather")

@@ -126,7 +126,8 @@ SAMPLES = {
     "message": '"m"', "seed": "7", "op": '"add"', "tiles": "(t, t)", "axes": "(0,)",
     "value": "1.0", "p": "p", "z": "z", "keepdims": "False", "reverse": "False", "tile": "t",
     "args": "t", "padding": "-math.inf", "indices": "(i,)", "values": "t", "mask": "t > 0.0",
-    "latency": "4", "allow_tma": "True", "fast_acc": "False",
+    "latency": "4", "allow_tma": "True", "fast_acc": "False", "decimals": "1", "lo": "0.0",
+    "hi": "1.0",
 }
 RECEIVERS = {"tile": "t", "mut": "z", "tensor": "x", "partition": "p", "acc": "acc"}
 

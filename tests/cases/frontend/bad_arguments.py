@@ -5,7 +5,7 @@ from cutile import Mut, Tensor, f32
 @ct.kernel
 def bad(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)]) -> None:
     t = ct.load_tile_like(x, z)
-    a = ct.sum(t)  # E: CT110 "ct.sum() is missing the argument 'axis'"
+    a = ct.cumsum(t)  # E: CT110 "ct.cumsum() is missing the argument 'axis'"
     b = ct.exp(t, 1)  # E: CT110 "ct.exp() takes at most 1 positional argument, 2 given"
     c = ct.sum(t, 0, foo=1)  # E: CT110 "no argument named 'foo'"
     d = ct.sum(t, 0, axis=0)  # E: CT110 "two values for 'axis'"

@@ -16,5 +16,5 @@ def bad(z: Mut[Tensor[i32, (16,)]], x: Tensor[f32, (-1, -1)]) -> None:
     a = ct.argmax(t, 2)  # E: CT206
     b = ct.argmin(t > 0.0, 0)  # E: CT211 "bool tiles"
     c = ct.argmax(ct.sum(ct.sum(t, 1), 0), 0)  # E: CT203
-    d = ct.argmax(t)  # E: CT110 "axis"
+    d = ct.argmax(t, keepdims=0)  # E: CT209 "keepdims of argmax()"
     z.store(ct.argmax(t, 0))  # E: CT213

@@ -15,5 +15,5 @@ def bad(r: Mut[Tensor[f32, (16,)]], k: Mut[Tensor[f32, (16, 1)]], x: Tensor[f32,
     e = ct.sum(a, 0)  # E: CT203
     f = ct.sum(t > 0.0, 0)  # E: CT211 "bool"
     g = ct.prod(t, 0, keepdims=i)  # E: CT209
-    h = ct.sum(t)  # E: CT110 "axis"
+    h = ct.cumsum(t)  # E: CT110 "axis"
     r.store(b + c + d + e + f + g + h)
