@@ -402,7 +402,8 @@ INDEX_LIMIT = 2**31  # extents and strides reach kernels as i32
 
 # |values| from which rounding to a float format gives infinity (its largest finite value plus
 # half a unit in the last place: a tie rounds to the even mantissa, which is infinity). The f8
-# and f4 formats saturate instead (runtime/floats.py), so any number converts.
+# formats follow the f8 rule (NaN or inf past their range) and f4 saturates (runtime/floats.py),
+# so any number converts to those.
 OVERFLOW = {"f16": 2**16 - 2**4, "bf16": 2**128 - 2**119, "tf32": 2**128 - 2**116,
             "f32": 2**128 - 2**103, "f64": 2**1024 - 2**970}
 

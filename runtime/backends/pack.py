@@ -26,8 +26,9 @@ FORMATS = {"u64": "Q", "i64": "q", "i32": "i", "u32": "I", "i16": "h", "u16": "H
 def _scalar_encoder(ctype: str) -> Callable[[Any], Any]:
     """A Python number -> what struct packs for this ctype, converted exactly as the
     interpreter converts a scalar argument (`interpreter/numeric.fit`: NumPy's conversion of
-    the value given, rounded once to nearest even; the f8/f4 formats saturate). The launch
-    contract has refused values a format cannot hold (CT406), so none raises here."""
+    the value given, rounded once to nearest even; f8 past its range is NaN or inf, f4
+    saturates). The launch contract has refused values a format cannot hold (CT406), so none
+    raises here."""
     if ctype in ("bf16", "tf32", "f8e4m3", "f8e5m2", "f4e2m1", "f8e8m0"):
         dt = BY_NAME[ctype]
         return lambda v: hostdtypes.encode(np.asarray([v]), dt)[0].item()
