@@ -108,7 +108,7 @@ EXTRA_SNIPPETS = [
     "q = None + t", "q = 'abc' + t", "q = ct.f32 + 1", "q = D + 1", "q = t.transpose",
     "q = 10.0 ** 400", "q = 1 // 0", "q = ct.exp(1000.0)", "q = ct.log(-1.0)",
     "q = t.astype(i32) + R", "while t: pass", "q = ct.reshape(t, (B,))", "q = range(4)",
-    "q = ct.load_tile_like(v, t)", "q = ct.mma(1.0, 2.0, 3.0)", "q = x.shape",
+    "q = ct.load_tile_like(v, t)", "q = ct.mma(1.0, 2.0, 3.0)", "q = ct.zeros(x.shape, f32)",
     "q = z.store(t, (None,))", "q = (B, C) + (1,)", "q = print", "q = ct", "q = ct.Tensor",
     "q = h", "q = ct.block_id(5)", "q = not t", "q = t[::2]", "for i in range(s): pass",
     "q = v.load_tile((B,), ct.zeros((1,), i32))",
