@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ...diagnostics.errors import CutileError
 from ..limits import host_memory, refuse_if_unavailable
 from .base import CPU, DONE, Backend, Buffer, Event, Executable, Graph
 
@@ -103,13 +104,52 @@ def _bytes(buf: Buffer) -> NDArray[np.uint8]:
     return buf.host
 
 
+class HostReport(Event):
+    """What a status word is on the GPU (status.py), on the host: the failure a launch found
+    while it ran (CT411), raised when the launch is waited for, and again at every later wait.
+    Graph replays write the one captured report: the first failing replay's error is kept."""
+
+    __slots__ = ("error",)
+
+    def __init__(self) -> None:
+        self.error: CutileError | None = None
+
+    def done(self) -> bool:
+        return True
+
+    def wait(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+
+REPORTED_CODES = frozenset({"CT411"})  # what the GPU finds only when the launch completes
+
+
 class HostExecutable(Executable):
-    """Runs a Python callable per launch (the interpreter's program, or a test's fake)."""
+    """Runs a Python callable per launch (the interpreter's program, or a test's fake).
+    `reports`: the body's REPORTED_CODES failures wait for the launch's waiter, as on the GPU."""
 
     def __init__(self, backend: HostMemoryBackend,
-                 body: Callable[[Sequence[Any], tuple[int, int, int]], None]) -> None:
+                 body: Callable[[Sequence[Any], tuple[int, int, int]], None],
+                 reports: bool = False) -> None:
         self._backend = backend
         self._body = body
+        self._reports = reports
 
-    def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None:
-        self._backend.run(lambda: self._body(args, grid))
+    def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int
+                ) -> HostReport | None:
+        if not self._reports:
+            self._backend.run(lambda: self._body(args, grid))
+            return None
+        report = HostReport()
+
+        def run() -> None:
+            try:
+                self._body(args, grid)
+            except CutileError as err:
+                if not {d.code for d in err.diagnostics} <= REPORTED_CODES:
+                    raise
+                report.error = report.error or err
+
+        self._backend.run(run)
+        return report

@@ -18,4 +18,5 @@ class InterpreterBackend(HostMemoryBackend):
     def prepare(self, kernel: KernelSource, spec: Specialization) -> Executable:
         from ..interpreter.program import build_program
 
-        return HostExecutable(self, build_program(kernel, spec).run)
+        program = build_program(kernel, spec)
+        return HostExecutable(self, program.run, reports=program.reports)

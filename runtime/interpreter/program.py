@@ -6,9 +6,10 @@ Control flow follows the IR's structured regions: `for` (lb, ub, step, inits; bo
 row-major order of the grid; within a block, ops run in program order, which is the order Tile
 IR's memory tokens impose.
 
-Limits (CT412/CT411, see docs/runtime.md): a loop step below 1 is an error when the loop starts
-(`range_check`; the frontend rejects a constant one, and the GPU reports the same error when
-the launch completes); a launch runs at most CUTILE_INTERPRETER_MAX_ITERATIONS
+Limits (CT412/CT411, see docs/runtime.md): a run-time loop step below 1 (`range_check`; the
+frontend rejects a constant one) runs that loop 0 times and fails the launch once all its blocks
+ran, as the GPU's status word does (the launch's waiter raises it: backends/host.HostReport); a
+launch runs at most CUTILE_INTERPRETER_MAX_ITERATIONS
 steps (default 2**24): each block is one, each loop iteration one, a `for` loop's counted when
 it starts (its trip count is known then) and a `while` loop's per iteration, so a huge grid or
 trip count fails at once instead of seeming to hang; a tile that cannot fit in the host's memory
@@ -50,6 +51,9 @@ class Program:
     def __init__(self, ir: KernelIR, kinds: list[str]) -> None:
         self.ir = ir
         self.kinds = kinds  # per IR parameter: tensor, mut, scalar, const
+        # a run-time range() step: as on the GPU, a bad one is reported when the launch is
+        # waited for, after every block ran (the loop 0 times), not when the loop starts
+        self.reports = any(op.name == "range_check" for op in ir.walk())
 
     def run(self, args: Sequence[Any], grid: tuple[int, int, int]) -> None:
         env: dict[int, Any] = {}
@@ -62,6 +66,9 @@ class Program:
                 for coords in itertools.product(*(range(g) for g in grid)):
                     block = Block((coords[0], coords[1], coords[2]), grid)
                     _run(self.ir.body, dict(env), block)
+                failure = _local.budget.failure
+                if failure is not None:
+                    raise failure
             except MemoryError:  # temporaries of large tiles: a coded error, not a crash
                 raise _error(msg.INTERPRETER_OUT_OF_MEMORY, self.ir.span,
                              kernel=self.ir.name) from None
@@ -114,10 +121,11 @@ _local = threading.local()  # the running launch's budget (launches may run on w
 
 
 class _Budget:
-    __slots__ = ("kernel", "left", "limit")
+    __slots__ = ("failure", "kernel", "left", "limit")
 
     def __init__(self, kernel: str, limit: int) -> None:
         self.kernel, self.left, self.limit = kernel, limit, limit
+        self.failure: CutileError | None = None  # the first bad range() step of the launch
 
 
 def max_iterations() -> int:
@@ -180,11 +188,15 @@ def _if(regions: list[IRBlock], args: list[Any], env: dict[int, Any], blk: Block
 
 def _range_check(op: Op, args: list[Any]) -> Any:
     """A range() step that arrived at run time must be at least 1 (the GPU checks the same:
-    compiler/lower/loops.py); the loop's upper bound passes through."""
-    _, ub, step = args
+    compiler/lower/loops.py); the loop's upper bound passes through. A bad step is noted (the
+    launch's first) and its loop runs 0 times, as on the GPU; the launch fails once all its
+    blocks ran."""
+    lb, ub, step = args
     if int(step) < 1:
         budget: _Budget = _local.budget
-        raise _error(msg.LOOP_STEP, op.span, step=int(step), kernel=budget.kernel)
+        if budget.failure is None:
+            budget.failure = _error(msg.LOOP_STEP, op.span, step=int(step), kernel=budget.kernel)
+        return lb
     return ub
 
 
@@ -192,9 +204,8 @@ def _for(op: Op, args: list[Any], env: dict[int, Any], blk: Block) -> list[Any]:
     body = op.regions[0]
     lb, ub, step, *carried = args
     i, end, inc = int(lb), int(ub), int(step)
-    if inc < 1:  # range_check comes first for run-time steps; a tiles loop's is >= 1
-        budget: _Budget = _local.budget
-        raise _error(msg.LOOP_STEP, op.span, step=inc, kernel=budget.kernel)
+    if inc < 1:  # only after a failed range_check (its loop runs 0 times): others are >= 1
+        return list(carried)
     trips = max(0, -(-(end - i) // inc))
     _spend(trips, op.span)  # all at once: a huge trip count fails before it starts
     while i < end:

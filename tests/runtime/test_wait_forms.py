@@ -34,8 +34,9 @@ def _await(op: Any) -> Any:
 RUNS: dict[str, Callable[[Any], Any]] = {
     "sync": lambda op: op.sync(),
     "await": _await,
-    "start": lambda op: op.start(),
-    "graph": lambda op: op.graph(),
+    # a bad step is found when the launch completes: the wait that follows raises
+    "start": lambda op: op.start().sync(),
+    "graph": lambda op: op.graph().sync(),
     "then": lambda op: op.then(lambda z, n, s: counted(z, n, 1)).sync(),
     "failing link": lambda op: counted(op.sync()[0], 1, 0).sync(),
 }
