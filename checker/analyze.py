@@ -81,6 +81,8 @@ def _raw_findings(source: str, path: str, project: ProjectIndex | None,
     info = parse_module(source, path) if parsed is None else parsed
     if isinstance(info, Diagnostic):
         return [info]
+    if project is None:  # the text stands for its file, also where the module imports itself
+        project = ProjectIndex(sources={path: source})
     return check_module(info) + check_host(info, project)
 
 

@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from cutile.diagnostics.diagnostic import Span
-from cutile.reader.source import analysis_guard
+from cutile.reader.source import analysis_guard, parse_text
 
 # Python's line breaks (str.splitlines also breaks at form feeds and other characters).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -67,7 +67,7 @@ def physical_lines(source: str) -> list[str]:
 def python_tree(source: str) -> ast.Module | None:
     try:
         with analysis_guard():
-            return ast.parse(source)
+            return parse_text(source)  # the text alone: no file, no warnings
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

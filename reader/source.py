@@ -14,6 +14,7 @@ import io
 import sys
 import threading
 import tokenize
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -133,11 +134,31 @@ def dotted_name(expr: ast.AST) -> str | None:
     return None
 
 
+# The file name Python's parser is given: one no file can have. For a syntax error in a module
+# parsed from text, CPython reads the error's line from the file of that name on disk (and counts
+# the column in that line's characters), so the real path made a buffer's CT100 depend on the
+# saved file.
+NO_FILE = ""
+_parse_lock = threading.Lock()
+
+
+def parse_text(source: str) -> ast.Module:
+    """`ast.parse` of the text alone: no file is read, and Python's warnings about the text
+    (invalid escape sequences) are neither printed nor, under `-W error`, raised as a
+    SyntaxError. Raises what ast.parse raises.
+
+    Warning filters are process-wide: parses take a lock so that no two swap them at once
+    (parsing holds the GIL throughout, so this serialises nothing that ran in parallel)."""
+    with _parse_lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source, filename=NO_FILE)
+
+
 def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
     """The module, or the one CT100 that says why it cannot be analysed."""
     with analysis_guard():
         try:
-            tree = ast.parse(source, filename=path)
+            tree = parse_text(source)
         except SyntaxError as err:
             line = err.lineno or 1
             col = max(0, (err.offset or 1) - 1)

@@ -131,6 +131,41 @@ def test_text_python_rejects_is_a_ct100(text: str) -> None:
     assert codes(analyze_source(text, "m.py")) == ["CT100"]
 
 
+@pytest.mark.parametrize("disk", ["ééééé = 1\n" * 3, "x\n", "", None])
+def test_a_buffers_syntax_error_does_not_read_the_file_on_disk(tmp_path: Path,
+                                                              disk: str | None) -> None:
+    """Found by the buffer-vs-disk fuzzer: Python's parser took the error line (and counted
+    the column in it) from the file of the name it was given."""
+    path = tmp_path / "m.py"
+    if disk is not None:
+        path.write_text(disk, encoding="utf-8")
+    (found,) = analyze_source("x = (1 +\ny = 2\nz = 1 +\n", str(path))
+    assert (found.code, found.span.line, found.span.col) == ("CT100", 1, 4), found
+
+
+def test_findings_do_not_depend_on_warning_filters() -> None:
+    """`python -W error` made Python's warning about an invalid escape a SyntaxError."""
+    import warnings
+
+    src = HEAD + "    s = '\\d'\n    z.store(t)\n"
+    plain = analyze_source(src, "m.py")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert analyze_source(src, "m.py") == plain
+    assert "CT100" not in codes(plain)
+
+
+def test_a_module_importing_itself_is_read_from_its_buffer(tmp_path: Path) -> None:
+    body = HEAD.replace("import cutile as ct\n", "import cutile as ct\nimport m\n")
+    buffer = body + "    z.store(t)\n\n\nz = ct.zeros((128,), f32).partition((128,))\nm.k(z, 5)\n"
+    path = tmp_path / "m.py"
+    alone = analyze_source(buffer, str(path))
+    path.write_text(buffer.replace("def k(z: Mut[Tensor[f32, (128,)]])",
+                                   "def k(z: Mut[Tensor[f32, (128,)]], a: int, b: int)"))
+    assert analyze_source(buffer, str(path)) == alone
+    assert codes(alone) == ["CT406"]  # the buffer's `k` takes one argument
+
+
 def test_every_message_keeps_braces_of_user_text() -> None:
     """User text (names, printf formats, paths) with braces goes through message templates."""
     found = 0
