@@ -161,11 +161,7 @@ def _project_root(paths: Sequence[str], resolver: ConfigResolver) -> str:
 
 def check_file(path: str, config: Config, project: ProjectIndex) -> FileResult:
     """One file from disk: its text (None if unreadable) and its findings."""
-    try:
-        source = read_or_report(path)  # a bad coding cookie or bytes: CT100
-    except OSError as err:
-        return None, [msg.UNREADABLE_FILE.at(Span(path, 1, 0, 1, 0),
-                                             detail=err.strerror or str(err))]
+    source = read_or_report(path)  # unreadable, or bytes that do not decode: CT906
     if isinstance(source, Diagnostic):
         return None, [source]
     return source, _guarded(

@@ -11,6 +11,7 @@ import ast
 import contextlib
 import gc
 import io
+import re
 import sys
 import threading
 import tokenize
@@ -160,12 +161,14 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
         try:
             tree = parse_text(source)
         except SyntaxError as err:
+            if "\0" in source and "null" in (err.msg or ""):
+                return _unparsable_text(source, path, err)
             line = err.lineno or 1
             col = max(0, (err.offset or 1) - 1)
             span = Span(path, line, col, line, col + 1)
             return msg.SYNTAX_ERROR.at(span, detail=err.msg or "cannot parse")
-        except ValueError as err:  # null bytes, lone surrogates
-            return msg.SYNTAX_ERROR.at(Span(path, 1, 0, 1, 1), detail=str(err))
+        except ValueError as err:  # null characters, lone surrogates
+            return _unparsable_text(source, path, err)
         except (RecursionError, MemoryError):
             # Python's own parser gives up on deeper nesting still (MemoryError is how its
             # parser reports a stack overflow)
@@ -176,6 +179,28 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
             return too_deep
         _scan_top_level(info)
     return info
+
+
+def _unparsable_text(source: str, path: str, err: Exception) -> Diagnostic:
+    """CT100 at the character Python's parser refuses before parsing: a NUL, or a lone surrogate
+    (text an editor holds can have one; no file decodes to one)."""
+    if isinstance(err, UnicodeEncodeError) and 0 <= err.start < len(source):
+        at = err.start
+        detail = f"the text holds the lone surrogate U+{ord(source[at]):04X}, not a character"
+    else:
+        at = source.find("\0")
+        detail = "the text holds a NUL character (a binary file?)" if at >= 0 else str(err)
+    line, col = _line_col(source, at) if at >= 0 else (1, 0)
+    return msg.SYNTAX_ERROR.at(Span(path, line, col, line, col + 1), detail=detail)
+
+
+def _line_col(source: str, at: int) -> tuple[int, int]:
+    """Python's line (its line breaks: \\r\\n, \\r, \\n) and column of a text offset."""
+    lines = _LINE_BREAK.split(source[:at])
+    return len(lines), len(lines[-1])
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class ModuleCache:

@@ -1,4 +1,5 @@
-"""python -m tests.fuzz --target checker|host|lsp|disk --n N --seed S [--out DIR]: a long fuzz run.
+"""python -m tests.fuzz --target checker|host|lsp|disk|files --n N --seed S [--out DIR]: a long
+fuzz run.
 
 Exit status 1 when any case failed; each distinct failure's minimal repro is written to --out
 (with a .txt file holding the error)."""
@@ -13,8 +14,8 @@ from pathlib import Path
 from . import campaign
 
 TARGETS = {"checker": ".checker_target", "host": ".host_target", "lsp": ".lsp_target",
-           "disk": ".disk_target"}
-TIMEOUTS = {"checker": 60.0, "host": 30.0, "lsp": 180.0, "disk": 60.0}
+           "disk": ".disk_target", "files": ".files_target"}
+TIMEOUTS = {"checker": 60.0, "host": 30.0, "lsp": 180.0, "disk": 60.0, "files": 120.0}
 
 
 def main(argv: list[str] | None = None) -> int:
