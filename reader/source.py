@@ -140,19 +140,39 @@ def dotted_name(expr: ast.AST) -> str | None:
 # the column in that line's characters), so the real path made a buffer's CT100 depend on the
 # saved file.
 NO_FILE = ""
-_parse_lock = threading.Lock()
+_text_lock = threading.RLock()
+
+
+@contextlib.contextmanager
+def text_alone() -> Iterator[None]:
+    """Around Python's parser or tokenizer reading a text: its warnings about the text (invalid
+    escape sequences) are neither printed nor, under `python -W error`, raised as a SyntaxError,
+    so findings depend on the text alone.
+
+    Warning filters are process-wide: readers take a lock so that no two swap them at once
+    (parsing and tokenizing hold the GIL anyway, so this serialises nothing that ran in
+    parallel). Reentrant: a reader may call another."""
+    with _text_lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 def parse_text(source: str) -> ast.Module:
-    """`ast.parse` of the text alone: no file is read, and Python's warnings about the text
-    (invalid escape sequences) are neither printed nor, under `-W error`, raised as a
-    SyntaxError. Raises what ast.parse raises.
-
-    Warning filters are process-wide: parses take a lock so that no two swap them at once
-    (parsing holds the GIL throughout, so this serialises nothing that ran in parallel)."""
-    with _parse_lock, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    """`ast.parse` of the text alone (no file read, no warnings: `text_alone`). Raises what
+    ast.parse raises."""
+    with text_alone():
         return ast.parse(source, filename=NO_FILE)
+
+
+def tokenize_text(source: str) -> tuple[list[tokenize.TokenInfo], bool]:
+    """The text's tokens (`text_alone`) up to the first error, and whether there was none."""
+    out: list[tokenize.TokenInfo] = []
+    with text_alone():
+        try:
+            out.extend(tokenize.generate_tokens(io.StringIO(source).readline))
+        except (tokenize.TokenError, SyntaxError):
+            return out, False
+    return out, True
 
 
 def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
@@ -326,20 +346,17 @@ def _biggest_statement(source: str) -> tuple[int, str]:
     for Python's parser most likely nests), and that line's text."""
     counts: dict[int, int] = {}
     start, indent, at_start = 1, 0, True
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.INDENT:
-                indent += 1
-            elif tok.type == tokenize.DEDENT:
-                indent -= 1
-            elif tok.type == tokenize.NEWLINE:
-                at_start = True
-                continue
-            if at_start and indent == 0 and tok.type not in (tokenize.NL, tokenize.COMMENT):
-                start, at_start = tok.start[0], False
-            counts[start] = counts.get(start, 0) + 1
-    except (tokenize.TokenError, SyntaxError):
-        pass
+    for tok in tokenize_text(source)[0]:
+        if tok.type == tokenize.INDENT:
+            indent += 1
+        elif tok.type == tokenize.DEDENT:
+            indent -= 1
+        elif tok.type == tokenize.NEWLINE:
+            at_start = True
+            continue
+        if at_start and indent == 0 and tok.type not in (tokenize.NL, tokenize.COMMENT):
+            start, at_start = tok.start[0], False
+        counts[start] = counts.get(start, 0) + 1
     line = max(counts, key=lambda k: counts[k]) if counts else 1
     lines = source.splitlines()
     return line, lines[line - 1] if 0 < line <= len(lines) else ""
