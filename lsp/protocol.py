@@ -19,7 +19,7 @@ import json
 import logging
 from typing import Any
 
-from cattrs import transform_error
+from cattrs import transform_error  # cattrs comes with pygls (2.1 needs cattrs >= 23.1.2)
 from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import (
     JsonRpcException,
