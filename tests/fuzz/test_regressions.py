@@ -353,3 +353,13 @@ def test_language_server_survives_undecodable_files_and_documents(tmp_path: Path
             "range": {"start": {"line": 0, "character": 0}, "end": {"line": 12, "character": 0}}}),
     ]
     assert lsp_target.check(messages_) is None
+
+
+@pytest.mark.parametrize("expr", ["ct.zeros((-1,), f32)[0:4]", "ct.zeros((-1, 3), f32)[1]",
+                                  "ct.arange(-3, f32)[0:2].partition((2,))",
+                                  "ct.zeros((-4,), f32).partition((2,))"])
+def test_host_views_of_a_tensor_with_a_negative_extent(expr: str) -> None:
+    """Found as a CT999 (slice.indices of a negative length): the constructor refuses such a
+    shape at run time, so the analysis knows nothing of it."""
+    src = "import cutile as ct\nfrom cutile import f32\n\nx = " + expr + "\n"
+    assert "CT999" not in codes(analyze_source(src, "m.py"))
