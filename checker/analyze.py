@@ -81,6 +81,8 @@ def _raw_findings(source: str, path: str, project: ProjectIndex | None,
     info = parse_module(source, path) if parsed is None else parsed
     if isinstance(info, Diagnostic):
         return [info]
+    if project is None:  # the text stands for its file, also where the module imports itself
+        project = ProjectIndex(sources={path: source})
     return check_module(info) + check_host(info, project)
 
 
@@ -159,11 +161,7 @@ def _project_root(paths: Sequence[str], resolver: ConfigResolver) -> str:
 
 def check_file(path: str, config: Config, project: ProjectIndex) -> FileResult:
     """One file from disk: its text (None if unreadable) and its findings."""
-    try:
-        source = read_or_report(path)  # a bad coding cookie or bytes: CT100
-    except OSError as err:
-        return None, [msg.UNREADABLE_FILE.at(Span(path, 1, 0, 1, 0),
-                                             detail=err.strerror or str(err))]
+    source = read_or_report(path)  # unreadable, or bytes that do not decode: CT906
     if isinstance(source, Diagnostic):
         return None, [source]
     return source, _guarded(

@@ -7,10 +7,12 @@ configuration error or an internal error (even with --exit-zero: a crash must ne
 from __future__ import annotations
 
 import argparse
+import codecs
 import importlib
 import json
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from ..diagnostics import messages as msg
 from ..diagnostics.codes import CODES
@@ -144,13 +146,48 @@ def _print(report: Report, args: argparse.Namespace) -> None:
         rows = report.statistics()
         if fmt == "json":
             data = [{"code": c, "name": CODES[c].name, "count": n} for c, n in rows]
-            sys.stdout.write(json.dumps(data, indent=2) + "\n")
+            write(json.dumps(data, indent=2) + "\n")
         else:
-            sys.stdout.write("".join(f"{n:>5}  {c}  {CODES[c].name}\n" for c, n in rows))
+            write("".join(f"{n:>5}  {c}  {CODES[c].name}\n" for c, n in rows))
     else:
-        sys.stdout.write(FORMATS[fmt](report))
+        write(FORMATS[fmt](report))
     if fmt in ("concise", "full") and not args.quiet:
         print(summary(report))
+
+
+def _escaped_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
+    """Encode-error handler: a file name's bytes that do not decode in the file system's
+    encoding (Python keeps them as surrogate escapes) go out as those bytes, as `ls` prints
+    them; any other character the stream's encoding lacks goes out as a backslash escape."""
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    chunk = err.object[err.start:err.end]
+    if all("\udc80" <= ch <= "\udcff" for ch in chunk):
+        return bytes(ord(ch) - 0xDC00 for ch in chunk), err.end
+    return codecs.backslashreplace_errors(err)
+
+
+codecs.register_error("cutile-check-output", _escaped_bytes)
+
+
+def write(text: str, stream: TextIO | None = None) -> None:
+    """Print findings whatever the file names hold and the terminal's encoding can show:
+    never a UnicodeEncodeError (a file named with bytes that are not UTF-8 raised one)."""
+    out = stream if stream is not None else sys.stdout
+    try:
+        out.write(text)
+        return
+    except UnicodeEncodeError:  # nothing was written: the text is encoded before the write
+        pass
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    data = text.encode(encoding, errors="cutile-check-output")
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None:
+        out.flush()
+        buffer.write(data)
+        buffer.flush()
+    else:
+        out.write(data.decode(encoding, errors="backslashreplace"))
 
 
 def summary(report: Report) -> str:

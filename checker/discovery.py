@@ -71,7 +71,8 @@ class ConfigResolver:
 
 def iter_files(paths: list[str], resolver: ConfigResolver) -> Iterator[str | Diagnostic]:
     """Each file to check, in a stable order, a CT904 diagnostic for a path that does not
-    exist, or a CT905 warning for a directory without Python files (as ruff warns). Files
+    exist (a broken symbolic link exists: a file that cannot be read, CT906), or a CT905
+    warning for a directory without Python files (as ruff warns). Files
     named explicitly are checked even when excluded, unless `force_exclude`."""
     seen: set[str] = set()
     for path in paths:
@@ -87,7 +88,7 @@ def iter_files(paths: list[str], resolver: ConfigResolver) -> Iterator[str | Dia
                     yield found
             if empty:
                 yield msg.NO_PYTHON_FILES.at(Span(path, 1, 0, 1, 0), path=path)
-        elif os.path.exists(path):
+        elif os.path.lexists(path):  # a broken link too: reading it says why it fails (CT906)
             key = os.path.abspath(path)
             if key in seen:
                 continue

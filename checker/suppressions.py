@@ -10,7 +10,6 @@ CT903. Whether a code can be suppressed is the registry's (`Code.suppressible`):
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 from collections.abc import Iterable
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from ..diagnostics import messages as msg
 from ..diagnostics.codes import CODES
 from ..diagnostics.diagnostic import Diagnostic, Span
+from ..reader.source import tokenize_text
 from .selection import normalize_pattern
 
 _DIRECTIVE = re.compile(
@@ -73,28 +73,26 @@ def scan(source: str, path: str) -> Suppressions:
     start: int | None = None  # first line of the current logical line
     header = True  # still in the leading comments (a module docstring may come first)
     docstring: bool | None = None  # None: no code yet; True: a lone string so far
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            kind = tok.type
-            if kind == tokenize.COMMENT:
-                _comment(found, tok, path, start, header)
-            elif kind == tokenize.NEWLINE:
-                if start is not None and tok.start[0] > start:
-                    for line in range(start, tok.start[0] + 1):
-                        found.statement_start[line] = start
-                start = None
-                if docstring:
-                    docstring = False
-            elif kind not in _SKIP:
-                if start is None:
-                    start = tok.start[0]
-                if header:
-                    if docstring is None and kind == tokenize.STRING:
-                        docstring = True
-                    elif not (docstring and kind == tokenize.STRING):
-                        header = False
-    except (tokenize.TokenError, SyntaxError):
-        pass  # the frontend reports the syntax error; keep what was found before it
+    # up to a syntax error (the frontend reports it): what was found before it is kept
+    for tok in tokenize_text(source)[0]:
+        kind = tok.type
+        if kind == tokenize.COMMENT:
+            _comment(found, tok, path, start, header)
+        elif kind == tokenize.NEWLINE:
+            if start is not None and tok.start[0] > start:
+                for line in range(start, tok.start[0] + 1):
+                    found.statement_start[line] = start
+            start = None
+            if docstring:
+                docstring = False
+        elif kind not in _SKIP:
+            if start is None:
+                start = tok.start[0]
+            if header:
+                if docstring is None and kind == tokenize.STRING:
+                    docstring = True
+                elif not (docstring and kind == tokenize.STRING):
+                    header = False
     return found
 
 

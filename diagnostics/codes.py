@@ -426,6 +426,15 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
        """The directory holds no `.py` or `.pyi` file (after `exclude`), so nothing in it was
        checked. This is a warning, as in ruff: check the path and the excludes.""",
        severity=Severity.WARNING, suppressible=False),
+    _c("CT906", "unreadable-file", "A file that cannot be read or decoded",
+       """`cutile-check` could not read the file (no permission, a broken symbolic link, a
+       directory or device rather than a file) or could not decode its bytes as Python does: UTF-8
+       unless a coding cookie (`# -*- coding: latin-1 -*-`) or a UTF-8 byte order mark says
+       otherwise. Nothing in it was checked; Python would not import it either. The finding points
+       at the first byte that does not decode, or at the cookie. Save the file as UTF-8 (or fix
+       the cookie, the permissions or the link); the other files are still checked. Like ruff's
+       E902.""",
+       suppressible=False),
     _c("CT999", "internal-error", "cutile failed internally",
        """A bug in cutile. Please report it with the file that triggered it.""",
        suppressible=False, fatal=True),

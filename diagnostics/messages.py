@@ -254,8 +254,8 @@ UNKNOWN_SUPPRESSION_CODE = Message("CT903", "'{code}' is not a cutile code, code
 EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
                             "'# cutile: ignore[CODE]' or a bare '# cutile: ignore'")
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
-UNREADABLE_FILE = Message("CT999", "cannot read this file: {detail}")
-UNDECODABLE_FILE = Message("CT100", "cannot decode the file: {detail}")
+UNREADABLE_FILE = Message("CT906", "cannot read this file: {detail}")
+UNDECODABLE_FILE = Message("CT906", "cannot decode the file: {detail}")
 UNSUPPRESSIBLE = Message("CT902", "this suppression has no effect: {codes} cannot be suppressed; "
                          "fix the finding instead")
 AUTOTUNE_BAD = Message("CT114", "ct.autotune of {kernel}: {problem}")

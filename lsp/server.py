@@ -40,6 +40,7 @@ from .hover import hover_at, ownership_hover
 from .inlay import inlay_hints
 from .options import SECTION, ClientOptions, parse_options
 from .positions import UTF16, from_position, to_position, to_range
+from .protocol import UNDECODABLE, CutileProtocol, quiet_pygls_reader
 from .scheduler import Scheduler, Snapshot
 from .suppress import suppression_fix
 
@@ -75,8 +76,9 @@ def _version() -> str:
 
 class CutileLanguageServer(LanguageServer):
     def __init__(self, debounce_s: float = DEFAULT_DEBOUNCE_S) -> None:
-        super().__init__(SERVER_NAME, _version(),
+        super().__init__(SERVER_NAME, _version(), protocol_cls=CutileProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        quiet_pygls_reader()
         self.options = ClientOptions()
         self.analyzer = engine.Analyzer()
         self.published: dict[str, Analysis] = {}
@@ -88,9 +90,15 @@ class CutileLanguageServer(LanguageServer):
     # -- errors and logging: never a dialog, always the log ------------------------------------
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        # A message that could not be decoded (pygls's reader reports those with the source
-        # JsonRpcException) or that a handler's params did not fit: the client's mistake.
-        if source is JsonRpcException or isinstance(error, CLIENT_ERRORS):
+        # A body that is not JSON (pygls's reader reports those with the source
+        # JsonRpcException): a parse error answer. Other malformed messages are answered
+        # before they reach a handler (protocol.py); pygls reports unknown methods here.
+        if source is JsonRpcException and isinstance(error, UNDECODABLE):
+            protocol = self.protocol
+            if isinstance(protocol, CutileProtocol):
+                protocol.report_parse_error(error)
+            return
+        if isinstance(error, CLIENT_ERRORS):
             self.log(types.MessageType.Warning, f"ignored a malformed message: {error!r}")
             return
         self.log(types.MessageType.Error, f"internal error: {error!r}")

@@ -9,7 +9,6 @@ gigabytes), so it only ever parses the few top-level statements around a diagnos
 from __future__ import annotations
 
 import ast
-import io
 import re
 import tokenize
 from collections.abc import Iterator, Mapping
@@ -19,7 +18,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from cutile.diagnostics.diagnostic import Span
-from cutile.reader.source import analysis_guard
+from cutile.reader.source import analysis_guard, parse_text, tokenize_text
 
 # Python's line breaks (str.splitlines also breaks at form feeds and other characters).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -67,7 +66,7 @@ def physical_lines(source: str) -> list[str]:
 def python_tree(source: str) -> ast.Module | None:
     try:
         with analysis_guard():
-            return ast.parse(source)
+            return parse_text(source)  # the text alone: no file, no warnings
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
@@ -136,10 +135,8 @@ def region_tokens(source: str, line: int, where: Outline | None = None
 
 
 def tokens(source: str) -> list[tokenize.TokenInfo] | None:
-    try:
-        return list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return None
+    found, complete = tokenize_text(source)
+    return found if complete else None
 
 
 @dataclass(frozen=True)

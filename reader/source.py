@@ -11,9 +11,11 @@ import ast
 import contextlib
 import gc
 import io
+import re
 import sys
 import threading
 import tokenize
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -133,18 +135,60 @@ def dotted_name(expr: ast.AST) -> str | None:
     return None
 
 
+# The file name Python's parser is given: one no file can have. For a syntax error in a module
+# parsed from text, CPython reads the error's line from the file of that name on disk (and counts
+# the column in that line's characters), so the real path made a buffer's CT100 depend on the
+# saved file.
+NO_FILE = ""
+_text_lock = threading.RLock()
+
+
+@contextlib.contextmanager
+def text_alone() -> Iterator[None]:
+    """Around Python's parser or tokenizer reading a text: its warnings about the text (invalid
+    escape sequences) are neither printed nor, under `python -W error`, raised as a SyntaxError,
+    so findings depend on the text alone.
+
+    Warning filters are process-wide: readers take a lock so that no two swap them at once
+    (parsing and tokenizing hold the GIL anyway, so this serialises nothing that ran in
+    parallel). Reentrant: a reader may call another."""
+    with _text_lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def parse_text(source: str) -> ast.Module:
+    """`ast.parse` of the text alone (no file read, no warnings: `text_alone`). Raises what
+    ast.parse raises."""
+    with text_alone():
+        return ast.parse(source, filename=NO_FILE)
+
+
+def tokenize_text(source: str) -> tuple[list[tokenize.TokenInfo], bool]:
+    """The text's tokens (`text_alone`) up to the first error, and whether there was none."""
+    out: list[tokenize.TokenInfo] = []
+    with text_alone():
+        try:
+            out.extend(tokenize.generate_tokens(io.StringIO(source).readline))
+        except (tokenize.TokenError, SyntaxError):
+            return out, False
+    return out, True
+
+
 def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
     """The module, or the one CT100 that says why it cannot be analysed."""
     with analysis_guard():
         try:
-            tree = ast.parse(source, filename=path)
+            tree = parse_text(source)
         except SyntaxError as err:
+            if "\0" in source and "null" in (err.msg or ""):
+                return _unparsable_text(source, path, err)
             line = err.lineno or 1
             col = max(0, (err.offset or 1) - 1)
             span = Span(path, line, col, line, col + 1)
             return msg.SYNTAX_ERROR.at(span, detail=err.msg or "cannot parse")
-        except ValueError as err:  # null bytes, lone surrogates
-            return msg.SYNTAX_ERROR.at(Span(path, 1, 0, 1, 1), detail=str(err))
+        except ValueError as err:  # null characters, lone surrogates
+            return _unparsable_text(source, path, err)
         except (RecursionError, MemoryError):
             # Python's own parser gives up on deeper nesting still (MemoryError is how its
             # parser reports a stack overflow)
@@ -155,6 +199,28 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
             return too_deep
         _scan_top_level(info)
     return info
+
+
+def _unparsable_text(source: str, path: str, err: Exception) -> Diagnostic:
+    """CT100 at the character Python's parser refuses before parsing: a NUL, or a lone surrogate
+    (text an editor holds can have one; no file decodes to one)."""
+    if isinstance(err, UnicodeEncodeError) and 0 <= err.start < len(source):
+        at = err.start
+        detail = f"the text holds the lone surrogate U+{ord(source[at]):04X}, not a character"
+    else:
+        at = source.find("\0")
+        detail = "the text holds a NUL character (a binary file?)" if at >= 0 else str(err)
+    line, col = _line_col(source, at) if at >= 0 else (1, 0)
+    return msg.SYNTAX_ERROR.at(Span(path, line, col, line, col + 1), detail=detail)
+
+
+def _line_col(source: str, at: int) -> tuple[int, int]:
+    """Python's line (its line breaks: \\r\\n, \\r, \\n) and column of a text offset."""
+    lines = _LINE_BREAK.split(source[:at])
+    return len(lines), len(lines[-1])
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class ModuleCache:
@@ -280,20 +346,17 @@ def _biggest_statement(source: str) -> tuple[int, str]:
     for Python's parser most likely nests), and that line's text."""
     counts: dict[int, int] = {}
     start, indent, at_start = 1, 0, True
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.INDENT:
-                indent += 1
-            elif tok.type == tokenize.DEDENT:
-                indent -= 1
-            elif tok.type == tokenize.NEWLINE:
-                at_start = True
-                continue
-            if at_start and indent == 0 and tok.type not in (tokenize.NL, tokenize.COMMENT):
-                start, at_start = tok.start[0], False
-            counts[start] = counts.get(start, 0) + 1
-    except (tokenize.TokenError, SyntaxError):
-        pass
+    for tok in tokenize_text(source)[0]:
+        if tok.type == tokenize.INDENT:
+            indent += 1
+        elif tok.type == tokenize.DEDENT:
+            indent -= 1
+        elif tok.type == tokenize.NEWLINE:
+            at_start = True
+            continue
+        if at_start and indent == 0 and tok.type not in (tokenize.NL, tokenize.COMMENT):
+            start, at_start = tok.start[0], False
+        counts[start] = counts.get(start, 0) + 1
     line = max(counts, key=lambda k: counts[k]) if counts else 1
     lines = source.splitlines()
     return line, lines[line - 1] if 0 < line <= len(lines) else ""

@@ -8,6 +8,7 @@ import os
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_from_bytes
 
 from ...diagnostics.codes import CODES
 from ...diagnostics.diagnostic import Diagnostic, Severity, Span
@@ -39,10 +40,12 @@ def _rules() -> list[dict[str, Any]]:
 
 
 def _uri(path: str) -> str:
-    """A relative POSIX URI for files below the working directory, else a file:// URI."""
+    """A relative URI for files below the working directory, else a file:// URI; spaces,
+    `%`, non-ASCII characters and bytes a file name holds that are not UTF-8 are
+    percent-encoded (as file:// URIs encode them)."""
     rel = os.path.relpath(os.path.abspath(path))
     if not rel.startswith(os.pardir) and not os.path.isabs(path):
-        return Path(rel).as_posix()
+        return quote_from_bytes(os.fsencode(Path(rel).as_posix()), safe="/")
     return Path(os.path.abspath(path)).as_uri()
 
 

@@ -75,6 +75,8 @@ def construct(ctx: Ctx, st: State, call: ast.Call, name: str) -> Value:
         shape = (n[0].value if n and isinstance(n[0], IntVal) else None,)
     elif args is not None and "shape" in args:
         shape = shape_of(args["shape"][0])
+    if shape is not None and any(n is not None and n < 0 for n in shape):
+        shape = None  # a negative extent, which the constructor refuses at run time: unknown
     obj = ctx.world.fresh()
     known = name in _CONTIGUOUS and shape is not None and None not in shape
     return TensorVal(obj, obj, dtype[0].dtype if dtype and isinstance(dtype[0], DTypeVal)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ...compiler.frontend.params import read_signature
 from ...diagnostics.diagnostic import Diagnostic
+from ...reader.decode import UndecodableSource, read_source
 from ...reader.source import PACKAGE, ModuleInfo, parse_module
 from .values import IntVal, KernelVal, ModuleVal, Value
 
@@ -39,8 +40,8 @@ class ProjectIndex:
         source = self.sources.get(str(path))
         if source is None:
             try:
-                source = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                source = read_source(str(path))  # its coding cookie, as Python reads it
+            except (OSError, UndecodableSource):
                 return None
         info = parse_module(source, str(path))
         return None if isinstance(info, Diagnostic) else info
@@ -60,9 +61,13 @@ class ProjectIndex:
             target = base.joinpath(*parts)
             for candidate in (target.with_suffix(".py") if parts else None,
                               target / "__init__.py"):
-                if candidate is not None and candidate.is_file():
+                if candidate is not None and (candidate.is_file() or self._buffered(candidate)):
                     return candidate.resolve()
         return None
+
+    def _buffered(self, path: Path) -> bool:
+        """A file given as text (an editor buffer), whatever is on disk."""
+        return bool(self.sources) and str(path.resolve()) in self.sources
 
     def kernel(self, path: Path, name: str, depth: int = 0) -> KernelVal | None:
         """The kernel a module defines or re-exports under `name` (following only that name)."""

@@ -3,12 +3,16 @@ process (console script and `python -m`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from checker_fixtures import BAD_SIGNATURE, CLEAN, SYNTAX_ERROR, Runner, write
+
+from cutile.reader import decode
 
 CT107_LINE = ("k.py:6:39: CT107 kernel parameter 'x' needs an annotation such as "
               "Tensor[f32, (-1,)], Mut[Tensor[f32, (128,)]] or Const[int]")
@@ -152,8 +156,75 @@ def test_undecodable_file_is_reported_not_crashed(cli: Runner, tmp_path: Path) -
     result = cli("-q")
     assert result.code == 1
     lines = result.out.splitlines()
-    assert lines[0].startswith("bad.py:1:1: CT100 cannot decode the file")
+    assert lines[0].startswith("bad.py:1:6: CT906 cannot decode the file: byte 0xff")
     assert lines[1] == CT107_LINE
+
+
+def _unreadable_tree(tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": BAD_SIGNATURE, "dir.py/notes.txt": "not python"})
+    (tmp_path / "bad.py").write_bytes(b"x = 1\ny = '\xed\xa0\x80'\n")
+    (tmp_path / "broken.py").symlink_to(tmp_path / "gone.py")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.py")  # reading it would wait for a writer forever
+
+
+UNREADABLE_LINES = [
+    "bad.py:2:6: CT906 cannot decode the file: byte 0xed on line 2 is not valid UTF-8; it starts "
+    "the lone surrogate U+D800, which UTF-8 does not encode; the file declares no coding "
+    "cookie, so it must be UTF-8",
+    "broken.py:1:1: CT906 cannot read this file: it is a broken symbolic link to "
+    "{gone} (No such file or directory)",
+    CT107_LINE,
+    "pipe.py:1:1: CT906 cannot read this file: it is a named pipe (FIFO), not a file",
+]
+
+
+def test_unreadable_files_are_ct906_and_the_others_are_checked(cli: Runner,
+                                                              tmp_path: Path) -> None:
+    _unreadable_tree(tmp_path)
+    expected = [line.format(gone=tmp_path / "gone.py") for line in UNREADABLE_LINES
+                if hasattr(os, "mkfifo") or "pipe" not in line]
+    walked = cli("-q", ".")
+    assert (walked.code, walked.out.splitlines()) == (1, expected)
+    named = cli("-q", "bad.py", "broken.py", "k.py", *(["pipe.py"] if hasattr(os, "mkfifo")
+                                                      else []))
+    assert (named.code, named.out.splitlines()) == (1, expected)
+    # a directory named like a file is walked as the directory it is
+    assert cli("-q", "dir.py").out == "dir.py:1:1: CT905 no Python files found under dir.py\n"
+
+
+def test_a_file_without_read_permission(cli: Runner, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"k.py": BAD_SIGNATURE, "secret.py": CLEAN})
+    real_open = os.open
+
+    def refuse(path: str, flags: int, *args: int) -> int:
+        if os.path.basename(path) == "secret.py":  # as a chmod 000 file for a non-root user
+            raise PermissionError(13, "Permission denied", path)
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(decode.os, "open", refuse)
+    result = cli("-q", ".")
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        CT107_LINE, "secret.py:1:1: CT906 cannot read this file: Permission denied"]
+
+
+@pytest.mark.parametrize("fmt", ["concise", "full", "json", "sarif", "github"])
+def test_unreadable_files_in_every_format_with_a_strict_stdout(tmp_path: Path, fmt: str) -> None:
+    """A file name with bytes that are not UTF-8 and a UTF-8 terminal that refuses surrogates
+    (PYTHONIOENCODING=utf-8:strict, a non-C locale): no UnicodeEncodeError."""
+    _unreadable_tree(tmp_path)
+    (tmp_path / os.fsdecode(b"n\xffame.py")).write_bytes(b"x = (\n")
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    done = subprocess.run([sys.executable, "-m", "cutile.checker", "--output-format", fmt, "."],
+                          cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False)
+    assert done.returncode == 1 and b"Traceback" not in done.stderr, done.stderr
+    assert done.stdout.count(b"CT906") >= 2 + hasattr(os, "mkfifo")
+    assert b"n\xffame.py" in done.stdout or b"n%FFame.py" in done.stdout \
+        or b"n\\udcffame.py" in done.stdout  # raw bytes, a SARIF URI or a JSON escape
+    if fmt in ("json", "sarif"):
+        json.loads(done.stdout)
 
 
 def _subprocess(*argv: str, cwd: Path,

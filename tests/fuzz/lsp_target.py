@@ -10,21 +10,20 @@ so a failure shrinks over messages."""
 from __future__ import annotations
 
 import json
+import os
 import queue
 import random
-import re
 import subprocess
 import sys
 import threading
 import time
 from typing import Any
 
-from . import corpus, mutate
+from . import corpus, frames, mutate
 
 URIS = ("file:///tmp/cutile-fuzz/a.py", "file:///tmp/cutile-fuzz/b.py",
         "file:///tmp/cutile-fuzz/pyproject.toml", "untitled:Untitled-1", "not a uri")
 PROBE_ID = 10**9
-_OURS = re.compile(r'File "[^"]*/(cutile|lsp|checker|compiler|runtime)/')
 ANSWER_S = 120.0
 BAD_BODIES = ("{", "[]", "null", "1", '"x"', '{"jsonrpc": "2.0"}', '{"jsonrpc": "2.0", "id": 1}',
               '{"jsonrpc": "2.0", "id": 7, "method": "textDocument/hover"}',
@@ -215,12 +214,21 @@ def check(messages: list[dict[str, Any]]) -> str | None:
         s.proc.wait(20)
         if s.errors:
             return "server logged an error: " + _signature(s.errors[0]) + "\n" + s.errors[0]
-        text = b"".join(s.stderr).decode(errors="replace")
-        if "Traceback" in text and _OURS.search(text):  # pygls logs client errors with one
-            return "traceback on stderr: " + text.strip().splitlines()[-1][:160] + "\n" + text
-        return None
+        return _traceback(b"".join(s.stderr).decode(errors="replace"))
     finally:
         s.close()
+
+
+def _traceback(stderr: str) -> str | None:
+    """A traceback on the server's stderr: the client's mistakes are answered and logged in
+    one line, so any traceback is a failure, grouped by the innermost frame in cutile (judged
+    by the package's real location, frames.py) or else by the exception line."""
+    if "Traceback (most recent call last)" not in stderr:
+        return None
+    ours = [f for f in frames.traceback_files(stderr) if frames.is_ours(f)]
+    last = stderr.strip().splitlines()[-1][:160]
+    where = f"in {os.path.basename(ours[-1])}" if ours else "in a library"
+    return f"traceback on stderr {where}: {last}\n{stderr}"
 
 
 def _signature(message: str) -> str:

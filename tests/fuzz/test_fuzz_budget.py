@@ -7,9 +7,11 @@ import random
 from pathlib import Path
 from types import SimpleNamespace
 
-from . import campaign, checker_target, host_target, lsp_target
+from . import campaign, checker_target, disk_target, files_target, host_target, lsp_target
 
 CHECKER_CASES = 150
+DISK_CASES = 150
+FILES_CASES = 150
 HOST_PROGRAMS = 150
 LSP_SESSIONS = 2
 
@@ -24,6 +26,18 @@ def test_checker_budget(tmp_path: Path) -> None:
     summary = campaign.run(checker_target, "checker", CHECKER_CASES, "ci", 60.0, tmp_path,
                            huge_lines=3000)
     assert summary.cases == CHECKER_CASES
+    _assert_clean(summary)
+
+
+def test_buffer_vs_disk_budget(tmp_path: Path) -> None:
+    summary = campaign.run(disk_target, "disk", DISK_CASES, "ci", 60.0, tmp_path)
+    assert summary.cases == DISK_CASES
+    _assert_clean(summary)
+
+
+def test_unreadable_files_budget(tmp_path: Path) -> None:
+    summary = campaign.run(files_target, "files", FILES_CASES, "ci", 120.0, tmp_path)
+    assert summary.cases == FILES_CASES
     _assert_clean(summary)
 
 

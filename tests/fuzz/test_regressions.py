@@ -96,20 +96,39 @@ def _check_bytes(tmp_path: Path, data: bytes) -> list[Diagnostic]:
 
 
 ENCODINGS = [
-    (b"# -*- coding: bogus -*-\nx = 1\n", "names 'bogus', which is not a known encoding", 1),
-    (b"# coding: hex\nx = 1\n", "which is not a text encoding", 1),
-    (codecs.BOM_UTF8 + b"# coding: latin-1\nx = 1\n", "byte order mark", 1),
-    (b"x = 1\ny = '\xff'\n", "byte 0xff on line 2 is not valid UTF-8", 2),
-    (b"x = '\xff'\n", "not valid UTF-8", 1),
+    (b"# -*- coding: bogus -*-\nx = 1\n", "names 'bogus', which is not a known encoding", 1, 0),
+    (b"# coding: hex\nx = 1\n", "which is not a text encoding", 1, 0),
+    (b"#!/usr/bin/env python\n# coding: hex\n", "which is not a text encoding", 2, 0),
+    (codecs.BOM_UTF8 + b"# coding: latin-1\nx = 1\n", "byte order mark", 1, 0),
+    (b"x = 1\ny = '\xff'\n", "byte 0xff on line 2 is not valid UTF-8", 2, 5),
+    (b"x = '\xff'\n", "not valid UTF-8", 1, 5),
+    # the column counts characters: three before the bad byte, six bytes
+    ("é€x = '".encode() + b"\xc3'\n", "byte 0xc3 on line 1 is not valid UTF-8", 1, 7),
+    (codecs.BOM_UTF8 + b"x = '\xff'\n", "byte 0xff on line 1", 1, 5),
+    (b"x = 1\ns = '\xed\xa0\x80'\n", "starts the lone surrogate U+D800", 2, 5),
+    (b"# coding: ascii\nx = '\xe9'\n", "byte 0xe9 on line 2 is not valid ascii", 2, 5),
 ]
 
 
-@pytest.mark.parametrize(("data", "words", "line"), ENCODINGS)
-def test_odd_encodings_are_a_ct100_with_the_line(tmp_path: Path, data: bytes, words: str,
-                                                 line: int) -> None:
+@pytest.mark.parametrize(("data", "words", "line", "col"), ENCODINGS)
+def test_odd_encodings_are_a_ct906_at_the_byte(tmp_path: Path, data: bytes, words: str,
+                                               line: int, col: int) -> None:
     for found in (_check_bytes(tmp_path, data), analyze_stdin(data, None).diagnostics):
-        assert codes(found) == ["CT100"], found
-        assert words in found[0].message and found[0].span.line == line
+        assert codes(found) == ["CT906"], found
+        assert words in found[0].message, found[0].message
+        assert (found[0].span.line, found[0].span.col) == (line, col)
+
+
+@pytest.mark.parametrize(("text", "line", "col", "words"), [
+    ("x = 1\ny = 2\0\n", 2, 5, "NUL character"),
+    ("x = 1\r\ny = '\0'\n", 2, 5, "NUL character"),
+    ("x = 1\nyy = '\udc80'\n", 2, 6, "lone surrogate U+DC80"),
+])
+def test_text_python_refuses_before_parsing_is_a_ct100_at_the_character(
+        text: str, line: int, col: int, words: str) -> None:
+    (found,) = analyze_source(text, "m.py")
+    assert found.code == "CT100" and words in found.message
+    assert (found.span.line, found.span.col) == (line, col)
 
 
 @pytest.mark.parametrize("data", [codecs.BOM_UTF8 + b"x = 1\n",
@@ -123,12 +142,47 @@ def test_undecodable_stdin_through_the_command_line() -> None:
     done = subprocess.run([sys.executable, "-m", "cutile.checker", "-"],
                           input=b"# coding: bogus\nx = 1\n", capture_output=True, check=False)
     assert done.returncode == 1, done.stderr
-    assert b"CT100" in done.stdout and b"Traceback" not in done.stderr
+    assert b"CT906" in done.stdout and b"Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize("text", ["x = '\ud800'\n", "x = 1\0\n", "\\\n", "x = (\n"])
 def test_text_python_rejects_is_a_ct100(text: str) -> None:
     assert codes(analyze_source(text, "m.py")) == ["CT100"]
+
+
+@pytest.mark.parametrize("disk", ["ééééé = 1\n" * 3, "x\n", "", None])
+def test_a_buffers_syntax_error_does_not_read_the_file_on_disk(tmp_path: Path,
+                                                              disk: str | None) -> None:
+    """Found by the buffer-vs-disk fuzzer: Python's parser took the error line (and counted
+    the column in it) from the file of the name it was given."""
+    path = tmp_path / "m.py"
+    if disk is not None:
+        path.write_text(disk, encoding="utf-8")
+    (found,) = analyze_source("x = (1 +\ny = 2\nz = 1 +\n", str(path))
+    assert (found.code, found.span.line, found.span.col) == ("CT100", 1, 4), found
+
+
+def test_findings_do_not_depend_on_warning_filters() -> None:
+    """`python -W error` made Python's warning about an invalid escape a SyntaxError."""
+    import warnings
+
+    src = HEAD + "    s = '\\d'\n    z.store(t)\n"
+    plain = analyze_source(src, "m.py")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert analyze_source(src, "m.py") == plain
+    assert "CT100" not in codes(plain)
+
+
+def test_a_module_importing_itself_is_read_from_its_buffer(tmp_path: Path) -> None:
+    body = HEAD.replace("import cutile as ct\n", "import cutile as ct\nimport m\n")
+    buffer = body + "    z.store(t)\n\n\nz = ct.zeros((128,), f32).partition((128,))\nm.k(z, 5)\n"
+    path = tmp_path / "m.py"
+    alone = analyze_source(buffer, str(path))
+    path.write_text(buffer.replace("def k(z: Mut[Tensor[f32, (128,)]])",
+                                   "def k(z: Mut[Tensor[f32, (128,)]], a: int, b: int)"))
+    assert analyze_source(buffer, str(path)) == alone
+    assert codes(alone) == ["CT406"]  # the buffer's `k` takes one argument
 
 
 def test_every_message_keeps_braces_of_user_text() -> None:
@@ -276,3 +330,36 @@ def test_hover_on_a_module_too_deep_for_libcst() -> None:
     ]
     assert lsp_target.check(messages_) is None
 
+
+
+def test_language_server_survives_undecodable_files_and_documents(tmp_path: Path) -> None:
+    """Documents with NUL and lone surrogates, over files on disk that do not decode (the
+    module, its pyproject.toml and a module it imports)."""
+    (tmp_path / "m.py").write_bytes(b"x = '\xff'\n")
+    (tmp_path / "other.py").write_bytes(b"# coding: bogus\n")
+    (tmp_path / "pyproject.toml").write_bytes(b"[tool.cutile-check]\nselect = ['\xff']\n")
+    uri = (tmp_path / "m.py").as_uri()
+    text = HEAD + "    s = '\ud800'\0\n    z.store(t)\n\nfrom other import k2\nk2(1)\n"
+    messages_ = [
+        lsp_target._note("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": text}}),
+        lsp_target._note("textDocument/didSave", {"textDocument": {"uri": uri}}),
+        lsp_target._note("textDocument/didSave", {
+            "textDocument": {"uri": (tmp_path / "pyproject.toml").as_uri()}}),
+        lsp_target._request(80, "textDocument/hover", {
+            "textDocument": {"uri": uri}, "position": {"line": 7, "character": 9}}),
+        lsp_target._request(81, "textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "context": {"diagnostics": []},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 12, "character": 0}}}),
+    ]
+    assert lsp_target.check(messages_) is None
+
+
+@pytest.mark.parametrize("expr", ["ct.zeros((-1,), f32)[0:4]", "ct.zeros((-1, 3), f32)[1]",
+                                  "ct.arange(-3, f32)[0:2].partition((2,))",
+                                  "ct.zeros((-4,), f32).partition((2,))"])
+def test_host_views_of_a_tensor_with_a_negative_extent(expr: str) -> None:
+    """Found as a CT999 (slice.indices of a negative length): the constructor refuses such a
+    shape at run time, so the analysis knows nothing of it."""
+    src = "import cutile as ct\nfrom cutile import f32\n\nx = " + expr + "\n"
+    assert "CT999" not in codes(analyze_source(src, "m.py"))

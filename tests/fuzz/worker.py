@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .frames import is_harness
+
 Check = Callable[[Any], "str | None"]  # None: the case passed; else what went wrong
 
 
@@ -27,7 +29,7 @@ class Outcome:
 def describe(err: BaseException) -> tuple[str, str]:
     """(signature, detail) of an exception: its type and the innermost frame in cutile."""
     frames = traceback.extract_tb(err.__traceback__)
-    ours = [f for f in frames if "/tests/fuzz/" not in f.filename] or frames
+    ours = [f for f in frames if not is_harness(f.filename)] or frames
     where = f"{os.path.basename(ours[-1].filename)}:{ours[-1].lineno}" if ours else "?"
     signature = f"{type(err).__name__} at {where}"
     detail = "".join(traceback.format_exception(err))
