@@ -19,7 +19,7 @@ from ..diagnostics import messages as msg
 from ..diagnostics.errors import error_for
 from ..reader.source import ModuleInfo
 from .bytecode import Version, encode
-from .kernel_options import merged
+from .kernel_options import merged, opt_level
 from .lower import EntrySlot, Lowered, LowerError, lower
 from .lower.targets import target_diagnostics
 from .specialization import MutFacts, Specialization, TensorFacts
@@ -88,11 +88,9 @@ def specialization_key(info: ModuleInfo, name: str, spec: Specialization) -> Spe
     set_options = sorted((k, repr(v)) for k, v in options_set.items() if v is not None)
     if set_options:
         options.append(("options", repr(set_options)))
-    opt = options_set.get("opt_level")
     consts = tuple(sorted((k, repr(v)) for k, v in spec.consts))
     return SpecializationKey(unit.qualname, unit.source_hash, tuple(args), consts, spec.arch,
-                             opt_level=3 if not isinstance(opt, int) else opt,
-                             options=tuple(options))
+                             opt_level=opt_level(options_set), options=tuple(options))
 
 
 def _arg_facts(kind: str, f: TensorFacts) -> ArgFacts:

@@ -166,11 +166,11 @@ def k(z: Mut[Tensor[f32, (128,)]]) -> None:
        """`for` loops in kernels iterate over `range(...)` (with tile or Const bounds) or over
        `z.tiles()` of a persistent partition. Iterating over other objects is not supported."""),
     _c("CT114", "bad-kernel-option", "A kernel option that does not exist or a bad value",
-       """`@ct.kernel(...)` takes `unsafe` (bool) and the code-generation hints `occupancy` (1-32
-       CTAs per SM), `num_ctas` (1, 2, 4, 8 or 16 CTAs per cluster), `opt_level` (0-3) and
-       `worker_warps` (4 or 8 math warps per CTA); the same hints can be set per launch
-       configuration with `kernel.with_hints(...)`. Options must be literal values. The same
-       code covers `ct.autotune` configs and keys that name no hint or Const parameter.""",
+       """`@ct.kernel(...)` takes the options in the table of docs/language.md ("Kernel options
+       and hints"), each with the values it accepts; the code-generation hints among them can
+       also be set per launch configuration with `kernel.with_hints(...)`. Options must be
+       literal values. The same code covers `ct.autotune` configs and keys that name no hint or
+       Const parameter.""",
        """
 @ct.kernel(occupancy=0)  # E: CT114
 def k(z: Mut[Tensor[f32, (128,)]]) -> None:

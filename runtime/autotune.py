@@ -54,9 +54,10 @@ T = TypeVar("T")
 class Config:
     """One candidate launch configuration: `ct.Config(BN=64, worker_warps=8, tile=(1, 128, 64))`.
 
-    Keywords that name a hint (`occupancy`, `num_ctas`, `opt_level`, `worker_warps`) are hints;
-    `tile`, `order` and `blocks` re-partition the kernel's Mut argument (-1 in `tile` keeps the
-    extent of the caller's tile in that dimension); every other keyword is a Const value."""
+    Keywords that name a hint (`occupancy`, `worker_warps`, ...: compiler/kernel_options.py)
+    are hints; `tile`, `order` and `blocks` re-partition the kernel's Mut argument (-1 in `tile`
+    keeps the extent of the caller's tile in that dimension); every other keyword is a Const
+    value."""
 
     __slots__ = ("blocks", "consts", "hints", "order", "tile")
 

@@ -6,9 +6,9 @@ import inspect
 import linecache
 from collections.abc import Callable
 from types import MethodType
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
-from ..compiler.kernel_options import HINTS, option_problem
+from ..compiler.kernel_options import KernelHints, KernelOptions, hint_problem
 from ..compiler.specialization import Specialization
 from ..compiler.unit import check_kernel, kernel_unit
 from ..diagnostics import messages as msg
@@ -96,19 +96,19 @@ class Kernel:
             self._executables[key] = exe
         return exe
 
-    def with_hints(self, **hints: int | None) -> Kernel:
-        """The same kernel compiled with other code-generation hints (`occupancy`, `num_ctas`,
-        `opt_level`, `worker_warps`) than its decorator gives, e.g. per GPU architecture from a
-        tuning table. A hint set to None goes back to the decorator's value."""
+    def with_hints(self, **hints: Unpack[KernelHints]) -> Kernel:
+        """The same kernel compiled with other code-generation hints (compiler/kernel_options.py
+        declares them) than its decorator gives, e.g. per GPU architecture from a tuning
+        table. A hint set to None goes back to the decorator's value."""
         merged = dict(self.hints)
         for name, value in hints.items():
-            problem = option_problem(name, value) if name in HINTS else (
-                f"is not a hint (hints: {', '.join(HINTS)})")
+            problem = hint_problem(name, value)
             if problem is not None:
                 raise error(msg.BAD_KERNEL_OPTION, None, name=name, problem=problem)
             if value is None:
                 merged.pop(name, None)
             else:
+                assert isinstance(value, int)  # hint_problem checked it
                 merged[name] = value
         return Kernel(self.fn, self.options, tuple(sorted(merged.items())))
 
@@ -171,12 +171,10 @@ def _module_source(fn: Callable[..., Any]) -> tuple[str, str]:
 @overload
 def kernel(fn: F, /) -> Kernel: ...
 @overload
-def kernel(*, unsafe: bool = ..., occupancy: int | None = ..., num_ctas: int | None = ...,
-           opt_level: int | None = ..., worker_warps: int | None = ...
-           ) -> Callable[[F], Kernel]: ...
+def kernel(**options: Unpack[KernelOptions]) -> Callable[[F], Kernel]: ...
 def kernel(fn: F | None = None, /, **options: Any) -> Kernel | Callable[[F], Kernel]:
-    """Marks a kernel. `@ct.kernel` or `@ct.kernel(unsafe=..., occupancy=..., num_ctas=...,
-    opt_level=..., worker_warps=...)`."""
+    """Marks a kernel. `@ct.kernel` or `@ct.kernel(option=value, ...)` with the options
+    compiler/kernel_options.py declares (`unsafe`, `occupancy`, ...)."""
     if fn is not None:
         return Kernel(fn, {})
     return lambda f: Kernel(f, options)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import floats
 from .types import Scalar, Type
-from .version import V13_1, V13_3, Version
+from .version import Version
 from .wire import Writer
 
 
@@ -189,22 +189,21 @@ class DictAttr:
     items: tuple[tuple[str, Tagged], ...] = ()
 
 
-# Entry hints by the bytecode version that introduced them (the encoder leaves out newer ones)
-ENTRY_HINT_SINCE: dict[str, Version] = {"occupancy": V13_1, "num_cta_in_cga": V13_1,
-                                        "num_worker_warps_per_cta": V13_3}
-
-
 @dataclass(frozen=True)
 class Hints:
-    """Optimization hints per target: (arch name such as "sm_90" or "default", its dictionary)."""
+    """Optimization hints per target: (arch name such as "sm_90" or "default", its dictionary).
+    `since`: the bytecode version that introduced a key, for keys newer than 13.1; the encoder
+    leaves a key out of older bytecode (not part of the value: a decoded module has none)."""
 
     by_arch: tuple[tuple[str, DictAttr], ...] = ()
+    since: tuple[tuple[str, Version], ...] = field(default=(), compare=False)
 
     @staticmethod
-    def entry(arch: str = "default", **values: int) -> Hints:
-        """Kernel-level hints: occupancy, num_cta_in_cga, num_worker_warps_per_cta (i32 each)."""
+    def entry(arch: str = "default", *, since: tuple[tuple[str, Version], ...] = (),
+              **values: int) -> Hints:
+        """Kernel-level hints, i32 each (which keys exist: compiler/kernel_options.py)."""
         items = tuple((k, IntegerAttr(Scalar.I32, v)) for k, v in values.items())
-        return Hints(((arch, DictAttr(items)),))
+        return Hints(((arch, DictAttr(items)),), since)
 
     @staticmethod
     def memory(arch: str = "default", allow_tma: bool | None = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from .attrs import ENTRY_HINT_SINCE, Dense, DictAttr, Hints, Tagged
+from .attrs import Dense, DictAttr, Hints, Tagged
 from .ir import Block, Function, Module, Op, Value
 from .opspec import A, O
 from .optable import TERMINATORS
@@ -98,11 +98,12 @@ def _write_function(w: Writer, fn: Function, tables: ModuleTables) -> None:
 
 
 def _hints_at(hints: Hints, version: Version) -> Hints | None:
-    """Entry hints without the keys this version does not know (they only tune code generation,
-    so an older tileiras compiles without them); None when nothing is left."""
+    """Entry hints without the keys this version does not know (`Hints.since`: they only tune
+    code generation, so an older tileiras compiles without them); None when nothing is left."""
+    since = dict(hints.since)
     by_arch = []
     for arch, d in hints.by_arch:
-        items = tuple((k, v) for k, v in d.items if ENTRY_HINT_SINCE.get(k, V13_1) <= version)
+        items = tuple((k, v) for k, v in d.items if since.get(k, V13_1) <= version)
         if items:
             by_arch.append((arch, DictAttr(items)))
     return Hints(tuple(by_arch)) if by_arch else None

@@ -22,7 +22,7 @@ from ..dsl.orders import TileOrder, row_major
 from ..dtypes import I32 as _I32
 from ..ir import Block, KernelIR, Op
 from ..ir import Value as IrValue
-from ..kernel_options import merged
+from ..kernel_options import entry_hints, merged, opt_level
 from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
 from . import arith, gathers, loops
@@ -37,8 +37,6 @@ from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_typ
 _MEMORY = ("load", "store", "slab_load", "slab_store")
 _I1 = BcTile(Scalar.I1)
 PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
-_HINT_KEYS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga",
-              "worker_warps": "num_worker_warps_per_cta"}
 
 
 @dataclass
@@ -70,12 +68,6 @@ def lower(kernel: KernelIR, spec: Specialization) -> Lowered:
     return _Lowerer(kernel, spec).run()
 
 
-def _hints(options: dict[str, Any]) -> Hints | None:
-    values = {_HINT_KEYS[k]: int(v) for k, v in options.items()
-              if k in _HINT_KEYS and v is not None}
-    return Hints.entry("default", **values) if values else None
-
-
 def _memory_hints(attrs: dict[str, Any]) -> dict[str, Any]:
     """A load's `latency` / `allow_tma` (compiler/ops/load_hints.py) as load_view_tko's
     optimization hints; nothing when neither was given (the op's bytes stay as before)."""
@@ -92,8 +84,8 @@ class _Lowerer:
         self.abi: EntryABI = entry_abi(kernel, spec)
         self.module = Module()
         self.options = merged(kernel.options, spec.hints)
-        hints = _hints(self.options)
-        fn, self.pro = entry(self.module, kernel.name, self.abi.types, hints=hints)
+        fn, self.pro = entry(self.module, kernel.name, self.abi.types,
+                             hints=entry_hints(self.options))
         self.fn = fn
         self.body = BcBlock([])
         self.b = Builder(self.body)
@@ -127,9 +119,7 @@ class _Lowerer:
         self._block(self.k.body)
         self.b.op("return", [])
         self.fn.body.ops += self.body.ops  # prologue first: it dominates the whole body
-        opt = self.options.get("opt_level")
-        return Lowered(self.module, self.k.name, tuple(self.abi.slots),
-                       3 if opt is None else int(opt))
+        return Lowered(self.module, self.k.name, tuple(self.abi.slots), opt_level(self.options))
 
     def _block(self, block: Block) -> None:
         for op in block.ops:

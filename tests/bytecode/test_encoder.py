@@ -173,15 +173,18 @@ def test_dump_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_entry_hints_newer_than_the_version_are_left_out() -> None:
-    """`num_worker_warps_per_cta` exists from 13.3 on; an older writer drops only that key."""
+    """A key newer than the written version (`Hints.since`: `num_worker_warps_per_cta` exists
+    from 13.3 on) is dropped; keys with no version exist since 13.1."""
     from cutile.compiler.bytecode.attrs import Hints
     from cutile.compiler.bytecode.encoder import _hints_at
 
-    hints = Hints.entry(occupancy=2, num_worker_warps_per_cta=8)
+    since = (("num_worker_warps_per_cta", V13_3),)
+    hints = Hints.entry(occupancy=2, num_worker_warps_per_cta=8, since=since)
     assert _hints_at(hints, V13_3) == hints
     old = _hints_at(hints, Version(13, 2))
     assert old is not None and [k for k, _ in old.by_arch[0][1].items] == ["occupancy"]
-    assert _hints_at(Hints.entry(num_worker_warps_per_cta=4), Version(13, 2)) is None
+    assert _hints_at(Hints.entry(num_worker_warps_per_cta=4, since=since), Version(13, 2)) is None
+    assert _hints_at(Hints.entry(num_worker_warps_per_cta=4), Version(13, 2)) is not None
     mod = Module()
     _, b = entry(mod, "k", [tile(F32)], hints=hints)
     b.op("return", [])
