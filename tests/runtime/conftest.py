@@ -24,8 +24,10 @@ def interpreter(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture(params=["interpreter", pytest.param("cuda", marks=pytest.mark.gpu)])
 def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     """Runs a test on the interpreter, and on CUDA under `pytest -m gpu`."""
-    if request.param == "interpreter":
+    if request.param == "interpreter":  # explicitly: a gpu-marked test skips the autouse one
+        old = context.set_backend(InterpreterBackend())
         yield "interpreter"
+        context.set_backend(old)
         return
     from test_gpu import _gpu_backend
 
