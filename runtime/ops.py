@@ -28,9 +28,9 @@ from collections.abc import Callable, Generator
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
+from ..compiler.hostapi import HANDLE_ATTRIBUTES
 from ..compiler.launch import MoveFacts, moved_diagnostic
 from ..compiler.launch.ops_api import (
-    HANDLE_ATTRIBUTES,
     Form,
     Use,
     accepts,

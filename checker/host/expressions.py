@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import cast
 
 from ...compiler.dtypes import BY_NAME as DTYPES
+from ...compiler.hostapi import HANDLE_ATTRIBUTES
 from ...compiler.launch import MoveFacts, moved_diagnostic
 from ...compiler.launch.ops_api import (
-    HANDLE_ATTRIBUTES,
     Use,
     sync_unpack_diagnostic,
     unsynced_diagnostic,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Literal
 
+from ...compiler.hostapi import HANDLE_ATTRIBUTES
 from ...compiler.launch.ops_api import (
-    HANDLE_ATTRIBUTES,
     accepts,
     takes_words,
     then_arity_diagnostic,
