@@ -309,7 +309,7 @@ class LaunchOp(DeviceOp):
         self._done_event: Event | None = None
         self._ref: OpRef | None = None
 
-    def own_ref(self) -> OpRef:
+    def _own_ref(self) -> OpRef:
         """What moves and leases of this launch point at (weakly: a dropped launch frees them)."""
         ref = self._ref
         if ref is None:

@@ -49,7 +49,7 @@ def render() -> str:
     for receiver, title, intro in SECTIONS:
         out += ["", f"## {title}", "", *_wrap(intro), "", "| call | returns | ownership | errors | "
                 "what it does |", "|---|---|---|---|---|"]
-        out += [_row(e) for e in entries(receiver) if e.shown]
+        out += [_row(e) for e in entries(receiver)]
     return "\n".join(out) + "\n"
 
 

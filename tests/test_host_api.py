@@ -39,10 +39,10 @@ def test_check_mode_detects_a_stale_file(tmp_path: Path) -> None:
     assert module.main(["--check"]) == 0
 
 
-def test_every_shown_entry_is_in_the_reference() -> None:
+def test_every_entry_is_in_the_reference() -> None:
     text = load_script().render()
     for entry in HOST_API.values():
-        assert (f"| `{entry.usage}` |" in text) == entry.shown, entry.usage
+        assert f"| `{entry.usage}` |" in text, entry.usage
 
 
 @pytest.mark.parametrize("key", sorted(HOST_API), ids=lambda k: ".".join(k))
@@ -74,8 +74,7 @@ def test_hover_text_shows_signature_effect_and_codes() -> None:
     assert "CT303" in text and "CT408" in text
 
 
-def test_a_bad_signature_fails_at_declaration() -> None:
+def test_a_bad_signature_does_not_parse() -> None:
     bad = HostEntry("tensor", "nonexistent_", "method", Effect.INSPECTS, "X.", "a b")
     with pytest.raises(SyntaxError):
-        declare(bad)
-    assert ("tensor", "nonexistent_") not in HOST_API
+        bad.params  # noqa: B018

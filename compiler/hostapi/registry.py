@@ -74,7 +74,6 @@ class HostEntry:
     # how a message names the effect on the receiver ("partitioned", "copied to the host")
     action: str = ""
     memory: Memory = "new"  # CREATES only
-    shown: bool = True  # in the docs and hovers (False: public in Python, not for users)
 
     @cached_property
     def params(self) -> tuple[Param, ...]:
@@ -156,8 +155,6 @@ def declare(entry: HostEntry) -> HostEntry:
     key = (entry.receiver, entry.name)
     if key in HOST_API:
         raise ValueError(f"host API entry {key} is declared twice")
-    if entry.kind != "property":
-        entry.params  # noqa: B018 (parse the signature now: a typo fails at import)
     HOST_API[key] = entry
     return entry
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...diagnostics import messages as msg
 from ...diagnostics.messages import Message
-from .registry import Effect, HostEntry, Kind, Memory, Receiver, declare
+from .registry import Effect, HostEntry, Memory, Receiver, declare
 
 SHAPE = "shape: tuple[int, ...] | int"
 _SIZES = (msg.BAD_CONSTRUCTOR_ARG, msg.SHAPE_TOO_LARGE, msg.TOO_LARGE)
@@ -22,10 +22,8 @@ def _function(name: str, sig: str, doc: str, *raises: Message,
 
 
 def _method(receiver: Receiver, name: str, sig: str, returns: str, effect: Effect, doc: str,
-            *raises: Message, action: str = "", kind: Kind = "method",
-            shown: bool = True) -> None:
-    declare(HostEntry(receiver, name, kind, effect, doc, sig, returns, raises, action,
-                      shown=shown))
+            *raises: Message, action: str = "") -> None:
+    declare(HostEntry(receiver, name, "method", effect, doc, sig, returns, raises, action))
 
 
 def _property(receivers: tuple[Receiver, ...], name: str, returns: str, doc: str) -> None:
@@ -147,8 +145,6 @@ _property(("op",), "backend", "Backend", "The backend it runs on.")
 _property(("op",), "stream", "int", "The stream it is enqueued on.")
 _property(("op",), "site", "Site", "Where in the user's code it was made.")
 _property(("op",), "kernel_name", "str", "The kernel it launches (a chain's: its first).")
-_method("op", "own_ref", "", "OpRef", Effect.INSPECTS,
-        "A weak reference to the launch (for ownership records).", shown=False)
 
 # -- graphs: `op.graph()` ---------------------------------------------------------------------
 _method("graph", "replay", "", "None", Effect.ENQUEUES,
