@@ -7,6 +7,8 @@ checker handler only when its effect does not say enough (checker/host/core.py).
 
 from __future__ import annotations
 
+from typing import cast
+
 from ...diagnostics import messages as msg
 from ...diagnostics.messages import Message
 from .registry import Effect, HostEntry, Memory, Receiver, declare
@@ -26,9 +28,13 @@ def _method(receiver: Receiver, name: str, sig: str, returns: str, effect: Effec
     declare(HostEntry(receiver, name, "method", effect, doc, sig, returns, raises, action))
 
 
-def _property(receivers: tuple[Receiver, ...], name: str, returns: str, doc: str) -> None:
-    for receiver in receivers:
-        declare(HostEntry(receiver, name, "property", Effect.INSPECTS, doc, returns=returns))
+def _properties(table: str) -> None:
+    """Rows of `receivers; name; type; doc` (receivers separated by spaces)."""
+    for row in table.strip().splitlines():
+        receivers, name, returns, doc = (part.strip() for part in row.split(";"))
+        for receiver in receivers.split():
+            declare(HostEntry(cast(Receiver, receiver), name, "property", Effect.INSPECTS, doc,
+                              returns=returns))
 
 
 # -- constructors (ct.NAME): a tensor at once, its fill or copy enqueued on the current stream --
@@ -92,12 +98,6 @@ _method("tensor", "__dlpack_device__", "", "tuple[int, int]", Effect.INSPECTS,
         "The DLPack device the tensor's memory is on.")
 _method("tensor", "is_contiguous", "", "bool", Effect.INSPECTS,
         "Whether the elements are laid out row-major without gaps.")
-_property(("tensor",), "strides", "tuple[int, ...]", "The strides, in elements.")
-_property(("tensor",), "device", "Device | None", "Where the memory is (None for ct.meta).")
-_property(("tensor",), "ndim", "int", "The rank.")
-_property(("tensor",), "size", "int", "The number of elements.")
-_property(("tensor",), "is_meta", "bool", "Whether it is a ct.meta tensor (no memory).")
-_property(("tensor",), "data_ptr", "int", "The address of element 0 (0 for ct.meta).")
 
 # -- partitions -------------------------------------------------------------------------------
 _method("partition", "unpartition", "", "Tensor", Effect.MOVES,
@@ -105,22 +105,9 @@ _method("partition", "unpartition", "", "Tensor", Effect.MOVES,
 _method("partition", "numpy", "", "NDArray[Any]", Effect.READS,
         "A host copy of the whole tensor (the partition stays usable).", msg.META_TENSOR_DATA,
         action="copied to the host")
-_property(("partition",), "tile", "tuple[int, ...]", "The slab shape.")
-_property(("partition",), "order", "TileOrder", "Which block owns which slab.")
-_property(("partition",), "blocks", "int | None", "The block count of a persistent partition.")
-_property(("partition",), "grid", "tuple[int, ...]", "The slab grid: ceil(shape / tile) per axis.")
-_property(("partition",), "launch_grid", "tuple[int, int, int]",
-          "The launch grid its order gives.")
-_property(("partition",), "num_tiles", "int", "The number of slabs.")
-_property(("partition",), "tiling", "Tiling", "Which block owns which slab, in full.")
 
 # -- both handles -----------------------------------------------------------------------------
-_HANDLES: tuple[Receiver, ...] = ("tensor", "partition")
-_property(_HANDLES, "shape", "tuple[int, ...]", "The extents (a partition's: its tensor's).")
-_property(_HANDLES, "dtype", "DType", "The element type.")
-_property(_HANDLES, "state", "State", "Live, moved, shared-leased or exclusively-leased.")
-_property(_HANDLES, "readers", "int", "How many pending launches read it.")
-for _receiver in _HANDLES:
+for _receiver in ("tensor", "partition"):
     _method(_receiver, "active_leases", "", "list[LaunchOp]", Effect.INSPECTS,
             "The pending launches that read it.")
 
@@ -139,12 +126,33 @@ _method("op", "then", "fn: Callable[..., DeviceOp | tuple[Any, ...]]", "DeviceOp
 _method("op", "graph", "", "GraphOp", Effect.ENQUEUES,
         "Captures the op into a CUDA graph and runs it once; the graph owns its arguments.",
         msg.GRAPH_OF_STARTED_OP)
-_property(("op",), "finished", "bool", "Whether the op has run (or failed).")
-_property(("op",), "phase", "Phase", "Where the op is: created, starting, enqueued or done.")
-_property(("op",), "backend", "Backend", "The backend it runs on.")
-_property(("op",), "stream", "int", "The stream it is enqueued on.")
-_property(("op",), "site", "Site", "Where in the user's code it was made.")
-_property(("op",), "kernel_name", "str", "The kernel it launches (a chain's: its first).")
+
+# -- properties -------------------------------------------------------------------------------
+_properties("""
+tensor partition; shape; tuple[int, ...]; The extents (a partition's: its tensor's).
+tensor partition; dtype; DType; The element type.
+tensor partition; state; State; Live, moved, shared-leased or exclusively-leased.
+tensor partition; readers; int; How many pending launches read it.
+tensor; strides; tuple[int, ...]; The strides, in elements.
+tensor; device; Device | None; Where the memory is (None for ct.meta).
+tensor; ndim; int; The rank.
+tensor; size; int; The number of elements.
+tensor; is_meta; bool; Whether it is a ct.meta tensor (no memory).
+tensor; data_ptr; int; The address of element 0 (0 for ct.meta).
+partition; tile; tuple[int, ...]; The slab shape.
+partition; order; TileOrder; Which block owns which slab.
+partition; blocks; int | None; The block count of a persistent partition.
+partition; grid; tuple[int, ...]; The slab grid: ceil(shape / tile) per axis.
+partition; launch_grid; tuple[int, int, int]; The launch grid its order gives.
+partition; num_tiles; int; The number of slabs.
+partition; tiling; Tiling; Which block owns which slab, in full.
+op; finished; bool; Whether the op has run (or failed).
+op; phase; Phase; Where the op is: created, starting, enqueued or done.
+op; backend; Backend; The backend it runs on.
+op; stream; int; The stream it is enqueued on.
+op; site; Site; Where in the user's code it was made.
+op; kernel_name; str; The kernel it launches (a chain's: its first).
+""")
 
 # -- graphs: `op.graph()` ---------------------------------------------------------------------
 _method("graph", "replay", "", "None", Effect.ENQUEUES,
