@@ -34,7 +34,7 @@ CONSTRUCTORS: dict[str, tuple[str, ...]] = {
     "zeros": ("shape", "dtype"), "ones": ("shape", "dtype"), "meta": ("shape", "dtype"),
     "full": ("shape", "value", "dtype"), "arange": ("n", "dtype"),
     "rand": ("shape", "dtype", "seed"), "randn": ("shape", "dtype", "seed"),
-    "from_numpy": ("array",), "from_dlpack": ("obj",),
+    "from_numpy": ("array", "dtype"), "from_dlpack": ("obj",),
 }
 _PARTITION = ("tile_shape", "order", "blocks")
 # constructors whose tensors are new contiguous memory (from_dlpack may give any strides)
