@@ -16,6 +16,7 @@ from .registry import (
     RECEIVERS,
     Effect,
     HostEntry,
+    Kind,
     Param,
     Receiver,
     entries,
@@ -30,4 +31,4 @@ HANDLE_ATTRIBUTES = public_names("tensor", "partition")
 OP_ATTRIBUTES = public_names("op", "graph")
 
 __all__ = ["HANDLE_ATTRIBUTES", "HOST_API", "OP_ATTRIBUTES", "RECEIVERS", "Effect", "HostEntry",
-           "Param", "Receiver", "entries", "lookup", "public_names"]
+           "Kind", "Param", "Receiver", "entries", "lookup", "public_names"]
