@@ -13,6 +13,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ...compiler.hostapi import Receiver
 from ...diagnostics.diagnostic import Span
 from ...reader.source import ModuleInfo
 from .launches import fmt_shape
@@ -59,7 +60,7 @@ class ApiSite:
     (compiler/hostapi): `narrow` in `t.narrow(0, 0, 4)`, `zeros` in `ct.zeros(...)`."""
 
     span: Span
-    receiver: str
+    receiver: Receiver
     name: str
 
 
