@@ -39,8 +39,8 @@ def _entry(name: str) -> HostEntry:
     return entry
 
 
-_PARTITION, _RESHAPE, _NUMPY, _DLPACK = (_entry(n) for n in (
-    "partition", "reshape", "numpy", "__dlpack__"))
+_PARTITION, _RESHAPE, _NUMPY, _DLPACK, _FILL = (_entry(n) for n in (
+    "partition", "reshape", "numpy", "__dlpack__", "fill_"))
 _GETITEM, _NARROW, _SPLIT_AT, _PERMUTE, _VIEW = (_entry(n) for n in (
     "__getitem__", "narrow", "split_at", "permute", "view"))
 
@@ -155,6 +155,17 @@ class Tensor(TensorHandle):
         site = caller_site()
         enter(self, _VIEW, site)
         return views.view(self, (shape,) if isinstance(shape, int) else tuple(shape), site)
+
+    def fill_(self, value: float | bool) -> Tensor:
+        """Writes `value` into every element in place (a view: its elements only), enqueued on
+        the current stream as `ct.full`'s fill; returns the tensor."""
+        site = caller_site()
+        enter(self, _FILL, site)
+        pattern = hostdtypes.fill_pattern(value, self._dtype)
+        if self._backend is not None and self._buf is not None:
+            self._backend.fill_strided(self._buf, self._offset, pattern, self._shape,
+                                       self._strides, stream_of(self._backend))
+        return self
 
     def numpy(self) -> NDArray[Any]:
         """A host copy, waiting for pending work on the tensor. bf16/f8 come back as float32."""

@@ -86,6 +86,10 @@ _method("tensor", "permute", "*axes: int", "Tensor", Effect.VIEWS,
 _method("tensor", "view", SHAPE, "Tensor", Effect.VIEWS,
         "A view of another shape over the same elements (contiguous tensors only).",
         msg.BAD_VIEW, msg.BAD_RESHAPE)
+_method("tensor", "fill_", "value: float | bool", "Tensor", Effect.WRITES,
+        "Writes `value` into every element in place (enqueued on the current stream, as "
+        "`ct.full`'s fill; the value must fit the dtype) and returns the tensor.",
+        msg.BAD_CONSTRUCTOR_ARG, msg.META_TENSOR_DATA, action="filled")
 _method("tensor", "numpy", "", "NDArray[Any]", Effect.READS,
         "A host copy, once pending work on the tensor is done (bf16 and f8 come back as "
         "float32).", msg.META_TENSOR_DATA, action="copied to the host")

@@ -60,3 +60,14 @@ def test_no_entry_elsewhere() -> None:
     assert _hover(11, 9) is None  # `ct` itself
     assert _hover(12, 11) is None  # `t`, the receiver (the ownership hover's)
     assert _hover(7, 15) is None  # ct.zeros inside a kernel is the kernel op
+
+
+def test_a_new_method_is_hovered_from_its_row() -> None:
+    """`fill_` is a registry row and a runtime method: its hover needed nothing else."""
+    view = engine.ownership("import cutile as ct\nt = ct.ones((4,), ct.f32)\nt.fill_(0.0)\n",
+                            "f.py")
+    info = api_hover(view, 3, 3)
+    assert info is not None and info.markdown.startswith(
+        "```python\nt.fill_(value: float | bool) -> Tensor\n```")
+    assert "Ownership: writes every element" in info.markdown
+    assert "Errors: CT301, CT303, CT306, CT307, CT406." in info.markdown

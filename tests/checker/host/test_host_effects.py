@@ -45,6 +45,44 @@ t[0:64].__dlpack__()  # E: CT307
 op.sync()
 t[0:64].__dlpack__()
 """,
+    "fill-then-launch": """
+x = ct.ones((1024,), f32)
+x.fill_(2.0)
+y = ct.zeros((1024,), f32).fill_(1.0)
+z = ct.zeros((1024,), f32).partition((128,))
+z, x, _ = scale(z, x, 1.0).sync()
+x.fill_(0.0)
+y.fill_(3)
+""",
+    "fill-of-a-moved-tensor": """
+t = ct.zeros((1024,), f32)
+p = t.partition((128,))
+t.fill_(1.0)  # E: CT301
+""",
+    "fill-while-a-launch-reads-it": """
+x = ct.ones((1024,), f32)
+op = scale(ct.zeros((1024,), f32).partition((128,)), x, 1.0)
+x.fill_(0.0)  # E: CT303
+op.sync()
+x.fill_(0.0)
+""",
+    "fill-of-a-region-a-launch-writes": """
+t = ct.zeros((256,), f32)
+x = ct.ones((256,), f32)
+lo, hi = t.split_at(0, 128)
+op = scale(lo.partition((128,)), x, 1.0)
+hi.fill_(5.0)
+t[100:140].fill_(1.0)  # E: CT307
+op.sync()
+t.fill_(1.0)
+""",
+    "fill-of-a-meta-tensor": """
+ct.meta((128,), f32).fill_(0.0)  # E: CT406
+""",
+    "fill-on-a-launch": """
+op = scale(ct.zeros((1024,), f32).partition((128,)), ct.ones((1024,), f32), 1.0)
+op.fill_(0.0)  # E: CT406
+""",
 }
 
 
