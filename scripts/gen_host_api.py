@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from cutile.compiler.hostapi import Effect, HostEntry, Receiver, entries
+from cutile.compiler.hostapi import USE_CODES, Effect, HostEntry, Receiver, entries
 
 OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "host-api.md"
 
@@ -58,7 +58,7 @@ def _wrap(text: str) -> list[str]:
 
 
 def _row(e: HostEntry) -> str:
-    codes = ", ".join(c for c in e.codes if c not in ("CT301", "CT306")) or "-"
+    codes = ", ".join(c for c in e.codes if c not in USE_CODES) or "-"
     returns = e.returns.replace("|", "\\|")
     doc = e.doc.replace("|", "\\|")
     return f"| `{e.usage}` | `{returns}` | {e.effect.name.lower()} | {codes} | {doc} |"

@@ -48,6 +48,7 @@ class Effect(enum.Enum):
 # a read, a region a pending launch writes; a write or a move of a tensor (which takes it
 # over), a region a pending launch reads or writes.
 _USE = (msg.USE_AFTER_MOVE, msg.MOVE_IN_LOOP)
+USE_CODES = frozenset(m.code for m in _USE)  # what any call on a moved handle raises
 _READ = (msg.REGION_WRITTEN,)
 _WRITE = (msg.WRITE_WHILE_LEASED, msg.REGION_READ, msg.REGION_WRITTEN)
 
