@@ -8,6 +8,10 @@ The host checker reports ownership facts (`cutile.checker.host.ownership_view`):
 tensor, partition or launch at each name it met. A name shows the latest fact at its own position;
 a name the analysis did not reach (e.g. inside a lambda) shows the latest fact before it in the
 same scope, unless the name was bound again in between (to something the analysis does not know).
+
+A host API call or property (`zeros` in `ct.zeros(...)`, `narrow` in `t.narrow(...)`) shows its
+registry entry (compiler/hostapi): the declaration, what it does, its ownership effect and its
+codes; the checker says where it met one and on what (`OwnershipView.api`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cutile.checker.host import NameSite, OwnershipFact, OwnershipView
+from cutile.compiler.hostapi import HOST_API
 from cutile.diagnostics.diagnostic import Span
 
 from .engine import TypedName
@@ -92,3 +97,12 @@ def _rebinds(other: NameSite, site: NameSite, fact: OwnershipFact) -> bool:
 
 def _state(fact: OwnershipFact, span: Span) -> HoverInfo:
     return HoverInfo(f"`{fact.name}`: {fact.summary}", span)
+
+
+def api_hover(view: OwnershipView, line: int, col: int) -> HoverInfo | None:
+    """The host API entry whose name is under (1-based line, code-point column)."""
+    site = next((a for a in view.api if contains(a.span, line, col)), None)
+    entry = HOST_API.get((site.receiver, site.name)) if site is not None else None
+    if site is None or entry is None:
+        return None
+    return HoverInfo(entry.markdown(), site.span)

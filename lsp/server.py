@@ -36,7 +36,7 @@ from .edits import Fix
 from .engine import is_config_file
 from .facts import DocumentFacts
 from .fixes import quick_fixes
-from .hover import hover_at, ownership_hover
+from .hover import api_hover, hover_at, ownership_hover
 from .inlay import inlay_hints
 from .options import SECTION, ClientOptions, parse_options
 from .positions import UTF16, from_position, to_position, to_range
@@ -207,7 +207,8 @@ class CutileLanguageServer(LanguageServer):
         return facts
 
     def hover(self, params: types.HoverParams) -> types.Hover | None:
-        """A kernel name's tile type, else a host name's ownership state."""
+        """A kernel name's tile type, else a host name's ownership state, else the host API
+        entry a call or property names."""
         uri = params.text_document.uri
         doc = self.open_document(uri)
         if doc is None:
@@ -218,6 +219,8 @@ class CutileLanguageServer(LanguageServer):
         info = hover_at(names, facts.source, line, col, facts.names)
         if info is None:
             info = ownership_hover(facts.ownership(), line, col)
+        if info is None:
+            info = api_hover(facts.ownership(), line, col)
         if info is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,

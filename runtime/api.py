@@ -17,9 +17,12 @@ from .constructors import (
     zeros,
 )
 from .context import backend, current_stream, set_current_stream
+from .hostimpl import verify
 from .ops import DeviceOp, GraphOp, LaunchNeverRunWarning
 from .partition import Partition
 from .tensor import Tensor
+
+verify()  # every host API entry (compiler/hostapi) has its implementation, and the reverse
 
 # The host-side name of tensor handles, for annotations in host code (`ct.Tensor` is the kernel
 # annotation `Tensor[dtype, shape]`, which type checkers see as typing.Annotated).

@@ -16,13 +16,14 @@ from numpy.typing import NDArray
 
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType
+from ..compiler.launch.regions import contiguous_strides
 from ..diagnostics import messages as msg
 from . import hostdtypes, limits
 from .context import backend, current_stream
 from .dlpack import import_dlpack
 from .errors import launch_error
 from .sites import caller_site
-from .tensor import Tensor, allocate, contiguous_strides, tensor_from_storage
+from .tensor import Tensor, allocate, tensor_from_storage
 
 _BAD_ARG = msg.BAD_CONSTRUCTOR_ARG
 
@@ -60,40 +61,6 @@ def _host_values(what: str, dims: tuple[int, ...], dt: DType,
     return limits.allocating(what, dims, dt, scratch, site, draw)
 
 
-def _fill_value(value: object, dt: DType) -> NDArray[Any]:
-    """The value as one storage element of `dt`; a value that does not fit is CT406 (as the
-    kernel-side literal rule, CT214), not a silent wrap or an OverflowError."""
-    number: int | float | None = None
-    if isinstance(value, bool | int | np.bool_ | np.integer):
-        number = int(value)
-    elif isinstance(value, float | np.floating):
-        number = float(value)
-    if number is not None and dt.is_integer:
-        number = _as_int(number, dt)
-    elif number is not None and dt.is_float and isinstance(number, int):
-        number = _as_float(number)
-    if number is None:
-        raise launch_error(_BAD_ARG, caller_site(), what="fill value",
-                           want=f"a number that fits in {dt.name}", got=value)
-    return hostdtypes.encode(np.array([number]), dt)
-
-
-def _as_int(number: int | float, dt: DType) -> int | None:
-    """The integer a float truncates to (as torch.full does), if it fits in `dt`."""
-    if isinstance(number, float) and not math.isfinite(number):
-        return None
-    n = int(number)
-    info = np.iinfo(hostdtypes.storage(dt))  # type: ignore[type-var]
-    return n if int(info.min) <= n <= int(info.max) else None
-
-
-def _as_float(number: int) -> float | None:
-    try:
-        return float(number)  # past the dtype's range it rounds to inf, as on the device
-    except OverflowError:  # beyond float64: no float dtype can even round it
-        return None
-
-
 def _dtype(dtype: object) -> DType:
     d = as_dtype(dtype)
     if d is None:
@@ -102,18 +69,27 @@ def _dtype(dtype: object) -> DType:
     return d
 
 
-def empty(shape: ShapeLike, dtype: object, what: str = "ct.empty") -> Tensor:
+def empty(shape: ShapeLike, dtype: object) -> Tensor:
     """Uninitialized memory (its contents are whatever the allocator hands out)."""
+    return _empty(shape, dtype, "ct.empty")
+
+
+def _empty(shape: ShapeLike, dtype: object, what: str) -> Tensor:
     dims, dt = _shape(shape, what), _dtype(dtype)
     be = backend()
     buf = allocate(be, what, dims, dt)
     return Tensor(be, buf, 0, dims, contiguous_strides(dims), dt)
 
 
-def full(shape: ShapeLike, value: float | bool, dtype: object, what: str = "ct.full") -> Tensor:
+def full(shape: ShapeLike, value: float | bool, dtype: object) -> Tensor:
+    return _full(shape, value, dtype, "ct.full")
+
+
+def _full(shape: ShapeLike, value: object, dtype: object, what: str) -> Tensor:
+    """A new tensor of `value` (`what`: the constructor errors name)."""
     dims, dt = _shape(shape, what), _dtype(dtype)
-    pattern = _fill_value(value, dt).tobytes()
-    t = empty(dims, dt, what)
+    pattern = hostdtypes.fill_pattern(value, dt)
+    t = _empty(dims, dt, what)
     assert t._backend is not None and t._buf is not None
     if t.size:
         t._backend.fill(t._buf, pattern, t.size, current_stream())
@@ -121,11 +97,11 @@ def full(shape: ShapeLike, value: float | bool, dtype: object, what: str = "ct.f
 
 
 def zeros(shape: ShapeLike, dtype: object) -> Tensor:
-    return full(shape, 0, dtype, "ct.zeros")
+    return _full(shape, 0, dtype, "ct.zeros")
 
 
 def ones(shape: ShapeLike, dtype: object) -> Tensor:
-    return full(shape, 1, dtype, "ct.ones")
+    return _full(shape, 1, dtype, "ct.ones")
 
 
 def arange(n: int, dtype: object) -> Tensor:
@@ -199,4 +175,4 @@ def meta(shape: ShapeLike, dtype: object) -> Tensor:
 
 def from_dlpack(obj: Any) -> Tensor:
     """A cutile tensor on another library's memory (zero copy where the backend can use it)."""
-    return import_dlpack(obj, backend(), caller_site())
+    return Tensor(*import_dlpack(obj, backend(), caller_site()))

@@ -9,7 +9,7 @@ tensor's memory (never a copy) in a legacy `dltensor` capsule, which every consu
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -18,13 +18,12 @@ from ..compiler.dtypes import DType
 from ..diagnostics import messages as msg
 from .backends.base import CPU, DLPACK_CUDA, Backend, Buffer, Device
 from .errors import launch_error
+from .handle import TensorHandle
+from .layout import byte_range, contiguous_strides
 from .sites import Site
 from .streams import stream_of
 
 _BAD = msg.BAD_DLPACK
-
-if TYPE_CHECKING:
-    from .tensor import Tensor
 
 _CUDA_HOST, _CUDA_MANAGED = 3, 13
 
@@ -93,17 +92,18 @@ _delete_exported = _Deleter(_delete_exported_py)
 _capsule_destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_capsule_destructor_py)
 
 
-def export_tensor(t: Tensor, stream: int | None, copy: bool | None, site: Site) -> object:
+def check_exportable(t: TensorHandle, site: Site) -> None:
+    """CT406 for a tensor DLPack cannot describe: a meta tensor, or f4e2m1 (kept unpacked)."""
     if t._buf is None:
         raise launch_error(_BAD, site, detail="a meta tensor has no memory to share")
     if t._dtype.name not in _TO_CODE:
         raise launch_error(_BAD, site, detail=f"{t._dtype.name} tensors are not exported: cutile "
                            "keeps one f4e2m1 value per byte, DLPack's float4_e2m1fn is packed "
                            "(cutile.runtime.floats.pack_f4e2m1 gives those bytes)")
-    if copy:
-        from .tensor import _compact
 
-        t = _compact(t)
+
+def export_tensor(t: TensorHandle, stream: int | None) -> object:
+    """A `dltensor` capsule of the tensor's memory (`check_exportable` passed)."""
     assert t._buf is not None
     _order_for_consumer(t, stream)
     ndim = len(t._shape)
@@ -141,7 +141,7 @@ def from_dlpack_stream(stream: int | None) -> int:
     return _LEGACY if stream is None or stream == 0 else stream
 
 
-def _order_for_consumer(t: Tensor, stream: int | None) -> None:
+def _order_for_consumer(t: TensorHandle, stream: int | None) -> None:
     """Makes the consumer's stream wait for our work on the tensor (CUDA only; -1: no wait)."""
     if t._buf is None or t._buf.device.kind != "cuda" or stream == -1:
         return
@@ -166,9 +166,21 @@ class _Imported:
             managed.deleter(ctypes.pointer(managed))
 
 
-def import_dlpack(obj: Any, be: Backend, site: Site) -> Tensor:
-    """A cutile tensor of backend `be` on another library's memory (zero copy where the
-    backend can use it): `ct.from_dlpack` (constructors.py) with the active backend."""
+class Foreign(NamedTuple):
+    """What an import gives `ct.from_dlpack` (constructors.py) to make its tensor from: the
+    arguments of a handle, in order."""
+
+    backend: Backend
+    buf: Buffer
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: DType
+
+
+def import_dlpack(obj: Any, be: Backend, site: Site) -> Foreign:
+    """Another library's memory for a tensor of backend `be` (zero copy where the backend can
+    use it): `ct.from_dlpack` (constructors.py) with the active backend."""
     if not hasattr(obj, "__dlpack__"):
         raise launch_error(_BAD, site, detail=f"{type(obj).__name__} does not support DLPack")
     dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
@@ -184,9 +196,7 @@ def import_dlpack(obj: Any, be: Backend, site: Site) -> Tensor:
 
 
 def _consume(capsule: object, producer: object, be: Backend, device: Device,
-             site: Site) -> Tensor:
-    from .tensor import Tensor, contiguous_strides
-
+             site: Site) -> Foreign:
     addr = _api.PyCapsule_GetPointer(capsule, b"dltensor")
     _api.PyCapsule_SetName(capsule, b"used_dltensor")
     keep = _Imported(addr, producer)
@@ -199,11 +209,11 @@ def _consume(capsule: object, producer: object, be: Backend, device: Device,
     strides = (tuple(int(dl.strides[i]) for i in range(dl.ndim)) if dl.strides else
                contiguous_strides(shape))
     base = (dl.data or 0) + int(dl.byte_offset)
-    lo, hi = _extent(shape, strides, dtype.itemsize)
+    lo, hi = byte_range(shape, strides, dtype.itemsize)
     start, nbytes = base + lo, max(hi - lo, 0)
     if device.kind == be.device.kind:
         buf = _wrap(device, start, nbytes, keep)
-        return Tensor(be, buf, -lo, shape, strides, dtype)
+        return Foreign(be, buf, -lo, shape, strides, dtype)
     return _copy_across(be, device, start, nbytes, -lo, shape, strides, dtype)
 
 
@@ -215,19 +225,9 @@ def _wrap(device: Device, start: int, nbytes: int, keep: _Imported) -> Buffer:
     return Buffer(device, start, nbytes, host=host, owner=keep)
 
 
-def _extent(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> tuple[int, int]:
-    if any(n == 0 for n in shape):
-        return 0, 0
-    lo = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s < 0)
-    hi = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s > 0)
-    return lo * item, (hi + 1) * item
-
-
 def _copy_across(be: Backend, device: Device, start: int, nbytes: int, offset: int,
-                 shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType) -> Tensor:
+                 shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType) -> Foreign:
     """Producer memory the backend cannot compute on: bring the bytes over once."""
-    from .tensor import Tensor
-
     raw = np.empty(nbytes, dtype=np.uint8)
     if device.kind == "cpu" and nbytes:
         raw[:] = np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(start))
@@ -240,4 +240,4 @@ def _copy_across(be: Backend, device: Device, start: int, nbytes: int, offset: i
     stream = stream_of(be)
     buf = be.allocate(max(nbytes, 1), stream)
     be.write(buf, 0, raw, stream)
-    return Tensor(be, buf, offset, shape, strides, dtype)
+    return Foreign(be, buf, offset, shape, strides, dtype)

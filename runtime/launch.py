@@ -189,7 +189,7 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
     exe = plan.exe if plan.backend is be else None  # None: prepared (compiled) when started
     op = LaunchOp(kernel.__name__, be, exe, None if exe else partial(plan.executable, kernel, be),
                   values, plan.grid, site, stream)
-    ref = op._ref = weakref.ref(op)  # op.own_ref(), inlined
+    ref = op._ref = weakref.ref(op)  # op._own_ref(), inlined
     if regions:
         lease_launch(regions, op)
     how = plan.how
@@ -219,10 +219,10 @@ def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: 
     for i, v in enumerate(values):
         if i in muts:  # exclusively leased to the launch, back from .sync()
             new = v._handoff()
-            v._move(how, site, op.own_ref())
+            v._move(how, site, op._own_ref())
             values[i] = new
         elif i in reads:
-            v._lease(op.own_ref())
+            v._lease(op._own_ref())
     results: list[Any] = [None] * positional
     for i, at in enumerate(bound.where):
         if isinstance(at, int) and at < positional:

@@ -28,9 +28,9 @@ from collections.abc import Callable, Generator
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
+from ..compiler.hostapi import HANDLE_ATTRIBUTES
 from ..compiler.launch import MoveFacts, moved_diagnostic
 from ..compiler.launch.ops_api import (
-    HANDLE_ATTRIBUTES,
     Form,
     Use,
     accepts,
@@ -309,7 +309,7 @@ class LaunchOp(DeviceOp):
         self._done_event: Event | None = None
         self._ref: OpRef | None = None
 
-    def own_ref(self) -> OpRef:
+    def _own_ref(self) -> OpRef:
         """What moves and leases of this launch point at (weakly: a dropped launch frees them)."""
         ref = self._ref
         if ref is None:

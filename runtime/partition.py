@@ -9,6 +9,8 @@ for a persistent partition (`blocks=`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..compiler.dsl.orders import TileOrder, row_major
 from ..compiler.dtypes import DType
 from ..compiler.launch.tiles import grid_problem, launch_grid, partition_tile_problem
@@ -18,7 +20,9 @@ from ..diagnostics.errors import LaunchError
 from .errors import launch_error
 from .ownership import Owned, State, check_usable
 from .sites import Site, caller_site, receiver_name
-from .tensor import Tensor
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 _new = object.__new__
 _EXCLUSIVE, _MOVED = State.EXCLUSIVE, State.MOVED
@@ -71,7 +75,7 @@ class Partition(Owned):
         site = caller_site()
         self._use(site)
         t = self._tensor
-        new = Tensor(t._backend, t._buf, t._offset, t._shape, t._strides, t._dtype, t._region)
+        new = t._derive(0, t._shape, t._strides, t._region)
         self._move("by .unpartition()", site)
         return new
 

@@ -1,9 +1,15 @@
-"""`ct.Tensor`: a handle to an n-d array in the backend's memory (or metadata only, `ct.meta`)."""
+"""`ct.Tensor`: a handle to an n-d array in the backend's memory (or metadata only, `ct.meta`).
+
+The class adds the host API's methods (compiler/hostapi declares them: runtime/hostimpl.py
+checks every entry has its method here) to the handle's data (`TensorHandle`, handle.py). Each
+method checks its effect on the handle (access.py), then delegates to its helper (views,
+partitions, DLPack), which never imports this module.
+"""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -11,56 +17,39 @@ from numpy.typing import NDArray
 from ..compiler.dsl.markers import _Marker
 from ..compiler.dsl.orders import TileOrder, row_major
 from ..compiler.dtypes import DType
-from ..compiler.launch.regions import resolve_dims
-from ..diagnostics import messages as msg
-from . import hostdtypes, limits
+from ..compiler.hostapi import HostEntry, lookup
+from ..compiler.launch.regions import contiguous_strides
+from . import dlpack, hostdtypes, limits, views
+from .access import enter
 from .backends.base import Backend, Buffer, Device
-from .errors import launch_error
-from .ownership import Owned, State, check_usable, check_writable
-from .sites import Site, caller_site, caller_with_parent, receiver_name
+from .handle import TensorHandle
+from .layout import byte_range, is_contiguous, resolve_shape
+from .ownership import State
+from .partition import Partition, make_partition
+from .sites import caller_site, caller_with_parent
 from .streams import stream_of
 
-if TYPE_CHECKING:
-    from .partition import Partition
-    from .views import Region
+__all__ = ["Tensor", "allocate", "byte_extent", "contiguous_strides", "read_storage",
+           "tensor_from_storage"]
 
 
-
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
+def _entry(name: str) -> HostEntry:
+    entry = lookup("tensor", name)
+    assert entry is not None, name
+    return entry
 
 
-class Tensor(Owned):
+_PARTITION, _RESHAPE, _NUMPY, _DLPACK, _FILL = (_entry(n) for n in (
+    "partition", "reshape", "numpy", "__dlpack__", "fill_"))
+_GETITEM, _NARROW, _SPLIT_AT, _PERMUTE, _VIEW = (_entry(n) for n in (
+    "__getitem__", "narrow", "split_at", "permute", "view"))
+
+
+class Tensor(TensorHandle):
     """A tensor handle. Element strides; memory owned by a Buffer (None for meta tensors).
     Its ownership record is its own (`Owned`'s slots)."""
 
-    __slots__ = ("__weakref__", "_backend", "_base", "_buf", "_dtype", "_kid", "_offset",
-                 "_region", "_shape", "_strides")
-
-    def __init__(self, backend: Backend | None, buf: Buffer | None, offset: int,
-                 shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType,
-                 region: Region | None = None) -> None:
-        self._backend = backend
-        self._buf = buf
-        self._offset = offset  # bytes from buf.ptr
-        self._shape = shape
-        self._strides = strides
-        self._dtype = dtype
-        self._state = State.LIVE  # Owned.__init__, inlined
-        self._how = ""
-        self._site = None
-        self._op = None
-        self._leases = None
-        # fixed for the handle's life, cached for launches: the address of element 0 (0 for a
-        # meta tensor), and the launch descriptor's id (0 until a launch computes it)
-        self._base = buf.ptr + offset if buf is not None else 0
-        self._kid = 0
-        # None until a view is taken of this memory: then the box it covers (views.py)
-        self._region = region
+    __slots__ = ()
 
     def __class_getitem__(cls, args: Any) -> _Marker:
         # `Tensor[f32, (-1,)]` in annotations evaluated at run time: the frontend's marker.
@@ -101,7 +90,7 @@ class Tensor(Owned):
         return self._buf is None
 
     def is_contiguous(self) -> bool:
-        return _is_contiguous(self._shape, self._strides)
+        return is_contiguous(self._shape, self._strides)
 
     @property
     def data_ptr(self) -> int:
@@ -114,56 +103,19 @@ class Tensor(Owned):
         where = "meta" if self._buf is None else str(self._buf.device)
         return f"cutile.Tensor(shape={self._shape}, dtype={self._dtype}, device={where})"
 
-    # -- ownership ------------------------------------------------------------------------
-    def _use(self, site: Site | None = None) -> None:
-        if self._state is State.MOVED:
-            site = site or caller_site()
-            check_usable(self, receiver_name(site, "the tensor"), site)
-
-    def _moved_copy(self, how: str, site: Site, shape: tuple[int, ...] | None = None,
-                    strides: tuple[int, ...] | None = None) -> Tensor:
-        """A new handle on the same memory; this handle becomes moved."""
-        region = self._region
-        if region is not None and shape is not None and shape != self._shape:
-            region = region.reshaped(len(shape))
-        new = Tensor(self._backend, self._buf, self._offset, shape or self._shape,
-                     strides or self._strides, self._dtype, region)
-        self._move(how, site)
-        return new
-
-    def _handoff(self) -> Tensor:
-        """A new handle on the same memory, exclusively leased (a launch takes it for an Acc
-        parameter, as it takes a Mut partition); the launch moves this handle."""
-        new = Tensor(self._backend, self._buf, self._offset, self._shape, self._strides,
-                     self._dtype, self._region)  # a view stays in its family (its region)
-        new._state, new._kid = State.EXCLUSIVE, self._kid
-        return new
-
     # -- operations ------------------------------------------------------------------------
     def partition(self, tile_shape: tuple[int, ...] | int, order: TileOrder = row_major,
                   blocks: int | None = None) -> Partition:
         """Moves this tensor into a Partition of `tile_shape` tiles (the argument for `Mut`)."""
-        from .partition import make_partition
-
         site = caller_with_parent()  # a helper that partitions, called twice: CT301 or CT306
-        name = receiver_name(site, "the tensor")
-        check_writable(self, name, "partitioned", site)
-        if self._region is not None:
-            from .views import check_region
-
-            check_region(self._region, True, name, "partitioned", site)
+        enter(self, _PARTITION, site)
         return make_partition(self, tile_shape, order, blocks, site)
 
     def reshape(self, shape: tuple[int, ...] | int) -> Tensor:
         """Moves this tensor into a new handle of another shape (a view when contiguous)."""
         site = caller_site()
-        name = receiver_name(site, "the tensor")
-        check_writable(self, name, "reshaped", site)
-        if self._region is not None:
-            from .views import check_region
-
-            check_region(self._region, True, name, "reshaped", site)
-        new_shape = _resolve_shape(shape, self.size, self._shape, site)
+        enter(self, _RESHAPE, site)
+        new_shape = resolve_shape(shape, self.size, self._shape, site)
         if self.is_contiguous() or self._buf is None:
             return self._moved_copy("by reshape()", site, new_shape,
                                     contiguous_strides(new_shape))
@@ -175,71 +127,57 @@ class Tensor(Owned):
     # -- views (views.py): new handles on the same memory; the tensor stays usable -------------
     def __getitem__(self, key: Any) -> Tensor:
         """`t[a:b, :, c]`: a view (ints drop their axis; slice steps must be positive)."""
-        from .views import getitem
-
         site = caller_site()
-        self._use(site)
-        return getitem(self, key, site)
+        enter(self, _GETITEM, site)
+        return views.getitem(self, key, site)
 
     def narrow(self, axis: int, start: int, length: int) -> Tensor:
         """The view of `length` elements from `start` along `axis`."""
-        from .views import narrow
-
         site = caller_site()
-        self._use(site)
-        return narrow(self, axis, start, length, site)
+        enter(self, _NARROW, site)
+        return views.narrow(self, axis, start, length, site)
 
     def split_at(self, axis: int, k: int) -> tuple[Tensor, Tensor]:
         """Two disjoint views: elements [0, k) and [k, n) along `axis` (both may be Mut)."""
-        from .views import split_at
-
         site = caller_site()
-        self._use(site)
-        return split_at(self, axis, k, site)
+        enter(self, _SPLIT_AT, site)
+        return views.split_at(self, axis, k, site)
 
     def permute(self, *axes: int | tuple[int, ...]) -> Tensor:
         """A view with its axes reordered: `t.permute(1, 0)` or `t.permute((1, 0))`."""
-        from .views import permute
-
         site = caller_site()
-        self._use(site)
+        enter(self, _PERMUTE, site)
         order = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        return permute(self, tuple(order), site)  # type: ignore[arg-type]
+        return views.permute(self, tuple(order), site)  # type: ignore[arg-type]
 
     def view(self, shape: tuple[int, ...] | int) -> Tensor:
         """A view of another shape over the same elements (contiguous tensors only)."""
-        from .views import view
-
         site = caller_site()
-        self._use(site)
-        return view(self, (shape,) if isinstance(shape, int) else tuple(shape), site)
+        enter(self, _VIEW, site)
+        return views.view(self, (shape,) if isinstance(shape, int) else tuple(shape), site)
+
+    def fill_(self, value: float | bool) -> Tensor:
+        """Writes `value` into every element in place (a view: its elements only), enqueued on
+        the current stream as `ct.full`'s fill; returns the tensor."""
+        site = caller_site()
+        enter(self, _FILL, site)
+        pattern = hostdtypes.fill_pattern(value, self._dtype)
+        if self._backend is not None and self._buf is not None:
+            self._backend.fill_strided(self._buf, self._offset, pattern, self._shape,
+                                       self._strides, stream_of(self._backend))
+        return self
 
     def numpy(self) -> NDArray[Any]:
         """A host copy, waiting for pending work on the tensor. bf16/f8 come back as float32."""
-        site = caller_site()
-        self._use(site)
-        if self._buf is None or self._backend is None:
-            raise launch_error(msg.META_TENSOR_DATA, site, name=receiver_name(site, "the tensor"),
-                               action="copied to the host")
-        if self._region is not None:
-            from .views import check_region
-
-            check_region(self._region, False, receiver_name(site, "the tensor"),
-                         "copied to the host", site)
+        enter(self, _NUMPY, caller_site())
         return hostdtypes.decode(read_storage(self), self._dtype)
 
     def __dlpack__(self, *, stream: int | None = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-        from .dlpack import export_tensor
-
         site = caller_site()
-        self._use(site)
-        if self._region is not None:
-            from .views import check_region
-
-            check_region(self._region, False, receiver_name(site, "the tensor"), "exported",
-                         site)
-        return export_tensor(self, stream, copy, site)
+        enter(self, _DLPACK, site)
+        dlpack.check_exportable(self, site)
+        return dlpack.export_tensor(_compact(self) if copy else self, stream)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         self._use()
@@ -260,33 +198,9 @@ def read_storage(t: Tensor) -> NDArray[Any]:
     return np.array(view, dtype=dt, order="C")
 
 
-def byte_extent(t: Tensor) -> tuple[int, int]:
+def byte_extent(t: TensorHandle) -> tuple[int, int]:
     """Bytes [lo, hi) relative to the tensor's offset that its elements touch."""
-    if any(n == 0 for n in t._shape):
-        return 0, 0
-    item = t._dtype.itemsize
-    lo = sum(s * (n - 1) for s, n in zip(t._strides, t._shape, strict=True) if s < 0)
-    hi = sum(s * (n - 1) for s, n in zip(t._strides, t._shape, strict=True) if s > 0)
-    return lo * item, (hi + 1) * item
-
-
-def _is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    expect = contiguous_strides(shape)
-    return all(n == 1 or s == e for n, s, e in zip(shape, strides, expect, strict=True))
-
-
-def _resolve_shape(shape: tuple[int, ...] | int, size: int, old: tuple[int, ...],
-                   site: Site) -> tuple[int, ...]:
-    dims = (shape,) if isinstance(shape, int) else tuple(shape) if isinstance(
-        shape, (tuple, list)) else (None,)
-    if not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
-        raise launch_error(msg.BAD_CONSTRUCTOR_ARG, site, what="reshape",
-                           want="a shape of ints (-1 for one inferred extent)", got=shape)
-    dims = resolve_dims(dims, size)
-    if any(d < 0 for d in dims) or math.prod(dims) != size:
-        raise launch_error(msg.BAD_RESHAPE, site, a=old, na=size, b=tuple(shape) if not isinstance(
-            shape, int) else (shape,), nb=math.prod(dims))
-    return dims
+    return byte_range(t._shape, t._strides, t._dtype.itemsize)
 
 
 def _compact(t: Tensor) -> Tensor:

@@ -1,8 +1,8 @@
 """Host views (`t[a:b]`, `narrow`, `view`, `permute`, `split_at`) and the regions they lease.
 
 A view is a new `Tensor` handle on its base's buffer (offset and strides changed, no copy). Views
-of one tensor share a `Root`: the first handle viewed, whose axes are the frame in which every
-view's `Region` is a box of element ranges per axis. A region is exact through slicing,
+of one tensor share a `Root` (handle.py): the first handle viewed, whose axes are the frame in
+which every view's `Region` is a box of element ranges per axis. A region is exact through slicing,
 integer indexing and permuting; `view(shape)` keeps the box (the same elements) but loses the
 axis map, so slicing such a view keeps its whole box (conservative: it may report an overlap
 that element-exact reasoning would not, never the reverse).
@@ -16,14 +16,11 @@ the byte-range test that whole tensors use.
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import math
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..compiler.launch.moves import kernel_label
 from ..compiler.launch.regions import (
-    Box,
-    Frame,
     Index,
     axis_problem,
     boxes_intersect,
@@ -38,77 +35,22 @@ from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Note, Span
 from ..diagnostics.errors import error_for
 from .errors import launch_error
-from .partition import Partition
+from .handle import Region, TensorHandle, region_of
+from .layout import contiguous_strides, is_contiguous, resolve_shape
 from .sites import Site, argument_span, argument_text
 
 if TYPE_CHECKING:
     from .ops import LaunchOp
-    from .tensor import Tensor
 
-class Root:
-    """The frame of a family of views, and the regions its pending launches lease."""
-
-    __slots__ = ("__weakref__", "pending")
-
-    def __init__(self) -> None:
-        # (box, whether the launch writes it, the launch (weakly))
-        self.pending: list[tuple[Box, bool, weakref.ref[LaunchOp]]] = []
-
-    def live(self) -> list[tuple[Box, bool, LaunchOp]]:
-        """The pending entries of launches still running (dropping the rest)."""
-        out, keep = [], []
-        for box, writes, ref in self.pending:
-            op = ref()
-            if op is not None and not op.finished:
-                out.append((box, writes, op))
-                keep.append((box, writes, ref))
-        self.pending = keep
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class Region:
-    root: Root
-    frame: Frame
-
-    @property
-    def box(self) -> Box:
-        return self.frame.box
-
-    def reshaped(self, rank: int) -> Region:
-        """The same elements under another shape: the box stays, the axis map is lost."""
-        return Region(self.root, self.frame.reshaped(rank))
-
-    def key(self) -> tuple[int, Box]:
-        """What the launch contract compares (facts.py: same root id, boxes intersect)."""
-        return (id(self.root), self.frame.box)
-
-
-def region_of(t: Tensor) -> Region:
-    """The tensor's region, making it the root of a new family if it has none. A root made now
-    takes over the handle's pending readers, so a later view sees them."""
-    region = t._region
-    if region is None:
-        root = Root()
-        frame = Frame.root(t._shape)
-        region = Region(root, frame)
-        for op in t.active_leases():
-            root.pending.append((frame.box, False, op.own_ref()))
-        t._region = region
-    return region
-
+H = TypeVar("H", bound=TensorHandle)  # the handle's class (Tensor): views are of that class
 
 # -- making views ----------------------------------------------------------------------------
-def make_view(t: Tensor, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
-              region: Region) -> Tensor:
-    from .tensor import Tensor
-
-    item = t._dtype.itemsize
-    return Tensor(t._backend, t._buf, t._offset + offset * item, shape, strides, t._dtype,
-                  region)
+def make_view(t: H, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
+              region: Region) -> H:
+    return t._derive(offset * t._dtype.itemsize, shape, strides, region)
 
 
-def getitem(t: Tensor, key: Any, site: Site) -> Tensor:
+def getitem(t: H, key: Any, site: Site) -> H:
     """Basic indexing: ints (drop the axis), slices with a positive step, `...`."""
     items = _expand(key if isinstance(key, tuple) else (key,), len(t._shape), site)
     offset, shape, strides = 0, [], []
@@ -166,7 +108,7 @@ def _is_int(v: object) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
-def narrow(t: Tensor, axis: int, start: int, length: int, site: Site) -> Tensor:
+def narrow(t: H, axis: int, start: int, length: int, site: Site) -> H:
     axis = _axis(t, axis, site)
     n = t._shape[axis]
     if not (_is_int(start) and _is_int(length)):
@@ -179,7 +121,7 @@ def narrow(t: Tensor, axis: int, start: int, length: int, site: Site) -> Tensor:
     return getitem(t, tuple(key), site)
 
 
-def split_at(t: Tensor, axis: int, k: int, site: Site) -> tuple[Tensor, Tensor]:
+def split_at(t: H, axis: int, k: int, site: Site) -> tuple[H, H]:
     axis = _axis(t, axis, site)
     n = t._shape[axis]
     if not _is_int(k):
@@ -190,7 +132,7 @@ def split_at(t: Tensor, axis: int, k: int, site: Site) -> tuple[Tensor, Tensor]:
     return narrow(t, axis, 0, int(k), site), narrow(t, axis, int(k), n - int(k), site)
 
 
-def permute(t: Tensor, axes: tuple[int, ...], site: Site) -> Tensor:
+def permute(t: H, axes: tuple[int, ...], site: Site) -> H:
     rank = len(t._shape)
     norm = [_axis(t, a, site) for a in axes]
     problem = permute_problem(tuple(int(a) for a in axes), rank)
@@ -201,17 +143,15 @@ def permute(t: Tensor, axes: tuple[int, ...], site: Site) -> Tensor:
                      Region(region.root, region.frame.permuted(tuple(norm))))
 
 
-def view(t: Tensor, shape: tuple[int, ...], site: Site) -> Tensor:
-    from .tensor import _resolve_shape, contiguous_strides
-
-    if not t.is_contiguous():
+def view(t: H, shape: tuple[int, ...], site: Site) -> H:
+    if not is_contiguous(t._shape, t._strides):
         raise _bad(site, view_strided_problem(shape, t._shape, t._strides))
-    dims = _resolve_shape(shape, t.size, t._shape, site)
+    dims = resolve_shape(shape, math.prod(t._shape), t._shape, site)
     region = region_of(t)
     return make_view(t, 0, dims, contiguous_strides(dims), region.reshaped(len(dims)))
 
 
-def _axis(t: Tensor, axis: object, site: Site) -> int:
+def _axis(t: TensorHandle, axis: object, site: Site) -> int:
     rank = len(t._shape)
     if not _is_int(axis):
         raise _bad(site, f"an axis is an int, not {axis!r}")
@@ -257,8 +197,8 @@ def check_launch(values: list[Any], muts: tuple[int, ...], tensors: tuple[int, .
                for box, w, _ in region.root.live()):
             i = next(j for j in (*muts, *tensors) if values[j]._region is region)
             at = where.get(i, i)
-            action = "read by another launch" if not writes else "passed to a Mut parameter" \
-                if isinstance(values[i], Partition) else "passed to an Acc parameter"
+            action = "read by another launch" if not writes else "passed to an Acc parameter" \
+                if isinstance(values[i], TensorHandle) else "passed to a Mut parameter"
             check_region(region, writes, argument_text(site, at, "the argument"), action,
                          site, argument_span(site, at))
     return taken
@@ -266,4 +206,4 @@ def check_launch(values: list[Any], muts: tuple[int, ...], tensors: tuple[int, .
 
 def lease_launch(taken: list[tuple[Region, bool]], op: LaunchOp) -> None:
     for region, writes in taken:
-        region.root.pending.append((region.box, writes, op.own_ref()))
+        region.root.pending.append((region.box, writes, op._own_ref()))

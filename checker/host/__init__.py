@@ -9,9 +9,8 @@ the ownership state of each tensor, partition and launch at every name that refe
 """
 
 from .check import OwnershipView, check_host, ownership_facts, ownership_view
-from .facts import NameSite, OwnershipFact
+from .facts import ApiSite, NameSite, OwnershipFact
 from .project import ProjectIndex
-from .rules import HOST_RULES, HostRule
 
-__all__ = ["HOST_RULES", "HostRule", "NameSite", "OwnershipFact", "OwnershipView",
-           "ProjectIndex", "check_host", "ownership_facts", "ownership_view"]
+__all__ = ["ApiSite", "NameSite", "OwnershipFact", "OwnershipView", "ProjectIndex", "check_host",
+           "ownership_facts", "ownership_view"]

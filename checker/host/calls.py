@@ -1,4 +1,5 @@
-"""Calls in host code: cutile's host API, kernel launches, and everything else."""
+"""Calls in host code that are not the host API (compiler/hostapi, evaluated by the core):
+kernel launches, helpers that partition their arguments, builtins, and everything else."""
 
 from __future__ import annotations
 
@@ -8,17 +9,17 @@ from dataclasses import replace
 from typing import cast
 
 from ...compiler.frontend.params import ParamSpec
+from ...compiler.hostapi import HANDLE_ATTRIBUTES
 from ...compiler.launch import ArgFacts, contract_for, moved_diagnostic
 from ...compiler.launch.contract import At
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
-from . import expressions as ex
-from . import hostapi, lazyops, views
 from .context import Ctx, LaunchFrame
-from .facts import call_names
 from .launches import Arg, CallLocator, facts, kernel_label
+from .leases import lease, region_in_use
 from .specialize import report_specialized
 from .syntax import call_args, keyword_name_span
+from .uses import escape, ex_name, read, unsynced
 from .values import (
     UNKNOWN,
     IntVal,
@@ -38,26 +39,13 @@ from .world import OpInfo
 _READ_BUILTINS = {"print", "len", "repr", "str", "isinstance", "id", "type", "bool", "hash",
                   "format", "min", "max"}
 _INT_BUILTINS: dict[str, Callable[[Iterable[int]], int]] = {"min": min, "max": max}
-_VIEWS = {"narrow", "split_at", "permute", "view"}  # methods that make views (views.py)
 
 
-def evaluate_call(ctx: Ctx, st: State, call: ast.Call) -> Value:
-    value = _call(ctx, st, call)
-    if ctx.facts is not None:  # what the call left its receiver and arguments in
-        ctx.facts.record_names(ctx.world, st, call_names(call), ctx.span)
-    return value
-
-
-def _call(ctx: Ctx, st: State, call: ast.Call) -> Value:
+def call_function(ctx: Ctx, st: State, call: ast.Call) -> Value:
+    """`f(args)` where `f` is not an attribute: a kernel launch, a helper that partitions,
+    a builtin, or anything else."""
     func = call.func
-    if ex.head_name(func) not in st.env:
-        name = ctx.info.resolve(func)
-        if name in hostapi.CONSTRUCTORS:
-            return hostapi.construct(ctx, st, call, name)
-    if isinstance(func, ast.Attribute):
-        receiver = ex.evaluate(ctx, st, func.value)
-        return _method(ctx, st, call, func, receiver)
-    callee = ex.evaluate(ctx, st, func)
+    callee = ctx.evaluate(st, func)
     if isinstance(callee, KernelVal):
         return launch(ctx, st, call, callee)
     if isinstance(func, ast.Name) and callee == UNKNOWN:
@@ -67,12 +55,12 @@ def _call(ctx: Ctx, st: State, call: ast.Call) -> Value:
     reads = isinstance(func, ast.Name) and func.id in _READ_BUILTINS and callee == UNKNOWN
     values: list[Value] = []
     for arg in call_args(call):
-        value = ex.evaluate(ctx, st, arg.value)
+        value = ctx.evaluate(st, arg.value)
         values.append(value if not arg.star and arg.name is None else UNKNOWN)
         if reads:
-            ex.read(ctx, value)
+            read(ctx, value)
         else:
-            ex.escape(ctx, st, value)  # an unknown function may keep or move it: stay silent
+            escape(ctx, st, value)  # an unknown function may keep or move it: stay silent
     if isinstance(func, ast.Name) and func.id in _INT_BUILTINS and callee == UNKNOWN and \
             values and all(isinstance(v, IntVal) for v in values):  # `min(k + b, n)` bounds
         return IntVal(_INT_BUILTINS[func.id](cast(IntVal, v).value for v in values))
@@ -84,43 +72,39 @@ def _partitioning_helper(ctx: Ctx, st: State, call: ast.Call, moves: dict[int, s
     arguments are moved as by `.partition()` at this call; the rest are handed on unseen."""
     assert isinstance(call.func, ast.Name)
     for i, arg in enumerate(call_args(call)):
-        value = ex.evaluate(ctx, st, arg.value)
+        value = ctx.evaluate(st, arg.value)
         if (i in moves and not arg.star and arg.name is None and isinstance(value, TensorVal)
                 and not st.leases.get(value.storage, frozenset()) & st.pending):  # CT303 inside
             move(st, value.obj, Moved(ctx.span(arg.value), f"by .partition() in "
-                                      f"'{call.func.id}'", hostapi.ex_name(ctx, arg.value), None,
+                                      f"'{call.func.id}'", ex_name(ctx, arg.value), None,
                                       tuple(ctx.loops)))
         else:
-            ex.escape(ctx, st, value)
+            escape(ctx, st, value)
     return UNKNOWN
 
 
-def _method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute, receiver: Value) -> Value:
-    method = func.attr
-    if isinstance(receiver, TensorVal) and method == "partition":
-        return hostapi.partition(ctx, st, call, func.value, receiver)
-    if isinstance(receiver, TensorVal) and method in _VIEWS:
-        return views.method(ctx, st, call, method, receiver)
-    if isinstance(receiver, TensorVal) and method == "reshape":
-        return views.reshape(ctx, st, call, func.value, receiver)
-    if isinstance(receiver, TensorVal) and method == "numpy":
-        views.region_in_use(ctx, st, receiver, False, hostapi.ex_name(ctx, func.value),
-                            "copied to the host", ctx.span(call))
-    if isinstance(receiver, PartitionVal) and method == "unpartition":
-        return hostapi.unpartition(ctx, st, call, func.value, receiver)
+def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
+                receiver: Value) -> Value:
+    """`x.name(args)` where it is no entry of the host API: a kernel of an imported module,
+    a tensor's method on a lazy op (CT406), or a method the analysis does not follow."""
     if isinstance(receiver, OpVal):
-        return lazyops.method(ctx, st, call, method, receiver)
+        for arg in call_args(call):
+            escape(ctx, st, ctx.evaluate(st, arg.value))
+        if func.attr in HANDLE_ATTRIBUTES:  # a tensor's method on the launch itself (CT406)
+            unsynced(ctx, receiver, "attribute", ctx.span(func), func.attr)
+        read(ctx, receiver)  # something we do not model: treat the op as handed on
+        return UNKNOWN
     if isinstance(receiver, ModuleVal):
-        kernel = ex.evaluate(ctx, st, func)
+        kernel = ctx.evaluate(st, func)
         if isinstance(kernel, KernelVal):
             return launch(ctx, st, call, kernel)
-    reads = isinstance(receiver, (TensorVal, PartitionVal, KernelVal))  # t.numpy(), k.compile()
+    reads = isinstance(receiver, (TensorVal, PartitionVal, KernelVal))  # k.compile()
     for arg in call_args(call):
-        value = ex.evaluate(ctx, st, arg.value)
+        value = ctx.evaluate(st, arg.value)
         if reads:
-            ex.read(ctx, value)
+            read(ctx, value)
         else:
-            ex.escape(ctx, st, value)
+            escape(ctx, st, value)
     return UNKNOWN
 
 
@@ -137,13 +121,13 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
         for _mf, obj, moved in frame.moves.values():
             st.objs[obj] = moved
         for arg in positional + [a for _, _, a in keywords]:
-            ex.read(ctx, arg.value)
+            read(ctx, arg.value)
         return UNKNOWN
     if sig is None or starred:
         for span, (mf, _obj, _moved) in frame.moves.items():
             ctx.report(moved_diagnostic(_name_at(positional, keywords, span), span, mf))
         for arg in positional + [a for _, _, a in keywords]:
-            ex.escape(ctx, st, arg.value)
+            escape(ctx, st, arg.value)
         return OpVal(_new_op(ctx, st, call, kernel.name, None))
     loc = CallLocator(frame.span, positional, keywords)
     verdict = contract_for(sig).check([_facts(frame, a) for a in positional],
@@ -153,7 +137,7 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
         return _reject(ctx, verdict.diags, given)
     if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):
         for arg in given:
-            ex.read(ctx, arg.value)
+            read(ctx, arg.value)
         return UNKNOWN  # the launch raises before it starts
     report_specialized(ctx, kernel, verdict, frame.span)  # kernel errors its Consts reveal
     # an Acc tensor comes back from .sync() as a new handle (the name passed stays moved)
@@ -177,10 +161,10 @@ def _regions_in_use(ctx: Ctx, st: State, params: Iterable[ParamSpec],
     for kind, arg in sorted(pairs, key=lambda pair: pair[0] not in ("mut", "acc")):
         v = arg.value
         if kind == "mut" and isinstance(v, PartitionVal):
-            if _read_whole(ctx, st, v, arg) or views.region_in_use(
+            if _read_whole(ctx, st, v, arg) or region_in_use(
                     ctx, st, v, True, arg.name, "passed to a Mut parameter", arg.span):
                 return True
-        elif kind in ("acc", "tensor") and isinstance(v, TensorVal) and views.region_in_use(
+        elif kind in ("acc", "tensor") and isinstance(v, TensorVal) and region_in_use(
                 ctx, st, v, kind == "acc", arg.name, "passed to an Acc parameter"
                 if kind == "acc" else "read by another launch", arg.span):
             return True
@@ -207,7 +191,7 @@ def _reject(ctx: Ctx, diags: list[Diagnostic], args: Iterable[Arg]) -> Value:
     for diag in diags:
         ctx.report(diag)
     for arg in args:
-        ex.read(ctx, arg.value)
+        read(ctx, arg.value)
     return UNKNOWN
 
 
@@ -229,11 +213,11 @@ def _launch_args(ctx: Ctx, st: State, call: ast.Call, frame: LaunchFrame
     starred = False
     for a in call_args(call):
         frame.current = ctx.span(a.value)
-        value = ex.evaluate(ctx, st, a.value)
+        value = ctx.evaluate(st, a.value)
         arg = Arg(value, frame.current, root_name(ctx, a.value))
         if a.star:
             starred = True
-            ex.escape(ctx, st, value)
+            escape(ctx, st, value)
         elif a.keyword is not None and a.keyword.arg is not None:
             keywords.append((a.keyword.arg, keyword_name_span(ctx.info, a.keyword), arg))
         else:
@@ -287,20 +271,9 @@ def _effect(ctx: Ctx, st: State, op: int, kind: str, arg: Arg) -> None:
         move(st, value.obj, Moved(arg.span, f"into a launch of {ctx.world.ops[op].kernel}",
                                   arg.name, op, tuple(ctx.loops)))
         if kind == "mut" or value.view:  # a whole Acc tensor is moved: CT301 covers its uses
-            views.lease(ctx, op, value, True, arg.span)
+            lease(ctx, op, value, True, arg.span)
     elif kind == "tensor" and isinstance(value, TensorVal) and value.view:
-        views.lease(ctx, op, value, False, arg.span)
+        lease(ctx, op, value, False, arg.span)
     elif kind == "tensor" and isinstance(value, TensorVal):
         st.leases[value.storage] = st.leases.get(value.storage, frozenset()) | {op}
         ctx.world.lease_sites.setdefault((op, value.storage), arg.span)
-
-
-def await_value(ctx: Ctx, st: State, expr: ast.Await) -> Value:
-    value = ex.evaluate(ctx, st, expr.value)
-    if isinstance(value, OpVal):
-        result = lazyops.run(ctx, st, value, "await")
-        if ctx.facts is not None:
-            ctx.facts.record_names(ctx.world, st, [expr.value], ctx.span)
-        return result
-    ex.read(ctx, value)
-    return UNKNOWN

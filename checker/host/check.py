@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Span
 from ...reader.source import ModuleInfo
-from .context import Ctx
-from .facts import FactLog, NameSite, OwnershipFact, name_sites, scope_span
-from .interpret import run_block
+from .core import Evaluator
+from .facts import ApiSite, FactLog, NameSite, OwnershipFact, name_sites, scope_span
 from .names import ModuleIndex, Scope
 from .project import ProjectIndex
 from .values import UNKNOWN, State
@@ -25,7 +24,7 @@ def check_host(info: ModuleInfo, project: ProjectIndex | None = None) -> list[Di
     diags: list[Diagnostic] = []
     for scope in index.scopes:
         world = World()
-        ctx = Ctx(info, project, world, module_globals, index, set(scope.captured))
+        ctx = Evaluator(info, project, world, module_globals, index, set(scope.captured))
         try:
             _run_scope(ctx, scope)
         except Exception as err:  # a checker bug must not hide the file's other findings
@@ -39,10 +38,12 @@ def check_host(info: ModuleInfo, project: ProjectIndex | None = None) -> list[Di
 
 @dataclass(frozen=True)
 class OwnershipView:
-    """What an editor shows on hover: the facts, and every name written in host code."""
+    """What an editor shows on hover: the facts, every name written in host code, and the
+    names that use the host API."""
 
     facts: tuple[OwnershipFact, ...]
     names: tuple[NameSite, ...]
+    api: tuple[ApiSite, ...] = ()
 
 
 def ownership_facts(info: ModuleInfo, project: ProjectIndex | None = None
@@ -58,21 +59,24 @@ def ownership_view(info: ModuleInfo, project: ProjectIndex | None = None) -> Own
     index = ModuleIndex(info)
     facts: list[OwnershipFact] = []
     names: list[NameSite] = []
+    api: list[ApiSite] = []
     for scope in index.scopes:
         where = scope_span(info, scope.node)
         names += name_sites(info, scope, where)
         log = FactLog(where)
-        ctx = Ctx(info, project, World(), module_globals, index, set(scope.captured), facts=log)
+        ctx = Evaluator(info, project, World(), module_globals, index, set(scope.captured),
+                        facts=log)
         try:
             _run_scope(ctx, scope)
         except Exception:  # check_host reports it (CT999); hovers just know nothing here
             continue
         facts += log.facts
-    return OwnershipView(tuple(facts), tuple(names))
+        api += log.api.values()
+    return OwnershipView(tuple(facts), tuple(names), tuple(api))
 
 
-def _run_scope(ctx: Ctx, scope: Scope) -> None:
-    run_block(ctx, State(env=dict.fromkeys(scope.params, UNKNOWN)), scope.body)
+def _run_scope(ctx: Evaluator, scope: Scope) -> None:
+    ctx.run_block(State(env=dict.fromkeys(scope.params, UNKNOWN)), scope.body)
 
 
 def _scope_span(info: ModuleInfo, node: ast.AST) -> Span:

@@ -1,8 +1,14 @@
-"""What the walker of one scope (a host function or the module's top level) carries along."""
+"""What the walker of one scope (a host function or the module's top level) carries along.
+
+`Ctx` is what every part of the analysis is handed: the scope's state, and the evaluator's core
+(`core.Evaluator`, a `Ctx`) through `evaluate`/`run_block`/`run_stmt`, so the topic modules
+(expressions, statements, calls, views, lazy ops) call back into the core without importing it.
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...compiler.launch.facts import MoveFacts
@@ -61,6 +67,21 @@ class Ctx:
 
     def text(self, node: ast.AST) -> str:
         return self.info.code(node).strip()
+
+    # -- the core's (core.py), for the modules it dispatches to --------------------------------
+    def evaluate(self, st: State, expr: ast.expr) -> Value:
+        raise NotImplementedError
+
+    def run_stmt(self, st: State, stmt: ast.stmt) -> State | None:
+        """A state of None is a path that does not continue (return, raise, break)."""
+        raise NotImplementedError
+
+    def run_block(self, st: State | None, body: Sequence[ast.stmt]) -> State | None:
+        for stmt in body:
+            if st is None:
+                return None
+            st = self.run_stmt(st, stmt)
+        return st
 
 
 def contains(outer: Span, inner: Span) -> bool:

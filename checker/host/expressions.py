@@ -1,27 +1,23 @@
-"""Evaluating host expressions to abstract values; every name load is a use that is checked."""
+"""Host expressions that are not the host API: names (every load is a use that is checked),
+constants, tuples, integer arithmetic, conditional expressions, attributes and subscripts of
+other values, and binding values to assignment targets. The core (core.py) dispatches here by
+node type and evaluates sub-expressions (`ctx.evaluate`)."""
 
 from __future__ import annotations
 
 import ast
-import math
 import operator
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 from ...compiler.dtypes import BY_NAME as DTYPES
+from ...compiler.hostapi import HANDLE_ATTRIBUTES
 from ...compiler.launch import MoveFacts, moved_diagnostic
-from ...compiler.launch.ops_api import (
-    HANDLE_ATTRIBUTES,
-    Use,
-    sync_unpack_diagnostic,
-    unsynced_diagnostic,
-)
-from ...diagnostics.diagnostic import Span
-from . import calls, views
+from ...compiler.launch.ops_api import sync_unpack_diagnostic
 from .context import Ctx, contains
 from .joins import join_states, join_value
 from .syntax import sub_expressions
+from .uses import capture, escape, head_name, read, unsynced
 from .values import (
     ESCAPED,
     UNKNOWN,
@@ -30,13 +26,10 @@ from .values import (
     ModuleVal,
     Moved,
     OpVal,
-    PartitionVal,
     State,
     SyncResult,
-    TensorVal,
     TupleVal,
     Value,
-    ops_in,
     owned_in,
 )
 
@@ -46,39 +39,33 @@ _INT_OPS: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.LShift: operator.lshift}
 _READS = (ast.Compare, ast.BoolOp, ast.JoinedStr, ast.FormattedValue, ast.UnaryOp, ast.BinOp,
           ast.Slice)
-_NESTED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def evaluate(ctx: Ctx, st: State, expr: ast.expr) -> Value:
-    if isinstance(expr, ast.Name):
-        return load_name(ctx, st, expr)
-    if isinstance(expr, ast.Constant):
-        return IntVal(expr.value) if type(expr.value) is int else UNKNOWN
-    if isinstance(expr, ast.Tuple):
-        return _tuple(ctx, st, expr)
-    if isinstance(expr, ast.Attribute):
-        return _attribute(ctx, st, expr)
-    if isinstance(expr, ast.Call):
-        return calls.evaluate_call(ctx, st, expr)
-    if isinstance(expr, ast.Await):
-        return calls.await_value(ctx, st, expr)
-    if isinstance(expr, ast.NamedExpr):
-        value = evaluate(ctx, st, expr.value)
-        assign(ctx, st, expr.target, value)
-        return value
-    if isinstance(expr, ast.Subscript):
-        return _subscript(ctx, st, expr)
-    if isinstance(expr, ast.IfExp):
-        return _if_exp(ctx, st, expr)
-    if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
-        folded = _fold_int(ctx, st, expr)
-        if folded is not None:
-            return folded
-    if isinstance(expr, _NESTED):
-        capture(ctx, st, expr)
-        return UNKNOWN
+def constant(ctx: Ctx, st: State, expr: ast.Constant) -> Value:
+    return IntVal(expr.value) if type(expr.value) is int else UNKNOWN
+
+
+def named(ctx: Ctx, st: State, expr: ast.NamedExpr) -> Value:
+    value = ctx.evaluate(st, expr.value)
+    assign(ctx, st, expr.target, value)
+    return value
+
+
+def arithmetic(ctx: Ctx, st: State, expr: ast.BinOp | ast.UnaryOp) -> Value:
+    folded = _fold_int(ctx, st, expr)
+    return folded if folded is not None else other(ctx, st, expr)
+
+
+def nested(ctx: Ctx, st: State, expr: ast.expr) -> Value:
+    """A lambda or comprehension: the names it can see escape."""
+    capture(ctx, st, expr)
+    return UNKNOWN
+
+
+def other(ctx: Ctx, st: State, expr: ast.expr) -> Value:
+    """Any other expression: its parts are evaluated, and read or handed on."""
     for child in sub_expressions(expr):
-        value = evaluate(ctx, st, child)
+        value = ctx.evaluate(st, child)
         if isinstance(expr, _READS):
             read(ctx, value)
         else:
@@ -139,26 +126,6 @@ def _crosses_iteration(now: list[tuple[int, int]], then: tuple[tuple[int, int], 
     return any(loop in passes and passes[loop] != n for loop, n in now)
 
 
-def read(ctx: Ctx, value: Value) -> None:
-    """A value looked at by code we do not model: a lazy op there counts as handed on."""
-    for op in ops_in(value):
-        ctx.world.escape_op(op)
-
-
-def escape(ctx: Ctx, st: State, value: Value) -> None:
-    """A value given to code we cannot see: never report anything about it again."""
-    read(ctx, value)
-    for owned in owned_in(value):
-        st.objs[owned.obj] = ESCAPED
-
-
-def capture(ctx: Ctx, st: State, node: ast.AST) -> None:
-    """A lambda, comprehension or nested def may use outer names at any time."""
-    for name in ctx.index.names(node):
-        if name in st.env:  # no use check: the name may be a local of the nested code
-            escape(ctx, st, st.env[name])
-
-
 def assign(ctx: Ctx, st: State, target: ast.expr, value: Value) -> None:
     if isinstance(target, ast.Name):
         assign_name(ctx, st, target.id, value)
@@ -170,7 +137,7 @@ def assign(ctx: Ctx, st: State, target: ast.expr, value: Value) -> None:
         assign(ctx, st, target.value, UNKNOWN)
     else:  # obj.attr = v, d[k] = v: stored where we do not follow it
         for child in sub_expressions(target):
-            read(ctx, evaluate(ctx, st, child))
+            read(ctx, ctx.evaluate(st, child))
         escape(ctx, st, value)
 
 
@@ -197,11 +164,11 @@ def _unpack(ctx: Ctx, st: State, target: ast.Tuple | ast.List, value: Value) -> 
         assign(ctx, st, element, UNKNOWN)
 
 
-def _tuple(ctx: Ctx, st: State, expr: ast.Tuple) -> Value:
+def tuple_value(ctx: Ctx, st: State, expr: ast.Tuple) -> Value:
     items: list[Value] = []
     for element in expr.elts:
         starred = isinstance(element, ast.Starred)
-        value = evaluate(ctx, st, element.value if isinstance(element, ast.Starred) else element)
+        value = ctx.evaluate(st, element.value if isinstance(element, ast.Starred) else element)
         if starred:
             escape(ctx, st, value)
             return _escape_rest(ctx, st, items)
@@ -215,13 +182,17 @@ def _escape_rest(ctx: Ctx, st: State, items: list[Value]) -> Value:
     return UNKNOWN
 
 
-def _attribute(ctx: Ctx, st: State, expr: ast.Attribute) -> Value:
+def dtype_of(ctx: Ctx, st: State, expr: ast.Attribute) -> Value | None:
+    """`ct.f32` (unless `ct` is a local name): the dtype; None for anything else."""
     dtype = ctx.info.resolve(expr)
     if dtype in DTYPES and head_name(expr) not in st.env:
         return DTypeVal(DTYPES[dtype])
-    base = evaluate(ctx, st, expr.value)
-    if isinstance(base, (TensorVal, PartitionVal)):
-        return _shape_attribute(base, expr.attr)
+    return None
+
+
+def attribute(ctx: Ctx, st: State, expr: ast.Attribute, base: Value) -> Value:
+    """`base.attr` where it is no entry of the host API: a kernel of an imported module, a
+    tensor's attribute on a lazy op (CT406), or nothing the analysis follows."""
     if isinstance(base, ModuleVal):
         kernel = ctx.project.kernel(Path(base.path), expr.attr)
         return kernel if kernel is not None else UNKNOWN
@@ -232,46 +203,14 @@ def _attribute(ctx: Ctx, st: State, expr: ast.Attribute) -> Value:
     return UNKNOWN
 
 
-def _shape_attribute(t: TensorVal | PartitionVal, attr: str) -> Value:
-    """`t.shape`, `t.ndim` and `t.size` where the shape is known (a partition's are its
-    tensor's), so that host arithmetic on them (`t[: n // 2]`) keeps its bounds."""
-    shape = t.shape
-    if shape is None:
-        return UNKNOWN
-    if attr == "shape":
-        return TupleVal(tuple(UNKNOWN if d is None else IntVal(d) for d in shape))
-    if attr == "ndim" and isinstance(t, TensorVal):
-        return IntVal(len(shape))
-    if attr == "size" and isinstance(t, TensorVal) and None not in shape:
-        return IntVal(math.prod(cast(tuple[int, ...], shape)))
-    return UNKNOWN
-
-
-def unsynced(ctx: Ctx, op: OpVal, use: Use, span: Span, attribute: str = "") -> None:
-    """CT406: a launch (or chain) used as if it were its results; the op counts as handed on."""
-    info = ctx.world.ops.get(op.op)
-    if info is not None and info.kind in ("launch", "chain", "graph"):
-        label = info.kernel if info.kind != "chain" else "a kernel"
-        ctx.report(unsynced_diagnostic(label, use, span, attribute, info.kind == "graph"))
-    ctx.world.escape_op(op.op)
-
-
-def head_name(expr: ast.expr) -> str | None:
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return expr.id if isinstance(expr, ast.Name) else None
-
-
-def _subscript(ctx: Ctx, st: State, expr: ast.Subscript) -> Value:
-    base = evaluate(ctx, st, expr.value)
-    if isinstance(base, TensorVal):
-        return views.subscript(ctx, st, expr, base)
+def subscript(ctx: Ctx, st: State, expr: ast.Subscript, base: Value) -> Value:
+    """`base[index]` where `base` is not a tensor (a tensor's is a view: views.py)."""
     index: Value = UNKNOWN
     if isinstance(expr.slice, ast.Tuple):  # x[a, b]
         for child in expr.slice.elts:
-            read(ctx, evaluate(ctx, st, child))
+            read(ctx, ctx.evaluate(st, child))
     else:
-        index = evaluate(ctx, st, expr.slice)
+        index = ctx.evaluate(st, expr.slice)
     if isinstance(base, TupleVal) and isinstance(index, IntVal) and (
             -len(base.items) <= index.value < len(base.items)):
         return base.items[index.value]
@@ -281,10 +220,10 @@ def _subscript(ctx: Ctx, st: State, expr: ast.Subscript) -> Value:
     return UNKNOWN
 
 
-def _if_exp(ctx: Ctx, st: State, expr: ast.IfExp) -> Value:
-    read(ctx, evaluate(ctx, st, expr.test))
+def if_exp(ctx: Ctx, st: State, expr: ast.IfExp) -> Value:
+    read(ctx, ctx.evaluate(st, expr.test))
     a, b = st.copy(), st.copy()
-    va, vb = evaluate(ctx, a, expr.body), evaluate(ctx, b, expr.orelse)
+    va, vb = ctx.evaluate(a, expr.body), ctx.evaluate(b, expr.orelse)
     merged = join_states(ctx.world, expr, a, b)
     assert merged is not None
     value = join_value(ctx.world, (expr, "value"), va, vb, a, b, merged)
@@ -298,12 +237,12 @@ def _fold_int(ctx: Ctx, st: State, expr: ast.BinOp | ast.UnaryOp) -> Value | Non
     if isinstance(expr, ast.UnaryOp):
         if not isinstance(expr.op, ast.USub):
             return None
-        inner = evaluate(ctx, st, expr.operand)
+        inner = ctx.evaluate(st, expr.operand)
         return IntVal(-inner.value) if isinstance(inner, IntVal) else UNKNOWN
     fn = _INT_OPS.get(type(expr.op))
     if fn is None:
         return None
-    left, right = evaluate(ctx, st, expr.left), evaluate(ctx, st, expr.right)
+    left, right = ctx.evaluate(st, expr.left), ctx.evaluate(st, expr.right)
     if not (isinstance(left, IntVal) and isinstance(right, IntVal)):
         read(ctx, left)
         read(ctx, right)

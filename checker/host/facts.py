@@ -13,6 +13,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ...compiler.hostapi import Receiver
 from ...diagnostics.diagnostic import Span
 from ...reader.source import ModuleInfo
 from .launches import fmt_shape
@@ -53,10 +54,21 @@ class NameSite:
     scope: Span
 
 
+@dataclass(frozen=True)
+class ApiSite:
+    """A name in host code that calls or reads the host API entry `receiver`.`name`
+    (compiler/hostapi): `narrow` in `t.narrow(0, 0, 4)`, `zeros` in `ct.zeros(...)`."""
+
+    span: Span
+    receiver: Receiver
+    name: str
+
+
 @dataclass
 class FactLog:
     scope: Span
     facts: list[OwnershipFact] = field(default_factory=list)
+    api: dict[Span, ApiSite] = field(default_factory=dict)  # the host API uses met
     origins: dict[int, str] = field(default_factory=dict)  # storage -> the name partitioned
     silenced: dict[int, Moved] = field(default_factory=dict)  # reported uses after a move
 

@@ -1,20 +1,23 @@
-"""cutile's host API on tensors: constructors, `t.partition(...)`, `p.unpartition()`."""
+"""Tensors made and moved: the constructors (`ct.zeros(...)`, every entry of effect CREATES),
+`t.partition(...)` and `p.unpartition()`."""
 
 from __future__ import annotations
 
 import ast
 from typing import cast
 
-from ...compiler.launch import leased_diagnostic, partition_tile_problem
+from ...compiler.hostapi import Effect
+from ...compiler.launch import partition_tile_problem
 from ...compiler.launch.regions import Layout
 from ...compiler.launch.tiles import grid_problem, launch_grid
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic
 from ...reader.source import literal_value
-from . import expressions as ex
-from . import views
 from .context import Ctx
+from .handlers import Bound, Handlers, HostCall, bind, read_args
+from .leases import write_in_use
 from .syntax import call_args
+from .uses import ex_name
 from .values import (
     UNKNOWN,
     DTypeVal,
@@ -29,33 +32,7 @@ from .values import (
     move,
 )
 
-# Parameter names of the constructors (DESIGN §3), in positional order.
-CONSTRUCTORS: dict[str, tuple[str, ...]] = {
-    "zeros": ("shape", "dtype"), "ones": ("shape", "dtype"), "meta": ("shape", "dtype"),
-    "full": ("shape", "value", "dtype"), "arange": ("n", "dtype"),
-    "rand": ("shape", "dtype", "seed"), "randn": ("shape", "dtype", "seed"),
-    "from_numpy": ("array",), "from_dlpack": ("obj",),
-}
-_PARTITION = ("tile_shape", "order", "blocks")
-# constructors whose tensors are new contiguous memory (from_dlpack may give any strides)
-_CONTIGUOUS = frozenset(CONSTRUCTORS) - {"from_dlpack"}
-Bound = dict[str, tuple[Value, ast.expr]]
-
-
-def bind_call(ctx: Ctx, st: State, call: ast.Call, names: tuple[str, ...]) -> Bound | None:
-    """Arguments by parameter name, each evaluated once; None when `*args` hides them."""
-    out: Bound = {}
-    hidden = False
-    for i, arg in enumerate(call_args(call)):
-        value = ex.evaluate(ctx, st, arg.value)
-        ex.read(ctx, value)
-        if arg.star:
-            hidden = True
-        elif arg.name is not None:
-            out[arg.name] = (value, arg.value)
-        elif i < len(names):
-            out[names[i]] = (value, arg.value)
-    return None if hidden else out
+HANDLERS = Handlers()
 
 
 def shape_of(value: Value) -> Shape | None:
@@ -66,11 +43,15 @@ def shape_of(value: Value) -> Shape | None:
     return None
 
 
-def construct(ctx: Ctx, st: State, call: ast.Call, name: str) -> Value:
-    args = bind_call(ctx, st, call, CONSTRUCTORS[name])
+@HANDLERS.effect(Effect.CREATES)
+def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
+    """A new tensor: its dtype and shape where the arguments show them (a rank-1 `n`), its
+    layout where its memory is new, no memory for `ct.meta`."""
+    entry = use.entry
+    args = bind(ctx, st, use.call, entry)
     dtype = args.get("dtype") if args else None
     shape: Shape | None = None
-    if args is not None and name == "arange":
+    if args is not None and "n" in entry.positional:
         n = args.get("n")
         shape = (n[0].value if n and isinstance(n[0], IntVal) else None,)
     elif args is not None and "shape" in args:
@@ -78,21 +59,21 @@ def construct(ctx: Ctx, st: State, call: ast.Call, name: str) -> Value:
     if shape is not None and any(n is not None and n < 0 for n in shape):
         shape = None  # a negative extent, which the constructor refuses at run time: unknown
     obj = ctx.world.fresh()
-    known = name in _CONTIGUOUS and shape is not None and None not in shape
+    known = entry.memory != "imported" and shape is not None and None not in shape
     return TensorVal(obj, obj, dtype[0].dtype if dtype and isinstance(dtype[0], DTypeVal)
                      else None, shape,
                      layout=Layout.root(cast(tuple[int, ...], shape)) if known else None,
-                     meta=name == "meta")
+                     meta=entry.memory == "none")
 
 
-def partition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
-              t: TensorVal) -> Value:
+@HANDLERS.entry("tensor", "partition")
+def partition(ctx: Ctx, st: State, use: HostCall) -> Value:
     """Moves `t` into a partition; a write, so no pending launch may be reading it (CT303)."""
-    args = bind_call(ctx, st, call, _PARTITION)
+    call, receiver, t = use.call, use.on, use.value
+    assert isinstance(t, TensorVal)
+    args = bind(ctx, st, call, use.entry)
     name = ex_name(ctx, receiver)
-    if (leased(ctx, st, receiver, name, t, "partitioned")
-            or views.region_in_use(ctx, st, t, True, name, "partitioned", ctx.span(receiver))
-            or args is None):
+    if write_in_use(ctx, st, receiver, t, use.entry.action) or args is None:
         return UNKNOWN
     tile = shape_of(args["tile_shape"][0]) if "tile_shape" in args else None
     order = _order(ctx, args["order"][1]) if "order" in args else "ct.row_major"
@@ -136,34 +117,19 @@ def _bad_grid(ctx: Ctx, call: ast.Call, args: Bound, shape: Shape | None, tile: 
     return None if problem is None else problem[0].at(ctx.span(call), **problem[1])
 
 
-def unpartition(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr,
-                p: PartitionVal) -> Value:
-    for arg in call_args(call):
-        ex.read(ctx, ex.evaluate(ctx, st, arg.value))
-    site = ctx.span(call)
-    move(st, p.obj, Moved(site, "by .unpartition()", ex_name(ctx, receiver), None,
+@HANDLERS.entry("partition", "unpartition")
+def unpartition(ctx: Ctx, st: State, use: HostCall) -> Value:
+    p = use.value
+    assert isinstance(p, PartitionVal)
+    read_args(ctx, st, use.call)
+    site = ctx.span(use.node)
+    move(st, p.obj, Moved(site, "by .unpartition()", ex_name(ctx, use.on), None,
                           tuple(ctx.loops)))
     return TensorVal(ctx.world.fresh(), p.storage, p.dtype, p.shape, p.frame, p.view, p.layout,
                      p.meta)
 
 
-def ex_name(ctx: Ctx, node: ast.expr) -> str:
-    return node.id if isinstance(node, ast.Name) else ctx.text(node)
-
-
-def leased(ctx: Ctx, st: State, receiver: ast.expr, name: str, t: TensorVal,
-           action: str) -> bool:
-    """CT303 when a pending launch reads the whole storage of `t`, which is to be written."""
-    world = ctx.world
-    for op in sorted(st.leases.get(t.storage, frozenset())):
-        if op in st.pending and op not in world.escaped_ops:
-            ctx.report(leased_diagnostic(name, action, ctx.span(receiver),
-                                         world.ops[op].kernel, world.lease_site(op, t.storage)))
-            return True
-    return False
-
-
-def _bad_partition(ctx: Ctx, args: dict[str, tuple[Value, ast.expr]],
+def _bad_partition(ctx: Ctx, args: Bound,
                    tile: Shape | None) -> Diagnostic | None:
     """The contract's tile-shape rule (CT403 rank, CT408 extents, CT208 powers of two), then
     CT408 for literal block counts or groups below 1."""

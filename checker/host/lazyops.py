@@ -6,38 +6,76 @@ import ast
 from typing import Literal
 
 from ...compiler.launch.ops_api import (
-    HANDLE_ATTRIBUTES,
     accepts,
     takes_words,
     then_arity_diagnostic,
 )
-from . import expressions as ex
 from .context import Ctx
-from .syntax import call_args
+from .handlers import Handlers, HostCall, escape_args
+from .uses import read
 from .values import UNKNOWN, OpVal, PartitionVal, State, SyncResult, TupleVal, Value
 from .world import OpInfo, OpKind
 
+HANDLERS = Handlers()
 
-def method(ctx: Ctx, st: State, call: ast.Call, name: str, op: OpVal) -> Value:
-    for arg in call_args(call):
-        value = ex.evaluate(ctx, st, arg.value)
-        ex.escape(ctx, st, value)  # the `.then` callback and friends
-    info = ctx.world.ops.get(op.op)
-    if name == "sync":
-        return run(ctx, st, op, waited="sync")
-    if name == "start" and info is not None and info.kind in ("launch", "chain"):
+
+def _op(ctx: Ctx, st: State, use: HostCall) -> tuple[OpVal, OpInfo | None]:
+    """The op, after its arguments (the `.then` callback and friends) escaped."""
+    escape_args(ctx, st, use.call)
+    assert isinstance(use.value, OpVal)
+    return use.value, ctx.world.ops.get(use.value.op)
+
+
+@HANDLERS.entry("op", "sync")
+@HANDLERS.entry("graph", "sync")
+def sync(ctx: Ctx, st: State, use: HostCall) -> Value:
+    op, _ = _op(ctx, st, use)
+    return run(ctx, st, op, waited="sync")
+
+
+@HANDLERS.entry("op", "__await__")
+@HANDLERS.entry("graph", "__await__")
+def await_op(ctx: Ctx, st: State, use: HostCall) -> Value:
+    assert isinstance(use.value, OpVal) and isinstance(use.node, ast.Await)
+    result = run(ctx, st, use.value, "await")
+    if ctx.facts is not None:
+        ctx.facts.record_names(ctx.world, st, [use.node.value], ctx.span)
+    return result
+
+
+@HANDLERS.entry("op", "start")
+def start(ctx: Ctx, st: State, use: HostCall) -> Value:
+    op, info = _op(ctx, st, use)
+    if info is not None and info.kind in ("launch", "chain"):
         ctx.world.consume(op.op)  # enqueued: running; .sync() or await later hands back
         return op
-    if name == "then":
-        _check_arity(ctx, call, info)
-        return OpVal(_successor(ctx, st, call, op, "chain"))
-    if name == "graph" and info is not None and info.kind != "graph":
-        return OpVal(_successor(ctx, st, call, op, "graph"))
-    if name == "replay" and info is not None and info.kind == "graph":
-        return UNKNOWN
-    if name in HANDLE_ATTRIBUTES:  # a tensor's method on the launch itself (CT406)
-        ex.unsynced(ctx, op, "attribute", ctx.span(call.func), name)
-    ex.read(ctx, op)  # something we do not model: treat the op as handed on
+    return _handed_on(ctx, op)
+
+
+@HANDLERS.entry("op", "then")
+def then(ctx: Ctx, st: State, use: HostCall) -> Value:
+    op, info = _op(ctx, st, use)
+    _check_arity(ctx, use.call, info)
+    return OpVal(_successor(ctx, st, use.call, op, "chain"))
+
+
+@HANDLERS.entry("op", "graph")
+def graph(ctx: Ctx, st: State, use: HostCall) -> Value:
+    op, info = _op(ctx, st, use)
+    if info is not None and info.kind != "graph":
+        return OpVal(_successor(ctx, st, use.call, op, "graph"))
+    return _handed_on(ctx, op)
+
+
+@HANDLERS.entry("graph", "replay")
+def replay(ctx: Ctx, st: State, use: HostCall) -> Value:
+    _op(ctx, st, use)
+    return UNKNOWN
+
+
+def _handed_on(ctx: Ctx, op: OpVal) -> Value:
+    """Something we do not model: the op counts as handed on."""
+    read(ctx, op)
     return UNKNOWN
 
 

@@ -1,25 +1,27 @@
-"""Simple statements: assignments, expression statements, return, raise, del, imports, jumps."""
+"""Simple statements: assignments, expression statements, return, raise, del, imports, jumps
+(the core, core.py, sends every statement that is not compound here)."""
 
 from __future__ import annotations
 
 import ast
 
-from . import expressions as ex
 from .context import Ctx
+from .expressions import assign
 from .syntax import sub_expressions
+from .uses import escape, read
 from .values import UNKNOWN, State, Value
 
 
 def run_small(ctx: Ctx, st: State, stmt: ast.stmt) -> State | None:
     if isinstance(stmt, ast.Expr):
-        ex.evaluate(ctx, st, stmt.value)  # a launch dropped here stays unrun (CT305)
+        ctx.evaluate(st, stmt.value)  # a launch dropped here stays unrun (CT305)
     elif isinstance(stmt, ast.Assign):
-        value = ex.evaluate(ctx, st, stmt.value)
+        value = ctx.evaluate(st, stmt.value)
         for target in stmt.targets:
-            ex.assign(ctx, st, target, value)
+            assign(ctx, st, target, value)
     elif isinstance(stmt, ast.AnnAssign):
         if stmt.value is not None:
-            ex.assign(ctx, st, stmt.target, ex.evaluate(ctx, st, stmt.value))
+            assign(ctx, st, stmt.target, ctx.evaluate(st, stmt.value))
     elif isinstance(stmt, ast.AugAssign):
         _aug_assign(ctx, st, stmt)
     elif isinstance(stmt, (ast.Return, ast.Raise)):
@@ -34,31 +36,31 @@ def run_small(ctx: Ctx, st: State, stmt: ast.stmt) -> State | None:
     elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
         for name in stmt.names:
             ctx.captured.add(name)
-            ex.escape(ctx, st, st.env.get(name, UNKNOWN))
+            escape(ctx, st, st.env.get(name, UNKNOWN))
     elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
         _import(ctx, st, stmt)
     elif isinstance(stmt, ast.Assert):
-        ex.read(ctx, ex.evaluate(ctx, st, stmt.test))
+        read(ctx, ctx.evaluate(st, stmt.test))
         if stmt.msg is not None:
-            ex.read(ctx, ex.evaluate(ctx, st, stmt.msg))
+            read(ctx, ctx.evaluate(st, stmt.msg))
     return st
 
 
 def _aug_assign(ctx: Ctx, st: State, stmt: ast.AugAssign) -> None:
-    old = ex.evaluate(ctx, st, stmt.target)
-    ex.read(ctx, ex.evaluate(ctx, st, stmt.value))
+    old = ctx.evaluate(st, stmt.target)
+    read(ctx, ctx.evaluate(st, stmt.value))
     if isinstance(stmt.target, ast.Name):
-        ex.escape(ctx, st, old)  # an in-place operator we do not model
+        escape(ctx, st, old)  # an in-place operator we do not model
         st.env[stmt.target.id] = UNKNOWN
 
 
 def _leave(ctx: Ctx, st: State, stmt: ast.Return | ast.Raise) -> None:
     value: Value = UNKNOWN
     if isinstance(stmt, ast.Return) and stmt.value is not None:
-        value = ex.evaluate(ctx, st, stmt.value)
+        value = ctx.evaluate(st, stmt.value)
     elif isinstance(stmt, ast.Raise) and stmt.exc is not None:
-        value = ex.evaluate(ctx, st, stmt.exc)
-    ex.escape(ctx, st, value)  # returned to the caller: its business now
+        value = ctx.evaluate(st, stmt.exc)
+    escape(ctx, st, value)  # returned to the caller: its business now
 
 
 def _jump(ctx: Ctx, st: State, stmt: ast.Break | ast.Continue) -> None:
@@ -75,7 +77,7 @@ def _delete(ctx: Ctx, st: State, target: ast.expr) -> None:
             _delete(ctx, st, element)
     else:
         for child in sub_expressions(target):
-            ex.read(ctx, ex.evaluate(ctx, st, child))
+            read(ctx, ctx.evaluate(st, child))
 
 
 def _import(ctx: Ctx, st: State, stmt: ast.Import | ast.ImportFrom) -> None:

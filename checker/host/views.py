@@ -1,6 +1,6 @@
-"""Host views in the checker: `t[a:b]`, `narrow`, `split_at`, `permute`, `view`, and the regions
-their launches lease (the runtime's runtime/views.py, with the box math shared through
-compiler/launch/regions.py).
+"""Host views in the checker: `t[a:b]`, `narrow`, `split_at`, `permute`, `view`, `reshape` (the
+runtime's runtime/views.py, with the box math shared through compiler/launch/regions.py); the
+regions their launches lease are leases.py's.
 
 A view is a fresh tensor value of its base's storage. Its `frame` is known where every bound is
 a known int (and the base's rank is known); otherwise it is None and no rule about its region
@@ -17,17 +17,17 @@ import math
 from typing import cast
 
 from ...compiler.launch import regions
-from ...compiler.launch.regions import Box, Frame, Index, Layout, boxes_intersect
+from ...compiler.launch.regions import Frame, Index, Layout
 from ...diagnostics import messages as msg
-from ...diagnostics.diagnostic import Note, Span
-from . import expressions as ex
 from .context import Ctx
+from .handlers import Handlers, HostCall
+from .leases import write_in_use
 from .syntax import call_args
+from .uses import ex_name, read
 from .values import (
     UNKNOWN,
     IntVal,
     Moved,
-    PartitionVal,
     Shape,
     State,
     TensorVal,
@@ -37,6 +37,7 @@ from .values import (
 )
 
 _ELLIPSIS = object()
+HANDLERS = Handlers()
 
 
 def frame_of(t: TensorVal) -> Frame | None:
@@ -44,15 +45,6 @@ def frame_of(t: TensorVal) -> Frame | None:
     if t.view:
         return t.frame
     return Frame.root(t.shape) if t.shape is not None else None
-
-
-def box_of(v: TensorVal | PartitionVal) -> Box | None:
-    """None: the whole storage (or, for a view of unknown bounds, see `known`)."""
-    return v.frame.box if v.view and v.frame is not None else None
-
-
-def known(v: TensorVal | PartitionVal) -> bool:
-    return not v.view or v.frame is not None
 
 
 def _unknown_view(ctx: Ctx, t: TensorVal, shape: Shape | None = None) -> TensorVal:
@@ -71,7 +63,11 @@ def _ints(shape: Shape | None) -> tuple[int, ...] | None:
 
 
 # -- making views ----------------------------------------------------------------------------
-def subscript(ctx: Ctx, st: State, expr: ast.Subscript, t: TensorVal) -> Value:
+@HANDLERS.entry("tensor", "__getitem__")
+def subscript(ctx: Ctx, st: State, use: HostCall) -> Value:
+    """`t[a:b, :, c]`: a view, or CT406 for an index the runtime rejects."""
+    expr, t = use.node, use.value
+    assert isinstance(expr, ast.Subscript) and isinstance(t, TensorVal)
     nodes = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
     items: list[object] = [_item(ctx, st, node) for node in nodes]
     if t.shape is None or items.count(_ELLIPSIS) > 1:
@@ -105,16 +101,16 @@ def _item(ctx: Ctx, st: State, node: ast.expr) -> object:
     if isinstance(node, ast.Constant) and node.value is Ellipsis:
         return _ELLIPSIS
     if isinstance(node, ast.Slice):
-        parts = [None if p is None else ex.evaluate(ctx, st, p)
+        parts = [None if p is None else ctx.evaluate(st, p)
                  for p in (node.lower, node.upper, node.step)]
         for p in parts:
             if p is not None:
-                ex.read(ctx, p)
+                read(ctx, p)
         if any(p is not None and not isinstance(p, IntVal) for p in parts):
             return None
         return tuple(p.value if isinstance(p, IntVal) else None for p in parts)
-    value = ex.evaluate(ctx, st, node)
-    ex.read(ctx, value)
+    value = ctx.evaluate(st, node)
+    read(ctx, value)
     return value.value if isinstance(value, IntVal) else None
 
 
@@ -130,21 +126,16 @@ def _indexed(ctx: Ctx, t: TensorVal, items: tuple[Index, ...]) -> Value:
     return _view(ctx, t, found[0], found[1], layout)
 
 
-# the parameters of the view methods, as the runtime's Tensor declares them
-_PARAMS = {"narrow": ("axis", "start", "length"), "split_at": ("axis", "k"), "view": ("shape",),
-           "reshape": ("shape",)}
-
-
-def _bound(ctx: Ctx, st: State, call: ast.Call, name: str) -> list[Value] | None:
+def _bound(ctx: Ctx, st: State, use: HostCall) -> list[Value] | None:
     """The call's arguments in parameter order (UNKNOWN where one is missing), each evaluated
     once; None when `*args`/`**kw` hide them or a keyword is not the method's."""
-    names = _PARAMS.get(name, ())
+    call, name, names = use.call, use.entry.name, use.entry.positional
     args: list[Value] = []
     named: dict[str, Value] = {}
     hidden = False
     for a in call_args(call):
-        value = ex.evaluate(ctx, st, a.value)
-        ex.read(ctx, value)
+        value = ctx.evaluate(st, a.value)
+        read(ctx, value)
         if a.star or (a.name is not None and a.name not in names):
             hidden = True
         elif a.name is not None:
@@ -160,9 +151,12 @@ def _bound(ctx: Ctx, st: State, call: ast.Call, name: str) -> list[Value] | None
     return args + [named.get(n, UNKNOWN) for n in names[len(args):]]
 
 
-def method(ctx: Ctx, st: State, call: ast.Call, name: str, t: TensorVal) -> Value:
+@HANDLERS.entry("tensor", "narrow", "split_at", "permute", "view")
+def method(ctx: Ctx, st: State, use: HostCall) -> Value:
     """`t.narrow(axis, start, length)`, `t.split_at(axis, k)`, `t.permute(...)`, `t.view(s)`."""
-    args = _bound(ctx, st, call, name)
+    call, name, t = use.call, use.entry.name, use.value
+    assert isinstance(t, TensorVal)
+    args = _bound(ctx, st, use)
     if args is None:
         return TupleVal((_unknown_view(ctx, t), _unknown_view(ctx, t))) if (
             name == "split_at") else _unknown_view(ctx, t)
@@ -276,18 +270,18 @@ def _resolve(ctx: Ctx, call: ast.Call, t: TensorVal, given: tuple[int, ...] | in
     return dims
 
 
-def reshape(ctx: Ctx, st: State, call: ast.Call, receiver: ast.expr, t: TensorVal) -> Value:
+@HANDLERS.entry("tensor", "reshape")
+def reshape(ctx: Ctx, st: State, use: HostCall) -> Value:
     """`t.reshape(shape)` moves `t` into a tensor of another shape: a write (CT303/CT307
     while a pending launch reads or writes it, as `partition`), then the same elements (a
     contiguous tensor) or a copy in new memory (a strided view)."""
-    from . import hostapi
-
-    args = _bound(ctx, st, call, "reshape")
-    name = hostapi.ex_name(ctx, receiver)
+    call, receiver, t = use.call, use.on, use.value
+    assert isinstance(t, TensorVal)
+    args = _bound(ctx, st, use)
+    name = ex_name(ctx, receiver)
     if args is None:
         return UNKNOWN  # hidden arguments: the runtime may raise anything
-    if hostapi.leased(ctx, st, receiver, name, t, "reshaped") or region_in_use(
-            ctx, st, t, True, name, "reshaped", ctx.span(receiver)):
+    if write_in_use(ctx, st, receiver, t, use.entry.action):
         return UNKNOWN
     shape = _resolve(ctx, call, t, _given_shape(args))
     if shape is _REJECTED:
@@ -323,35 +317,3 @@ def _axis(axis: int | None, rank: int | None) -> int | None:
     if axis is None or rank is None or not -rank <= axis < rank:
         return None
     return axis + rank if axis < 0 else axis
-
-
-# -- region leases -----------------------------------------------------------------------------
-def region_in_use(ctx: Ctx, st: State, v: TensorVal | PartitionVal, writes: bool, name: str,
-                  action: str, span: Span) -> bool:
-    """CT307 when a pending launch writes a region overlapping `v`'s; CT303 when `v` is
-    written and a pending launch reads one by a view. Reports and returns True on a clash."""
-    if not known(v):
-        return False
-    world, box = ctx.world, box_of(v)
-    for op in sorted(st.pending):
-        if op in world.escaped_ops:
-            continue
-        for storage, other, other_writes in world.regions.get(op, ()):
-            if storage != v.storage or not (writes or other_writes):
-                continue
-            if box is not None and other is not None and not boxes_intersect(box, other):
-                continue
-            message = msg.REGION_WRITTEN if other_writes else msg.REGION_READ
-            kernel = world.ops[op].kernel
-            note = Note(msg.LEASED_HERE.format(kernel=kernel), world.lease_site(op, storage))
-            ctx.report(message.at(span, (note,), name=name, kernel=kernel, action=action))
-            return True
-    return False
-
-
-def lease(ctx: Ctx, op: int, v: TensorVal | PartitionVal, writes: bool, span: Span) -> None:
-    """Records what a launch takes by region: a view it reads, or any Mut partition."""
-    if not known(v):
-        return
-    ctx.world.regions.setdefault(op, []).append((v.storage, box_of(v), writes))
-    ctx.world.lease_sites.setdefault((op, v.storage), span)

@@ -11,20 +11,6 @@ from typing import Literal
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Span
 
-# The public attributes of DeviceOp, LaunchOp, ChainOp and GraphOp (a runtime test keeps this
-# in step with the classes).
-OP_ATTRIBUTES = frozenset({"start", "sync", "then", "graph", "replay", "finished", "phase",
-                           "backend", "stream", "site", "kernel_name", "own_ref"})
-
-# The public attributes of Tensor and Partition (a runtime test keeps this in step): one of
-# these on a launch is the mistake of taking the launch for its results. Ops answer them with
-# CT406 (a property each: a __getattr__ would slow every attribute access of every launch).
-HANDLE_ATTRIBUTES = frozenset({
-    "active_leases", "blocks", "data_ptr", "device", "dtype", "grid", "is_contiguous",
-    "is_meta", "launch_grid", "ndim", "num_tiles", "numpy", "order", "partition", "readers",
-    "reshape", "shape", "size", "state", "strides", "tile", "tiling", "unpartition",
-    "narrow", "permute", "split_at", "view"})
-
 Use = Literal["attribute", "unpack", "index"]
 
 

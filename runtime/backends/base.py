@@ -7,8 +7,9 @@ on an explicit stream handle (an int; the interpreter has only stream 0).
 
 from __future__ import annotations
 
+import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -140,6 +141,12 @@ class Backend(ABC):
         """Writes `count` copies of an element's bytes from the start of `dst`."""
 
     @abstractmethod
+    def fill_strided(self, dst: Buffer, offset: int, pattern: bytes, shape: tuple[int, ...],
+                     strides: tuple[int, ...], stream: int) -> None:
+        """Writes an element's bytes into every element of a strided layout (a view): element
+        0 at byte `offset` of `dst`, `strides` in elements; nothing else is touched."""
+
+    @abstractmethod
     def copy(self, dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int,
              stream: int) -> None: ...
 
@@ -169,3 +176,39 @@ class Backend(ABC):
 
     @abstractmethod
     def end_capture(self, stream: int) -> Graph: ...
+
+
+Run = tuple[int, int, int, int]  # (byte offset, pitch in bytes, words per row, rows)
+
+
+def fill_runs(shape: tuple[int, ...], strides: tuple[int, ...], width: int,
+              unit: int) -> Iterator[Run]:
+    """A strided fill of `width`-byte elements as 2-D fills of `unit`-byte words (`unit`
+    divides `width`; each word offset `k * unit` of the element gets these runs): rows of
+    words `unit` apart, `pitch` bytes from one row to the next, one run per index of the axes
+    left over. Fill order does not matter, so negative strides are walked the other way,
+    broadcast axes (stride 0) once, and axes by decreasing step, merged where contiguous: a
+    contiguous region is one run."""
+    start, axes = 0, []
+    for n, s in zip(shape, strides, strict=True):
+        if n == 0:
+            return
+        step = s * width
+        if step < 0:
+            start += (n - 1) * step
+            step = -step
+        if n > 1 and step:
+            axes.append((n, step))
+    merged: list[tuple[int, int]] = []
+    for n, step in sorted(axes, key=lambda axis: -axis[1]):
+        if merged and merged[-1][1] == n * step:
+            merged[-1] = (merged[-1][0] * n, step)
+        else:
+            merged.append((n, step))
+    count = merged.pop()[0] if merged and merged[-1][1] == unit else 1
+    rows, pitch = 1, unit
+    if merged and merged[-1][1] >= count * unit:  # rows that do not overlap
+        rows, pitch = merged.pop()
+    for index in itertools.product(*(range(n) for n, _ in merged)):
+        yield (start + sum(i * step for i, (_, step) in zip(index, merged, strict=True)),
+               pitch, count, rows)

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from ..cuda import driver
 from ..cuda.allocator import CachingAllocator, RawOps
-from .base import Backend, Buffer, Device, DoneEvent, Event, Executable, Graph
+from .base import Backend, Buffer, Device, DoneEvent, Event, Executable, Graph, fill_runs
 from .pack import Packer
 
 _DEFAULT_STREAMS = frozenset({0, 1, 2})  # legacy (0 and CU_STREAM_LEGACY), per-thread
@@ -139,6 +139,24 @@ class CudaBackend(Backend):
             driver.memset(dst.ptr, int.from_bytes(pattern, "little"), width, count, stream)
             return
         self.write(dst, 0, np.tile(np.frombuffer(pattern, dtype=np.uint8), count), stream)
+
+    def fill_strided(self, dst: Buffer, offset: int, pattern: bytes, shape: tuple[int, ...],
+                     strides: tuple[int, ...], stream: int) -> None:
+        """2-D memsets of the element's 1-, 2- or 4-byte words (an 8-byte element as two words
+        of 4), one per outer index (fill_runs): a contiguous region is one call."""
+        self.current()
+        dst.streams.add(stream)
+        width = len(pattern)
+        if width == 8 and pattern[:4] == pattern[4:]:  # two equal words: elements of one word
+            shape, strides = (*shape, 2), (*(2 * s for s in strides), 1)
+            pattern, width = pattern[:4], 4
+        unit = width if width in (1, 2, 4) else 4
+        runs = list(fill_runs(shape, strides, width, unit))
+        for k in range(0, width, unit):
+            word = int.from_bytes(pattern[k:k + unit], "little")
+            for start, pitch, count, rows in runs:
+                driver.memset2d(dst.ptr + offset + k + start, pitch, word, unit, count, rows,
+                                stream)
 
     def copy(self, dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int,
              stream: int) -> None:

@@ -70,6 +70,16 @@ class HostMemoryBackend(Backend):
         # made one, doubling the memory a large ct.zeros needed)
         _bytes(dst)[:count * len(pattern)].reshape(count, len(pattern))[:] = element
 
+    def fill_strided(self, dst: Buffer, offset: int, pattern: bytes, shape: tuple[int, ...],
+                     strides: tuple[int, ...], stream: int) -> None:
+        width = len(pattern)
+        if 0 in shape:
+            return
+        view: NDArray[np.uint8] = np.ndarray(
+            (*shape, width), dtype=np.uint8, buffer=_bytes(dst), offset=offset,
+            strides=(*(s * width for s in strides), 1))
+        view[...] = np.frombuffer(pattern, dtype=np.uint8)  # in place, no copy of the tensor
+
     def copy(self, dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int,
              stream: int) -> None:
         _bytes(dst)[dst_offset:dst_offset + nbytes] = _bytes(src)[src_offset:src_offset + nbytes]

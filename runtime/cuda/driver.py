@@ -187,6 +187,14 @@ def memset(dst: int, pattern: int, width: int, count: int, stream: int) -> None:
                                             drv.CUstream(stream)))
 
 
+def memset2d(dst: int, pitch: int, pattern: int, width: int, count: int, rows: int,
+             stream: int) -> None:
+    """Fills `rows` rows of `count` elements of 1, 2 or 4 bytes, `pitch` bytes apart."""
+    fn = {1: drv.cuMemsetD2D8Async, 2: drv.cuMemsetD2D16Async, 4: drv.cuMemsetD2D32Async}[width]
+    _check(f"cuMemsetD2D{width * 8}Async", fn(drv.CUdeviceptr(dst), pitch, pattern, count, rows,
+                                              drv.CUstream(stream)))
+
+
 def module_load(image: bytes) -> int:
     return int(_check("cuModuleLoadData", drv.cuModuleLoadData(image)))
 

@@ -10,7 +10,7 @@ import pytest
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32
-from cutile.compiler.launch.ops_api import HANDLE_ATTRIBUTES, OP_ATTRIBUTES
+from cutile.compiler.hostapi import HANDLE_ATTRIBUTES, OP_ATTRIBUTES
 from cutile.runtime.ops import ChainOp, DeviceOp, GraphOp, LaunchOp
 from cutile.runtime.partition import Partition
 from cutile.runtime.tensor import Tensor as HostTensor

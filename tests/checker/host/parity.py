@@ -19,6 +19,7 @@ from types import FrameType
 from typing import Any
 
 from cutile.checker.analyze import analyze_source
+from cutile.diagnostics.diagnostic import Diagnostic
 from cutile.diagnostics.errors import CutileError
 from cutile.runtime import context
 from cutile.runtime.backends.interpreter import InterpreterBackend
@@ -32,6 +33,9 @@ class RunResult:
     findings: set[Finding] = field(default_factory=set)
     executed: set[int] = field(default_factory=set)
     other: list[tuple[int, str]] = field(default_factory=list)  # non-cutile exceptions
+    # everything raised and warned, in order, for the golden record (test_host_golden.py)
+    raised: list[Diagnostic] = field(default_factory=list)
+    warned: list[tuple[int, str]] = field(default_factory=list)  # (line, message) of CT305
 
 
 def kernel_lines(source: str) -> set[int]:
@@ -94,6 +98,7 @@ def run_cases_file(path: Path) -> RunResult:
                     exec(code, namespace)
                 except CutileError as err:
                     result.findings |= _new_causes(err, roots)
+                    result.raised += err.diagnostics
                 except Exception as err:
                     tb = err.__traceback__
                     line = stmt.lineno
@@ -109,6 +114,7 @@ def run_cases_file(path: Path) -> RunResult:
         for w in caught:
             if issubclass(w.category, LaunchNeverRunWarning) and w.filename == name:
                 result.findings.add((w.lineno, "CT305"))
+                result.warned.append((w.lineno, str(w.message)))
     finally:
         signal.alarm(0)
         context.set_backend(old)

@@ -4,10 +4,14 @@ keyword arguments) never counting as uses."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Sequence
+
 import pytest
 from hostcheck import PRELUDE, expected, found, run, with_prelude
 
-from cutile.checker.host import check as host_check
+from cutile.checker.host.core import Evaluator
+from cutile.checker.host.values import State
 from cutile.diagnostics.diagnostic import Diagnostic
 
 SNIPPETS = {
@@ -265,14 +269,14 @@ def test_internal_error_in_one_scope_is_ct999_at_its_name(
         monkeypatch: pytest.MonkeyPatch) -> None:
     source = (PRELUDE + "\n\ndef broken():\n    pass\n\n\n"
               "def fine(x):\n    t = x.partition((128,))\n")
-    real = host_check.run_block
+    real = Evaluator.run_block
 
-    def flaky(ctx: object, st: object, body: list[object]) -> object:
+    def flaky(ctx: Evaluator, st: State | None, body: Sequence[ast.stmt]) -> State | None:
         if body and getattr(body[0], "lineno", 0) == source.splitlines().index("    pass") + 1:
             raise KeyError("boom")
-        return real(ctx, st, body)  # type: ignore[arg-type]
+        return real(ctx, st, body)
 
-    monkeypatch.setattr(host_check, "run_block", flaky)
+    monkeypatch.setattr(Evaluator, "run_block", flaky)
     (diag,) = run(source)
     line = source.splitlines()[diag.span.line - 1]
     assert diag.code == "CT999" and "KeyError" in diag.message

@@ -1,0 +1,153 @@
+"""The evaluator's core: one walk over a host scope that sends each expression and statement
+to the module of its topic, and each use of the host API (compiler/hostapi) to its handler.
+
+The core sits above the topic modules and passes itself (an `Evaluator`, which is the `Ctx`)
+to them; they call back through `ctx.evaluate`/`ctx.run_block`/`ctx.run_stmt` and import
+nothing above them. A host API call is found by its registry entry: `ct.NAME(...)` by the
+cutile name it resolves to, `x.NAME(...)` and `x.NAME` by the receiver the value of `x` stands
+for (a tensor, a partition, a lazy op or a graph), `t[...]` and `await op` by their dunder
+entries. Its handler is the entry's own (views, partitions, lazy ops) or its effect's
+(effects.py: reads, writes, inspections; hostapi.py: constructors).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ...compiler.hostapi import HostEntry, Kind, lookup
+from ...diagnostics.diagnostic import Span
+from .calls import call_function, call_method
+from .context import Ctx
+from .effects import HANDLERS as EFFECTS
+from .expressions import (
+    arithmetic,
+    attribute,
+    constant,
+    dtype_of,
+    if_exp,
+    load_name,
+    named,
+    nested,
+    other,
+    subscript,
+    tuple_value,
+)
+from .facts import ApiSite, call_names
+from .flow import definition, for_, if_, match, try_, while_, with_
+from .handlers import Handlers, HostCall, receiver_of
+from .hostapi import HANDLERS as CONSTRUCTORS
+from .lazyops import HANDLERS as LAZY_OPS
+from .statements import run_small
+from .uses import head_name, read
+from .values import UNKNOWN, State, Value
+from .views import HANDLERS as VIEWS
+
+HANDLERS = Handlers()
+for _topic in (EFFECTS, CONSTRUCTORS, VIEWS, LAZY_OPS):
+    HANDLERS.update(_topic)
+
+
+@dataclass
+class Evaluator(Ctx):
+    def evaluate(self, st: State, expr: ast.expr) -> Value:
+        rule = _EXPRESSIONS.get(type(expr))
+        return rule(self, st, expr) if rule is not None else other(self, st, expr)
+
+    def run_stmt(self, st: State, stmt: ast.stmt) -> State | None:
+        rule = _STATEMENTS.get(type(stmt))
+        return rule(self, st, stmt) if rule is not None else run_small(self, st, stmt)
+
+
+def _call(ev: Evaluator, st: State, call: ast.Call) -> Value:
+    value = _calling(ev, st, call)
+    if ev.facts is not None:  # what the call left its receiver and arguments in
+        ev.facts.record_names(ev.world, st, call_names(call), ev.span)
+    return value
+
+
+def _calling(ev: Evaluator, st: State, call: ast.Call) -> Value:
+    func = call.func
+    if head_name(func) not in st.env:
+        entry = lookup("ct", ev.info.resolve(func) or "")
+        if entry is not None:
+            return _host(ev, st, HostCall(entry, call), func)
+    if isinstance(func, ast.Attribute):
+        return _use(ev, st, call, func.value, func.attr, "method", func,
+                    lambda receiver: call_method(ev, st, call, func, receiver))
+    return call_function(ev, st, call)
+
+
+def _attribute(ev: Evaluator, st: State, expr: ast.Attribute) -> Value:
+    dtype = dtype_of(ev, st, expr)
+    if dtype is not None:
+        return dtype
+    return _use(ev, st, expr, expr.value, expr.attr, "property", expr,
+                lambda base: attribute(ev, st, expr, base))
+
+
+def _subscript(ev: Evaluator, st: State, expr: ast.Subscript) -> Value:
+    return _use(ev, st, expr, expr.value, "__getitem__", "method", None,
+                lambda base: subscript(ev, st, expr, base))
+
+
+def _await(ev: Evaluator, st: State, expr: ast.Await) -> Value:
+    return _use(ev, st, expr, expr.value, "__await__", "method", None,
+                lambda value: _read(ev, value))
+
+
+def _read(ev: Evaluator, value: Value) -> Value:
+    read(ev, value)
+    return UNKNOWN
+
+
+def _use(ev: Evaluator, st: State, node: ast.expr, operand: ast.expr, name: str, kind: Kind,
+         named: ast.expr | None, otherwise: Callable[[Value], Value]) -> Value:
+    """`node` uses `name` of the value of `operand`: the host API entry of that name for
+    what the value stands for, if it has one of this kind; else `otherwise(value)`."""
+    value = ev.evaluate(st, operand)
+    entry = _entry(ev, value, name, kind)
+    if entry is None:
+        return otherwise(value)
+    return _host(ev, st, HostCall(entry, node, operand, value), named)
+
+
+def _entry(ev: Evaluator, value: Value, name: str, kind: Kind) -> HostEntry | None:
+    receiver = receiver_of(ev, value)
+    entry = lookup(receiver, name) if receiver is not None else None
+    return entry if entry is not None and entry.kind == kind else None
+
+
+def _host(ev: Evaluator, st: State, use: HostCall, named: ast.expr | None) -> Value:
+    """Evaluates a use of the host API by its handler; `named`, the expression whose last
+    name is the entry's (an editor's hover shows the entry there)."""
+    if ev.facts is not None and named is not None:
+        span = _name_span(ev.span(named), named)
+        ev.facts.api.setdefault(span, ApiSite(span, use.entry.receiver, use.entry.name))
+    handler = HANDLERS.find(use.entry)
+    assert handler is not None, f"no checker handler for {use.entry.usage}"
+    return handler(ev, st, use)
+
+
+def _name_span(span: Span, node: ast.expr) -> Span:
+    """The span of `name` in `x.name` (the whole expression for a plain name)."""
+    if not isinstance(node, ast.Attribute) or span.end_col < len(node.attr):
+        return span
+    return Span(span.path, span.end_line, span.end_col - len(node.attr), span.end_line,
+                span.end_col)
+
+
+_Rule = Callable[[Evaluator, State, Any], Value]
+_EXPRESSIONS: dict[type[ast.AST], _Rule] = {
+    ast.Name: load_name, ast.Constant: constant, ast.Tuple: tuple_value,
+    ast.Attribute: _attribute, ast.Call: _call, ast.Await: _await, ast.NamedExpr: named,
+    ast.Subscript: _subscript, ast.IfExp: if_exp, ast.BinOp: arithmetic,
+    ast.UnaryOp: arithmetic, ast.Lambda: nested, ast.ListComp: nested, ast.SetComp: nested,
+    ast.DictComp: nested, ast.GeneratorExp: nested}
+_Step = Callable[[Evaluator, State, Any], State | None]
+_STATEMENTS: dict[type[ast.AST], _Step] = {
+    ast.If: if_, ast.For: for_, ast.AsyncFor: for_, ast.While: while_, ast.Try: try_,
+    ast.TryStar: try_, ast.With: with_, ast.AsyncWith: with_, ast.FunctionDef: definition,
+    ast.AsyncFunctionDef: definition, ast.ClassDef: definition, ast.Match: match}

@@ -1,0 +1,35 @@
+"""What a host call checks on its tensor before it runs, from the effect its registry entry
+declares (compiler/hostapi), as the checker follows the same effect at edit time:
+
+- every call: CT301 (CT306 from a loop) when the handle was moved;
+- a move or a write (`partition`, `reshape`, `fill_`): CT303 while a pending launch reads the
+  tensor, CT303/CT307 for a region of its view family that a pending launch reads/writes;
+- a read (`numpy`, `__dlpack__`): CT307 for a region that a pending launch writes;
+- CT406 for a meta tensor, where the entry raises META_TENSOR_DATA (it has no elements).
+"""
+
+from __future__ import annotations
+
+from ..compiler.hostapi import Effect, HostEntry
+from ..diagnostics import messages as msg
+from .errors import launch_error
+from .handle import TensorHandle
+from .ownership import check_writable
+from .sites import Site, receiver_name
+from .views import check_region
+
+_CHANGES = (Effect.MOVES, Effect.WRITES)
+
+
+def enter(t: TensorHandle, entry: HostEntry, site: Site) -> None:
+    """Raises what `entry`'s effect forbids on `t` now (call it first, with the user's site)."""
+    changes = entry.effect in _CHANGES
+    if changes:
+        check_writable(t, receiver_name(site, "the tensor"), entry.action, site)
+    else:
+        t._use(site)
+    if (t._buf is None or t._backend is None) and msg.META_TENSOR_DATA in entry.raises:
+        raise launch_error(msg.META_TENSOR_DATA, site, name=receiver_name(site, "the tensor"),
+                           action=entry.action)
+    if t._region is not None and (changes or entry.effect is Effect.READS):
+        check_region(t._region, changes, receiver_name(site, "the tensor"), entry.action, site)
