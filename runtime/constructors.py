@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType
+from ..compiler.hostapi.shapes import shape_problem
 from ..compiler.launch.regions import contiguous_strides
 from ..diagnostics import messages as msg
 from . import hostdtypes, limits
@@ -33,15 +34,10 @@ ShapeLike = tuple[int, ...] | int
 def _shape(shape: ShapeLike, what: str) -> tuple[int, ...]:
     """A tuple of non-negative ints (an int is a rank-1 shape) whose element count fits in 63
     bits; anything else is a coded error, never a TypeError from iterating it."""
-    dims = (shape,) if isinstance(shape, int) else (
-        tuple(shape) if isinstance(shape, tuple | list) else None)
-    if dims is None or any(isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 0
-                           for d in dims):
-        raise launch_error(_BAD_ARG, caller_site(), what=f"{what} shape",
-                           want="a tuple of non-negative ints", got=shape)
-    dims = tuple(int(d) for d in dims)
-    limits.check_count(what, dims, caller_site())
-    return dims
+    problem = shape_problem(what, shape)
+    if problem is not None:
+        raise launch_error(problem[0], caller_site(), **problem[1])
+    return tuple(int(d) for d in ((shape,) if not isinstance(shape, tuple | list) else shape))
 
 
 def _host_values(what: str, dims: tuple[int, ...], dt: DType,

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ..compiler.dtypes import DType
+from ..compiler.hostapi.shapes import MAX_ELEMENTS as MAX_ELEMENTS
 from ..diagnostics import messages as msg
 from ..diagnostics.errors import LaunchError
 from .errors import launch_error
 from .sites import Site
 
-MAX_ELEMENTS = 2**63 - 1
 T = TypeVar("T")
 
 

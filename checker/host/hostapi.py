@@ -7,6 +7,7 @@ import ast
 from typing import cast
 
 from ...compiler.hostapi import Effect
+from ...compiler.hostapi.shapes import shape_problem
 from ...compiler.launch import partition_tile_problem
 from ...compiler.launch.regions import Layout
 from ...compiler.launch.tiles import grid_problem, launch_grid
@@ -56,6 +57,8 @@ def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
         shape = (n[0].value if n and isinstance(n[0], IntVal) else None,)
     elif args is not None and "shape" in args:
         shape = shape_of(args["shape"][0])
+        if _bad_shape(ctx, use, *args["shape"]):
+            shape = None  # refused at run time (CT406, CT412): what follows is unknown
     if shape is not None and any(n is not None and n < 0 for n in shape):
         shape = None  # a negative extent, which the constructor refuses at run time: unknown
     obj = ctx.world.fresh()
@@ -64,6 +67,20 @@ def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
                      else None, shape,
                      layout=Layout.root(cast(tuple[int, ...], shape)) if known else None,
                      meta=entry.memory == "none")
+
+
+def _bad_shape(ctx: Ctx, use: HostCall, value: Value, expr: ast.expr) -> bool:
+    """The constructors' shape rule (shapes.py, as at run time) on a shape the checker knows:
+    a literal as written (`(1.5,)`), or ints it computed."""
+    shape: object = literal_value(expr)
+    if shape is None:
+        shape = value.value if isinstance(value, IntVal) else shape_of(value)
+        if shape is None or (isinstance(shape, tuple) and None in shape):
+            return False
+    problem = shape_problem(f"ct.{use.entry.name}", shape)
+    if problem is not None:
+        ctx.report(problem[0].at(ctx.span(use.call), **problem[1]))
+    return problem is not None
 
 
 @HANDLERS.entry("tensor", "partition")

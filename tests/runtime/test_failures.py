@@ -6,7 +6,7 @@ sync hands them back) or, if the start failed, handed back: never both."""
 import asyncio
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -145,6 +145,7 @@ class GatedBackend(InterpreterBackend):
     def __init__(self, compile_s: float) -> None:
         super().__init__()
         self.gate = threading.Event()
+        self.compiling = threading.Event()  # set when a compile has begun
         self.compile_s = compile_s
         self.enqueued = 0
 
@@ -152,11 +153,18 @@ class GatedBackend(InterpreterBackend):
         return GateEvent(self.gate)
 
     def prepare(self, kernel: Kernel, spec: Specialization) -> Executable:
+        self.compiling.set()
         time.sleep(self.compile_s)
 
         def body(args: Sequence[Any], grid: tuple[int, int, int]) -> None:
             self.enqueued += 1
         return HostExecutable(self, body)
+
+
+async def _until(ready: Callable[[], bool]) -> None:
+    """Polls the event loop until `ready()`: no test depends on how fast a thread starts."""
+    while not ready():
+        await asyncio.sleep(0.001)
 
 
 @pytest.fixture
@@ -177,7 +185,7 @@ def test_cancelled_while_compiling_the_launch_keeps_its_arguments(gated: GatedBa
     async def main() -> None:
         started = time.perf_counter()
         task = asyncio.create_task(_await(op))
-        await asyncio.sleep(0.05)  # the worker thread is compiling
+        await _until(gated.compiling.is_set)  # the worker thread is compiling
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -198,8 +206,11 @@ def test_cancelled_while_the_work_runs_then_awaited_again(gated: GatedBackend) -
     chain = stepped(z, x, 1).then(lambda z, x, s: stepped(z, x, 2))
 
     async def main() -> tuple[Any, ...]:
-        with pytest.raises(TimeoutError):
-            await asyncio.wait_for(_await(chain), 0.05)  # cancelled while polling
+        task = asyncio.create_task(_await(chain))
+        await _until(lambda: gated.enqueued == 2)
+        task.cancel()  # while it polls for the gated completion
+        with pytest.raises(asyncio.CancelledError):
+            await task
         assert gated.enqueued == 2 and x.state.value == "shared-leased"
         gated.gate.set()
         return await chain
@@ -214,7 +225,7 @@ def test_a_sync_during_an_awaits_start_does_not_enqueue_twice(gated: GatedBacken
 
     async def main() -> tuple[Any, ...]:
         task = asyncio.create_task(_await(op))
-        await asyncio.sleep(0.05)  # the worker is compiling
+        await _until(gated.compiling.is_set)  # the worker is compiling
         gated.gate.set()
         results = op.sync()  # waits for that start instead of starting again
         assert await task == results

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -167,11 +166,9 @@ def test_compiler_service_memory_then_disk(toolchain: Toolchain, tmp_path: Path)
     assert first.key.bytecode == "13.4" and first.key.tileiras
     assert first.tileir is not None and "entry @scale" in first.tileir
     service = KernelCompiler(toolchain, DiskCache(tmp_path))
-    t0 = time.perf_counter()
     second = service.compile(key, build)
     assert second.source == "disk" and second.cubin == first.cubin
     assert service.compile(key, build).source == "memory"
-    assert time.perf_counter() - t0 < 1.0
     assert builds == [Version(13, 4)]
     old = service.compile(key, build, want=Version(13, 3))
     assert old.source == "tileiras" and old.bytecode[9] == 3 and builds[-1] == Version(13, 3)
