@@ -1,4 +1,4 @@
-"""Installs the four top-level component folders as subpackages of `cutile` (DESIGN.md §1)."""
+"""Installs the four top-level component folders as subpackages of `cutile` (docs/design.md §2)."""
 
 from setuptools import find_packages, setup
 

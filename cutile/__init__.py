@@ -160,7 +160,7 @@ else:
     from .compiler.dsl.markers import Acc, Const, Mut, Tile
 
 # The host API loads the runtime (and NumPy) on first use, so `import cutile.checker` and the
-# language server stay light and never import the runtime (DESIGN §1: checker -> compiler only).
+# language server stay light and never import the runtime (design.md §2: checker -> compiler only).
 _RUNTIME = {"Kernel": "kernel", "function": "kernel", "kernel": "kernel", "Tensor": "kernel",
             "autotune": "autotune", "Config": "autotune", "Autotuned": "autotune"}
 

@@ -322,7 +322,7 @@ GATHER_INDICES = Message("CT203", "{what} needs {want} (one per axis of the rank
                          "'{name}'), got {given}")
 SCATTER_TYPE = Message("CT213", "cannot scatter {got} values into '{name}', a {dtype} "
                        "tensor{hint}")
-# Accumulators (issue 16, DESIGN §7).
+# Accumulators (issue 16, docs/design.md §3).
 ACC_READ = Message("CT216", "'{name}' is an accumulator (Acc): {what} would read it, and its value "
                    "is undefined until the launch ends; accumulate into it with {name}.{op}(...)")
 ACC_OTHER_OP = Message("CT216", "'{name}' accumulates with \"{declared}\", so it has {name}.{op}() "
@@ -338,7 +338,7 @@ ALIASED_ACC = Message("CT302", "'{name}' is passed to {kernel} both as Acc param
                       "as parameter '{other}'; an Acc argument must not share storage with "
                       "another argument")
 ACC_ARGUMENT_HERE = "'{name}' is passed here as Acc parameter '{param}'"
-# Host views (DESIGN §7, views.py): view arguments and region leases.
+# Host views (docs/design.md §3, views.py): view arguments and region leases.
 BAD_VIEW = Message("CT406", "view: {detail}")
 REGION_READ = Message("CT303", "'{name}' overlaps a region that a pending launch of {kernel} "
                       "reads and cannot be {action} until that launch is synced")

@@ -1,4 +1,4 @@
-"""Tile orders: the fixed menu of bijections from block ids to tiles (DESIGN §2)."""
+"""Tile orders: the fixed menu of bijections from block ids to tiles (docs/design.md §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The host API, one row per constructor, method and property (DESIGN §3, §7).
+"""The host API, one row per constructor, method and property (docs/design.md §4).
 
 Adding a host call: a row here, its implementation in the runtime (runtime/hostimpl.py fails
 at import until every row has one and every public attribute of a handle has a row), and a

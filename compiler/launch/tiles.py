@@ -9,7 +9,7 @@ from typing import Any
 from ...diagnostics import messages as msg
 from .facts import Dim
 
-MAX_RANK = 5  # slabs take any positive extents (DESIGN §7); kernels round them up to tiles
+MAX_RANK = 5  # slabs take any positive extents (docs/design.md §3); kernels round them up to tiles
 # the largest launch grid a device takes (CUDA's limits on gridDim x, y, z); the interpreter
 # holds to them too, so a launch that fails on one backend fails on both, with one code
 MAX_GRID = (2**31 - 1, 65535, 65535)

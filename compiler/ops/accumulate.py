@@ -1,4 +1,4 @@
-"""Accumulators (DESIGN §7): `Acc[Tensor[dt, shape], "add"]` parameters that every block may
+"""Accumulators (docs/design.md §3): `Acc[Tensor[dt, shape], "add"]` parameters that every block may
 accumulate into, with the declared op only, and never read inside the launch.
 
 `acc.add(t, index)` accumulates a tile at a tile index (elements outside the tensor are

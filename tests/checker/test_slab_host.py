@@ -1,4 +1,4 @@
-"""The checker's launch rules for slabs of any size (DESIGN §7): they agree with the runtime."""
+"""The checker's launch rules for slabs of any size (design.md §3): they agree with the runtime."""
 
 from __future__ import annotations
 

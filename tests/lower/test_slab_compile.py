@@ -1,4 +1,4 @@
-"""Slabs larger than a tile compile through tileiras (DESIGN §7). Tensor views are made only in
+"""Slabs larger than a tile compile through tileiras (design.md §3). Tensor views are made only in
 the prologue, from the parameters: a view made per block would have tileiras write a TMA
 descriptor to global scratch memory inside the kernel. An in-slab tile aligned to its slab (or a
 slab spanning its axis) uses the tensor's own partition view; any other is masked pointers."""

@@ -1,4 +1,4 @@
-"""Kernels with slabs larger than a tile (DESIGN §7), shared by the interpreter and GPU tests."""
+"""Kernels with slabs larger than a tile (design.md §3), shared by the interpreter and GPU tests."""
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32, i32

@@ -1,4 +1,4 @@
-"""Reading a tensor over a Mut slab whose extents are not powers of two (DESIGN §7): the slab is
+"""Reading a tensor over a Mut slab whose extents are not powers of two (design.md §3): the slab is
 one tile of `z.tile_shape`, and every element outside the slab's extents (a neighbour's slab,
 even where the tensor goes on) or outside the tensor reads the padding. Each test runs on the
 interpreter, and on CUDA under `pytest -m gpu` (the same kernels, checked against NumPy)."""

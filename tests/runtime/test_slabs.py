@@ -1,4 +1,4 @@
-"""Slabs larger than a tile (DESIGN §7): any extents, dynamic extents, tiles inside the slab,
+"""Slabs larger than a tile (design.md §3): any extents, dynamic extents, tiles inside the slab,
 masked and padded at the slab's edge whatever the index. Runs on the interpreter, and on CUDA
 under `pytest -m gpu` (the same kernels, the same expected arrays)."""
 

@@ -1,4 +1,4 @@
-"""The quick start of DESIGN section 2: add two vectors, one tile per block."""
+"""The quick start of docs/design.md §3: add two vectors, one tile per block."""
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32
 

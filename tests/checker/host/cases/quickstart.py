@@ -1,4 +1,4 @@
-"""DESIGN §2 quick start: partition the output, launch, rebind everything from .sync()."""
+"""docs/design.md §3 quick start: partition the output, launch, rebind everything from .sync()."""
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32
