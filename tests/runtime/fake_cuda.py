@@ -3,8 +3,10 @@ are real), launches are recorded with the parameter values the driver would read
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,3 +124,21 @@ class FakeDriver:
 
         monkeypatch.setattr(cuda_kernels, "compile_for", compile_for)
         monkeypatch.setattr(cuda_kernels, "load_kernel", load_kernel)
+
+
+@contextlib.contextmanager
+def fake_cuda_backend() -> Iterator[FakeDriver]:
+    """The CUDA backend of device 0 over a fake driver (device memory is host memory), current
+    for the duration; yields the driver, to read what was launched."""
+    from cutile.runtime import context
+    from cutile.runtime.backends.cuda import CudaBackend
+
+    mp = pytest.MonkeyPatch()
+    drv = FakeDriver()
+    drv.install(mp)
+    old = context.set_backend(CudaBackend(0))
+    try:
+        yield drv
+    finally:
+        context.set_backend(old)
+        mp.undo()

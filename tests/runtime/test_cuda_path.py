@@ -21,7 +21,7 @@ from cutile.runtime.sites import caller_site
 from cutile.runtime.tensor import Tensor, contiguous_strides
 
 pytest.importorskip("cuda.bindings")
-from fake_cuda import FakeDriver, decode_params
+from fake_cuda import FakeDriver, decode_params, fake_cuda_backend
 
 GPU = Device("cuda", 0)
 
@@ -71,17 +71,8 @@ def test_narrow_scalars_are_packed_as_device_bits() -> None:
 
 @pytest.fixture
 def fake() -> Iterator[FakeDriver]:
-    from cutile.runtime.backends.cuda import CudaBackend
-
-    mp = pytest.MonkeyPatch()
-    drv = FakeDriver()
-    drv.install(mp)
-    old = context.set_backend(CudaBackend(0))
-    try:
+    with fake_cuda_backend() as drv:
         yield drv
-    finally:
-        context.set_backend(old)
-        mp.undo()
 
 
 def test_launch_through_the_fake_driver(fake: FakeDriver) -> None:

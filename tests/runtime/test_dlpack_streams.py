@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 import rt_kernels as k
-from fake_cuda import FakeDriver
+from fake_cuda import FakeDriver, fake_cuda_backend
 
 import cutile as ct
 from cutile import f32
@@ -37,17 +37,8 @@ def test_stream_numbers_follow_the_dlpack_spec() -> None:
 
 @pytest.fixture
 def fake() -> Iterator[FakeDriver]:
-    from cutile.runtime.backends.cuda import CudaBackend
-
-    mp = pytest.MonkeyPatch()
-    drv = FakeDriver()
-    drv.install(mp)
-    old = context.set_backend(CudaBackend(0))
-    try:
+    with fake_cuda_backend() as drv:
         yield drv
-    finally:
-        context.set_backend(old)
-        mp.undo()
 
 
 class GpuProducer:

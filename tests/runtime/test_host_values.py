@@ -22,7 +22,7 @@ from cutile.runtime import context, floats
 from cutile.runtime.interpreter.numeric import fit
 
 pytest.importorskip("cuda.bindings")
-from fake_cuda import FakeDriver
+from fake_cuda import FakeDriver, fake_cuda_backend
 
 
 @ct.kernel
@@ -72,17 +72,8 @@ def host(request: pytest.FixtureRequest) -> Iterator[FakeDriver | None]:
         yield None
         context.set_backend(old)
         return
-    from cutile.runtime.backends.cuda import CudaBackend
-
-    mp = pytest.MonkeyPatch()
-    drv = FakeDriver()
-    drv.install(mp)
-    old = context.set_backend(CudaBackend(0))
-    try:
+    with fake_cuda_backend() as drv:
         yield drv
-    finally:
-        context.set_backend(old)
-        mp.undo()
 
 
 def _code(fn: Any) -> tuple[str, int]:
