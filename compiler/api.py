@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic, Span, dedupe
-from ..reader.source import (
-    FunctionDef,
-    ModuleInfo,
-    analysis_guard,
-    nesting_diagnostic,
-    parse_module,
-)
-from .frontend.exprs import TypedName
-from .frontend.function import KernelResult, analyze_kernel, check_helper_syntax
-from .frontend.params import KernelSignature, read_signature
+from ..reader.source import ModuleInfo, analysis_guard, nesting_diagnostic, parse_module
+from .analysis import analyze_guarded, internal_error
+from .frontend.context import TypedName
+from .frontend.function import KernelResult, check_helper_syntax
+from .frontend.params import read_signature
+from .unit import kernel_unit
 
 
 def check_source(source: str, path: str) -> list[Diagnostic]:
@@ -21,15 +16,13 @@ def check_source(source: str, path: str) -> list[Diagnostic]:
     try:
         info = parse_module(source, path)
     except Exception as err:  # a last resort: a bug in cutile must not crash the caller
-        return [_internal(err, "reading this file", Span(path, 1, 0, 1, 1))]
+        return [internal_error(err, "reading this file", Span(path, 1, 0, 1, 1))]
     if isinstance(info, Diagnostic):
         return [info]
     return check_module(info)
 
 
 def check_module(info: ModuleInfo) -> list[Diagnostic]:
-    from .unit import kernel_unit  # unit builds on this module
-
     diags: list[Diagnostic] = []
     for fn in info.functions.values():
         if fn.is_kernel:  # the unit's analysis: the checker's launches compare with it
@@ -42,36 +35,14 @@ def check_module(info: ModuleInfo) -> list[Diagnostic]:
                 span = info.name_span(fn.node)
                 found = [nesting_diagnostic(info.path, span.line, info.lines[span.line - 1])]
             except Exception as err:
-                found = [_internal(err, f"checking '{fn.name}'", info.name_span(fn.node))]
+                found = [internal_error(err, f"checking '{fn.name}'", info.name_span(fn.node))]
         diags += found
     return sorted(dedupe(diags), key=Diagnostic.sort_key)
 
 
-def _analyze(info: ModuleInfo, fn: FunctionDef,
-             consts: dict[str, object] | None = None) -> KernelResult:
-    """analyze_kernel, with an unexpected exception turned into a CT999 at the kernel's name."""
-    try:
-        with analysis_guard():  # the JIT gets the checker's limits: the same verdicts
-            return analyze_kernel(info, fn, consts)
-    except Exception as err:
-        span = info.name_span(fn.node)
-        # parse_module's depth limit should prevent it; a deeper helper chain still may not
-        diag = nesting_diagnostic(info.path, span.line, info.lines[span.line - 1]) \
-            if isinstance(err, RecursionError) else _internal(err, f"checking '{fn.name}'", span)
-        return KernelResult(None, [diag], [], KernelSignature(fn.name, span, (), fn.is_kernel))
-
-
-def _internal(err: Exception, doing: str, span: Span) -> Diagnostic:
-    text = str(err).strip().splitlines()
-    what = text[0][:120] if text else ""
-    detail = f"{doing} failed with {type(err).__name__}{': ' + what if what else ''}; please " \
-        "report this with the file"
-    return msg.INTERNAL_ERROR.at(span, detail=detail)
-
-
 def specialize(info: ModuleInfo, name: str, consts: dict[str, object]) -> KernelResult:
     """The typed IR of a kernel with its Const parameters bound (what backends execute)."""
-    return _analyze(info, info.functions[name], consts)
+    return analyze_guarded(info, info.functions[name], consts)
 
 
 def typed_names(info: ModuleInfo, lines: tuple[int, int] | None = None) -> list[TypedName]:
@@ -82,5 +53,5 @@ def typed_names(info: ModuleInfo, lines: tuple[int, int] | None = None) -> list[
         node = fn.node
         if lines is None or (node.lineno <= lines[1]
                              and lines[0] <= (node.end_lineno or node.lineno)):
-            names += _analyze(info, fn).names
+            names += analyze_guarded(info, fn).names
     return names

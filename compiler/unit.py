@@ -19,7 +19,7 @@ from pathlib import Path
 from ..diagnostics.diagnostic import Diagnostic
 from ..diagnostics.errors import error_for
 from ..reader.source import FunctionDef, ModuleInfo, read_module
-from .api import _analyze, _internal
+from .analysis import analyze_guarded, internal_error
 from .frontend.params import KernelSignature, read_signature
 from .ir import KernelIR
 from .specialization import Specialization
@@ -54,7 +54,7 @@ class KernelUnit:
     @cached_property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """The kernel's CT1/CT2 diagnostics without Const values (what the checker reports)."""
-        return tuple(_analyze(self.info, self.fn).diagnostics)
+        return tuple(analyze_guarded(self.info, self.fn).diagnostics)
 
 
 def kernel_unit(info: ModuleInfo, name: str) -> KernelUnit:
@@ -83,12 +83,13 @@ def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:
 def specialized_ir(unit: KernelUnit, spec: Specialization) -> KernelIR:
     """The IR a backend runs for one launch's specialization: KernelError on frontend errors,
     LaunchError when the launch's partitions do not fit how the kernel uses them."""
-    result = _analyze(unit.info, unit.fn, spec.const_values)
+    result = analyze_guarded(unit.info, unit.fn, spec.const_values)
     errors = [d for d in result.diagnostics if d.severity.value == "error"]
     if errors or result.ir is None:
         name = unit.name
-        raise error_for(errors or [_internal(RuntimeError(f"no IR for {name}"), f"specializing "
-                                             f"'{name}'", result.signature.span)])
+        missing = internal_error(RuntimeError(f"no IR for {name}"), f"specializing '{name}'",
+                                 result.signature.span)
+        raise error_for(errors or [missing])
     misuse = persistent_misuse(result.ir, spec)
     if misuse:
         raise error_for(misuse)

@@ -164,6 +164,13 @@ def parse_text(source: str) -> ast.Module:
         return ast.parse(source, filename=NO_FILE)
 
 
+def parse_expression(source: str) -> ast.expr:
+    """One expression's text (a quoted annotation) parsed as `parse_text` parses a module.
+    Raises what ast.parse raises."""
+    with text_alone():
+        return ast.parse(source, filename=NO_FILE, mode="eval").body
+
+
 def tokenize_text(source: str) -> tuple[list[tokenize.TokenInfo], bool]:
     """The text's tokens (`text_alone`) up to the first error, and whether there was none."""
     out: list[tokenize.TokenInfo] = []

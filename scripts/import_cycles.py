@@ -1,6 +1,8 @@
 """Import cycles among cutile's modules: the strongly connected components of the graph of
 module-level imports (`if TYPE_CHECKING:` blocks left out: they never run), optionally with
 the imports inside functions too (`--all`: they run later, but still tie the modules together).
+`from pkg import a` is an edge to the module `pkg.a` where that is a module, and to `pkg`
+otherwise (`from . import arith` needs nothing of the package's `__init__`).
 
     python scripts/import_cycles.py [--all] [--typing] [--package runtime] [--max N]
 
@@ -64,7 +66,9 @@ def _targets(node: ast.Import | ast.ImportFrom, here: str, is_package: bool,
             base = base.rpartition(".")[0]
         prefix = (f"{base}.{node.module}" if node.module else base) if node.level else (
             node.module or "")
-        names = [prefix] + [f"{prefix}.{a.name}" for a in node.names]
+        names = [f"{prefix}.{a.name}" for a in node.names]
+        if not all(name in modules for name in names):  # a name the package itself defines
+            names.insert(0, prefix)
     for name in names:
         while name and name not in modules:  # `from .x import f`: the module x
             name = name.rpartition(".")[0]

@@ -1,4 +1,5 @@
-"""Analyzing one kernel or helper: parameters, body, and helper inlining."""
+"""Analyzing one kernel (its parameters, then its body through the evaluator's core) and
+checking a helper's syntax on its own (its types are checked per call, when inlined)."""
 
 from __future__ import annotations
 
@@ -7,28 +8,15 @@ from dataclasses import dataclass
 
 from ...diagnostics import messages as msg
 from ...diagnostics.codes import Family
-from ...diagnostics.diagnostic import Diagnostic, Span, dedupe
+from ...diagnostics.diagnostic import Diagnostic, dedupe
 from ...reader.source import FunctionDef, ModuleInfo, literal_value
 from ..ir import KernelIR, Param, Value
 from ..types import ConstType, Dim, SymInt, TensorType, TileType
-from .builder import Arg, Builder
-from .control import ControlFlow, LoopCtx
-from .exprs import Context, TypedName, literal_fvalue, slab_hover
+from .builder import Builder
+from .context import Context, TypedName, slab_hover
+from .core import Evaluator
 from .params import KernelSignature, ParamSpec, read_signature
-from .values import UNKNOWN, Binding, FValue, Reject, Unbound, const_value
-
-
-class Analyzer(ControlFlow):
-    def __init__(self, ctx: Context, env: dict[str, Binding], is_kernel: bool,
-                 call_site: Span | None = None, const_params: set[str] | None = None) -> None:
-        self.ctx = ctx
-        self.env = env
-        self.is_kernel = is_kernel
-        self.call_site = call_site
-        self.const_params = const_params or set()
-        self.terminated = False
-        self.returned = False
-        self.loops: list[LoopCtx] = []
+from .values import UNKNOWN, Binding
 
 
 @dataclass
@@ -52,9 +40,8 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
     if diags:
         for name in _annotated_names(fn.node):
             env.setdefault(name, UNKNOWN)  # a rejected signature: no follow-on errors
-    analyzer = Analyzer(ctx, env, True, const_params={p.name for p in sig.params
-                                                       if p.kind == "const"})
-    analyzer.body(fn.node.body)
+    const_params = {p.name for p in sig.params if p.kind == "const"}
+    Evaluator(ctx, env, True, const_params=const_params).body(fn.node.body)
     all_diags = dedupe(diags + ctx.diags + unsafe_notice(info, fn))
     ir = None
     if not any(d.severity.value == "error" for d in all_diags):
@@ -100,104 +87,12 @@ def _param(p: ParamSpec, consts: dict[str, object] | None) -> Param:
                                         const=value))  # type: ignore[arg-type]
 
 
-def inline_helper(ctx: Context, fn: FunctionDef, args: list[Arg], kwargs: dict[str, Arg],
-                  span: Span) -> FValue:
-    env = _bind_helper_args(ctx, fn, args, kwargs, span)
-    ctx.stack.append(fn.name)
-    try:
-        analyzer = Analyzer(ctx, env, False, call_site=span)
-        analyzer.body(early_returns(fn.node.body))
-    finally:
-        ctx.stack.pop()
-    result = analyzer.env.get("__return__")
-    if result is None:
-        return const_value(span, None, "none")
-    return UNKNOWN if isinstance(result, Unbound) else result
-
-
-def _bind_helper_args(ctx: Context, fn: FunctionDef, args: list[Arg], kwargs: dict[str, Arg],
-                      span: Span) -> dict[str, Binding]:
-    p = fn.node.args
-    params = [*p.posonlyargs, *p.args, *p.kwonlyargs]
-    positional = [*p.posonlyargs, *p.args]
-    pos_defaults: list[ast.expr | None] = [None] * (len(positional) - len(p.defaults))
-    defaults = dict(zip((x.arg for x in params), [*pos_defaults, *p.defaults, *p.kw_defaults],
-                        strict=True))
-    env: dict[str, Binding] = {}
-    b = ctx.builder
-    if len(args) > len(positional):
-        b.fail(msg.TOO_MANY_ARGS, args[len(positional)].span, name=fn.name, most=len(positional),
-               s="" if len(positional) == 1 else "s", given=len(args))
-    for param, a in zip(positional, args, strict=False):
-        env[param.arg] = a.value
-    names = {x.arg for x in params}
-    for key, a in kwargs.items():
-        if key not in names:
-            b.fail(msg.UNKNOWN_KEYWORD, a.span, name=fn.name, param=key)
-        if key in env:
-            b.fail(msg.DUPLICATE_ARG, a.span, name=fn.name, param=key)
-        env[key] = a.value
-    for param in params:
-        if param.arg in env:
-            continue
-        node = defaults[param.arg]
-        default = literal_value(node) if node is not None else None
-        if default is None:
-            b.fail(msg.MISSING_ARG, span, name=fn.name, param=param.arg)
-        env[param.arg] = literal_fvalue(default, span)
-    return env
-
-
 def check_helper_syntax(info: ModuleInfo, fn: FunctionDef) -> list[Diagnostic]:
     """CT1 errors of a helper with unknown arguments (its types are checked per call)."""
     ctx = Context(info, Builder(), None)
     env: dict[str, Binding] = {n: UNKNOWN for n in _annotated_names(fn.node)}
-    Analyzer(ctx, env, False).body(fn.node.body)
+    Evaluator(ctx, env, False).body(fn.node.body)
     return [d for d in ctx.diags if d.entry.family is Family.SYNTAX]
 
 
-
-
-__all__ = ["Analyzer", "KernelResult", "Reject", "analyze_kernel", "check_helper_syntax",
-           "inline_helper"]
-
-
-def early_returns(stmts: list[ast.stmt]) -> list[ast.stmt]:
-    """`if c: ...; return a` followed by more statements becomes `if c: ...; return a else:
-    <the rest>` (and likewise for a returning else), so a helper may return from one branch:
-    both branches then end in a return, which the branch merge handles. Loops are left alone
-    (a return there would also end the loop)."""
-    out: list[ast.stmt] = []
-    for i, stmt in enumerate(stmts):
-        if isinstance(stmt, ast.If):
-            body, orelse = early_returns(stmt.body), early_returns(stmt.orelse)
-            rest = stmts[i + 1:]
-            if rest and _returns(body) != _returns(orelse):
-                if _returns(body):
-                    orelse = early_returns([*stmt.orelse, *rest])
-                else:
-                    body = early_returns([*stmt.body, *rest])
-                out.append(_if_like(stmt, body, orelse))
-                return out
-            out.append(_if_like(stmt, body, orelse))
-        else:
-            out.append(stmt)
-    return out
-
-
-def _returns(stmts: list[ast.stmt]) -> bool:
-    """Whether every path through `stmts` ends in a return."""
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, ast.Return):
-        return True
-    if isinstance(last, ast.If):
-        return _returns(last.body) and _returns(last.orelse)
-    return False
-
-
-def _if_like(node: ast.If, body: list[ast.stmt], orelse: list[ast.stmt]) -> ast.If:
-    if body is node.body and orelse is node.orelse:
-        return node
-    return ast.copy_location(ast.If(test=node.test, body=body, orelse=orelse), node)
+__all__ = ["KernelResult", "analyze_kernel", "check_helper_syntax"]

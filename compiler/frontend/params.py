@@ -8,7 +8,7 @@ from typing import Literal
 
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Span
-from ...reader.source import FunctionDef, ModuleInfo, literal_value
+from ...reader.source import FunctionDef, ModuleInfo, literal_value, parse_expression
 from ..dtypes import BY_NAME as DTYPES
 from ..dtypes import DType
 from ..kernel_options import option_problem
@@ -140,7 +140,7 @@ def _subscript(info: ModuleInfo, expr: ast.expr) -> tuple[str | None, list[ast.e
 def _parse_annotation(info: ModuleInfo, name: str, span: Span, expr: ast.expr) -> ParamSpec:
     if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
         try:
-            unquoted = ast.parse(expr.value, mode="eval").body  # a quoted annotation
+            unquoted = parse_expression(expr.value)  # a quoted annotation
         except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
             raise _BadAnnotation("the quoted annotation is not valid Python", expr) from err
         try:

@@ -1,16 +1,24 @@
-"""Simple statements: assignments, expression statements, return, and rejected statements."""
+"""Simple statements: assignments, expression statements and rejected statements.
+
+The core (core.py) runs every statement that is not compound through `simple`, with the rule
+it found for the statement's type (`return`, `break` and `continue` are control flow's).
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import Any
 
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Span
 from ...reader.source import target_names
 from ..ir import Value
+from ..ops.elementwise import binary
 from ..types import SlabType, TileType
-from .exprs import AUG_OPS, Expressions, TypedName, slab_hover
-from .values import UNKNOWN, FValue, Poisoned, Reject, TupleVal, Unknown, const_value
+from .context import Scope, TypedName, slab_hover
+from .exprs import AUG_OPS
+from .values import UNKNOWN, FValue, Poisoned, Reject, TupleVal, Unknown
 
 REJECTED_SIMPLE: dict[type[ast.AST], tuple[str, str]] = {
     ast.Assert: ("assert", "; use ct.device_assert(cond, message)"),
@@ -32,111 +40,102 @@ REJECTED_COMPOUND: dict[type[ast.AST], tuple[str, str]] = {
 }
 
 
-class Statements(Expressions):
-    is_kernel: bool
-    const_params: set[str]
-    terminated: bool  # the current block ended in break/continue
-    returned: bool  # the current block ended in return
+def simple(scope: Scope, stmt: ast.stmt, rule: Callable[[Scope, Any], None]) -> None:
+    """Runs a simple statement's rule; a rejected one is reported and the names it assigns
+    become unknown (one root cause, one diagnostic)."""
+    targets = _assigned(stmt)
+    try:
+        rule(scope, stmt)
+    except Reject as err:
+        scope.record(err)
+        _poison(scope, targets)
+    except Poisoned:
+        _poison(scope, targets)
+    else:
+        return
+    if isinstance(stmt, ast.Return):
+        scope.returned = True  # a rejected return: the helper's result is unknown
 
-    def simple(self, stmt: ast.stmt) -> None:
-        targets = _assigned(stmt)
-        try:
-            self._simple(stmt)
-        except Reject as err:
-            self.record(err)
-            self._poison(targets)
-        except Poisoned:
-            self._poison(targets)
-        else:
-            return
-        if isinstance(stmt, ast.Return):
-            self.returned = True  # a rejected return: the helper's result is unknown
 
-    def exit_kernel(self, span: Span) -> None:
-        """A kernel's `return` (control.py: it may sit in a branch or a loop)."""
-        raise NotImplementedError
+def _poison(scope: Scope, names: list[str]) -> None:
+    for n in names:
+        if n not in scope.const_params:  # a rejected reassignment leaves the Const as is
+            scope.env[n] = UNKNOWN
 
-    def _poison(self, names: list[str]) -> None:
-        for n in names:
-            if n not in self.const_params:  # a rejected reassignment leaves the Const as is
-                self.env[n] = UNKNOWN
 
-    def _simple(self, stmt: ast.stmt) -> None:
-        span = self.span(stmt)
-        if isinstance(stmt, ast.Expr):
-            if not (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
-                self.expr(stmt.value)  # docstrings are fine
-        elif isinstance(stmt, ast.Assign):
-            value = self.expr(stmt.value)
-            for t in stmt.targets:
-                self.assign(t, value)
-        elif isinstance(stmt, ast.AnnAssign):
-            if stmt.value is not None:
-                self.assign(stmt.target, self.expr(stmt.value))
-        elif isinstance(stmt, ast.AugAssign):
-            from ..ops.elementwise import binary
+def expression(scope: Scope, stmt: ast.Expr) -> None:
+    if not (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
+        scope.expr(stmt.value)  # docstrings are fine
 
-            lhs = self.arg(stmt.target)
-            value = binary(self.b, AUG_OPS[type(stmt.op)], lhs, self.arg(stmt.value), span)
-            self.assign(stmt.target, value)
-        elif isinstance(stmt, ast.Return):
-            self.return_(stmt)
-        elif isinstance(stmt, ast.Pass):
-            pass
-        elif isinstance(stmt, (ast.Break, ast.Continue)):
-            self.jump(stmt)  # type: ignore[attr-defined]
-        else:
-            what, hint = REJECTED_SIMPLE.get(type(stmt), (type(stmt).__name__.lower(), ""))
-            self.b.fail(msg.UNSUPPORTED_STATEMENT, self.ctx.info.keyword_span(
-                stmt, what.split()[0]), what=what, hint=hint)
 
-    def assign(self, target: ast.expr, value: FValue) -> None:
-        span = self.span(target)
-        if isinstance(target, ast.Name):
-            name = target.id
-            if name in self.const_params:
-                self.b.fail(msg.CONST_REASSIGNED, span, name=name)
-            if isinstance(value, Value) and value.name is None and not value.is_const:
-                value.name = name
-            if isinstance(value, Value) and isinstance(value.type, TileType):
-                self.ctx.names.append(TypedName(name, span, str(value.type)))
-            elif isinstance(value, Value) and isinstance(value.type, SlabType):
-                self.ctx.names.append(TypedName(name, span, slab_hover(value.type.tensor,
-                                                                       value.type.owner)))
-            self.env[name] = value
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            if isinstance(value, Unknown):
-                raise Poisoned
-            if not isinstance(value, TupleVal) or len(value.items) != len(target.elts):
-                self.b.fail(msg.BAD_OPERAND, span, op="unpacking",
-                            what=f"this value (it needs a tuple of {len(target.elts)})")
-            for el, item in zip(target.elts, value.items, strict=True):
-                self.assign(el, item)
-        else:
-            self.b.fail(msg.UNSUPPORTED_STATEMENT, span, what="assignment to attributes or items",
-                        hint="; store tiles with z.store(tile)")
+def assignment(scope: Scope, stmt: ast.Assign) -> None:
+    value = scope.expr(stmt.value)
+    for t in stmt.targets:
+        assign(scope, t, value)
 
-    def return_(self, node: ast.Return) -> None:
-        span = self.span(node)
-        if self.is_kernel:
-            if node.value is not None and not (isinstance(node.value, ast.Constant) and
-                                               node.value.value is None):
-                self.b.fail(msg.KERNEL_RETURNS_VALUE, span)
-            self.exit_kernel(span)
-            return
-        value = self.expr(node.value) if node.value is not None else const_value(
-            span, None, "none")
-        self.env["__return__"] = value
-        self.returned = True
 
-    def compound_rejected(self, node: ast.stmt) -> None:
-        info = self.ctx.info
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.record(Reject(msg.NESTED_FUNCTION.at(info.name_span(node), name=node.name)))
-            return
-        what, hint = REJECTED_COMPOUND.get(type(node), (type(node).__name__.lower(), ""))
-        span = info.keyword_span(node, what.split()[0])
-        self.record(Reject(msg.UNSUPPORTED_STATEMENT.at(span, what=what, hint=hint)))
+def annotated_assignment(scope: Scope, stmt: ast.AnnAssign) -> None:
+    if stmt.value is not None:
+        assign(scope, stmt.target, scope.expr(stmt.value))
+
+
+def augmented_assignment(scope: Scope, stmt: ast.AugAssign) -> None:
+    span = scope.span(stmt)
+    lhs = scope.arg(stmt.target)
+    value = binary(scope.b, AUG_OPS[type(stmt.op)], lhs, scope.arg(stmt.value), span)
+    assign(scope, stmt.target, value)
+
+
+def pass_(scope: Scope, stmt: ast.Pass) -> None:
+    pass
+
+
+def rejected(scope: Scope, stmt: ast.stmt) -> None:
+    """A simple statement kernels do not have (`assert`, `del`, `import`, ...)."""
+    what, hint = REJECTED_SIMPLE.get(type(stmt), (type(stmt).__name__.lower(), ""))
+    scope.b.fail(msg.UNSUPPORTED_STATEMENT, scope.ctx.info.keyword_span(
+        stmt, what.split()[0]), what=what, hint=hint)
+
+
+def assign(scope: Scope, target: ast.expr, value: FValue) -> None:
+    span = scope.span(target)
+    if isinstance(target, ast.Name):
+        _assign_name(scope, target.id, span, value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, Unknown):
+            raise Poisoned
+        if not isinstance(value, TupleVal) or len(value.items) != len(target.elts):
+            scope.b.fail(msg.BAD_OPERAND, span, op="unpacking",
+                         what=f"this value (it needs a tuple of {len(target.elts)})")
+        for el, item in zip(target.elts, value.items, strict=True):
+            assign(scope, el, item)
+    else:
+        scope.b.fail(msg.UNSUPPORTED_STATEMENT, span, what="assignment to attributes or items",
+                     hint="; store tiles with z.store(tile)")
+
+
+def _assign_name(scope: Scope, name: str, span: Span, value: FValue) -> None:
+    if name in scope.const_params:
+        scope.b.fail(msg.CONST_REASSIGNED, span, name=name)
+    if isinstance(value, Value) and value.name is None and not value.is_const:
+        value.name = name
+    if isinstance(value, Value) and isinstance(value.type, TileType):
+        scope.ctx.names.append(TypedName(name, span, str(value.type)))
+    elif isinstance(value, Value) and isinstance(value.type, SlabType):
+        scope.ctx.names.append(TypedName(name, span, slab_hover(value.type.tensor,
+                                                                value.type.owner)))
+    scope.env[name] = value
+
+
+def compound_rejected(scope: Scope, node: ast.stmt) -> None:
+    """A compound statement kernels do not have (`def`, `try`, `with`, `match`, ...)."""
+    info = scope.ctx.info
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        scope.record(Reject(msg.NESTED_FUNCTION.at(info.name_span(node), name=node.name)))
+        return
+    what, hint = REJECTED_COMPOUND.get(type(node), (type(node).__name__.lower(), ""))
+    span = info.keyword_span(node, what.split()[0])
+    scope.record(Reject(msg.UNSUPPORTED_STATEMENT.at(span, what=what, hint=hint)))
 
 
 def _assigned(stmt: ast.stmt) -> list[str]:

@@ -101,6 +101,13 @@ def _kind_of(value: ConstVal) -> str:
     return "dtype"
 
 
+def literal_fvalue(value: object, span: Span) -> FValue:
+    """A module constant or a default argument (a literal, or a tuple of them) as a value."""
+    if isinstance(value, tuple):
+        return TupleVal(tuple(literal_fvalue(v, span) for v in value))
+    return const_value(span, value)  # type: ignore[arg-type]
+
+
 def none_value(span: Span) -> Value:
     """The value of a call made for its effect (store, printf)."""
     return const_value(span, None, "none")

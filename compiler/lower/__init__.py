@@ -3,8 +3,9 @@
 `abi` fixes the entry parameters (and the launcher's slots), `table` holds the lowering rules
 the op definitions use, `arith` builds elementwise/cast/reduction code, `contract` picks the
 mul + add/sub pairs that become one `fma` (always on, like nvcc -fmad=true), `emit` walks the
-IR. The names below load `emit` on first use: the op definitions import `arith` and `table`
-without it.
+IR; `gathers`, `atomics` and `loops` lower their op families through the lowerer's interface
+(`context.LowerCtx`), without importing `emit`. The names below load `emit` on first use: the
+op definitions import `arith` and `table` without it.
 """
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ from ..bytecode.types import TOKEN, PtrType, Scalar
 from ..bytecode.types import TileType as BcTile
 from ..dtypes import I64, DType
 from ..types import TensorType, TileType
-from . import gathers
 from .padding import along, run_from
 from .pointers import TensorAddress, element_pointers
 from .types import LowerError
@@ -28,7 +27,7 @@ from .types import LowerError
 if TYPE_CHECKING:
     from ..bytecode import Builder, Value
     from ..ir import Op
-    from .emit import _Lowerer
+    from .context import LowerCtx
 
 I64_TILE = BcTile(Scalar.I64)
 
@@ -111,18 +110,18 @@ def tile_indices(b: Builder, index: list[Value], shape: tuple[int, ...]) -> list
     return out
 
 
-def lower_acc(L: _Lowerer, op: Op) -> None:
+def lower_acc(L: LowerCtx, op: Op) -> None:
     """`acc_tile` (acc, tile, *index scalars) and `acc_scatter` (acc, values, *index tiles)."""
     acc_v, values, *idx = op.operands
     at = acc_v.type
     assert isinstance(at, TensorType) and at.acc is not None
-    addr = gathers.address(L, L._param_of(acc_v))
+    addr = L.address(L.param_of(acc_v))
     tile = L.v(values)
     tt = tile.type
     assert isinstance(tt, BcTile)
     indices: list[tuple[Value, DType]] = []
     if op.name == "acc_tile":
-        indices = [(i, I64) for i in tile_indices(L.b, L._index(idx), tt.shape)]
+        indices = [(i, I64) for i in tile_indices(L.b, L.index(idx), tt.shape)]
     else:
         for x in idx:
             xt = x.type

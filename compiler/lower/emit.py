@@ -4,12 +4,13 @@ Views, tile grids and other per-kernel setup go into a prologue that precedes th
 dominate every use however deeply nested. Memory ordering: loads of read-only tensors use the
 entry token (they may reorder freely); every access to a Mut slab is chained through that slab's
 token, and printf calls through one print token. A token that changes inside a loop or `if` is
-carried through it like any other loop-carried value.
+carried through it like any other loop-carried value. The op families with modules of their own
+(gathers.py, atomics.py, loops.py) get the lowerer as a `context.LowerCtx`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,7 +97,7 @@ class _Lowerer:
         self.grids: dict[int, list[Value]] = {}  # Mut parameter -> its tile grid
         self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
         self.tok: dict[int, Value] = {}
-        self.addresses: dict[int, TensorAddress] = {}  # pointer-tile access (gathers.py)
+        self.addresses: dict[int, TensorAddress] = {}  # pointer-tile access (address())
         self.scattered = gathers.scatter_targets(kernel)
         self.ranges = Ranges(kernel)  # compile-time index ranges (gathers' bounds checks)
         self.scope = _Scope()
@@ -147,7 +148,7 @@ class _Lowerer:
             pv = self.pviews[key] = self.pro.emit("make_partition_view", [pt], view)
         return pv
 
-    def _param_of(self, x: IrValue) -> int:
+    def param_of(self, x: IrValue) -> int:
         for i, p in enumerate(self.k.params):
             if p.value is x:
                 return i
@@ -159,14 +160,14 @@ class _Lowerer:
         if isinstance(src.type, PartitionType):
             param, tile = self.partitions[src]
             return self.pview(param, tile, pad), None
-        param = self._param_of(src)
+        param = self.param_of(src)
         mut = isinstance(src.type, TensorType) and src.type.mutable
         return self.pview(param, shape, pad), (param if mut else None)
 
     def _extents(self, src: IrValue) -> list[Value]:
         """The extents of a load source's tensor, read once in the prologue."""
         param = self.partitions[src][0] if isinstance(src.type, PartitionType) else \
-            self._param_of(src)
+            self.param_of(src)
         if param not in self.extents:
             view = self.views[param]
             assert isinstance(view.type, TensorViewType)
@@ -174,7 +175,7 @@ class _Lowerer:
                 view.type.shape), view).results
         return self.extents[param]
 
-    def _index(self, xs: list[IrValue]) -> list[Value]:
+    def index(self, xs: Sequence[IrValue]) -> list[Value]:
         out = []
         for x in xs:
             v = self.v(x)
@@ -182,8 +183,19 @@ class _Lowerer:
             out.append(v if scalar(d) == scalar(_I32) else arith.astype(self.b, v, d, _I32))
         return out
 
-    def _token(self, key: int | None) -> Value:
+    def token(self, key: int | None) -> Value:
         return self.entry_token if key is None else self.tok.get(key, self.entry_token)
+
+    def set_token(self, key: int, token: Value) -> None:
+        self.tok[key] = token
+
+    def address(self, param: int) -> TensorAddress:
+        """The parameter's address, built once in the prologue."""
+        got = self.addresses.get(param)
+        if got is None:
+            got = self.addresses[param] = TensorAddress.of(self.pro, self.abi, self.fn.params,
+                                                           self.views[param], param)
+        return got
 
     def load(self, op: Op) -> None:
         src, *idx = op.operands
@@ -191,8 +203,8 @@ class _Lowerer:
         value = op.attrs.get("padding")
         mode = view_padding(value)
         view, key = self._source(src, out.shape, mode or Padding.ZERO)
-        index = self._index(idx)
-        tile, tok = self.b.op("load_view_tko", [out, TOKEN], view, index, self._token(key),
+        index = self.index(idx)
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], view, index, self.token(key),
                               **_memory_hints(op.attrs)).results
         if key is not None:
             self.tok[key] = tok
@@ -206,13 +218,13 @@ class _Lowerer:
         t = self.v(value)
         assert isinstance(t.type, BcTile)
         view, key = self._source(z, t.type.shape)
-        tok = self.b.emit("store_view_tko", [TOKEN], t, view, self._index(idx), self._token(key))
+        tok = self.b.emit("store_view_tko", [TOKEN], t, view, self.index(idx), self.token(key))
         if key is not None:
             self.tok[key] = tok
 
     # -- tile mapping (compiler/tiling.py, as arithmetic on i32 scalars) -----------------
     def _mut(self, z: IrValue) -> tuple[int, MutFacts]:
-        i = self._param_of(z)
+        i = self.param_of(z)
         f = self.spec.args[i] if i < len(self.spec.args) else None
         if isinstance(f, MutFacts):
             return i, f
@@ -258,8 +270,8 @@ class _Lowerer:
 
     def _slab_tile(self, z: IrValue, idx: list[IrValue], tile: tuple[int, ...]) -> _SlabTile:
         rank = len(idx) // 2
-        i, f, origin, extents = self._slab(z, self._index(idx[:rank]))
-        safe, inside = self._inside(self._index(idx[rank:]), extents, tile)
+        i, f, origin, extents = self._slab(z, self.index(idx[:rank]))
+        safe, inside = self._inside(self.index(idx[rank:]), extents, tile)
         by_view = all(n % t == 0 or w for n, t, w in
                       zip(f.tile, tile, f.whole or (False,) * rank, strict=True))
         return _SlabTile(i, f, origin, extents, safe, inside, tile, by_view)
@@ -283,7 +295,7 @@ class _Lowerer:
         read over the slab is masked at the slab's extents and at its own edge."""
         b = self.b
         shape = st.tile
-        param = self._param_of(src)
+        param = self.param_of(src)
         extents = st.extents if param == st.param else \
             [b.constant(n, I32_TILE) for n in st.f.tile]
         mask = splat(b, st.inside, shape)
@@ -297,13 +309,13 @@ class _Lowerer:
             mask = b.emit("andi", [mask.type], mask, along(b, ok, axis, shape))
             pos = b.emit("addi", [row], local, splat(b, o, (t,)))
             indices.append((along(b, pos, axis, shape, broadcast=False), _I32))
-        ptrs, inside = element_pointers(b, gathers.address(self, param), indices, shape)
+        ptrs, inside = element_pointers(b, self.address(param), indices, shape)
         return ptrs, b.emit("andi", [mask.type], mask, inside)
 
     def _read_key(self, src: IrValue) -> int | None:
         """The token key of a slab load's source: a Mut's own; a read-only tensor's none."""
         mutable = isinstance(src.type, TensorType) and src.type.mutable
-        return self._param_of(src) if mutable else None
+        return self.param_of(src) if mutable else None
 
     def slab_load(self, op: Op) -> None:
         """`src` read over z's slab (`z.load(...)`, `ct.load_tile_like(x, z)`): z gives the
@@ -321,7 +333,7 @@ class _Lowerer:
         else:
             ptrs, mask = self._pointers(st, src)
             tile, tok = self.b.op("load_ptr_tko", [out, TOKEN], ptrs, mask,
-                                  self.b.constant(fill, out), self._token(key),
+                                  self.b.constant(fill, out), self.token(key),
                                   **hints).results
             if key is not None:
                 self.tok[key] = tok
@@ -331,10 +343,10 @@ class _Lowerer:
                    value: object, hints: dict[str, Any]) -> Value:
         mode = view_padding(value)
         rank = len(idx) // 2
-        index = self._global_index(st, self._index(idx[:rank]))
+        index = self._global_index(st, self.index(idx[:rank]))
         key = self._read_key(src)
-        pv = self.pview(self._param_of(src), out.shape, mode or Padding.ZERO)
-        tile, tok = self.b.op("load_view_tko", [out, TOKEN], pv, index, self._token(key),
+        pv = self.pview(self.param_of(src), out.shape, mode or Padding.ZERO)
+        tile, tok = self.b.op("load_view_tko", [out, TOKEN], pv, index, self.token(key),
                               **hints).results
         if key is not None:
             self.tok[key] = tok
@@ -343,7 +355,7 @@ class _Lowerer:
         if mode is None:
             tile = pad_outside(self.b, tile, index, self._extents(src), fill)
         mask = splat(self.b, st.inside, out.shape)
-        if self._param_of(src) != st.param:
+        if self.param_of(src) != st.param:
             mask = self._within_slab(st, mask)
         return self.b.emit("select", [out], mask, tile, self.b.constant(fill, out))
 
@@ -366,13 +378,13 @@ class _Lowerer:
         t = self.v(value)
         assert isinstance(t.type, BcTile)
         st = self._slab_tile(z, idx, t.type.shape)
-        before = self._token(st.param)
+        before = self.token(st.param)
         if not st.by_view:
             ptrs, mask = self._pointers(st, z)
             self.tok[st.param] = self.b.emit("store_ptr_tko", [TOKEN], ptrs, t, mask, before)
             return
         rank = len(idx) // 2
-        index = self._global_index(st, self._index(idx[:rank]))
+        index = self._global_index(st, self.index(idx[:rank]))
         pv = self.pview(st.param, t.type.shape)
         branch = self.b.op("if", [TOKEN], st.inside, regions=[[], []])
         with self.b.at(branch.regions[0]):  # an index outside the slab writes nothing
@@ -384,7 +396,7 @@ class _Lowerer:
 
     def slab_extent(self, op: Op) -> None:
         z, *idx = op.operands
-        _, _, _, extents = self._slab(z, self._index(idx))
+        _, _, _, extents = self._slab(z, self.index(idx))
         self.vals[op.result] = extents[op.attrs["axis"]]
 
     def _inside(self, index: list[Value], extents: list[Value], tile: tuple[int, ...]
@@ -456,11 +468,11 @@ class _Lowerer:
             for o in block.ops:
                 if o.name in _MEMORY and isinstance(o.operands[0].type, TensorType) \
                         and o.operands[0].type.mutable:
-                    keys.add(self._param_of(o.operands[0]))
+                    keys.add(self.param_of(o.operands[0]))
                 elif o.name == "printf":
                     keys.add(PRINT)
                 elif gathers.token_key(self, o) is not None:  # a scattered tensor's token
-                    keys.add(self._param_of(o.operands[0]))
+                    keys.add(self.param_of(o.operands[0]))
                 for r in o.regions:
                     visit(r)
         for r in op.regions:
@@ -507,7 +519,7 @@ class _Lowerer:
         res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
         iv_t = tile_type(body.args[0].type)
         carried = [tile_type(a.type) for a in body.args[1:]] + [TOKEN] * len(keys)
-        bc = self.b.op("for", res_t, lb, ub, step, [*inits, *(self._token(k) for k in keys)],
+        bc = self.b.op("for", res_t, lb, ub, step, [*inits, *(self.token(k) for k in keys)],
                        regions=[[iv_t, *carried]], **flags)
         region = bc.regions[0]
         self._region(body, region, body.args, keys, _Scope([], _Loop(keys, region.args[1:])))
@@ -521,7 +533,7 @@ class _Lowerer:
         body = op.regions[0]
         res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
         args_t = [tile_type(a.type) for a in body.args] + [TOKEN] * len(keys)
-        bc = self.b.op("loop", res_t, [lb, *inits, *(self._token(k) for k in keys)],
+        bc = self.b.op("loop", res_t, [lb, *inits, *(self.token(k) for k in keys)],
                        regions=[args_t])
         region = bc.regions[0]
         with self.b.at(region):
@@ -535,7 +547,7 @@ class _Lowerer:
         body = op.regions[0]
         res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
         args_t = [tile_type(a.type) for a in body.args] + [TOKEN] * len(keys)
-        inits = [self.v(x) for x in op.operands] + [self._token(k) for k in keys]
+        inits = [self.v(x) for x in op.operands] + [self.token(k) for k in keys]
         bc = self.b.op("loop", res_t, inits, regions=[args_t])
         region = bc.regions[0]
         self._region(body, region, body.args, keys, _Scope([], _Loop(keys, region.args)))
@@ -568,7 +580,7 @@ class _Lowerer:
             if self.scope.loop is None:
                 raise LowerError(f"'{op.name}' outside a loop")
             keys = self.scope.loop.keys
-        values += [self._token(k) for k in keys]
+        values += [self.token(k) for k in keys]
         induction = self.scope.loop.induction if self.scope.loop is not None else None
         if op.name == "continue" and induction is not None:
             values = [loops.step_checked(self.b, *induction, values), *values]
@@ -673,7 +685,7 @@ def _tile_coords(L: _Lowerer, op: Op) -> None:
 def _partition(L: _Lowerer, op: Op) -> None:
     t = op.result.type
     assert isinstance(t, PartitionType)
-    L.partitions[op.result] = (L._param_of(op.operands[0]), dims(t.tile))
+    L.partitions[op.result] = (L.param_of(op.operands[0]), dims(t.tile))
 
 
 def _num_tiles(L: _Lowerer, op: Op) -> None:
@@ -689,7 +701,7 @@ def _tensor_extent(L: _Lowerer, op: Op) -> None:
 
 
 def _printf(L: _Lowerer, op: Op) -> None:
-    tok = L.b.emit("print_tko", [TOKEN], [L.v(x) for x in op.operands], L._token(PRINT),
+    tok = L.b.emit("print_tko", [TOKEN], [L.v(x) for x in op.operands], L.token(PRINT),
                    str=str(op.attrs["format"]))
     L.tok[PRINT] = tok
 

@@ -21,26 +21,11 @@ from ..dtypes import I64, DType
 from ..ir import KernelIR, Op, walk
 from ..ir import Value as IrValue
 from .padding import along, run_from
-from .pointers import (
-    TensorAddress,
-    element_pointers,
-    masked_load,
-    masked_store,
-    widen,
-)
+from .pointers import element_pointers, masked_load, masked_store, widen
 from .types import dims, dtype_of, tile_type
 
 if TYPE_CHECKING:
-    from .emit import _Lowerer
-
-
-def address(L: _Lowerer, param: int) -> TensorAddress:
-    """The parameter's address, built once in the prologue."""
-    got = L.addresses.get(param)
-    if got is None:
-        got = L.addresses[param] = TensorAddress.of(L.pro, L.abi, L.fn.params, L.views[param],
-                                                    param)
-    return got
+    from .context import LowerCtx
 
 
 def scatter_targets(kernel: KernelIR) -> frozenset[int]:
@@ -49,35 +34,35 @@ def scatter_targets(kernel: KernelIR) -> frozenset[int]:
     return frozenset(params[id(o.operands[0])] for o in walk(kernel.body) if o.name == "scatter")
 
 
-def token_key(L: _Lowerer, op: Op) -> int | None:
+def token_key(L: LowerCtx, op: Op) -> int | None:
     """The token key an op of this module advances (None: it reads with the entry token)."""
     if op.name not in ("gather", "load_at", "scatter"):
         return None
-    param = L._param_of(op.operands[0])
+    param = L.param_of(op.operands[0])
     return param if param in L.scattered else None
 
 
-def _indices(L: _Lowerer, xs: list[IrValue]) -> list[tuple[Value, DType]]:
+def _indices(L: LowerCtx, xs: list[IrValue]) -> list[tuple[Value, DType]]:
     return [(L.v(x), dtype_of(x.type)) for x in xs]
 
 
-def _read(L: _Lowerer, op: Op, indices: list[tuple[Value, DType]],
+def _read(L: LowerCtx, op: Op, indices: list[tuple[Value, DType]],
           ranges: list[tuple[int, int] | None] | None = None) -> None:
-    param = L._param_of(op.operands[0])
+    param = L.param_of(op.operands[0])
     out = tile_type(op.result.type)
-    ptrs, mask = element_pointers(L.b, address(L, param), indices, out.shape, ranges or [])
+    ptrs, mask = element_pointers(L.b, L.address(param), indices, out.shape, ranges or [])
     key = token_key(L, op)
-    tile, tok = masked_load(L.b, ptrs, mask, op.attrs.get("padding", 0), L._token(key))
+    tile, tok = masked_load(L.b, ptrs, mask, op.attrs.get("padding", 0), L.token(key))
     if key is not None:
-        L.tok[key] = tok
-    L.vals[op.result] = tile
+        L.set_token(key, tok)
+    L.bind(op, [tile])
 
 
-def gather(L: _Lowerer, op: Op) -> None:
+def gather(L: LowerCtx, op: Op) -> None:
     _read(L, op, _indices(L, op.operands[1:]), [L.ranges.of(x) for x in op.operands[1:]])
 
 
-def load_at(L: _Lowerer, op: Op) -> None:
+def load_at(L: LowerCtx, op: Op) -> None:
     """Axis a's index tile: offset_a + iota(n_a), shaped to lie along axis a."""
     shape = dims(tuple(op.attrs["shape"]))
     indices: list[tuple[Value, DType]] = []
@@ -95,14 +80,14 @@ def load_at(L: _Lowerer, op: Op) -> None:
     _read(L, op, indices, ranges)
 
 
-def scatter(L: _Lowerer, op: Op) -> None:
+def scatter(L: LowerCtx, op: Op) -> None:
     y, *rest = op.operands
-    param = L._param_of(y)
+    param = L.param_of(y)
     mask_v = L.v(rest.pop()) if op.attrs.get("masked") else None
     values = L.v(rest[-1])
     t = values.type
     assert isinstance(t, BcTile)
-    ptrs, mask = element_pointers(L.b, address(L, param), _indices(L, rest[:-1]), t.shape)
+    ptrs, mask = element_pointers(L.b, L.address(param), _indices(L, rest[:-1]), t.shape)
     if mask_v is not None:
         mask = L.b.emit("andi", [mask.type], mask, mask_v)
-    L.tok[param] = masked_store(L.b, ptrs, values, mask, L._token(param))
+    L.set_token(param, masked_store(L.b, ptrs, values, mask, L.token(param)))

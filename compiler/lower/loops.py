@@ -35,7 +35,7 @@ from .types import I32_TILE
 
 if TYPE_CHECKING:
     from ..bytecode import Builder, Value
-    from .emit import _Lowerer
+    from .context import LowerCtx
 
 I32_MAX = 2**31 - 1
 I1 = BcTile(Scalar.I1)
@@ -54,12 +54,12 @@ def range_checks(kernel: KernelIR) -> list[Op]:
     return [op for op in walk(kernel.body) if op.name == "range_check"]
 
 
-def lower_range_check(L: _Lowerer, op: Op) -> None:
+def lower_range_check(L: LowerCtx, op: Op) -> None:
     """`ub` when `step >= 1`; else `lb` (0 iterations) and the status word records it."""
     lb, ub, step = (L.v(x) for x in op.operands)
     b = L.b
     ok = _cmp(b, step, b.constant(1, I32_TILE), CmpPredicate.GE)
-    L.vals[op.result] = b.emit("select", [I32_TILE], ok, ub, lb)
+    L.bind(op, [b.emit("select", [I32_TILE], ok, ub, lb)])
     status = L.status
     if status is None:
         return
@@ -73,7 +73,7 @@ def lower_range_check(L: _Lowerer, op: Op) -> None:
          mode=AtomicMode.XCHG)
 
 
-def for_form(L: _Lowerer, op: Op) -> str:
+def for_form(L: LowerCtx, op: Op) -> str:
     """"plain", "unsigned" or "loop" for an IR `for` (see the module docstring)."""
     lb, ub, step = op.operands[:3]
     made = L.ranges.defs.get(id(step))
@@ -89,7 +89,7 @@ def for_form(L: _Lowerer, op: Op) -> str:
     return "loop"
 
 
-def unsigned_bound(L: _Lowerer, ub: IrValue) -> Value:
+def unsigned_bound(L: LowerCtx, ub: IrValue) -> Value:
     """`ub` for an unsigned comparison: a negative one (no iterations) becomes 0."""
     v = L.v(ub)
     if _at_least_zero(L, ub):
@@ -122,7 +122,7 @@ def _cmp(b: Builder, x: Value, y: Value, pred: CmpPredicate) -> Value:
     return b.emit("cmpi", [I1], x, y, comparison_predicate=pred, signedness=SIGNED)
 
 
-def _at_least_zero(L: _Lowerer, v: IrValue, depth: int = 0) -> bool:
+def _at_least_zero(L: LowerCtx, v: IrValue, depth: int = 0) -> bool:
     """Whether `v` is never negative: a known range, an id or count, `a % c` (c > 0), `a // c`
     and min/max of such values (a few levels deep; anything else is not known)."""
     r = L.ranges.of(v)

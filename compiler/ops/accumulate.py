@@ -18,7 +18,7 @@ from ..frontend.values import FValue, TupleVal, none_value
 from ..ir import Value
 from ..types import Shape, TensorType, TileType, describe, fmt_shape
 from .defs import ir_op
-from .memory import index_values
+from .indices import index_values
 from .registry import Call, method
 
 # The method name of each op (`or`/`and` are Python keywords, hence `or_`/`and_`).

@@ -19,7 +19,8 @@ from ..frontend.values import FValue, TupleVal, none_value
 from ..ir import Value
 from ..types import ConstType, Shape, TensorType, TileType, describe, fmt_shape
 from .defs import ir_op
-from .memory import index_values, tensor
+from .indices import index_values
+from .memory import tensor
 from .padding import PAD_PARAM, padding_attrs
 from .registry import Call, function, method
 

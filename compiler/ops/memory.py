@@ -20,6 +20,8 @@ from ..types import (
     describe,
     fmt_shape,
 )
+from .accumulate import acc_read
+from .indices import index_values
 from .load_hints import HINT_PARAMS, load_hints
 from .padding import PAD_PARAM, padding_attrs
 from .registry import Call, function, method
@@ -49,9 +51,7 @@ def _num_blocks(b: Builder, c: Call) -> FValue:
 def tensor(b: Builder, arg: Arg, what: str, mutable: bool | None = None) -> Value:
     v = b.known(arg)
     if isinstance(v, Value) and isinstance(v.type, TensorType) and v.type.acc is not None:
-        from .accumulate import acc_read  # an Acc is never read (CT216)
-
-        acc_read(b, arg, what, arg.span)
+        acc_read(b, arg, what, arg.span)  # an Acc is never read (CT216)
     if not isinstance(v, Value) or not isinstance(v.type, TensorType) or (
             mutable is not None and v.type.mutable != mutable):
         kind = {True: "a Mut tensor", False: "a read-only tensor", None: "a tensor"}[mutable]
@@ -116,16 +116,6 @@ LOAD_PARAMS = PAD_PARAM + ", " + HINT_PARAMS  # the keywords every view load tak
 def _load_attrs(b: Builder, c: Call, dtype: DType, what: str) -> dict[str, Any]:
     """A load's padding and memory hints, as the IR op's attributes."""
     return {**padding_attrs(b, c["padding"], dtype, what), **load_hints(b, c, what)}
-
-
-def index_values(b: Builder, arg: Arg, rank: int, what: str) -> list[Value]:
-    v = b.known(arg)
-    items = list(v.items) if isinstance(v, TupleVal) else [v]
-    if len(items) != rank:
-        want = "an index" if rank == 1 else f"a tuple of {rank} indices"
-        b.fail(msg.INDEX_RANK, arg.span, what=what, want=want, rank=rank,
-               given=f"{len(items)} ind{'ex' if len(items) == 1 else 'ices'}")
-    return [b.scalar_int(Arg(i, arg.span), f"an index of {what}") for i in items]
 
 
 @function("load_tile_like", "x: Any, z: Any, " + LOAD_PARAMS,

@@ -174,6 +174,22 @@ def test_findings_do_not_depend_on_warning_filters() -> None:
     assert "CT100" not in codes(plain)
 
 
+def test_quoted_annotations_do_not_depend_on_warning_filters() -> None:
+    """A quoted annotation is parsed as its module is: under `python -W error` the warning
+    about an invalid escape inside it made it 'not valid Python' instead of a bad Acc op."""
+    import warnings
+
+    src = HEAD.replace("from cutile import Mut", "from cutile import Acc, Mut").replace(
+        "def k(z: Mut[Tensor[f32, (128,)]])",
+        "def k(z: Mut[Tensor[f32, (128,)]], a: \"Acc[Tensor[f32, (4,)], 'a\\\\d']\")"
+    ) + "    z.store(t)\n"
+    plain = analyze_source(src, "m.py")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert analyze_source(src, "m.py") == plain
+    assert codes(plain) == ["CT107"] and "with op one of" in plain[0].message
+
+
 def test_a_module_importing_itself_is_read_from_its_buffer(tmp_path: Path) -> None:
     body = HEAD.replace("import cutile as ct\n", "import cutile as ct\nimport m\n")
     buffer = body + "    z.store(t)\n\n\nz = ct.zeros((128,), f32).partition((128,))\nm.k(z, 5)\n"

@@ -33,7 +33,7 @@ def test_one_unit_per_parse_shared_by_kernels_and_hint_variants(
     assert kernel_unit(info, "add") is unit and kernel_unit(info, "scale") is not unit
     assert unit.qualname == "rt_kernels.add" and len(unit.source_hash) == 64
     k.add.check()
-    analyses = _count(monkeypatch, "_analyze")
+    analyses = _count(monkeypatch, "analyze_guarded")
     variant = k.add.with_hints(occupancy=2)
     assert variant.check() == k.add.check() == []
     assert variant.binder().sig is k.add.binder().sig  # one signature read per parse
