@@ -17,7 +17,7 @@ from .slab_access import per_block_access
 ParamKind = Literal["tensor", "mut", "acc", "const", "scalar"]
 ShapeEntry = int | str  # static extent, -1 for dynamic, or the name of a Const[int] parameter
 CONST_KINDS = {"int": "int", "bool": "bool", "float": "float", "DType": "dtype"}
-# Accumulator ops (DESIGN §7): name -> whether it needs an integer tensor
+# Accumulator ops (design.md §3): name -> whether it needs an integer tensor
 ACC_OPS = {"add": False, "max": False, "min": False, "or": True, "and": True, "xor": True}
 
 
