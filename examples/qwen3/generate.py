@@ -162,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     except ct.CutileError as e:  # a launch or a device failure: its own coded message
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except MemoryError:  # the estimate let it through, the host could not give it
+        print(f"error: {fp.CT412} the host ran out of memory (reading the checkpoint widens its "
+              "weights to float32 on the host)", file=sys.stderr)
+        return 1
 
 
 def _parser() -> argparse.ArgumentParser:

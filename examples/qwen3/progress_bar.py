@@ -28,6 +28,7 @@ class Bar:
             self._draw()
 
     def close(self) -> None:
+        self.done = self.total  # finished (a file's header bytes are not counted as read)
         if self.enabled:
             self._draw()
             self.stream.write("\n")
