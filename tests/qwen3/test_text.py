@@ -276,10 +276,11 @@ KWARGS = [{}, {"enable_thinking": False}, {"enable_thinking": True}]
 @pytest.fixture(scope="module")
 def hf_tok(ckpt: tuple[Path, tiny.Tiny]) -> Any:
     pytest.importorskip("transformers")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(str(ckpt[0]))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")  # a local directory: nothing to fetch
+        return AutoTokenizer.from_pretrained(str(ckpt[0]))
 
 
 @pytest.mark.parametrize("conversation", sorted(CONVERSATIONS))
