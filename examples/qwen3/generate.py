@@ -1,50 +1,100 @@
-"""Generation with the Qwen3 engine: greedy, or sampled with temperature, top-k and top-p.
+"""Text generation with the Qwen3 engine: a prompt or a chat in, text streamed out.
 
-    python examples/qwen3/generate.py --model DIR --prompt-ids 1,2,3 --max-new-tokens N \
-        [--dtype float32|bfloat16] [--kv-dtype float32|bfloat16] \
-        [--temperature T --top-k K --top-p P --seed S] [--eager] \
-        [--step-prefill] [--json]
+    python examples/qwen3/generate.py --model DIR --prompt "text"
+    python examples/qwen3/generate.py --model DIR --chat --prompt "Hi" [--system S] [--no-thinking]
+    python examples/qwen3/generate.py --model DIR --chat            # one user turn per stdin line
+    python examples/qwen3/generate.py --model DIR --prompt-ids 1,2,3
+        [--max-new-tokens N] [--greedy | --do-sample] [--temperature T] [--top-k K]
+        [--top-p P] [--seed S] [--dtype float32|bfloat16] [--kv-dtype float32|bfloat16]
+        [--eager] [--step-prefill] [--json] [--progress]
 
-DIR is a Hugging Face checkpoint directory (config.json and *.safetensors). Runs on the GPU when
-there is one, otherwise on the interpreter (tiny configs); CUTILE_BACKEND forces one. Each step
-is one replay of a captured graph; --eager launches the kernels one by one instead (debugging).
-The prompt is prefilled in one batched pass (GEMMs and causal attention over all its rows);
---step-prefill runs one decode step per prompt token instead (the older path, for comparison).
+DIR is a Hugging Face Qwen3 checkpoint directory: config.json and *.safetensors, and for text
+its tokenizer.json (and tokenizer_config.json with the chat template for --chat). The text is
+streamed to stdout as it is generated, and generation stops at the end-of-sequence ids of
+generation_config.json (else config.json) or after --max-new-tokens; the sampling defaults are
+generation_config.json's, which the flags override. --json prints one JSON object instead (per
+turn with a chat on stdin): the ids, the text and the timings. --prompt-ids takes and prints
+token ids and needs no tokenizer.
+
+Runs on the GPU when there is one, otherwise on the interpreter (tiny configs; CUTILE_BACKEND
+forces one). The prompt is prefilled in one batched pass; each decode step is one replay of a
+captured graph (--eager: the kernels one by one, for debugging; --step-prefill: one decode step
+per prompt token). Needs cutile's [models] extra (safetensors, tokenizers, jinja2).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from config import ConfigError, load_config
+import footprint as fp
+from chat_template import ChatTemplateError, load_template, render
+from config import ConfigError, Qwen3Config, load_config
+from generation_config import Defaults, GenerationConfigError, load_defaults
+from hf_tokenizer import Tokenizer, TokenizerError
 from model import DTYPES, Qwen3, Sampling
-from weights import WeightsError, load_weights
+from optional_deps import MissingExtra
+from progress_bar import Bar
+from weights import WeightsError, checkpoint_bytes, load_weights
 
 import cutile as ct
 
 GREEDY = Sampling()
+NEW_TOKENS = 256  # --max-new-tokens when neither the flag nor generation_config.json sets it
+STREAM_CHUNK = 1  # decode steps between reads while text streams
+WATCH_CHUNK = 16  # decode steps between reads when only watching for the end of sequence
+ERRORS = (ConfigError, WeightsError, TokenizerError, ChatTemplateError, GenerationConfigError,
+          MissingExtra, fp.DoesNotFit, ValueError)
 
 
 @dataclass
 class Result:
     tokens: list[int]
     prefill_s: float
-    decode_tokens_per_s: float | None  # None when no token came from a decode step
+    decode_tokens_per_s: float | None  # None when no token came from a timed decode step
+    finish_reason: str = "length"  # "eos": stopped at one of the `stop` ids (kept, last)
+
+
+class _Watch:
+    """The new tokens read back while generating: cut after the first stop id."""
+
+    def __init__(self, stop: Collection[int], on_tokens: Callable[[list[int]], None] | None):
+        self.stop, self.on_tokens = frozenset(stop), on_tokens
+        self.tokens: list[int] = []
+        self.done = False
+
+    def take(self, new: list[int]) -> None:
+        for i, t in enumerate(new):
+            if t in self.stop:
+                new, self.done = new[:i + 1], True
+                break
+        self.tokens += new
+        if self.on_tokens is not None and new:
+            self.on_tokens(new)
 
 
 def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
-             sampling: Sampling = GREEDY, eager: bool = False,
-             step_prefill: bool = False) -> Result:
+             sampling: Sampling = GREEDY, eager: bool = False, step_prefill: bool = False, *,
+             stop: Collection[int] = (), on_tokens: Callable[[list[int]], None] | None = None,
+             chunk: int = STREAM_CHUNK) -> Result:
     """The prompt in one batched prefill (GEMMs and attention over its rows; `step_prefill`:
-    one decode step per prompt token instead), which picks the first new token; then
+    one decode step per prompt token instead), which picks the first new token; then up to
     max_new_tokens - 1 decode steps. The decode rate is timed over the steps after the first
-    (that one captures the graph). The tokens are read back once, at the end."""
+    (that one captures the graph).
+
+    Without `stop` and `on_tokens` the tokens are read back once, at the end. With them, the
+    new tokens are read every `chunk` steps, handed to `on_tokens` as they come, and generation
+    ends after the first id in `stop` (the steps of a chunk past it are dropped)."""
     model.reset(prompt, max_new_tokens, sampling)
-    n, steps = len(prompt), max_new_tokens - 1
+    n, left = len(prompt), max_new_tokens - 1
+    watch = _Watch(stop, on_tokens) if stop or on_tokens is not None else None
     t0 = time.perf_counter()
     graph = None
     if not step_prefill:
@@ -55,78 +105,303 @@ def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
         graph = model.capture()  # runs the step at position 0
         for _ in range(n - 1):
             graph.replay()
-    model.tokens(n, 1)  # waits for the first new token
+    first = model.tokens(n, 1)  # waits for the first new token
     prefill_s = time.perf_counter() - t0
-    if steps and graph is None:  # the first decode step (with the capture): not timed
-        if eager:
+    if watch is not None:
+        watch.take(first)
+    if left and graph is None and not (watch and watch.done):
+        if eager:  # the first decode step (with the capture): not timed
             model.run_eager(1)
         else:
             graph = model.capture()
-        steps -= 1
+        left -= 1
+        if watch is not None:
+            watch.take(model.tokens(n + 1, 1))
     model.tokens(n, 1)
     t1 = time.perf_counter()
-    if eager:
-        model.run_eager(steps)
-    else:
-        for _ in range(steps):
-            assert graph is not None
-            graph.replay()
+    timed = 0
+    while left and not (watch and watch.done):
+        k = min(chunk, left) if watch is not None else left
+        made = max_new_tokens - left
+        if eager:
+            model.run_eager(k)
+        else:
+            for _ in range(k):
+                assert graph is not None
+                graph.replay()
+        left, timed = left - k, timed + k
+        if watch is not None:
+            watch.take(model.tokens(n + made, k))  # waits for the chunk
     model.tokens(n, 1)  # waits
     decode_s = time.perf_counter() - t1
     if graph is not None:
         graph.sync()
-    tokens = model.tokens(n, max_new_tokens)
-    return Result(tokens, prefill_s, steps / decode_s if steps else None)
+    if watch is None:
+        return Result(model.tokens(n, max_new_tokens), prefill_s,
+                      timed / decode_s if timed else None)
+    return Result(watch.tokens, prefill_s, timed / decode_s if timed else None,
+                  "eos" if watch.done else "length")
 
 
+# -- the command line -----------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    p = _parser()
+    args = p.parse_args(argv)
+    _check_args(p, args)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader of stdout went away (`| head`)
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (the interpreter closes it at exit)
+        return 1
+    except ERRORS as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except ct.CutileError as e:  # a launch or a device failure: its own coded message
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except MemoryError:  # the estimate let it through, the host could not give it
+        print(f"error: {fp.CT412} the host ran out of memory (reading the checkpoint widens its "
+              "weights to float32 on the host)", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n".join(__doc__.split("\n")[2:9]))
     p.add_argument("--model", required=True, help="checkpoint directory")
-    p.add_argument("--prompt-ids", required=True, help="comma-separated token ids")
-    p.add_argument("--max-new-tokens", type=int, default=32)
-    p.add_argument("--dtype", choices=sorted(DTYPES), default="float32")
+    given = p.add_mutually_exclusive_group()
+    given.add_argument("--prompt", help="the prompt text (with --chat: the user's message)")
+    given.add_argument("--prompt-ids", help="the prompt as comma-separated token ids")
+    p.add_argument("--chat", action="store_true",
+                   help="render the checkpoint's chat template; without --prompt, one user "
+                        "turn per line of stdin")
+    p.add_argument("--system", help="a system message (with --chat)")
+    p.add_argument("--no-thinking", action="store_true",
+                   help="with --chat: enable_thinking=False for the template (Qwen3: no "
+                        "<think> block)")
+    p.add_argument("--max-new-tokens", type=int,
+                   help=f"at most this many new tokens (default: generation_config.json's, "
+                        f"else {NEW_TOKENS})")
+    p.add_argument("--dtype", choices=sorted(DTYPES), default="float32",
+                   help="the matrices' dtype on the device")
     p.add_argument("--kv-dtype", choices=sorted(DTYPES),
                    help="the KV cache's dtype (default: --dtype's)")
-    p.add_argument("--temperature", type=float, default=0.0, help="0: greedy (the default)")
-    p.add_argument("--top-k", type=int, default=0, help="sample from the K largest (0: all)")
-    p.add_argument("--top-p", type=float, default=1.0, help="then from mass P of those")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--greedy", action="store_true", help="always the most likely token")
+    mode.add_argument("--do-sample", action="store_true", help="sample (top-k, top-p)")
+    p.add_argument("--temperature", type=float,
+                   help="0: greedy; > 0: sample at this temperature (default: "
+                        "generation_config.json's)")
+    p.add_argument("--top-k", type=int, help="sample from the K largest (0: all)")
+    p.add_argument("--top-p", type=float, help="then from mass P of those")
     p.add_argument("--seed", type=int, default=0, help="the Philox key of the draws")
     p.add_argument("--eager", action="store_true", help="launch one by one, no graph")
     p.add_argument("--step-prefill", action="store_true",
                    help="prefill with one decode step per prompt token (not batched)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    args = p.parse_args(argv)
-    try:
-        prompt = [int(t) for t in args.prompt_ids.split(",")]
-    except ValueError:
-        p.error(f"--prompt-ids: expected integers separated by commas, got {args.prompt_ids!r}")
-    if args.temperature < 0 or not 0 < args.top_p <= 1 or args.top_k < 0:
+    p.add_argument("--json", action="store_true", help="print one JSON object (per turn)")
+    p.add_argument("--progress", action="store_true",
+                   help="show the loading progress on stderr also when it is not a terminal")
+    return p
+
+
+def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.prompt is None and args.prompt_ids is None and not args.chat:
+        p.error("give --prompt TEXT, --prompt-ids IDS, or --chat")
+    if args.prompt_ids is not None and args.chat:
+        p.error("--chat renders text through the chat template: use --prompt, not --prompt-ids")
+    if (args.system is not None or args.no_thinking) and not args.chat:
+        p.error("--system and --no-thinking go with --chat")
+    if args.max_new_tokens is not None and args.max_new_tokens < 1:
+        p.error("--max-new-tokens must be at least 1")
+    if (args.temperature is not None and args.temperature < 0) or \
+            (args.top_p is not None and not 0 < args.top_p <= 1) or \
+            (args.top_k is not None and args.top_k < 0):
         p.error("need --temperature >= 0, 0 < --top-p <= 1 and --top-k >= 0")
-    sampling = Sampling(args.temperature, args.top_k, args.top_p, args.seed)
-    try:
-        cfg = load_config(args.model)
-        model = Qwen3(cfg, load_weights(args.model, cfg), args.dtype, kv_dtype=args.kv_dtype)
-        for t in prompt:  # a bad id is an error before the warm-up, not inside it
-            if not 0 <= t < cfg.vocab_size:
-                raise ValueError(f"token id {t} is outside the vocabulary "
-                                 f"(0..{cfg.vocab_size - 1})")
-        # compiles every kernel, so the timings below exclude the JIT
-        generate(model, prompt, 2, sampling, args.eager, args.step_prefill)
-        result = generate(model, prompt, args.max_new_tokens, sampling, args.eager,
-                          args.step_prefill)
-    except (ConfigError, WeightsError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    out = {"tokens": result.tokens, "prefill_s": result.prefill_s,
-           "decode_tokens_per_s": result.decode_tokens_per_s, "backend": ct.backend_name()}
-    if args.json:
-        print(json.dumps(out))
+
+
+def sampling_from(args: argparse.Namespace, d: Defaults) -> tuple[Sampling, dict[str, Any]]:
+    """The sampling settings: generation_config.json's, each overridden by its flag.
+    --greedy / --do-sample choose the mode; a --temperature alone does too (0: greedy,
+    above: sampling, as in the engine's first CLI)."""
+    if args.greedy or args.do_sample:
+        sample = bool(args.do_sample)
+    elif args.temperature is not None:
+        sample = args.temperature > 0
     else:
-        rate = result.decode_tokens_per_s
-        print(f"tokens: {' '.join(map(str, result.tokens))}")
-        print(f"prefill {result.prefill_s:.3f} s, decode "
-              f"{'n/a' if rate is None else f'{rate:.1f} tokens/s'} on {out['backend']}")
+        sample = d.do_sample
+    temperature = d.temperature if args.temperature is None else args.temperature
+    top_k = d.top_k if args.top_k is None else args.top_k
+    top_p = d.top_p if args.top_p is None else args.top_p
+    sample = sample and temperature > 0
+    shown = {"do_sample": sample, "temperature": temperature, "top_k": top_k, "top_p": top_p,
+             "seed": args.seed}
+    return (Sampling(temperature, top_k, top_p, args.seed) if sample else GREEDY), shown
+
+
+@dataclass
+class _Session:
+    """What one run of the CLI holds: the loaded model and how to turn text into prompts."""
+    args: argparse.Namespace
+    cfg: Qwen3Config
+    defaults: Defaults
+    tokenizer: Tokenizer | None
+    template: str | None
+    sampling: Sampling
+    shown: dict[str, Any]
+    model: Qwen3 | None = None
+    warm: bool = False
+
+
+def _run(args: argparse.Namespace) -> int:
+    model_dir = Path(args.model)
+    if not model_dir.is_dir():
+        what = "is not a directory" if model_dir.exists() else "does not exist"
+        raise ConfigError(f"--model {args.model}: {what} (expected a checkpoint directory "
+                          "with config.json and *.safetensors)")
+    cfg = load_config(model_dir)
+    defaults = load_defaults(model_dir)
+    for item in defaults.ignored:
+        print(f"warning: generation_config.json: {item} is not supported by this engine; "
+              "ignored", file=sys.stderr)
+    tokenizer = None if args.prompt_ids is not None else Tokenizer.load(model_dir)
+    template = load_template(model_dir, tokenizer.config) if args.chat and tokenizer else None
+    sampling, shown = sampling_from(args, defaults)
+    s = _Session(args, cfg, defaults, tokenizer, template, sampling, shown)
+    if not args.chat:
+        return _one(s, _prompt_ids(args) if tokenizer is None else tokenizer.encode(args.prompt))
+    system = [] if args.system is None else [{"role": "system", "content": args.system}]
+    if args.prompt is not None:
+        return _one(s, _chat_prompt(s, [*system, {"role": "user", "content": args.prompt}]))
+    return _conversation(s, system)
+
+
+def _prompt_ids(args: argparse.Namespace) -> list[int]:
+    try:
+        return [int(t) for t in args.prompt_ids.split(",")]
+    except ValueError:
+        raise ValueError(f"--prompt-ids: expected integers separated by commas, got "
+                         f"{args.prompt_ids!r}") from None
+
+
+def _chat_prompt(s: _Session, messages: list[dict[str, Any]]) -> list[int]:
+    assert s.tokenizer is not None and s.template is not None
+    extra = {"enable_thinking": False} if s.args.no_thinking else {}
+    text = render(s.template, messages, True, s.tokenizer.special, **extra)
+    return s.tokenizer.encode(text, add_special_tokens=False)  # the template has its tokens
+
+
+def _one(s: _Session, prompt: list[int]) -> int:
+    new = _new_tokens(s, prompt)
+    _load(s, len(prompt), new)
+    _answer(s, prompt, new)
     return 0
+
+
+def _conversation(s: _Session, system: list[dict[str, Any]]) -> int:
+    """One user turn per line of stdin; each answer joins the conversation the next turn's
+    prompt renders (the whole conversation is prefilled again each turn)."""
+    messages = list(system)
+    for line in _user_lines():
+        messages.append({"role": "user", "content": line})
+        prompt = _chat_prompt(s, messages)
+        new = _new_tokens(s, prompt)
+        _load(s, len(prompt), new)
+        text = _answer(s, prompt, new)
+        messages.append({"role": "assistant", "content": text})
+    return 0
+
+
+def _user_lines() -> Iterator[str]:
+    interactive = sys.stdin.isatty()
+    while True:
+        if interactive:
+            print("> ", end="", file=sys.stderr, flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            return
+        if line.strip():
+            yield line.rstrip("\n")
+
+
+def _new_tokens(s: _Session, prompt: list[int]) -> int:
+    if s.args.max_new_tokens is not None:
+        return int(s.args.max_new_tokens)
+    return s.defaults.new_tokens(len(prompt), NEW_TOKENS)
+
+
+def _load(s: _Session, prompt_len: int, new_tokens: int) -> None:
+    """Checks that the model fits, then reads the weights and copies them to the device (with
+    a progress bar on a terminal or with --progress); the first call only."""
+    if s.model is not None:
+        return
+    args, cfg = s.args, s.cfg
+    kv = args.kv_dtype or args.dtype
+    fp.check(fp.estimate(cfg, args.dtype, kv, prompt_len, new_tokens), args.dtype, kv,
+             *fp.free_memory())
+    show = args.progress or sys.stderr.isatty()
+    reading = Bar("reading weights ", checkpoint_bytes(args.model), "bytes", show)
+    weights = load_weights(args.model, cfg, reading.advance)
+    reading.close()
+    copying = Bar("weights to device", cfg.num_hidden_layers, "layers", show)
+    s.model = Qwen3(cfg, weights, args.dtype, kv_dtype=args.kv_dtype, progress=copying.advance)
+    copying.close()
+
+
+def _answer(s: _Session, prompt: list[int], new: int) -> str:
+    """Generates after `prompt`: streams the text (or prints the JSON object); returns the
+    text (the ids as text when there is no tokenizer)."""
+    model, args = s.model, s.args
+    assert model is not None
+    for t in prompt:  # a bad id is an error before the warm-up, not inside it
+        if not 0 <= t < s.cfg.vocab_size:
+            raise ValueError(f"token id {t} is outside the vocabulary (0..{s.cfg.vocab_size - 1})")
+    if not s.warm:  # compiles every kernel, so the timings exclude the JIT
+        generate(model, prompt, 2, s.sampling, args.eager, args.step_prefill)
+        s.warm = True
+    stream = s.tokenizer is not None and not args.json
+    detok = s.tokenizer.detokenizer() if s.tokenizer is not None else None
+
+    def show(ids: list[int]) -> None:
+        assert detok is not None
+        sys.stdout.write(detok.push(ids))
+        sys.stdout.flush()
+
+    result = generate(model, prompt, new, s.sampling, args.eager, args.step_prefill,
+                      stop=s.defaults.eos, on_tokens=show if stream else None,
+                      chunk=STREAM_CHUNK if stream else WATCH_CHUNK)
+    rate = result.decode_tokens_per_s
+    out: dict[str, Any] = {"tokens": result.tokens, "prefill_s": result.prefill_s,
+                           "decode_tokens_per_s": rate, "backend": ct.backend_name()}
+    if s.tokenizer is None:
+        _print_ids(out, args.json)
+        return " ".join(map(str, result.tokens))
+    text = s.tokenizer.decode(result.tokens)
+    if args.json:
+        out |= {"prompt_tokens": prompt, "text": text, "finish_reason": result.finish_reason,
+                "sampling": s.shown}
+        print(json.dumps(out, ensure_ascii=False), flush=True)
+    else:
+        assert detok is not None
+        print(detok.flush(), flush=True)
+        why = "end of sequence" if result.finish_reason == "eos" else "the token limit"
+        print(f"[{len(result.tokens)} tokens, {why}; prefill {result.prefill_s:.3f} s, decode "
+              f"{'n/a' if rate is None else f'{rate:.1f} tokens/s'} on {out['backend']}]",
+              file=sys.stderr)
+    return text
+
+
+def _print_ids(out: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(out))
+        return
+    rate = out["decode_tokens_per_s"]
+    print(f"tokens: {' '.join(map(str, out['tokens']))}")
+    print(f"prefill {out['prefill_s']:.3f} s, decode "
+          f"{'n/a' if rate is None else f'{rate:.1f} tokens/s'} on {out['backend']}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ own next token there). Every computation is a cutile kernel; the host only repla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,10 +111,12 @@ class Qwen3:
 
     `dtype` is the matrices' (and embedding's) dtype; `kv_dtype` the KV cache's, by default
     the same (a bfloat16 model keeps bfloat16 K and V, as transformers does: half the bytes the
-    attention reads). Activations and norms are float32 either way."""
+    attention reads). Activations and norms are float32 either way. `progress` is called with
+    1 as each layer's weights reach the device."""
 
     def __init__(self, cfg: Qwen3Config, weights: Weights, dtype: str = "float32",
-                 cache_tile: int = CACHE_TILE, kv_dtype: str | None = None) -> None:
+                 cache_tile: int = CACHE_TILE, kv_dtype: str | None = None,
+                 progress: Callable[[int], None] | None = None) -> None:
         kv_dtype = dtype if kv_dtype is None else kv_dtype
         for name, value in (("dtype", dtype), ("kv_dtype", kv_dtype)):
             if value not in DTYPES:
@@ -129,7 +132,11 @@ class Qwen3:
         self.embed = ct.from_numpy(weights.embed, dtype=DTYPES[dtype])
         self.lm_head = (Matrix.on_device(self.embed, "head") if cfg.tie_word_embeddings
                         else Matrix.of(weights.lm_head, dtype, "head"))
-        self.layers = [_device_layer(w, dtype) for w in weights.layers]
+        self.layers = []
+        for w in weights.layers:  # `progress` hears of each layer copied to the device
+            self.layers.append(_device_layer(w, dtype))
+            if progress is not None:
+                progress(1)
         self.norm = ct.from_numpy(weights.norm.astype(np.float32))
         self.inv_freq = ct.from_numpy(rope_inv_freq(cfg.rope_theta, cfg.head_dim))
         self.buf: dict[str, ct.HostTensor] = {}

@@ -3,20 +3,24 @@
 
 F32 and F16 tensors are read through `safetensors`' NumPy API. NumPy has no bfloat16, so BF16
 tensors are read as their raw 16-bit patterns (offsets from the file's header, which the
-library lists but the NumPy API cannot decode) and widened exactly to float32.
+library lists but the NumPy API cannot decode) and widened exactly to float32. `safetensors` is
+imported when the weights are read (cutile's [models] extra; optional_deps.py says what to
+install when it is missing).
 """
 
 from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from config import Qwen3Config
 from numpy.typing import NDArray
-from safetensors import safe_open
+from optional_deps import need
 
 F32 = NDArray[np.float32]
 
@@ -48,8 +52,12 @@ class Weights:
     lm_head: F32  # the embedding itself when tie_word_embeddings
 
 
-def load_weights(model_dir: str | Path, cfg: Qwen3Config) -> Weights:
-    tensors = read_safetensors(Path(model_dir))
+Progress = Callable[[int], None]  # called with the bytes of each tensor read
+
+
+def load_weights(model_dir: str | Path, cfg: Qwen3Config,
+                 progress: Progress | None = None) -> Weights:
+    tensors = read_safetensors(Path(model_dir), progress)
     take = _Taker(tensors)
     embed = take("model.embed_tokens.weight", (cfg.vocab_size, cfg.hidden_size))
     layers = [_layer(take, cfg, i) for i in range(cfg.num_hidden_layers)]
@@ -92,27 +100,56 @@ class _Taker:
         return t
 
 
-def read_safetensors(model_dir: Path) -> dict[str, F32]:
-    """Every tensor of the checkpoint by name, as float32."""
+def checkpoint_bytes(model_dir: str | Path) -> int:
+    """The size of the checkpoint's weight files (what `read_safetensors` reads)."""
+    return sum(p.stat().st_size for p in _files(Path(model_dir)) if p.exists())
+
+
+def read_safetensors(model_dir: Path, progress: Progress | None = None) -> dict[str, F32]:
+    """Every tensor of the checkpoint by name, as float32; `progress` gets the stored bytes of
+    each tensor as it is read."""
+    safe_open = need("safetensors").safe_open
     out: dict[str, F32] = {}
     for path in _files(model_dir):
-        with safe_open(str(path), framework="np") as f:
-            for name in f.keys():  # noqa: SIM118 (a safe_open handle is not iterable)
-                dtype = f.get_slice(name).get_dtype()
-                if dtype == "BF16":
-                    out[name] = _bf16(path, name)
-                elif dtype in ("F32", "F16"):
-                    out[name] = np.asarray(f.get_tensor(name), dtype=np.float32)
-                else:
-                    raise WeightsError(f"{path.name}: '{name}' is {dtype}; expected F32, F16 "
-                                       "or BF16")
+        if not path.exists():
+            raise WeightsError(f"{path.name}: listed in model.safetensors.index.json but not in "
+                               f"{model_dir}")
+        try:
+            out |= _read_file(safe_open, path, progress)
+        except WeightsError:
+            raise
+        except Exception as e:  # OSError, or safetensors' own SafetensorError (not exported)
+            if not isinstance(e, (OSError, ValueError)) and type(e).__name__ != "SafetensorError":
+                raise
+            raise WeightsError(f"{path}: not a readable safetensors file ({e})") from None
+    return out
+
+
+def _read_file(safe_open: Callable[..., Any], path: Path,
+               progress: Progress | None) -> dict[str, F32]:
+    out: dict[str, F32] = {}
+    with safe_open(str(path), framework="np") as f:
+        for name in f.keys():  # noqa: SIM118 (a safe_open handle is not iterable)
+            dtype = f.get_slice(name).get_dtype()
+            if dtype == "BF16":
+                out[name] = _bf16(path, name)
+            elif dtype in ("F32", "F16"):
+                out[name] = np.asarray(f.get_tensor(name), dtype=np.float32)
+            else:
+                raise WeightsError(f"{path.name}: '{name}' is {dtype}; expected F32, F16 or BF16")
+            if progress is not None:
+                progress(out[name].size * (2 if dtype in ("BF16", "F16") else 4))
     return out
 
 
 def _files(model_dir: Path) -> list[Path]:
     index = model_dir / "model.safetensors.index.json"
     if index.exists():
-        weight_map = json.loads(index.read_text()).get("weight_map")
+        try:
+            raw = json.loads(index.read_text())
+        except json.JSONDecodeError as e:
+            raise WeightsError(f"{index}: not valid JSON ({e})") from None
+        weight_map = raw.get("weight_map") if isinstance(raw, dict) else None
         if not isinstance(weight_map, dict):
             raise WeightsError(f"{index}: no 'weight_map' object")
         return [model_dir / name for name in sorted(set(weight_map.values()))]

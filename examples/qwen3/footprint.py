@@ -1,0 +1,118 @@
+"""What a generation needs in memory, estimated from config.json before anything is read or
+allocated, and the check that it fits: a model too large for the GPU's free memory is one clear
+error (CT412, the code of an allocation beyond what the backend has) instead of an
+out-of-memory failure half-way through loading.
+
+Device: the weights at `--dtype` (the embedding, the LM head unless tied, every layer's
+matrices; the norms in float32), the KV cache at `--kv-dtype` (2 x layers x kv heads x rows x
+head_dim, rows = prompt + new tokens rounded up to the cache tile), the decode step's buffers
+and the batched prefill's (prompt rows x the layer's widths, float32); each allocation rounded
+up to the CUDA allocator's granule. Host: every tensor as float32 while the checkpoint is read
+(weights.py widens BF16 on the host), plus the device copies on the interpreter, whose device
+is the host.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from config import Qwen3Config
+from model import CACHE_TILE, attention_splits
+
+BYTES = {"float32": 4, "bfloat16": 2}
+MARGIN = 256 << 20  # the kernels' modules, the graph, the driver's own use
+CT412 = "CT412"
+
+
+class DoesNotFit(RuntimeError):
+    """The model, its cache and buffers need more memory than is free (CT412)."""
+
+
+@dataclass(frozen=True)
+class Footprint:
+    weights: int  # device bytes of the weights
+    cache: int  # device bytes of the KV cache
+    buffers: int  # device bytes of the step's and the prefill's buffers
+    host_weights: int  # host bytes of the float32 weights while reading the checkpoint
+    positions: int  # prompt + new tokens (the cache's rows before rounding)
+
+    @property
+    def device(self) -> int:
+        return self.weights + self.cache + self.buffers
+
+
+def estimate(cfg: Qwen3Config, dtype: str, kv_dtype: str, prompt_len: int,
+             new_tokens: int, cache_tile: int = CACHE_TILE) -> Footprint:
+    h, d, inter, v = cfg.hidden_size, cfg.head_dim, cfg.intermediate_size, cfg.vocab_size
+    nh, nkv, layers = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.num_hidden_layers
+    wb, kb = BYTES[dtype], BYTES[kv_dtype]
+    matrices = [(nh + 2 * nkv) * d * h, h * nh * d, inter * h, inter * h, h * inter] * layers
+    matrices += [v * h] * (1 if cfg.tie_word_embeddings else 2)
+    vectors = [h, h, d, d] * layers + [h, d // 2]
+    weights = sum(_block(n * wb) for n in matrices) + sum(_block(4 * n) for n in vectors)
+    seq = prompt_len + new_tokens
+    rows = -(-seq // cache_tile) * cache_tile
+    cache = 2 * layers * _block(nkv * rows * d * kb)
+    parts = nh * attention_splits(nh, rows // cache_tile)
+    step = [h, h, h, (nh + 2 * nkv) * d, nh * d, nh * d, parts * d, parts, parts, 8 * h, 8 * h,
+            inter, v, 2 * (-(-v // 32)), seq, 3]
+    prefill = [prompt_len * w for w in (h, h, h, (nh + 2 * nkv) * d, nh * d, nh * d, inter)]
+    buffers = sum(_block(4 * n) for n in step + prefill)
+    host = 4 * (sum(matrices) + sum(vectors))
+    return Footprint(weights, cache, buffers, host, seq)
+
+
+def _block(nbytes: int) -> int:
+    """`nbytes` as the CUDA caching allocator hands it out (512-byte granules below 1 MiB,
+    2 MiB granules from there)."""
+    granule = 512 if nbytes < 1 << 20 else 2 << 20
+    return max(granule, -(-nbytes // granule) * granule)
+
+
+def gib(n: int) -> str:
+    return f"{n / (1 << 30):.2f} GiB"
+
+
+def check(fp: Footprint, dtype: str, kv_dtype: str, device: tuple[int, int, str] | None,
+          host_free: int | None, interpreter: bool) -> None:
+    """DoesNotFit (CT412) when the device's free memory (`device`: free and total bytes, and
+    its name) or the host's (`host_free`) is less than `fp` needs. None: not known, not
+    checked."""
+    need = fp.device + MARGIN
+    what = (f"the model needs {gib(need)} ({gib(fp.weights)} of {dtype} weights, "
+            f"{gib(fp.cache)} of {kv_dtype} KV cache for {fp.positions} positions, "
+            f"{gib(fp.buffers)} of buffers, {gib(MARGIN)} for kernels and the driver)")
+    hint = ("; try --dtype bfloat16" if dtype == "float32" else "") + \
+           ", a smaller --max-new-tokens or prompt, or a smaller model"
+    if device is not None and not interpreter and need > device[0]:
+        free, total, name = device
+        raise DoesNotFit(f"{CT412} {what}, more than the {gib(free)} free on {name} "
+                         f"({gib(total)} in all){hint}")
+    host_need = fp.host_weights + (need if interpreter else 0)
+    if host_free is not None and host_need > host_free:
+        on = " and runs the model there (the interpreter)" if interpreter else ""
+        raise DoesNotFit(f"{CT412} reading the checkpoint widens its weights to float32 on the "
+                         f"host ({gib(fp.host_weights)}){on}: {gib(host_need)} in all, more "
+                         f"than the {gib(host_free)} of host memory available{hint}")
+
+
+def free_memory() -> tuple[tuple[int, int, str] | None, int | None, bool]:
+    """(the device's free and total bytes and its name, or None; the host's available bytes,
+    or None; whether the backend is the interpreter). The device's free memory counts the
+    blocks cutile's allocator holds for reuse."""
+    from cutile.runtime.context import backend
+    from cutile.runtime.limits import available_memory
+
+    be = backend()
+    device = None
+    if be.name == "cuda":
+        try:
+            from cutile.runtime.cuda import driver
+
+            be.current()  # type: ignore[attr-defined]  # its context, current on this thread
+            free, total = driver.mem_info()
+            cached = be.allocator.stats.cached  # type: ignore[attr-defined]
+            device = (free + cached, total, f"the GPU ({be.device})")
+        except Exception:  # unknown: the allocations report their own CT412 if they fail
+            device = None
+    return device, available_memory(), be.name == "interpreter"

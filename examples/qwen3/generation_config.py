@@ -1,0 +1,121 @@
+"""The checkpoint's generation defaults, read as transformers' `generate` reads them.
+
+`generation_config.json` (when the checkpoint has one) gives the end-of-sequence ids and the
+sampling settings; a key it does not set takes transformers' `GenerationConfig` default
+(do_sample false, temperature 1.0, top_k 50, top_p 1.0), and the end-of-sequence ids fall back
+to config.json's `eos_token_id`. Qwen3 ships do_sample true, temperature 0.6, top_k 20,
+top_p 0.95 and eos [<|im_end|>, <|endoftext|>]. Settings this engine does not implement
+(a repetition penalty, min_p, beams, ...) are reported, not silently dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# transformers' defaults for the keys this engine uses
+DEFAULTS: dict[str, Any] = {"do_sample": False, "temperature": 1.0, "top_k": 50, "top_p": 1.0}
+# keys whose value changes the output unless it is the neutral one given here
+UNSUPPORTED: dict[str, Any] = {
+    "repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0, "min_p": None,
+    "typical_p": 1.0, "epsilon_cutoff": 0.0, "eta_cutoff": 0.0, "no_repeat_ngram_size": 0,
+    "num_beams": 1, "num_beam_groups": 1, "penalty_alpha": None, "min_new_tokens": None,
+    "min_length": 0, "bad_words_ids": None, "suppress_tokens": None,
+    "begin_suppress_tokens": None, "forced_bos_token_id": None, "forced_eos_token_id": None,
+    "sequence_bias": None,
+}
+
+
+class GenerationConfigError(ValueError):
+    """generation_config.json (or config.json's eos_token_id) cannot be read: names the key."""
+
+
+@dataclass(frozen=True)
+class Defaults:
+    eos: tuple[int, ...]  # generation stops after emitting any of these
+    do_sample: bool
+    temperature: float
+    top_k: int  # 0: no top-k filter
+    top_p: float
+    max_new_tokens: int | None  # None: not set
+    max_length: int | None  # prompt + new tokens, when set instead of max_new_tokens
+    ignored: tuple[str, ...]  # the unsupported settings found, as "key = value"
+
+    def new_tokens(self, prompt_len: int, fallback: int) -> int:
+        """The number of new tokens these defaults ask for after a prompt of `prompt_len`."""
+        if self.max_new_tokens is not None:
+            return self.max_new_tokens
+        if self.max_length is not None:
+            return max(1, self.max_length - prompt_len)
+        return fallback
+
+
+def load_defaults(model_dir: Path) -> Defaults:
+    gen_path = model_dir / "generation_config.json"
+    gen = _read(gen_path) if gen_path.exists() else {}
+    where = str(gen_path)
+
+    def value(key: str) -> Any:
+        v = gen.get(key)
+        return DEFAULTS[key] if v is None else v
+
+    eos = _ids(gen.get("eos_token_id"), f"{where}: 'eos_token_id'")
+    if gen.get("eos_token_id") is None:
+        cfg_path = model_dir / "config.json"
+        raw = _read(cfg_path) if cfg_path.exists() else {}
+        eos = _ids(raw.get("eos_token_id"), f"{cfg_path}: 'eos_token_id'")
+    do_sample = value("do_sample")
+    if not isinstance(do_sample, bool):
+        raise GenerationConfigError(f"{where}: 'do_sample' must be true or false, not "
+                                    f"{do_sample!r}")
+    return Defaults(
+        eos=eos, do_sample=do_sample,
+        temperature=_number(value("temperature"), f"{where}: 'temperature'", 0.0),
+        top_k=int(_number(value("top_k"), f"{where}: 'top_k'", 0, integer=True)),
+        top_p=_number(value("top_p"), f"{where}: 'top_p'", 0.0, 1.0),
+        max_new_tokens=_optional_count(gen, "max_new_tokens", where),
+        max_length=_optional_count(gen, "max_length", where),
+        ignored=tuple(f"{k} = {json.dumps(gen[k])}" for k, neutral in UNSUPPORTED.items()
+                      if gen.get(k, neutral) not in (neutral, None)),
+    )
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise GenerationConfigError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(raw, dict):
+        raise GenerationConfigError(f"{path}: expected a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def _ids(v: Any, what: str) -> tuple[int, ...]:
+    """An id or a list of ids (None: none)."""
+    items = [] if v is None else v if isinstance(v, list) else [v]
+    for i in items:
+        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+            raise GenerationConfigError(f"{what} must be a token id or a list of them, not "
+                                        f"{v!r}")
+    return tuple(items)
+
+
+def _number(v: Any, what: str, lo: float, hi: float | None = None,
+            integer: bool = False) -> float:
+    number = not isinstance(v, bool) and isinstance(v, int if integer else (int, float))
+    if not number or v < lo or (hi is not None and v > hi):
+        want = "an integer" if integer else "a number"
+        bounds = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise GenerationConfigError(f"{what} must be {want} {bounds}, not {v!r}")
+    return float(v)
+
+
+def _optional_count(gen: dict[str, Any], key: str, where: str) -> int | None:
+    v = gen.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise GenerationConfigError(f"{where}: '{key}' must be a positive integer, not {v!r}")
+    return v

@@ -1,0 +1,257 @@
+"""Tiny Qwen3 checkpoints, written as Hugging Face writes them: for the tests and for demos.
+
+    python examples/qwen3/tiny.py OUTDIR [--dtype F32|BF16] [--shards N] [--seed S]
+
+writes a complete tiny checkpoint to OUTDIR: config.json, the weights (model.safetensors, or
+shards and model.safetensors.index.json), generation_config.json, and a real-format tokenizer
+(a byte-level BPE in tokenizer.json, built here from a short text) with tokenizer_config.json
+holding a Qwen3-format chat template. Its weights are random except for a thread through them:
+whatever the prompt, greedy decoding answers `REPLY` and then `<|im_end|>`, so a demo or a test
+sees text stream and stop at the end-of-sequence token. Then:
+
+    python examples/qwen3/generate.py --model OUTDIR --chat --prompt "Hi"
+
+`write` and `random_tensors` are the plain writers: seeded random weights whose logits are well
+separated (greedy choices are not near-ties), F32 or BF16 (written in the safetensors format
+directly: NumPy has no bfloat16).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import struct
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+A = NDArray[np.float64]
+HERE = Path(__file__).resolve().parent
+TINY: dict[str, Any] = {
+    "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 64,
+    "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 32, "vocab_size": 1000, "rms_norm_eps": 1e-6,
+    "rope_theta": 10000.0, "tie_word_embeddings": False, "torch_dtype": "float32",
+    "hidden_act": "silu", "attention_bias": False, "max_position_embeddings": 512,
+}
+# The tiny model's answer: multi-byte characters (an em dash, an emoji) that the byte-level BPE
+# keeps as one token per byte, so streaming must hold partial characters back.
+REPLY = "Hello from a tiny Qwen3 on cutile—🙂"
+SPECIAL = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")  # Qwen's control tokens
+THINK = ("<think>", "</think>")  # added, not special: they are printed
+# The BPE's training text (its merges make whole words of these).
+CORPUS = (
+    "Hello from a tiny Qwen3 on cutile. You are a helpful assistant.",
+    "What is a tile? A tile is a small block of a tensor that one kernel block loads.",
+    "Tiles and kernels run on the GPU; the interpreter runs them with NumPy on the host.",
+    "Tell me about the weather today, and write a short poem about the sea.",
+    "The quick brown fox jumps over the lazy dog. 0123456789",
+)
+# Qwen2/Qwen3's pre-tokenizer pattern (contractions, letters, single digits, punctuation runs,
+# newlines, spaces).
+SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+         r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def random_tensors(cfg: dict[str, Any], seed: int) -> dict[str, A]:
+    """Weights whose logits are well separated, so greedy choices are not near-ties."""
+    rng = np.random.default_rng(seed)
+    h, d, inter = cfg["hidden_size"], cfg["head_dim"], cfg["intermediate_size"]
+    nh, nkv, v = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["vocab_size"]
+
+    def mat(n: int, k: int) -> A:
+        out: A = rng.standard_normal((n, k)) / np.sqrt(k)
+        return out
+
+    def norm(n: int) -> A:
+        return 1.0 + 0.1 * rng.standard_normal(n)
+
+    t = {"model.embed_tokens.weight": rng.standard_normal((v, h)), "model.norm.weight": norm(h)}
+    for i in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        t |= {p + "input_layernorm.weight": norm(h), p + "post_attention_layernorm.weight": norm(h),
+              p + "self_attn.q_proj.weight": mat(nh * d, h),
+              p + "self_attn.k_proj.weight": mat(nkv * d, h),
+              p + "self_attn.v_proj.weight": mat(nkv * d, h),
+              p + "self_attn.o_proj.weight": mat(h, nh * d) * 4.0,
+              p + "self_attn.q_norm.weight": norm(d), p + "self_attn.k_norm.weight": norm(d),
+              p + "mlp.gate_proj.weight": mat(inter, h), p + "mlp.up_proj.weight": mat(inter, h),
+              p + "mlp.down_proj.weight": mat(h, inter) * 4.0}
+    if not cfg["tie_word_embeddings"]:
+        t["lm_head.weight"] = mat(v, h) * 4.0
+    return t
+
+
+def bf16_round(a: A) -> A:
+    """The bf16 value nearest to each float32 (ties to even), back in float64."""
+    bits = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return rounded.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def write(model_dir: Path, cfg: dict[str, Any], tensors: dict[str, A], dtype: str = "F32",
+          shards: int = 1) -> dict[str, A]:
+    """Writes config.json and the weights; returns the tensors as stored (bf16-rounded for
+    BF16)."""
+    model_dir.mkdir(parents=True, exist_ok=True)
+    (model_dir / "config.json").write_text(json.dumps(cfg, indent=2))
+    names = sorted(tensors)
+    stored = {n: bf16_round(tensors[n]) if dtype == "BF16" else
+              tensors[n].astype(np.float32).astype(np.float64) for n in names}
+    files = [f"model-{i + 1:05d}-of-{shards:05d}.safetensors" for i in range(shards)] \
+        if shards > 1 else ["model.safetensors"]
+    weight_map: dict[str, str] = {}
+    for i, fname in enumerate(files):
+        part = {n: stored[n] for n in names[i::shards]}
+        weight_map |= {n: fname for n in part}
+        (_write_bf16 if dtype == "BF16" else _write_f32)(model_dir / fname, part)
+    if shards > 1:
+        index = {"metadata": {"total_size": 0}, "weight_map": weight_map}
+        (model_dir / "model.safetensors.index.json").write_text(json.dumps(index))
+    return stored
+
+
+def _write_f32(path: Path, part: dict[str, A]) -> None:
+    from safetensors.numpy import save_file
+
+    save_file({n: a.astype(np.float32) for n, a in part.items()}, str(path))
+
+
+def _write_bf16(path: Path, part: dict[str, A]) -> None:
+    header: dict[str, Any] = {}
+    blobs, offset = [], 0
+    for n, a in part.items():
+        raw = (a.astype(np.float32).view(np.uint32) >> 16).astype("<u2").tobytes()
+        header[n] = {"dtype": "BF16", "shape": list(a.shape),
+                     "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    head = json.dumps(header).encode()
+    head += b" " * (-len(head) % 8)
+    path.write_bytes(struct.pack("<Q", len(head)) + head + b"".join(blobs))
+
+
+# -- the tokenizer and the chat template ------------------------------------------------------
+@dataclass(frozen=True)
+class Tiny:
+    """What `write_tiny` wrote: the config, the stored tensors, the ids of REPLY (the greedy
+    answer) and of the control tokens."""
+    cfg: dict[str, Any]
+    tensors: dict[str, A]
+    reply: list[int]
+    ids: dict[str, int]
+
+
+def chat_template() -> str:
+    """A Qwen3-format chat template (ChatML turns, thinking blocks, tool calls)."""
+    return (HERE / "qwen3_chat_template.jinja").read_text(encoding="utf-8").rstrip("\n")
+
+
+def build_tokenizer(vocab_size: int = 400) -> Any:
+    """A byte-level BPE as Qwen's (NFC, Qwen's split pattern, byte-level pieces) trained on
+    CORPUS, with Qwen's control tokens and thinking tags added: a `tokenizers.Tokenizer`."""
+    try:
+        from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, trainers
+        from tokenizers import pre_tokenizers as pre
+    except ImportError:
+        raise SystemExit("tiny.py: the tokenizer needs the 'tokenizers' package (cutile's "
+                         "[models] extra: pip install 'cutile[models]')") from None
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre.Sequence([pre.Split(Regex(SPLIT), behavior="isolated"),
+                                      pre.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False,
+                                  initial_alphabet=pre.ByteLevel.alphabet())
+    tok.train_from_iterator(list(CORPUS), trainer)
+    tok.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in SPECIAL])
+    tok.add_tokens([AddedToken(s, special=False, normalized=False) for s in THINK])
+    return tok
+
+
+def tokenizer_config(tok: Any, template: str) -> dict[str, Any]:
+    """tokenizer_config.json as Qwen3 ships it (its special tokens and its chat template)."""
+    def entry(text: str, special: bool) -> dict[str, Any]:
+        return {"content": text, "lstrip": False, "normalized": False, "rstrip": False,
+                "single_word": False, "special": special}
+
+    added = {str(tok.token_to_id(s)): entry(s, s in SPECIAL) for s in (*SPECIAL, *THINK)}
+    return {"add_bos_token": False, "add_prefix_space": False, "added_tokens_decoder": added,
+            "additional_special_tokens": list(SPECIAL[1:]), "bos_token": None,
+            "chat_template": template, "clean_up_tokenization_spaces": False,
+            "eos_token": "<|im_end|>", "errors": "replace", "model_max_length": 32768,
+            "pad_token": "<|endoftext|>", "split_special_tokens": False,
+            "tokenizer_class": "Qwen2Tokenizer", "unk_token": None}
+
+
+def replying_tensors(cfg: dict[str, Any], reply: list[int], eos: int, seed: int) -> dict[str, A]:
+    """Random weights with a thread through them: greedy decoding emits `reply`, then `eos`.
+
+    Token reply[k] is state k + 1, every other token state 0; the embedding puts a large
+    component on basis direction `state` (plus noise), attention and MLP add only small terms,
+    so the last hidden state points along the current token's state, and the LM head's row of
+    reply[k] (of `eos` after the last) reads direction k: from any prompt the walk goes
+    reply[0], reply[1], ... and ends at `eos`."""
+    h, v = cfg["hidden_size"], cfg["vocab_size"]
+    if len(set(reply)) != len(reply) or len(reply) + 1 > h or eos in reply:
+        raise ValueError("the reply needs distinct tokens, fewer than hidden_size, and no eos")
+    t = random_tensors({**cfg, "tie_word_embeddings": False}, seed)  # the thread needs a head
+    rng = np.random.default_rng(seed + 1)
+    state = np.zeros(v, dtype=np.int64)
+    state[reply] = np.arange(1, len(reply) + 1)
+    t["model.embed_tokens.weight"] = 8.0 * np.eye(h)[state] + 0.1 * rng.standard_normal((v, h))
+    for name in t:
+        if name.endswith(("o_proj.weight", "down_proj.weight")):
+            t[name] = t[name] * 0.02
+    head = 0.05 * rng.standard_normal((v, h))
+    head[reply, np.arange(len(reply))] += 4.0
+    head[eos, len(reply)] += 4.0
+    t["lm_head.weight"] = head
+    return t
+
+
+def write_tiny(model_dir: Path, dtype: str = "F32", shards: int = 1, seed: int = 0) -> Tiny:
+    """The complete demo checkpoint (see the module's docstring)."""
+    tok = build_tokenizer()
+    ids = {s: int(tok.token_to_id(s)) for s in (*SPECIAL, *THINK)}
+    reply = list(tok.encode(REPLY, add_special_tokens=False).ids)
+    cfg = {**TINY, "torch_dtype": "bfloat16" if dtype == "BF16"
+           else "float32", "bos_token_id": ids["<|endoftext|>"],
+           "eos_token_id": ids["<|im_end|>"]}
+    stored = write(model_dir, cfg, replying_tensors(cfg, reply, ids["<|im_end|>"], seed), dtype,
+                   shards)
+    tok.save(str(model_dir / "tokenizer.json"))
+    (model_dir / "tokenizer_config.json").write_text(
+        json.dumps(tokenizer_config(tok, chat_template()), indent=2, ensure_ascii=False),
+        encoding="utf-8")
+    generation = {"bos_token_id": ids["<|endoftext|>"], "do_sample": True,
+                  "eos_token_id": [ids["<|im_end|>"], ids["<|endoftext|>"]],
+                  "pad_token_id": ids["<|endoftext|>"], "temperature": 0.6, "top_k": 20,
+                  "top_p": 0.95}
+    (model_dir / "generation_config.json").write_text(json.dumps(generation, indent=2))
+    return Tiny(cfg, stored, reply, ids)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("outdir", type=Path, help="the checkpoint directory to write")
+    p.add_argument("--dtype", choices=("F32", "BF16"), default="F32",
+                   help="the stored weights' dtype")
+    p.add_argument("--shards", type=int, default=1, help="safetensors files (1: no index)")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    if args.shards < 1:
+        p.error("--shards must be at least 1")
+    tiny = write_tiny(args.outdir, args.dtype, args.shards, args.seed)
+    print(f"wrote {args.outdir}: {tiny.cfg['num_hidden_layers']} layers, hidden "
+          f"{tiny.cfg['hidden_size']}, vocabulary {tiny.cfg['vocab_size']}; it answers "
+          f"{REPLY!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
