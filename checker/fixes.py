@@ -21,7 +21,12 @@ import libcst as cst
 from ..compiler.dtypes import BY_NAME
 from ..diagnostics.codes import QuickFix
 from ..diagnostics.diagnostic import Diagnostic, Span
-from ..diagnostics.messages import DTYPE_MIX, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
+from ..diagnostics.messages import (
+    DTYPE_MIX,
+    USE_AFTER_MOVE,
+    USE_AFTER_MOVE_LAUNCH,
+    WHERE_DTYPES,
+)
 from ..reader.source import read_module
 from .edits import Applicability, Edit, Fix
 from .regions import Outline, Parsed, covers, outline, parse, parse_region, size
@@ -265,6 +270,10 @@ def sync_fixes(source: str, diag: Diagnostic, where: Outline | None = None,
     if where is None:
         return []
     pending = USE_AFTER_MOVE_LAUNCH.made(diag)
+    into_launch = USE_AFTER_MOVE.made(diag) and str(diag.fields.get("how", "")).startswith(
+        "into a launch")  # not a move by .partition() or reshape(): those have no results
+    if not (pending or into_launch):
+        return []
     fixes: list[Fix] = []
     for site in sites:
         first, last = min(site.line, diag.span.line), max(site.end_line, diag.span.end_line)
