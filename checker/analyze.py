@@ -12,7 +12,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..compiler.api import check_module
 from ..diagnostics import messages as msg
@@ -24,6 +24,9 @@ from .config import Config, Overrides, parse_table
 from .discovery import ConfigResolver, is_force_excluded, iter_files
 from .host import ProjectIndex, check_host
 from .parallel import FileResult, check_all, default_jobs
+
+if TYPE_CHECKING:
+    from .autofix import Fixed
 
 
 class TableConfig(Protocol):
@@ -37,13 +40,30 @@ class TableConfig(Protocol):
     def table(self) -> Mapping[str, object]: ...
 
 
+@dataclass(frozen=True)
+class FileFix:
+    """What fixing did to one file: its text before and after, and how many findings it fixed."""
+
+    path: str
+    before: str
+    after: str
+    fixed: int
+
+
 @dataclass
 class Report:
-    """The findings of one run, sorted, with the text of every checked file (for `full` output)."""
+    """The findings of one run, sorted, with the text of every checked file (for `full` output).
+    After fixing, `sources` and `diagnostics` are those of the fixed texts and `fixes` says what
+    changed (nothing is written here: the command line writes or prints a diff)."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
+    fixes: list[FileFix] = field(default_factory=list)
+
+    @property
+    def fixed(self) -> int:
+        return sum(f.fixed for f in self.fixes)
 
     @property
     def failed(self) -> bool:
@@ -101,10 +121,12 @@ def finish(raw: list[Diagnostic], source: str, path: str, config: Config) -> lis
     return sorted(out, key=Diagnostic.sort_key)
 
 
-def analyze_paths(paths: Sequence[str], overrides: Overrides | None = None) -> Report:
+def analyze_paths(paths: Sequence[str], overrides: Overrides | None = None,
+                  fix: FixMode | None = None) -> Report:
     """Check files and directories (`.py` and `.pyi` below directories), each with the
     configuration of its nearest pyproject.toml. Many files are checked on several cores
-    (`Overrides.jobs`; by default one process per core, at most one per few files)."""
+    (`Overrides.jobs`; by default one process per core, at most one per few files). With `fix`,
+    files with fixable findings are then fixed and checked again (`Report.fixes`)."""
     overrides = overrides or Overrides()
     resolver = ConfigResolver(overrides)
     report = Report()
@@ -115,11 +137,14 @@ def analyze_paths(paths: Sequence[str], overrides: Overrides | None = None) -> R
         else:
             tasks.append((item, resolver.for_file(item)))
     jobs = overrides.jobs if overrides.jobs is not None else default_jobs(len(tasks))
-    results = check_all(check_file, tasks, _project_root(paths, resolver), jobs)
-    for (path, _), (source, diags) in zip(tasks, results, strict=True):
+    root = _project_root(paths, resolver)
+    results = check_all(check_file, tasks, root, jobs)
+    for (path, config), (source, diags) in zip(tasks, results, strict=True):
         report.files.append(path)
         if source is not None:
             report.sources[path] = source
+            if fix is not None:
+                diags = _fix(report, path, source, diags, config, fix, root)
         report.diagnostics += diags
     report.diagnostics += resolver.diagnostics
     report.diagnostics.sort(key=Diagnostic.sort_key)
@@ -127,9 +152,10 @@ def analyze_paths(paths: Sequence[str], overrides: Overrides | None = None) -> R
 
 
 def analyze_stdin(source: str | bytes, filename: str | None,
-                  overrides: Overrides | None = None) -> Report:
+                  overrides: Overrides | None = None, fix: FixMode | None = None) -> Report:
     """Check text read from standard input as if it were the file `filename` (for config
-    discovery, per-file-ignores and --force-exclude). Bytes are decoded as a file's would be."""
+    discovery, per-file-ignores and --force-exclude). Bytes are decoded as a file's would be.
+    With `fix`, the text is fixed and checked again (`Report.fixes`)."""
     resolver = ConfigResolver(overrides or Overrides())
     path = filename if filename is not None else "-"
     report = Report()
@@ -144,11 +170,51 @@ def analyze_stdin(source: str | bytes, filename: str | None,
     if filename is None or not is_force_excluded(filename, resolver):
         report.files.append(path)
         report.sources[path] = source
-        report.diagnostics += _guarded(
-            path, lambda: analyze_source(source, path, resolver.for_file(config_at)))
+        config = resolver.for_file(config_at)
+        diags = _guarded(path, lambda: analyze_source(source, path, config))
+        if fix is not None:
+            diags = _fix(report, path, source, diags, config, fix, None)
+        report.diagnostics += diags
     report.diagnostics += resolver.diagnostics
     report.diagnostics.sort(key=Diagnostic.sort_key)
     return report
+
+
+@dataclass(frozen=True)
+class FixMode:
+    """`--fix`: apply safe fixes; `unsafe` (`--unsafe-fixes`) the unsafe ones too."""
+
+    unsafe: bool = False
+
+
+def _fix(report: Report, path: str, source: str, diags: list[Diagnostic], config: Config,
+         mode: FixMode, root: str | None) -> list[Diagnostic]:
+    """Fix one file's text and return the findings of the fixed text (the same findings when
+    nothing was fixable); the text before and after goes into `report.fixes`."""
+    if not any(d.entry.fix is not None for d in diags):
+        return diags
+    from .autofix import fix_source  # libcst: loaded only where there is something to fix
+
+    def check(text: str) -> list[Diagnostic]:
+        # the fixed text stands for its file, also for a module that imports itself
+        project = ProjectIndex(root, sources={path: text})
+        return _guarded(path, lambda: analyze_source(text, path, config, project=project))
+
+    done = _guarded_fix(path, lambda: fix_source(source, path, diags, check, mode.unsafe))
+    if isinstance(done, Diagnostic):
+        return [*diags, done]
+    if done.fixed:
+        report.fixes.append(FileFix(path, source, done.source, done.fixed))
+        report.sources[path] = done.source
+    return done.diagnostics
+
+
+def _guarded_fix(path: str, run: Callable[[], Fixed]) -> Fixed | Diagnostic:
+    """A bug in a fix becomes a CT999 finding for the file, which is then left as it was."""
+    try:
+        return run()
+    except Exception as err:  # any bug in one fix must not hide the other files
+        return _internal_error(path, err)
 
 
 def _project_root(paths: Sequence[str], resolver: ConfigResolver) -> str:
@@ -173,10 +239,14 @@ def _guarded(path: str, run: Callable[[], list[Diagnostic]]) -> list[Diagnostic]
     try:
         return run()
     except Exception as err:  # any bug in one file must not hide the others
-        where = traceback.extract_tb(err.__traceback__)[-1]
-        detail = (f"{type(err).__name__}: {err} (at {os.path.basename(where.filename)}:"
-                  f"{where.lineno}); please report this with the file")
-        return [msg.INTERNAL_ERROR.at(Span(path, 1, 0, 1, 0), detail=detail)]
+        return [_internal_error(path, err)]
+
+
+def _internal_error(path: str, err: Exception) -> Diagnostic:
+    where = traceback.extract_tb(err.__traceback__)[-1]
+    detail = (f"{type(err).__name__}: {err} (at {os.path.basename(where.filename)}:"
+              f"{where.lineno}); please report this with the file")
+    return msg.INTERNAL_ERROR.at(Span(path, 1, 0, 1, 0), detail=detail)
 
 
 def _as_config(config: Config | TableConfig | None) -> Config:

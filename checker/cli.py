@@ -2,22 +2,31 @@
 
 Exit status: 0 when no finding has error severity, 1 when some does, 2 for a usage or
 configuration error or an internal error (even with --exit-zero: a crash must never pass).
+`--fix` applies the fixes the language server offers as quick fixes, then reports what remains;
+`--diff` prints them instead and exits 1 when there is something to fix.
+
+The language server is `cutile-lsp`: here every argument is a path, so `cutile-check lsp` checks
+a folder named lsp.
 """
 
 from __future__ import annotations
 
 import argparse
 import codecs
-import importlib
+import difflib
+import io
 import json
+import os
 import sys
+import tokenize
 from collections.abc import Sequence
 from typing import TextIO
 
 from ..diagnostics import messages as msg
 from ..diagnostics.codes import CODES
-from ..diagnostics.diagnostic import Severity
-from .analyze import Report, analyze_paths, analyze_stdin
+from ..diagnostics.diagnostic import Diagnostic, Severity, Span
+from ..reader.decode import read_bytes
+from .analyze import FileFix, FixMode, Report, analyze_paths, analyze_stdin
 from .config import Overrides
 from .explain import explain
 from .formats import FORMATS
@@ -50,6 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="report these codes in addition to the selection")
     parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
                         help="do not report these codes or prefixes")
+    parser.add_argument("--fix", action="store_true",
+                        help="apply the safe fixes, check again and report what remains")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="with --fix or --diff, apply the unsafe fixes too (they change what "
+                             "runs: a wait for a launch, a dtype conversion)")
+    parser.add_argument("--diff", action="store_true",
+                        help="print the changes the fixes would make, write nothing; exit 1 when "
+                             "there are some")
     parser.add_argument("--exit-zero", action="store_true",
                         help="exit 0 even with findings (still 2 on errors)")
     parser.add_argument("--force-exclude", action="store_true",
@@ -72,9 +89,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list[:1] == ["lsp"]:  # `cutile-check lsp [ARGS]`: the language server (check a
-        return _serve(args_list[1:])  # folder named lsp as `lsp/` or `./lsp`)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -85,13 +99,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
-
-
-def _serve(argv: list[str]) -> int:
-    # Imported by name: the language server depends on the checker, not the other way round.
-    server = importlib.import_module("cutile.lsp.__main__")
-    server.main(argv)
-    return 0
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -111,19 +118,78 @@ def _run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
     )
     paths: list[str] = args.paths or ["."]
+    fix = FixMode(unsafe=args.unsafe_fixes) if args.fix or args.diff else None
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("'-' (standard input) cannot be combined with other paths")
-        report = analyze_stdin(sys.stdin.buffer.read(), args.stdin_filename,
-                               overrides)
+        source = sys.stdin.buffer.read()
+        report = analyze_stdin(source, args.stdin_filename, overrides, fix)
+        if args.fix and not args.diff:  # the fixed text on stdout, findings on stderr (ruff)
+            fixed = report.fixes[0].after if report.fixes else None
+            sys.stdout.buffer.write(source if fixed is None else _encode_like(source, fixed))
+            sys.stdout.flush()
+            return _finish(report, args, sys.stderr)
     else:
-        report = analyze_paths(paths, overrides)
-    _print(report, args)
+        report = analyze_paths(paths, overrides, fix)
+        if args.fix and not args.diff:
+            report.diagnostics += [d for d in map(_write_fix, report.fixes) if d is not None]
+            report.diagnostics.sort(key=Diagnostic.sort_key)
+    if args.diff:
+        return _print_diff(report)
+    return _finish(report, args, sys.stdout)
+
+
+def _finish(report: Report, args: argparse.Namespace, stream: TextIO) -> int:
+    _print(report, args, stream)
     if report.broken:
         return 2
     if report.failed and not args.exit_zero:
         return 1
     return 0
+
+
+def _write_fix(change: FileFix) -> Diagnostic | None:
+    """Writes a fixed text back in the file's own encoding (its coding cookie or byte order
+    mark), unless the file changed since it was read; CT907 says why it could not."""
+    try:
+        raw = read_bytes(change.path)
+        if _encode_like(raw, change.before) != raw:
+            raise OSError("the file changed while it was checked")
+        data = _encode_like(raw, change.after)
+        with open(change.path, "wb") as fh:
+            fh.write(data)
+    except (OSError, SyntaxError, UnicodeError) as err:
+        detail = getattr(err, "strerror", None) or str(err)
+        return msg.UNWRITABLE_FILE.at(Span(change.path, 1, 0, 1, 0), detail=detail)
+    return None
+
+
+def _encode_like(raw: bytes, text: str) -> bytes:
+    """`text` in the encoding `raw` was decoded from (a cookie, a byte order mark, else UTF-8).
+    Raises SyntaxError for a bad cookie (the file was read, so it had none) or UnicodeError."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    return text.encode(encoding)
+
+
+def _print_diff(report: Report) -> int:
+    """`--diff`: the changes on stdout as a unified diff, a count on stderr; exit 1 when there
+    is something to fix (ruff's behaviour), 2 when the run itself failed."""
+    for change in report.fixes:
+        write("".join(difflib.unified_diff(
+            change.before.splitlines(keepends=True), change.after.splitlines(keepends=True),
+            f"a/{_diff_path(change.path)}", f"b/{_diff_path(change.path)}")))
+    fatal = [d for d in report.diagnostics if d.entry.fatal]
+    write(FORMATS["concise"](Report(diagnostics=fatal)), sys.stderr)
+    count = report.fixed
+    print(f"Would fix {_plural(count, 'finding')}." if count else "No fixes to apply.",
+          file=sys.stderr)
+    if report.broken:
+        return 2
+    return 1 if count else 0
+
+
+def _diff_path(path: str) -> str:
+    return path.replace(os.sep, "/").lstrip("/")
 
 
 def _codes(values: list[str], flag: str) -> tuple[str, ...]:
@@ -140,19 +206,19 @@ def _codes(values: list[str], flag: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _print(report: Report, args: argparse.Namespace) -> None:
+def _print(report: Report, args: argparse.Namespace, stream: TextIO) -> None:
     fmt: str = args.output_format
     if args.statistics:
         rows = report.statistics()
         if fmt == "json":
             data = [{"code": c, "name": CODES[c].name, "count": n} for c, n in rows]
-            write(json.dumps(data, indent=2) + "\n")
+            write(json.dumps(data, indent=2) + "\n", stream)
         else:
-            write("".join(f"{n:>5}  {c}  {CODES[c].name}\n" for c, n in rows))
+            write("".join(f"{n:>5}  {c}  {CODES[c].name}\n" for c, n in rows), stream)
     else:
-        write(FORMATS[fmt](report))
+        write(FORMATS[fmt](report), stream)
     if fmt in ("concise", "full") and not args.quiet:
-        print(summary(report))
+        write(summary(report, fixing=args.fix, unsafe=args.unsafe_fixes) + "\n", stream)
 
 
 def _escaped_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
@@ -190,14 +256,42 @@ def write(text: str, stream: TextIO | None = None) -> None:
         out.write(data.decode(encoding, errors="backslashreplace"))
 
 
-def summary(report: Report) -> str:
+def summary(report: Report, fixing: bool = False, unsafe: bool = False) -> str:
+    """The last line(s): counts by severity, what --fix fixed, and what it could fix."""
     files = _plural(len(report.files), "file")
-    if not report.diagnostics:
+    remaining = len(report.diagnostics)
+    if not remaining and not report.fixed:
         return f"All checks passed ({files} checked)."
+    found = _plural(remaining + report.fixed, "finding")
+    if fixing:
+        found += f" ({report.fixed} fixed, {remaining} remaining)"
     counts = [(_plural(sum(d.severity is s for d in report.diagnostics), s.value))
               for s in Severity if any(d.severity is s for d in report.diagnostics)]
-    return (f"Found {_plural(len(report.diagnostics), 'finding')} in {files} checked: "
-            f"{', '.join(counts)}.")
+    line = f"Found {found} in {files} checked" + (f": {', '.join(counts)}." if counts else ".")
+    return line + _fixable_hint(report, fixing, unsafe)
+
+
+def _fixable_hint(report: Report, fixing: bool, unsafe: bool) -> str:
+    """ruff's hint: how many remaining findings a fix would remove, and how many more an
+    unsafe one would (computed only for findings of codes that declare a fix)."""
+    if not any(d.entry.fix is not None for d in report.diagnostics):
+        return ""  # nothing to ask the fixes (and libcst stays unloaded)
+    from .autofix import fixable
+
+    try:
+        safe, unsafe_only = fixable(report.sources, report.diagnostics)
+    except Exception:  # a bug in a fix must not cost the findings already printed
+        return ""
+    if unsafe:
+        safe, unsafe_only = safe + unsafe_only, 0
+    if fixing:  # what is left fixable after --fix is unsafe only
+        return f"\n{unsafe_only} more fixable with --unsafe-fixes." if unsafe_only else ""
+    more = f" ({unsafe_only} more with --unsafe-fixes)" if unsafe_only else ""
+    if safe:
+        return f"\n{safe} fixable with --fix{more}."
+    if unsafe_only:
+        return f"\nNo safe fixes ({unsafe_only} fixable with --fix --unsafe-fixes)."
+    return ""
 
 
 def _plural(n: int, word: str) -> str:

@@ -86,8 +86,22 @@ class Config:
         return default
 
     def excluded(self, path: str) -> bool:
+        """Whether `path` or a folder above it (below the configuration's folder) is excluded:
+        for a path named on the command line with --force-exclude, and for editors."""
         parts = self.relative_parts(path)
         return any(path_matches(glob, parts) for glob in self.exclude + self.extend_exclude)
+
+    def excluded_entry(self, path: str) -> bool:
+        """Whether a file or folder met while walking a folder named on the command line is
+        excluded: a glob without `/` matches its name, a glob with one its path. The folders
+        above it were met on the way (or named by the user, which includes them), so they do
+        not count: `cutile-check .venv/lib/python3.12/site-packages/pkg` checks pkg."""
+        parts = self.relative_parts(path)
+        if not parts:
+            return False
+        return any(fnmatchcase("/".join(parts), glob.strip("/")) if "/" in glob
+                   else fnmatchcase(parts[-1], glob)
+                   for glob in self.exclude + self.extend_exclude)
 
     def relative_parts(self, path: str) -> tuple[str, ...]:
         """`path` split into components, relative to the config's root when it lies below it."""

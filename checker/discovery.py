@@ -72,7 +72,7 @@ class ConfigResolver:
 def iter_files(paths: list[str], resolver: ConfigResolver) -> Iterator[str | Diagnostic]:
     """Each file to check, in a stable order, a CT904 diagnostic for a path that does not
     exist (a broken symbolic link exists: a file that cannot be read, CT906), or a CT905
-    warning for a directory without Python files (as ruff warns). Files
+    warning for a directory without Python files (as ruff warns). Files and directories
     named explicitly are checked even when excluded, unless `force_exclude`."""
     seen: set[str] = set()
     for path in paths:
@@ -110,15 +110,18 @@ def _excluded(path: str, resolver: ConfigResolver) -> bool:
 
 
 def _walk(top: str, resolver: ConfigResolver) -> Iterator[str]:
+    """The Python files below `top`. Excludes apply to what the walk meets, never to `top` or
+    the folders above it: the user named those (ruff's rule; a folder under site-packages or
+    build/ is checked when named)."""
     for dirpath, dirnames, filenames in os.walk(top):
         config = resolver.for_dir(dirpath)
         # Prune excluded directories in place so os.walk never enters them.
         dirnames[:] = sorted(
-            d for d in dirnames if not config.excluded(os.path.join(dirpath, d)))
+            d for d in dirnames if not config.excluded_entry(os.path.join(dirpath, d)))
         for name in sorted(filenames):
             if name.endswith(SUFFIXES):
                 full = os.path.normpath(os.path.join(dirpath, name))  # "k.py", not "./k.py"
-                if not config.excluded(full):
+                if not config.excluded_entry(full):
                     yield full
 
 

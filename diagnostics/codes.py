@@ -47,11 +47,21 @@ class Raises(enum.Enum):
 
 
 class QuickFix(enum.Enum):
-    """A language-server code action that rewrites code (lsp/fixes.py maps each to its function),
-    by what it does. Suppression comments are offered for every suppressible code instead."""
+    """A fix that rewrites code (checker/fixes.py maps each to its function), by what it does:
+    the language server offers it as a code action, `cutile-check --fix` applies it where it is
+    safe and `--unsafe-fixes` where it changes what runs. Suppression comments are offered for
+    every suppressible code instead (in the editor only)."""
 
-    ASTYPE = "convert one operand with `.astype(...)`"
-    REBIND_FROM_SYNC = "rebind the names from the launch's `.sync()`"
+    ASTYPE = ("convert one operand with `.astype(...)`. Unsafe (`--unsafe-fixes`): the "
+              "operand that converts without loss is widened (f16 to f32, i8 to i32), so the "
+              "expression then computes in the wider dtype; a mix with no lossless direction "
+              "(f32 and i32) is left to the editor, which offers both conversions")
+    REBIND_FROM_SYNC = ("rebind the names from the launch's `.sync()` or `await`. Safe (`--fix`) "
+                        "where the code already waits for the launch (`add(z, x).sync()`, "
+                        "`await add(z, x)`, a later `op.sync()` before the use); unsafe "
+                        "(`--unsafe-fixes`) where it adds the wait, `.sync()` after a bare launch "
+                        "or `z, x = op.sync()` before the use (moving a later `op.sync()` up), "
+                        "since that runs the launch and blocks there")
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,7 @@ class Code:
                  f"Suppressible: {'yes' if self.suppressible else 'no'}.",
                  f"Raises `ct.{self.raises.value}` at run time."]
         if self.fix is not None:
-            parts.append(f"Quick fix: {self.fix.value}.")
+            parts.append(f"Fix: {self.fix.value}.")
         return " ".join(parts)
 
 
@@ -435,6 +445,12 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
        the cookie, the permissions or the link); the other files are still checked. Like ruff's
        E902.""",
        suppressible=False),
+    _c("CT907", "unwritable-file", "A fixed file that cannot be written back",
+       """`cutile-check --fix` fixed findings in the file but could not write the result (no
+       permission, a read-only file system, the file changed or disappeared while it was
+       checked). The file is left as it was and the findings are reported as if unfixed; the run
+       exits with status 2.""",
+       suppressible=False, fatal=True),
     _c("CT999", "internal-error", "cutile failed internally",
        """A bug in cutile. Please report it with the file that triggered it.""",
        suppressible=False, fatal=True),

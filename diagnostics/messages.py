@@ -256,6 +256,7 @@ EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
 UNREADABLE_FILE = Message("CT906", "cannot read this file: {detail}")
 UNDECODABLE_FILE = Message("CT906", "cannot decode the file: {detail}")
+UNWRITABLE_FILE = Message("CT907", "cannot write the fixed file: {detail}")
 UNSUPPRESSIBLE = Message("CT902", "this suppression has no effect: {codes} cannot be suppressed; "
                          "fix the finding instead")
 AUTOTUNE_BAD = Message("CT114", "ct.autotune of {kernel}: {problem}")

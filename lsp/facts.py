@@ -14,12 +14,13 @@ import tokenize
 from collections.abc import Callable
 from typing import TypeVar
 
+from cutile.checker.fixes import module_aliases
 from cutile.checker.host import OwnershipView
+from cutile.checker.regions import Outline, outline, python_tree
 from cutile.reader.source import ModuleInfo
 
 from . import engine
-from .fixes import module_aliases
-from .syntax import NameIndex, Outline, name_index, outline, python_tree, region_tokens
+from .syntax import NameIndex, name_index, region_tokens
 
 T = TypeVar("T")
 _MISSING = object()

@@ -28,14 +28,14 @@ from pygls.exceptions import (
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
+from cutile.checker.edits import Fix
+from cutile.checker.fixes import quick_fixes
 from cutile.diagnostics.diagnostic import Diagnostic
 
 from . import SERVER_NAME, engine
 from .convert import to_lsp
-from .edits import Fix
 from .engine import is_config_file
 from .facts import DocumentFacts
-from .fixes import quick_fixes
 from .hover import api_hover, hover_at, ownership_hover
 from .inlay import inlay_hints
 from .options import SECTION, ClientOptions, parse_options

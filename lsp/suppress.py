@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 import tokenize
 
+from cutile.checker.edits import Edit, Fix
 from cutile.diagnostics.codes import CODES
 
-from .edits import Edit, Fix
 from .syntax import region_tokens
 
 SUPPRESSION = re.compile(r"#\s*cutile:\s*ignore\[(?P<codes>[^\]]*)\]")

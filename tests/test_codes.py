@@ -14,12 +14,12 @@ import cutile as ct
 from cutile import f32
 from cutile.checker.analyze import Report, analyze_source, finish
 from cutile.checker.config import Config
+from cutile.checker.fixes import FIXES
 from cutile.compiler.dtypes import BY_NAME as DTYPES
 from cutile.diagnostics import messages as msg
 from cutile.diagnostics.codes import CODES, Family, QuickFix, Raises, Severity
 from cutile.diagnostics.diagnostic import Diagnostic, Span
 from cutile.diagnostics.errors import error_class, error_for
-from cutile.lsp.fixes import FIXES
 from cutile.lsp.suppress import suppression_fix
 from cutile.runtime.errors import launch_error, ownership_error
 

@@ -113,7 +113,7 @@ def test_internal_error_in_one_file_is_ct999_and_the_rest_is_checked(
     assert result.code == 2  # a crash never passes, not even with --exit-zero
     lines = result.out.splitlines()
     assert [ln.split(":")[0] for ln in lines] == ["a.py", "boom.py", "c.py"]
-    assert lines[1].startswith("boom.py:1:1: CT999 internal error in cutile: KeyError: "
+    assert lines[1].startswith("boom.py:1:1: CT999 [error] internal error in cutile: KeyError: "
                                "'no such tile' (at test_check_analyze.py:")
 
 

@@ -14,7 +14,7 @@ from checker_fixtures import BAD_SIGNATURE, CLEAN, SYNTAX_ERROR, Runner, write
 
 from cutile.reader import decode
 
-CT107_LINE = ("k.py:6:39: CT107 kernel parameter 'x' needs an annotation such as "
+CT107_LINE = ("k.py:6:39: CT107 [error] kernel parameter 'x' needs an annotation such as "
               "Tensor[f32, (-1,)], Mut[Tensor[f32, (128,)]] or Const[int]")
 
 
@@ -63,7 +63,7 @@ def test_missing_path_is_ct904_no_such_file_and_exit_two(cli: Runner, tmp_path: 
     write(tmp_path, {"k.py": CLEAN})
     result = cli("-q", "k.py", "nope.py")
     assert result.code == 2
-    assert result.out == "nope.py:1:1: CT904 no such file or directory: nope.py\n"
+    assert result.out == "nope.py:1:1: CT904 [error] no such file or directory: nope.py\n"
 
 
 def test_directory_without_python_files_warns_ct905(cli: Runner, tmp_path: Path) -> None:
@@ -72,12 +72,27 @@ def test_directory_without_python_files_warns_ct905(cli: Runner, tmp_path: Path)
     result = cli("docs", "empty", "src")
     assert result.code == 0  # a warning, as ruff's: nothing failed
     assert result.out.splitlines() == [
-        "docs:1:1: CT905 no Python files found under docs",
-        "empty:1:1: CT905 no Python files found under empty",
+        "docs:1:1: CT905 [warning] no Python files found under docs",
+        "empty:1:1: CT905 [warning] no Python files found under empty",
         "Found 2 findings in 1 file checked: 2 warnings."]
     write(tmp_path, {"only_venv/.venv/x.py": CLEAN})  # excluded files count as none
     assert cli("-q", "only_venv").out == (
-        "only_venv:1:1: CT905 no Python files found under only_venv\n")
+        "only_venv:1:1: CT905 [warning] no Python files found under only_venv\n")
+
+
+def test_lsp_is_a_path_not_a_subcommand(cli: Runner, tmp_path: Path) -> None:
+    """Issue 29: `cutile-check lsp` started the language server instead of checking the folder
+    lsp/, and with standard input at its end exited 0 having checked nothing. The server is
+    `cutile-lsp`; here lsp is a path like any other."""
+    missing = cli("lsp", stdin="")
+    assert (missing.code, missing.out) == (
+        2, "lsp:1:1: CT904 [error] no such file or directory: lsp\n"
+           "Found 1 finding in 0 files checked: 1 error.\n")
+    write(tmp_path, {"lsp/server.py": BAD_SIGNATURE})
+    found = cli("-q", "lsp", stdin="")
+    assert found.code == 1
+    assert found.out == CT107_LINE.replace("k.py", os.path.join("lsp", "server.py")) + "\n"
+    assert cli("lsp", "--stdio").code == 2  # the server's options are not the checker's
 
 
 def test_select_and_ignore(cli: Runner, tmp_path: Path) -> None:
@@ -156,7 +171,7 @@ def test_undecodable_file_is_reported_not_crashed(cli: Runner, tmp_path: Path) -
     result = cli("-q")
     assert result.code == 1
     lines = result.out.splitlines()
-    assert lines[0].startswith("bad.py:1:6: CT906 cannot decode the file: byte 0xff")
+    assert lines[0].startswith("bad.py:1:6: CT906 [error] cannot decode the file: byte 0xff")
     assert lines[1] == CT107_LINE
 
 
@@ -169,13 +184,13 @@ def _unreadable_tree(tmp_path: Path) -> None:
 
 
 UNREADABLE_LINES = [
-    "bad.py:2:6: CT906 cannot decode the file: byte 0xed on line 2 is not valid UTF-8; it starts "
-    "the lone surrogate U+D800, which UTF-8 does not encode; the file declares no coding "
+    "bad.py:2:6: CT906 [error] cannot decode the file: byte 0xed on line 2 is not valid UTF-8; "
+    "it starts the lone surrogate U+D800, which UTF-8 does not encode; the file declares no coding "
     "cookie, so it must be UTF-8",
-    "broken.py:1:1: CT906 cannot read this file: it is a broken symbolic link to "
+    "broken.py:1:1: CT906 [error] cannot read this file: it is a broken symbolic link to "
     "{gone} (No such file or directory)",
     CT107_LINE,
-    "pipe.py:1:1: CT906 cannot read this file: it is a named pipe (FIFO), not a file",
+    "pipe.py:1:1: CT906 [error] cannot read this file: it is a named pipe (FIFO), not a file",
 ]
 
 
@@ -190,7 +205,8 @@ def test_unreadable_files_are_ct906_and_the_others_are_checked(cli: Runner,
                                                       else []))
     assert (named.code, named.out.splitlines()) == (1, expected)
     # a directory named like a file is walked as the directory it is
-    assert cli("-q", "dir.py").out == "dir.py:1:1: CT905 no Python files found under dir.py\n"
+    assert cli("-q", "dir.py").out == (
+        "dir.py:1:1: CT905 [warning] no Python files found under dir.py\n")
 
 
 def test_a_file_without_read_permission(cli: Runner, tmp_path: Path,
@@ -207,7 +223,7 @@ def test_a_file_without_read_permission(cli: Runner, tmp_path: Path,
     result = cli("-q", ".")
     assert result.code == 1
     assert result.out.splitlines() == [
-        CT107_LINE, "secret.py:1:1: CT906 cannot read this file: Permission denied"]
+        CT107_LINE, "secret.py:1:1: CT906 [error] cannot read this file: Permission denied"]
 
 
 @pytest.mark.parametrize("fmt", ["concise", "full", "json", "sarif", "github"])

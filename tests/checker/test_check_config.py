@@ -29,7 +29,7 @@ def test_nearest_pyproject_with_the_table_wins(cli: Runner, tmp_path: Path) -> N
     })
     result = cli("-q", ".")
     assert lines(result.out) == [
-        f"{os.path.join('c', 'k.py')}:6:39: CT107 kernel parameter 'x' needs an annotation "
+        f"{os.path.join('c', 'k.py')}:6:39: CT107 [error] kernel parameter 'x' needs an annotation "
         "such as Tensor[f32, (-1,)], Mut[Tensor[f32, (128,)]] or Const[int]"]
     assert result.code == 1
 
@@ -53,7 +53,7 @@ def test_unknown_key_points_at_its_line(cli: Runner, tmp_path: Path) -> None:
     result = cli("-q")
     assert result.code == 2
     assert lines(result.out) == [
-        "pyproject.toml:6:1: CT901 unknown option 'extend_select' in [tool.cutile-check]; "
+        "pyproject.toml:6:1: CT901 [error] unknown option 'extend_select' in [tool.cutile-check]; "
         "did you mean 'extend-select'?"]
 
 
@@ -66,13 +66,13 @@ def test_bad_values_point_at_the_value(cli: Runner, tmp_path: Path) -> None:
     result = cli("-q")
     assert result.code == 2  # the configuration error wins over exit 1
     assert lines(result.out) == [
-        "k.py:6:39: CT107 kernel parameter 'x' needs an annotation such as Tensor[f32, (-1,)], "
-        "Mut[Tensor[f32, (128,)]] or Const[int]",
-        "pyproject.toml:4:3: CT901 'CT77' in 'select' is not a cutile code, code prefix or code "
-        "name (see cutile-check --explain)",
-        "pyproject.toml:6:1: CT901 option 'exclude' must be a list of strings",
-        "pyproject.toml:8:1: CT901 option 'severity.CT2' must be one of \"error\", \"warning\", "
-        "\"note\""]
+        "k.py:6:39: CT107 [error] kernel parameter 'x' needs an annotation such as "
+        "Tensor[f32, (-1,)], Mut[Tensor[f32, (128,)]] or Const[int]",
+        "pyproject.toml:4:3: CT901 [error] 'CT77' in 'select' is not a cutile code, code prefix "
+        "or code name (see cutile-check --explain)",
+        "pyproject.toml:6:1: CT901 [error] option 'exclude' must be a list of strings",
+        "pyproject.toml:8:1: CT901 [error] option 'severity.CT2' must be one of \"error\", "
+        "\"warning\", \"note\""]
 
 
 def test_exit_zero_does_not_hide_a_config_error(cli: Runner, tmp_path: Path) -> None:
@@ -85,17 +85,17 @@ def test_toml_syntax_error_is_ct901_at_its_line(cli: Runner, tmp_path: Path) -> 
     result = cli("-q")
     assert result.code == 2
     assert lines(result.out) == [
-        "pyproject.toml:2:1: CT901 cannot read pyproject.toml: Unclosed array"]
+        "pyproject.toml:2:1: CT901 [error] cannot read pyproject.toml: Unclosed array"]
     write(tmp_path, {"pyproject.toml": '[tool.cutile-check]\n\nselect = ["CT1",,]\n'})
     (line,) = lines(cli("-q").out)
-    assert line.startswith("pyproject.toml:3:17: CT901 cannot read pyproject.toml: ")
+    assert line.startswith("pyproject.toml:3:17: CT901 [error] cannot read pyproject.toml: ")
 
 
 def test_ct901_cannot_be_ignored(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path, {"pyproject.toml": '[tool.cutile-check]\nignore = ["CT9"]\nnope = 1\n',
                      "k.py": CLEAN})
     result = cli("-q", "--ignore", "CT901")
-    assert result.code == 2 and "CT901 unknown option 'nope'" in result.out
+    assert result.code == 2 and "CT901 [error] unknown option 'nope'" in result.out
 
 
 def test_per_file_ignores(cli: Runner, tmp_path: Path) -> None:
@@ -134,6 +134,48 @@ def test_explicit_files_are_checked_unless_force_exclude(cli: Runner, tmp_path: 
     assert (stdin.code, stdin.out) == (0, "")
 
 
+def test_named_folders_inside_excluded_ones_are_checked(cli: Runner, tmp_path: Path) -> None:
+    """Issue 29: every file below a path holding `site-packages` (a default exclude) was
+    skipped, so checking an installed package said CT905 and exited 0. Excludes apply to what
+    the walk meets, not to the folders the user named or those above them."""
+    pkg = os.path.join(".venv", "lib", "python3.12", "site-packages", "pkg")
+    write(tmp_path, {f"{pkg}/k.py": BAD_SIGNATURE, f"{pkg}/build/gen.py": BAD_SIGNATURE,
+                     f"{pkg}/sub/m.py": BAD_SIGNATURE, "app.py": CLEAN})
+    result = cli("-q", pkg)
+    assert result.code == 1
+    assert [ln.split(":")[0] for ln in lines(result.out)] == [
+        os.path.join(pkg, "k.py"), os.path.join(pkg, "sub", "m.py")]  # build/ below is met
+    site = os.path.dirname(pkg)  # named: site-packages itself is walked
+    assert len(lines(cli("-q", site).out)) == 2
+    # walking from above, .venv is met and skipped
+    assert cli(".").out == "All checks passed (1 file checked).\n"
+
+
+def test_a_named_folder_that_matches_an_exclude_is_checked(cli: Runner, tmp_path: Path) -> None:
+    """ruff's rule: a path named on the command line is checked even when an exclude (default
+    or configured) matches it, unless --force-exclude; a folder found while walking is not."""
+    write(tmp_path, {"pyproject.toml": '[tool.cutile-check]\nextend-exclude = ["gen"]\n',
+                     "build/b.py": BAD_SIGNATURE, "gen/g.py": BAD_SIGNATURE,
+                     "gen/deep/d.py": BAD_SIGNATURE, "k.py": CLEAN})
+    assert cli(".").out == "All checks passed (1 file checked).\n"
+    named = cli("-q", "build", "gen")
+    assert named.code == 1
+    assert [ln.split(":")[0] for ln in lines(named.out)] == [
+        os.path.join("build", "b.py"), os.path.join("gen", "deep", "d.py"),
+        os.path.join("gen", "g.py")]
+    forced = cli("--force-exclude", "build", "gen", os.path.join("gen", "deep"))
+    assert (forced.code, forced.out) == (0, "All checks passed (0 files checked).\n")
+
+
+def test_excluded_entry_matches_the_entry_not_its_parents(tmp_path: Path) -> None:
+    config = config_from_mapping({"extend-exclude": ["gen", "docs/*.py"]}, str(tmp_path))
+    assert config.excluded_entry(str(tmp_path / "src" / "gen"))
+    assert config.excluded_entry(str(tmp_path / "docs" / "a.py"))
+    assert not config.excluded_entry(str(tmp_path / "gen" / "a.py"))  # gen was named
+    assert not config.excluded_entry(str(tmp_path / "site-packages" / "a.py"))
+    assert config.excluded(str(tmp_path / "site-packages" / "a.py"))  # --force-exclude's test
+
+
 def test_severity_override_turns_errors_into_warnings(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path, {"pyproject.toml": '[tool.cutile-check]\nseverity = {CT1 = "warning"}\n',
                      "k.py": BAD_SIGNATURE})
@@ -157,14 +199,14 @@ def test_explicit_config_file(cli: Runner, tmp_path: Path) -> None:
     assert cli("-q", "k.py").code == 0
     assert cli("-q", "--config", "alt.toml", "k.py").code == 1
     missing = cli("-q", "--config", "none.toml", "k.py")
-    assert missing.code == 2 and "CT901 cannot read none.toml" in missing.out
+    assert missing.code == 2 and "CT901 [error] cannot read none.toml" in missing.out
 
 
 def test_explicit_config_without_the_table(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path, {"alt.toml": '[tool.other]\n', "k.py": CLEAN})
     result = cli("-q", "--config", "alt.toml")
     assert result.code == 2
-    assert result.out == "alt.toml:1:1: CT901 alt.toml has no [tool.cutile-check] table\n"
+    assert result.out == "alt.toml:1:1: CT901 [error] alt.toml has no [tool.cutile-check] table\n"
 
 
 def test_command_line_select_replaces_the_file_selection(cli: Runner, tmp_path: Path) -> None:

@@ -108,7 +108,13 @@ def test_github_annotations_escape_and_levels(tmp_path: Path) -> None:
                                "title=CT902::unused suppression")
     assert lines[1].startswith(f"::error file={host},line=4,col=5,endLine=4,endColumn=6,"
                                "title=CT301::'z' was moved")
-    assert "%0A'z' was moved here%0Athe launch is defined here" in lines[1]
+    # Notes keep their place: in the message, and as a notice annotation at that place.
+    assert (f"%0A{host}:3:1: note: 'z' was moved here%0A{tmp_path / 'lib.py'}:1:5: note: "
+            "the launch is defined here%0Arebind it from the result") in lines[1]
+    assert lines[2] == (f"::notice file={host},line=3,col=1,endLine=3,endColumn=20,"
+                        f"title=CT301 note::'z' was moved here (see CT301 at {host}:4:5)")
+    assert lines[3].startswith(f"::notice file={tmp_path / 'lib.py'},line=1,col=5,")
+    assert len(lines) == 4  # the note without a place has no annotation of its own
     tricky = Diagnostic("CT100", "50% done\nnext", Span("a,b:c.py", 1, 0, 1, 1))
     assert github.line(tricky) == (
         "::error file=a%2Cb%3Ac.py,line=1,col=1,endLine=1,endColumn=2,title=CT100::50%25 done"
@@ -163,3 +169,51 @@ def test_every_format_runs_from_the_cli(cli: Runner, tmp_path: Path, fmt: str) -
     result = cli("--output-format", fmt, "k.py")
     assert result.code == 1
     assert "CT107" in result.out
+
+
+@pytest.mark.parametrize("severity", ["error", "warning", "note"])
+def test_every_format_shows_the_severity(cli: Runner, tmp_path: Path, severity: str) -> None:
+    """Issue 29: the concise format printed warnings and errors alike. Every format carries the
+    severity after configuration."""
+    write(tmp_path, {"pyproject.toml": f'[tool.cutile-check]\nseverity = {{CT1 = "{severity}"}}\n',
+                     "k.py": BAD_SIGNATURE})
+    concise = cli("-q", "k.py").out
+    assert concise.startswith(f"k.py:6:39: CT107 [{severity}] kernel parameter 'x'")
+    assert cli("-q", "--output-format", "full", "k.py").out.startswith(
+        f"k.py:6:39: {severity}[CT107]: ")
+    command = {"error": "error", "warning": "warning", "note": "notice"}[severity]
+    assert cli("--output-format", "github", "k.py").out.startswith(
+        f"::{command} file=k.py,line=6,col=39,")
+    assert json.loads(cli("--output-format", "json", "k.py").out)[0]["severity"] == severity
+    sarif_doc = json.loads(cli("--output-format", "sarif", "k.py").out)
+    assert sarif_doc["runs"][0]["results"][0]["level"] == severity
+
+
+MOVED = '''\
+import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
+    z.store(ct.load_tile_like(x, z))
+
+
+x = ct.ones((1024,), f32)
+z = ct.zeros((1024,), f32).partition((128,))
+add(z, x).sync()
+print(z)
+'''
+
+
+def test_github_keeps_the_place_of_each_note(cli: Runner, tmp_path: Path) -> None:
+    """Issue 29: the github format dropped where "'z' was moved here" points. It stays in the
+    message and gets a notice annotation of its own on that line."""
+    write(tmp_path, {"app.py": MOVED})
+    out = cli("--output-format", "github", "app.py").out.splitlines()
+    assert len(out) == 2
+    assert out[0].startswith("::error file=app.py,line=13,col=7,endLine=13,endColumn=8,"
+                             "title=CT301::'z' was moved into a launch of 'add'")
+    assert out[0].endswith("%0Aapp.py:12:5: note: 'z' was moved here")
+    assert out[1] == ("::notice file=app.py,line=12,col=5,endLine=12,endColumn=6,"
+                      "title=CT301 note::'z' was moved here (see CT301 at app.py:13:7)")

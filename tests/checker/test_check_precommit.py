@@ -81,7 +81,8 @@ def test_pre_commit_hook_fails_then_passes(tmp_path: Path) -> None:
 
     tried = _run([*pre_commit, "try-repo", str(ROOT), "cutile-check", "--ref", rev], repo, env)
     assert tried.returncode == 1, tried.stdout + tried.stderr
-    assert "kernels.py:7:9: CT201 cannot add tiles of shapes (128,) and (64,)" in tried.stdout
+    assert ("kernels.py:7:9: CT201 [error] cannot add tiles of shapes (128,) and (64,)"
+            in tried.stdout)
     assert "notes.txt" not in tried.stdout
 
     installed = _run([*pre_commit, "install"], repo, env)

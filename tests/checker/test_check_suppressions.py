@@ -185,5 +185,5 @@ def test_suppression_from_the_cli_on_a_multi_line_kernel_header(cli: Runner,
     write(tmp_path, {"k.py": kernel.format(comment="  # cutile: ignore[CT107, CT201]")})
     result = cli("-q", "k.py")
     assert result.code == 0  # CT902 is a warning by default: shown, not failing
-    assert result.out == ("k.py:9:13: CT902 unused suppression: no CT201 finding on this "
-                          "statement\n")
+    assert result.out == ("k.py:9:13: CT902 [warning] unused suppression: no CT201 finding on "
+                          "this statement\n")

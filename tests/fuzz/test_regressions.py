@@ -330,7 +330,7 @@ def test_deep_expressions_in_mutually_recursive_helpers() -> None:
 def test_hover_on_a_module_too_deep_for_libcst() -> None:
     """Found by the LSP fuzzer: a hover parsed the document with libcst, whose visitors raised
     RecursionError on nesting the checker itself handles."""
-    from cutile.lsp.syntax import parse
+    from cutile.checker.regions import parse
 
     deep = HEAD + "    u = " + "ct.exp(" * 190 + "t" + ")" * 190 + "\n    z.store(u)\n"
     assert parse(deep) is None  # libcst gives up; hover and inlay hints go without it

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from cutile.checker.edits import apply
+from cutile.checker.fixes import astype_fixes, quick_fixes, sync_fixes
 from cutile.compiler.api import check_source
 from cutile.diagnostics.codes import CODES
 from cutile.diagnostics.diagnostic import Diagnostic, Note, Span
 from cutile.diagnostics.messages import DTYPE_MIX, MOVED_HERE, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
 from cutile.lsp import engine
 from cutile.lsp.convert import to_lsp
-from cutile.lsp.edits import apply
 from cutile.lsp.engine import TypedName
-from cutile.lsp.fixes import astype_fixes, quick_fixes, sync_fixes
 from cutile.lsp.hover import hover_at, ownership_hover
 from cutile.lsp.inlay import inlay_hints
 from cutile.lsp.options import ClientOptions, parse_options

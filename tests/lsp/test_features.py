@@ -10,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types
 
 from cutile.checker.analyze import analyze_source
-from cutile.lsp.edits import Edit, apply
+from cutile.checker.edits import Edit, apply
 
 from .client import RecordingClient, initialize_params, server_config
 from .test_diagnostics import BAD_SIGNATURE, KNOWN_BAD
@@ -188,6 +188,62 @@ async def test_quick_fixes_for_reported_findings_apply(
         remaining = analyze_source(fixed, str(path.resolve()))
         assert diag.code not in {d.code for d in remaining if d.span.line - 1 ==
                                  diag.range.start.line}, fixed
+
+
+NAMED_LAUNCHES = '''\
+import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
+    z.store(ct.load_tile_like(x, z))
+
+
+def synced_before(x: object) -> None:
+    z = ct.zeros((1024,), f32).partition((128,))
+    op = add(z, x)
+    op.sync()
+    print(z)
+
+
+def synced_after(x: object) -> None:
+    z = ct.zeros((1024,), f32).partition((128,))
+    op = add(z, x)
+    print(z)
+    op.sync()
+
+
+def never_synced(x: object) -> None:
+    z = ct.zeros((1024,), f32).partition((128,))
+    op = add(z, x).start()
+    print(z)
+
+
+async def awaited_after(x: object) -> None:
+    z = ct.zeros((1024,), f32).partition((128,))
+    op = add(z, x)
+    print(z)
+    await op
+'''
+
+
+async def test_use_after_move_fix_covers_named_launches(
+        client: RecordingClient, tmp_path: Path) -> None:
+    """Issue 29: the CT301 fix was offered for a bare `add(z, x)` statement only. A launch bound
+    to a name gets it too: bind the results where `op` is synced or awaited, or wait for it
+    before the use (moving a later sync up)."""
+    path = tmp_path / "named.py"
+    uri = client.open(path, NAMED_LAUNCHES)
+    diags = [d for d in await client.wait_diagnostics(uri, 1) if d.code == "CT301"]
+    assert len(diags) == 4
+    for diag in diags:
+        actions = await _quick_fixes(client, uri, diag)
+        [rewrite] = [a for a in actions if not a.title.startswith("Suppress")]
+        assert rewrite.is_preferred
+        fixed = apply(NAMED_LAUNCHES, _edits(rewrite, uri))
+        remaining = analyze_source(fixed, str(path.resolve()))
+        assert sum(d.code == "CT301" for d in remaining) == len(diags) - 1, fixed
 
 
 async def test_syntax_errors_cannot_be_suppressed_in_the_editor(

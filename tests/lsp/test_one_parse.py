@@ -3,7 +3,8 @@ inlay hints), ownership states and quick fixes of one text share one ModuleInfo.
 
 from __future__ import annotations
 
-from cutile.lsp import engine, fixes
+from cutile.checker import fixes
+from cutile.lsp import engine
 from cutile.reader.source import MODULES, ModuleCache, parse_module
 
 SOURCE = '''import cutile as ct
