@@ -48,17 +48,22 @@ class Qwen3Config:
         return self.num_attention_heads // self.num_key_value_heads
 
 
+def read_json_object(path: Path, error: type[Exception]) -> dict[str, Any]:
+    """A checkpoint's JSON file as a dict; `error` names the file when it is not one."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise error(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(raw, dict):
+        raise error(f"{path}: expected a JSON object, got {type(raw).__name__}")
+    return raw
+
+
 def load_config(model_dir: str | Path) -> Qwen3Config:
     path = Path(model_dir) / "config.json"
-    try:
-        raw = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no config.json in the model directory") from None
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: expected a JSON object, got {type(raw).__name__}")
-    return parse_config(raw, str(path))
+    if not path.is_file():
+        raise ConfigError(f"{path}: no config.json in the model directory")
+    return parse_config(read_json_object(path, ConfigError), str(path))
 
 
 def parse_config(raw: dict[str, Any], where: str = "config.json") -> Qwen3Config:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from config import read_json_object
+
 # transformers' defaults for the keys this engine uses
 DEFAULTS: dict[str, Any] = {"do_sample": False, "temperature": 1.0, "top_k": 50, "top_p": 1.0}
 # keys whose value changes the output unless it is the neutral one given here
@@ -83,13 +85,7 @@ def load_defaults(model_dir: Path) -> Defaults:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise GenerationConfigError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(raw, dict):
-        raise GenerationConfigError(f"{path}: expected a JSON object, got {type(raw).__name__}")
-    return raw
+    return read_json_object(path, GenerationConfigError)
 
 
 def _ids(v: Any, what: str) -> tuple[int, ...]:

@@ -10,12 +10,12 @@ decodes a short window of ids instead and hands out only the text that is comple
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from config import read_json_object
 from optional_deps import need
 
 # transformers' named special tokens (its `special_tokens_map`): the chat template sees them
@@ -71,15 +71,7 @@ class Tokenizer:
 
 def read_tokenizer_config(model_dir: Path) -> dict[str, Any]:
     path = model_dir / "tokenizer_config.json"
-    if not path.exists():
-        return {}
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise TokenizerError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(raw, dict):
-        raise TokenizerError(f"{path}: expected a JSON object, got {type(raw).__name__}")
-    return raw
+    return read_json_object(path, TokenizerError) if path.exists() else {}
 
 
 def special_tokens(config: dict[str, Any]) -> dict[str, str]:

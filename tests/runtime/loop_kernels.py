@@ -2,8 +2,30 @@
 step would pass 2**31 - 1. Shared by the interpreter tests, the fake-driver tests of the status
 word and their GPU twins (tests/runtime/test_loop_steps.py)."""
 
+from typing import Any
+
+import pytest
+
 import cutile as ct
 from cutile import Mut, Tensor, i32
+from cutile.runtime import context
+from cutile.runtime.backends.interpreter import InterpreterBackend
+
+
+def out() -> Any:
+    """The (4,) i32 summary a test kernel writes, as one slab."""
+    return ct.zeros((4,), i32).partition((4,))
+
+
+def interpreter_error(kernel: Any, *args: Any) -> ct.CutileError:
+    """The error the interpreter raises for `kernel(out(), *args)`: what the GPU must match."""
+    old = context.set_backend(InterpreterBackend())
+    try:
+        with pytest.raises(ct.LaunchError) as err:
+            kernel(out(), *args).sync()
+        return err.value
+    finally:
+        context.set_backend(old)
 
 
 @ct.kernel

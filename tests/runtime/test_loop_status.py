@@ -14,9 +14,7 @@ import loop_kernels as k
 import pytest
 
 import cutile as ct
-from cutile import i32
 from cutile.runtime import context
-from cutile.runtime.backends.interpreter import InterpreterBackend
 
 pytest.importorskip("cuda.bindings")
 from fake_cuda import FakeDriver, Launch
@@ -92,18 +90,6 @@ def device() -> Iterator[Device]:
         mp.undo()
 
 
-def _out() -> Any:
-    return ct.zeros((4,), i32).partition((4,))
-
-
-def _interpreter_error(kernel: Any, *args: Any) -> ct.CutileError:
-    old = context.set_backend(InterpreterBackend())
-    try:
-        with pytest.raises(ct.LaunchError) as err:
-            kernel(_out(), *args).sync()
-        return err.value
-    finally:
-        context.set_backend(old)
 
 
 def _same(a: ct.CutileError, b: ct.CutileError) -> None:
@@ -116,8 +102,8 @@ def _same(a: ct.CutileError, b: ct.CutileError) -> None:
 def test_a_step_below_one_is_the_interpreters_ct411(device: Device, lo: int, hi: int,
                                                     step: int) -> None:
     with pytest.raises(ct.LaunchError) as err:
-        k.walk(_out(), lo, hi, step).sync()
-    _same(err.value, _interpreter_error(k.walk, lo, hi, step))
+        k.walk(k.out(), lo, hi, step).sync()
+    _same(err.value, k.interpreter_error(k.walk, lo, hi, step))
     assert f"range() step is {step} in walk" in str(err.value)
     z, *rest = err.value.results  # the arguments come back, usable
     assert rest == [lo, hi, step] and z.state.value == "live"
@@ -125,23 +111,23 @@ def test_a_step_below_one_is_the_interpreters_ct411(device: Device, lo: int, hi:
 
 def test_the_word_is_zeroed_for_the_next_launch(device: Device) -> None:
     with pytest.raises(ct.LaunchError):
-        k.walk(_out(), 0, 4, 0).sync()
+        k.walk(k.out(), 0, 4, 0).sync()
     for _ in range(3):
-        k.walk(_out(), 0, 4, 1).sync()  # the same word again: no stale failure
+        k.walk(k.out(), 0, 4, 1).sync()  # the same word again: no stale failure
     words = {launch.params[-1] for launch in device.launches}
     assert len(words) == 1
 
 
 def test_the_failing_loop_is_named(device: Device) -> None:
     with pytest.raises(ct.LaunchError) as err:
-        k.two_loops(_out(), 1, -4).sync()
-    _same(err.value, _interpreter_error(k.two_loops, 1, -4))
+        k.two_loops(k.out(), 1, -4).sync()
+    _same(err.value, k.interpreter_error(k.two_loops, 1, -4))
     assert err.value.diagnostics[0].span.line > 0
 
 
 def test_only_run_time_steps_get_a_status_word(device: Device) -> None:
-    k.walk_by_3(_out(), 0, 10).sync()
-    k.walk(_out(), 0, 10, 2).sync()
+    k.walk_by_3(k.out(), 0, 10).sync()
+    k.walk(k.out(), 0, 10, 2).sync()
     by_kernel = {name: device.slots[f] for f, (_, name) in enumerate(device.functions, 1001)}
     assert [s.field for s in by_kernel["walk_by_3"]].count("status") == 0
     assert [s.field for s in by_kernel["walk"]][-1] == "status"
@@ -149,7 +135,7 @@ def test_only_run_time_steps_get_a_status_word(device: Device) -> None:
 
 def test_await_raises_it(device: Device) -> None:
     async def run() -> None:
-        await k.walk(_out(), 0, 4, -7)
+        await k.walk(k.out(), 0, 4, -7)
 
     with pytest.raises(ct.LaunchError, match=r"range\(\) step is -7 in walk"):
         asyncio.run(run())
@@ -162,28 +148,28 @@ def test_a_chain_reports_a_failing_link(device: Device) -> None:
         ran.append(step)
         return k.walk(z, 0, 4, 1)
 
-    chain = k.walk(_out(), 0, 4, 0).then(then)
+    chain = k.walk(k.out(), 0, 4, 0).then(then)
     with pytest.raises(ct.LaunchError, match=r"range\(\) step is 0 in walk"):
         chain.sync()
     assert ran == [0]  # the device reports at completion: the next link was enqueued
 
 
 def test_a_graph_reports_a_failing_replay(device: Device) -> None:
-    g = k.walk(_out(), 0, 4, 0).graph()
+    g = k.walk(k.out(), 0, 4, 0).graph()
     g.replay()
     with pytest.raises(ct.LaunchError, match=r"range\(\) step is 0 in walk") as err:
         g.sync()
     assert err.value.results[1:] == (0, 4, 0)
-    ok = k.walk(_out(), 0, 4, 1).graph()
+    ok = k.walk(k.out(), 0, 4, 1).graph()
     (z, *_) = ok.sync()
     assert z.unpartition().numpy().tolist()[3] == 0  # the fake device computes nothing
 
 
 def test_a_launch_that_is_never_waited_for_keeps_its_word(device: Device) -> None:
-    op = k.walk(_out(), 0, 4, 1).start()
+    op = k.walk(k.out(), 0, 4, 1).start()
     first = device.launches[-1].params[-1]
-    k.walk(_out(), 0, 4, 1).sync()
+    k.walk(k.out(), 0, 4, 1).sync()
     assert device.launches[-1].params[-1] != first  # still owned by the pending launch
     op.sync()  # read: the word is free again, and the next launch takes it
-    k.walk(_out(), 0, 4, 1).sync()
+    k.walk(k.out(), 0, 4, 1).sync()
     assert device.launches[-1].params[-1] == first

@@ -11,9 +11,6 @@ import loop_kernels as k
 import pytest
 
 import cutile as ct
-from cutile import i32
-from cutile.runtime import context
-from cutile.runtime.backends.interpreter import InterpreterBackend
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -25,10 +22,6 @@ EDGES = [(0, I32_MAX, 2**30), (I32_MAX - 10, I32_MAX, 7), (I32_MIN, I32_MAX, I32
          (3, 3, 5), (0, 10, 3), (-7, 5, 4)]
 
 
-def _out() -> Any:
-    return ct.zeros((4,), i32).partition((4,))
-
-
 def _summary(lo: int, hi: int, step: int, skip: int | None = None) -> list[int]:
     r = range(lo, hi, step)  # never a list: the whole i32 range has 2**32 - 1 values
     kept = [i for i in (r[:2] if len(r) else []) if i != skip]  # the first one or two, skip gone
@@ -38,14 +31,6 @@ def _summary(lo: int, hi: int, step: int, skip: int | None = None) -> list[int]:
     return [n, kept[0] if kept else 0, last[-1] if last else 0, 7]
 
 
-def _interpreter_error(kernel: Any, *args: Any) -> ct.CutileError:
-    old = context.set_backend(InterpreterBackend())
-    try:
-        with pytest.raises(ct.LaunchError) as err:
-            kernel(_out(), *args).sync()
-        return err.value
-    finally:
-        context.set_backend(old)
 
 
 @pytest.mark.parametrize("kernel", [k.walk, k.walk_skipping], ids=["for", "loop"])
@@ -53,36 +38,36 @@ def _interpreter_error(kernel: Any, *args: Any) -> ct.CutileError:
 def test_a_step_below_one_is_ct411(kernel: Any, lo: int, hi: int, step: int) -> None:
     args = (lo, hi, step) if kernel is k.walk else (lo, hi, step, lo)
     with pytest.raises(ct.LaunchError) as err:
-        kernel(_out(), *args).sync()
-    got, want = err.value.diagnostics[0], _interpreter_error(kernel, *args).diagnostics[0]
+        kernel(k.out(), *args).sync()
+    got, want = err.value.diagnostics[0], k.interpreter_error(kernel, *args).diagnostics[0]
     assert (got.code, got.message, got.span) == (want.code, want.message, want.span)
     assert got.code == "CT411" and f"step is {step} in {kernel.__name__}" in got.message
-    (z, *_) = kernel(_out(), 0, 4, 1, *args[3:]).sync()  # the next launch runs normally
+    (z, *_) = kernel(k.out(), 0, 4, 1, *args[3:]).sync()  # the next launch runs normally
     assert z.unpartition().numpy().tolist() == _summary(0, 4, 1, *args[3:])
 
 
 def test_the_failing_loop_of_two_is_named() -> None:
     with pytest.raises(ct.LaunchError) as err:
-        k.two_loops(_out(), 1, 0).sync()
-    got, want = err.value.diagnostics[0], _interpreter_error(k.two_loops, 1, 0).diagnostics[0]
+        k.two_loops(k.out(), 1, 0).sync()
+    got, want = err.value.diagnostics[0], k.interpreter_error(k.two_loops, 1, 0).diagnostics[0]
     assert (got.message, got.span) == (want.message, want.span)
-    (z, *_) = k.two_loops(_out(), 2, 3).sync()
+    (z, *_) = k.two_loops(k.out(), 2, 3).sync()
     assert z.unpartition().numpy().tolist()[0] == 2 + 20
 
 
 @pytest.mark.parametrize(("lo", "hi", "step"), EDGES)
 def test_edges_follow_pythons_range(lo: int, hi: int, step: int) -> None:
-    (z, *_) = k.walk(_out(), lo, hi, step).sync()
+    (z, *_) = k.walk(k.out(), lo, hi, step).sync()
     assert z.unpartition().numpy().tolist() == _summary(lo, hi, step)
     skip = lo + step if lo + step <= I32_MAX else lo  # the second value, when there is one
-    (z, *_) = k.walk_skipping(_out(), lo, hi, step, skip).sync()
+    (z, *_) = k.walk_skipping(k.out(), lo, hi, step, skip).sync()
     assert z.unpartition().numpy().tolist() == _summary(lo, hi, step, skip)
 
 
 @pytest.mark.parametrize(("lo", "hi"), [(I32_MAX - 10, I32_MAX), (I32_MAX - 2, I32_MAX),
                                         (I32_MIN, I32_MIN + 7), (0, 0)])
 def test_a_constant_step_stops_before_wrapping(lo: int, hi: int) -> None:
-    (z, *_) = k.walk_by_3(_out(), lo, hi).sync()
+    (z, *_) = k.walk_by_3(k.out(), lo, hi).sync()
     assert z.unpartition().numpy().tolist() == _summary(lo, hi, 3)
 
 
@@ -93,7 +78,7 @@ def test_the_whole_i32_range_finishes_on_the_gpu(backend: str) -> None:
     (seconds to a minute: one block, a few scalar instructions per iteration)."""
     if backend == "interpreter":
         with pytest.raises(ct.LaunchError, match="CT412"):
-            k.walk(_out(), I32_MIN, I32_MAX, 1).sync()
+            k.walk(k.out(), I32_MIN, I32_MAX, 1).sync()
         return
-    (z, *_) = k.walk(_out(), I32_MIN, I32_MAX, 1).sync()
+    (z, *_) = k.walk(k.out(), I32_MIN, I32_MAX, 1).sync()
     assert z.unpartition().numpy().tolist() == _summary(I32_MIN, I32_MAX, 1)
