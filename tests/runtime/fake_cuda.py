@@ -127,15 +127,20 @@ class FakeDriver:
 
 
 @contextlib.contextmanager
-def fake_cuda_backend() -> Iterator[FakeDriver]:
+def fake_cuda_backend(drv: FakeDriver | None = None,
+                      calls: tuple[str, ...] = ()) -> Iterator[FakeDriver]:
     """The CUDA backend of device 0 over a fake driver (device memory is host memory), current
-    for the duration; yields the driver, to read what was launched."""
+    for the duration; yields the driver, to read what was launched. `calls`: more driver
+    functions the fake (a subclass) stands in for."""
     from cutile.runtime import context
     from cutile.runtime.backends.cuda import CudaBackend
+    from cutile.runtime.cuda import driver
 
     mp = pytest.MonkeyPatch()
-    drv = FakeDriver()
+    drv = drv or FakeDriver()
     drv.install(mp)
+    for name in calls:
+        mp.setattr(driver, name, getattr(drv, name))
     old = context.set_backend(CudaBackend(0))
     try:
         yield drv

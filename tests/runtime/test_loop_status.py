@@ -8,16 +8,15 @@ from __future__ import annotations
 import asyncio
 import ctypes
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import loop_kernels as k
 import pytest
 
 import cutile as ct
-from cutile.runtime import context
 
 pytest.importorskip("cuda.bindings")
-from fake_cuda import FakeDriver, Launch
+from fake_cuda import FakeDriver, Launch, fake_cuda_backend
 
 # per kernel: the parameter holding the step of each range_check, in program order
 STEPS = {"walk": [3], "walk_skipping": [3], "two_loops": [1, 2]}
@@ -68,28 +67,17 @@ class Device(FakeDriver):
             self.launches.append(launch)
             self.run(launch)
 
+    def graph_destroy(self, exe: int) -> None:
+        return None  # replays stay readable after the graph's end
+
 
 @pytest.fixture
 def device() -> Iterator[Device]:
-    from cutile.runtime.backends.cuda import CudaBackend
-
-    mp = pytest.MonkeyPatch()
     drv = Device()
     drv.graphs = {}
-    drv.install(mp)
-    from cutile.runtime.cuda import driver
-
-    for name in ("begin_capture", "end_capture", "graph_launch"):
-        mp.setattr(driver, name, getattr(drv, name))
-    mp.setattr(driver, "graph_destroy", lambda exe: None)
-    old = context.set_backend(CudaBackend(0))
-    try:
-        yield drv
-    finally:
-        context.set_backend(old)
-        mp.undo()
-
-
+    with fake_cuda_backend(drv, ("begin_capture", "end_capture", "graph_launch",
+                                 "graph_destroy")) as fake:
+        yield cast(Device, fake)
 
 
 def _same(a: ct.CutileError, b: ct.CutileError) -> None:
