@@ -14,20 +14,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from ..bytecode.attrs import CmpOrdering, CmpPredicate
-from ..bytecode.types import Scalar
-from ..bytecode.types import TileType as BcTile
-from ..dtypes import F32
-from ..lower import arith
-from ..lower.types import OpCtx
+from .composed import Steps, lowering
 from .defs import numpy
 from .elementwise import FLOAT, Elementwise, define_unary
-
-if TYPE_CHECKING:
-    from ..bytecode import Builder
-    from ..bytecode import Value as BcValue
 
 MAX_ERROR = 3e-7  # absolute, f32 (the measured maximum is below 2e-7)
 
@@ -38,19 +29,6 @@ AS_P = 0.3275911
 AS_COEFFS = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 
 V = TypeVar("V")
-
-
-class Steps(Generic[V]):
-    """The arithmetic the formula needs; the lowering emits it, the tests evaluate it in NumPy."""
-
-    def const(self, value: float) -> V: raise NotImplementedError
-    def mul(self, a: V, b: V) -> V: raise NotImplementedError
-    def fma(self, a: V, b: V, c: V) -> V: raise NotImplementedError
-    def div(self, a: V, b: V) -> V: raise NotImplementedError
-    def exp(self, a: V) -> V: raise NotImplementedError
-    def neg(self, a: V) -> V: raise NotImplementedError
-    def abs(self, a: V) -> V: raise NotImplementedError
-    def select_lt(self, a: V, b: V, then: V, other: V) -> V: raise NotImplementedError
 
 
 def formula(s: Steps[V], x: V) -> V:
@@ -73,60 +51,6 @@ def formula(s: Steps[V], x: V) -> V:
     return s.select_lt(a, one, small, signed)
 
 
-class _Emit(Steps["BcValue"]):
-    def __init__(self, b: Builder, t: BcTile) -> None:
-        self.b, self.t = b, t
-
-    def _op(self, name: str, *args: BcValue) -> BcValue:
-        return self.b.emit(name, [self.t], *args)
-
-    def const(self, value: float) -> BcValue: return self.b.constant(value, self.t)
-    def mul(self, a: BcValue, b: BcValue) -> BcValue: return self._op("mulf", a, b)
-    def fma(self, a: BcValue, b: BcValue, c: BcValue) -> BcValue: return self._op("fma", a, b, c)
-    def div(self, a: BcValue, b: BcValue) -> BcValue: return self._op("divf", a, b)
-    def exp(self, a: BcValue) -> BcValue: return self._op("exp", a)
-    def neg(self, a: BcValue) -> BcValue: return self._op("negf", a)
-    def abs(self, a: BcValue) -> BcValue: return self._op("absf", a)
-
-    def select_lt(self, a: BcValue, b: BcValue, then: BcValue, other: BcValue) -> BcValue:
-        lt = self.b.emit("cmpf", [BcTile(Scalar.I1, self.t.shape)], a, b,
-                         comparison_predicate=CmpPredicate.LT,
-                         comparison_ordering=CmpOrdering.ORDERED)
-        return self._op("select", lt, then, other)
-
-
-class Float32Steps(Steps[Any]):
-    """The formula in NumPy float32, each step rounded as the device rounds it (fma once)."""
-
-    def __init__(self) -> None:
-        self.np = numpy()
-
-    def _f(self, v: Any) -> Any:
-        return self.np.asarray(v, dtype=self.np.float32)
-
-    def const(self, value: float) -> Any: return self.np.float32(value)
-    def mul(self, a: Any, b: Any) -> Any: return self._f(a * b)
-    def fma(self, a: Any, b: Any, c: Any) -> Any:
-        f64 = self.np.float64
-        return self._f(f64(a) * f64(b) + f64(c))
-    def div(self, a: Any, b: Any) -> Any: return self._f(a / b)
-    def exp(self, a: Any) -> Any: return self._f(self.np.exp(a))
-    def neg(self, a: Any) -> Any: return self._f(-a)
-    def abs(self, a: Any) -> Any: return self._f(self.np.abs(a))
-    def select_lt(self, a: Any, b: Any, then: Any, other: Any) -> Any:
-        return self._f(self.np.where(a < b, then, other))
-
-
-def _lower(c: OpCtx) -> BcValue:
-    x, dtype = c.args[0], c.dtype()
-    out = c.out
-    wide = BcTile(Scalar.F32, out.shape)
-    if dtype != F32:
-        x = arith.astype(c.b, x, dtype, F32)
-    y = formula(_Emit(c.b, wide), x)
-    return y if dtype == F32 else arith.astype(c.b, y, F32, dtype)
-
-
 def _exact(x: Any) -> Any:
     np = numpy()
     return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64))
@@ -134,7 +58,7 @@ def _exact(x: Any) -> Any:
 
 _np: Callable[..., Any] = _exact
 ERF = define_unary(Elementwise(
-    "erf", FLOAT, "erf", math.erf, np=_np, lower=_lower,
+    "erf", FLOAT, "erf", math.erf, np=_np, lower=lowering(formula),
     dtypes=frozenset({"f16", "bf16", "f32"}),
     why=" (erf is computed to f32 accuracy; convert with .astype(f32))",
     doc="the error function (f16/bf16/f32; GPU within 3e-7 of exact)"))

@@ -17,25 +17,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...diagnostics import messages as msg
 from ..bytecode.attrs import CmpOrdering, CmpPredicate
-from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import BOOL, F32
+from ..dtypes import BOOL
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue
-from ..lower import arith
 from ..lower.table import Rule
 from ..lower.types import OpCtx
 from ..types import TileType, Type
+from .composed import Steps, lowering
 from .defs import ir_op, numpy
 from .elementwise import FLOAT, INT, Elementwise, binary, check_kind, define_binary, define_unary
 from .registry import Call, function
 
 if TYPE_CHECKING:
-    from ..bytecode import Builder as BcBuilder
     from ..bytecode import Value as BcValue
 
 V = TypeVar("V")
@@ -135,21 +133,6 @@ def _clamp(b: Builder, c: Call) -> FValue:
 
 
 # -- composed in f32 (f16/bf16) or the dtype (f32/f64) ----------------------------------------
-class Steps(Generic[V]):
-    """The arithmetic the composed functions need: the lowering emits it (`_Emit`), the tests
-    evaluate it in NumPy (`NumpySteps`) to measure the formulas' accuracy."""
-
-    def const(self, value: float) -> V: raise NotImplementedError
-    def add(self, a: V, b: V) -> V: raise NotImplementedError
-    def sub(self, a: V, b: V) -> V: raise NotImplementedError
-    def mul(self, a: V, b: V) -> V: raise NotImplementedError
-    def div(self, a: V, b: V) -> V: raise NotImplementedError
-    def neg(self, a: V) -> V: raise NotImplementedError
-    def exp(self, a: V) -> V: raise NotImplementedError
-    def log(self, a: V) -> V: raise NotImplementedError
-    def select_eq(self, a: V, b: V, then: V, other: V) -> V: raise NotImplementedError
-
-
 def sigmoid_formula(s: Steps[V], x: V) -> V:
     one = s.const(1.0)
     return s.div(one, s.add(one, s.exp(s.neg(x))))
@@ -176,67 +159,6 @@ def expm1_formula(s: Steps[V], x: V) -> V:
     return s.select_eq(u, s.const(math.inf), u, y)
 
 
-class _Emit(Steps["BcValue"]):
-    def __init__(self, b: BcBuilder, t: BcTile) -> None:
-        self.b, self.t = b, t
-
-    def _op(self, name: str, *args: BcValue) -> BcValue:
-        return self.b.emit(name, [self.t], *args)
-
-    def const(self, value: float) -> BcValue: return self.b.constant(value, self.t)
-    def add(self, a: BcValue, b: BcValue) -> BcValue: return self._op("addf", a, b)
-    def sub(self, a: BcValue, b: BcValue) -> BcValue: return self._op("subf", a, b)
-    def mul(self, a: BcValue, b: BcValue) -> BcValue: return self._op("mulf", a, b)
-    def div(self, a: BcValue, b: BcValue) -> BcValue: return self._op("divf", a, b)
-    def neg(self, a: BcValue) -> BcValue: return self._op("negf", a)
-    def exp(self, a: BcValue) -> BcValue: return self._op("exp", a)
-    def log(self, a: BcValue) -> BcValue: return self._op("log", a)
-
-    def select_eq(self, a: BcValue, b: BcValue, then: BcValue, other: BcValue) -> BcValue:
-        eq = self.b.emit("cmpf", [BcTile(Scalar.I1, self.t.shape)], a, b,
-                         comparison_predicate=CmpPredicate.EQ,
-                         comparison_ordering=CmpOrdering.ORDERED)
-        return self._op("select", eq, then, other)
-
-
-class NumpySteps(Steps[Any]):
-    """The formulas in NumPy, each step rounded to `dtype` (float32: as the GPU's f32 ops, with
-    NumPy's exp and log standing in for the GPU's)."""
-
-    def __init__(self, dtype: Any) -> None:
-        self.np, self.dtype = numpy(), dtype
-
-    def _r(self, v: Any) -> Any:
-        return self.np.asarray(v).astype(self.dtype)
-
-    def const(self, value: float) -> Any: return self.dtype.type(value)
-    def add(self, a: Any, b: Any) -> Any: return self._r(a + b)
-    def sub(self, a: Any, b: Any) -> Any: return self._r(a - b)
-    def mul(self, a: Any, b: Any) -> Any: return self._r(a * b)
-    def div(self, a: Any, b: Any) -> Any: return self._r(a / b)
-    def neg(self, a: Any) -> Any: return self._r(-a)
-    def exp(self, a: Any) -> Any: return self._r(self.np.exp(a))
-    def log(self, a: Any) -> Any: return self._r(self.np.log(a))
-
-    def select_eq(self, a: Any, b: Any, then: Any, other: Any) -> Any:
-        return self._r(self.np.where(a == b, then, other))
-
-
-Formula = Callable[[Steps[Any], Any], Any]
-
-
-def _composed(formula: Formula) -> Callable[[OpCtx], BcValue]:
-    def lower(c: OpCtx) -> BcValue:
-        x, dtype = c.args[0], c.dtype()
-        narrow = dtype.bits < 32
-        if narrow:
-            x = arith.astype(c.b, x, dtype, F32)
-        t = BcTile(Scalar.F32, c.out.shape) if narrow else c.out
-        y = formula(_Emit(c.b, t), x)
-        return arith.astype(c.b, y, F32, dtype) if narrow else y
-    return lower
-
-
 def _exact(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """A NumPy function evaluated in float64 (the runtime rounds the result to the dtype)."""
     def run(x: Any) -> Any:
@@ -248,15 +170,15 @@ def _exact(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 define_unary(Elementwise(
     "sigmoid", FLOAT, "sigmoid", lambda v: 1.0 / (1.0 + math.exp(-v)) if v > -700 else 0.0,
-    np=_exact(lambda v: 1.0 / (1.0 + numpy().exp(-v))), lower=_composed(sigmoid_formula),
+    np=_exact(lambda v: 1.0 / (1.0 + numpy().exp(-v))), lower=lowering(sigmoid_formula),
     dtypes=COMPOSED, why=_WHY, doc="1 / (1 + exp(-x))"))
 define_unary(Elementwise(
     "log1p", FLOAT, "log1p", math.log1p, np=_exact(lambda v: numpy().log1p(v)),
-    lower=_composed(log1p_formula), dtypes=COMPOSED, why=_WHY,
+    lower=lowering(log1p_formula), dtypes=COMPOSED, why=_WHY,
     doc="log(1 + x), accurate for small x"))
 define_unary(Elementwise(
     "expm1", FLOAT, "expm1", math.expm1, np=_exact(lambda v: numpy().expm1(v)),
-    lower=_composed(expm1_formula), dtypes=COMPOSED, why=_WHY,
+    lower=lowering(expm1_formula), dtypes=COMPOSED, why=_WHY,
     doc="exp(x) - 1, accurate for small x"))
 
 

@@ -18,18 +18,19 @@ Integer tiles round to themselves (`decimals` >= 0), as in NumPy.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...diagnostics import messages as msg
 from ..bytecode.attrs import CmpOrdering, CmpPredicate
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import F32, I32, I64, DType
+from ..dtypes import DType
 from ..frontend.builder import Builder
 from ..frontend.values import FValue
 from ..lower import arith
-from ..lower.types import OpCtx, scalar
+from ..lower.types import OpCtx
 from ..types import TileType, Type
+from .composed import Emit, Steps, narrowed, widened
 from .defs import ir_op, numpy
 from .registry import Call, function
 
@@ -119,31 +120,7 @@ def _sign_np(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -
 
 
 # -- lowering -------------------------------------------------------------------------------------
-def _wide(c: OpCtx) -> tuple[BcValue, DType, BcTile]:
-    """The operand in the dtype the rounding works in (f32 for f16/bf16) and its type."""
-    x, dtype = c.args[0], c.dtype()
-    if dtype.bits < 32:
-        x, dtype = arith.astype(c.b, x, dtype, F32), F32
-    return x, dtype, BcTile(scalar(dtype), c.out.shape)
-
-
-def _narrow(c: OpCtx, y: BcValue, work: DType) -> list[BcValue]:
-    return [y if work == c.dtype() else arith.astype(c.b, y, work, c.dtype())]
-
-
-class RintSteps(Generic[V]):
-    """The operations `rint_formula` needs: the lowering emits them (`_EmitRint`), the tests
-    evaluate them in NumPy (`NumpyRint`) to prove the formula on edge cases."""
-
-    def const(self, value: float) -> V: raise NotImplementedError
-    def abs(self, a: V) -> V: raise NotImplementedError
-    def add(self, a: V, b: V) -> V: raise NotImplementedError
-    def sub(self, a: V, b: V) -> V: raise NotImplementedError
-    def with_sign_of(self, a: V, b: V) -> V: raise NotImplementedError  # a's bits | b's sign
-    def select_lt(self, a: V, b: V, then: V, other: V) -> V: raise NotImplementedError
-
-
-def rint_formula(s: RintSteps[V], x: V, mantissa: int) -> V:
+def rint_formula(s: Steps[V], x: V, mantissa: int) -> V:
     """x rounded to an integer, ties to even (see the module docstring)."""
     big = s.const(float(2 ** mantissa))
     a = s.abs(x)
@@ -151,65 +128,19 @@ def rint_formula(s: RintSteps[V], x: V, mantissa: int) -> V:
     return s.select_lt(a, big, s.with_sign_of(r, x), x)
 
 
-class _EmitRint(RintSteps["BcValue"]):
-    def __init__(self, b: BcBuilder, dtype: DType, t: BcTile) -> None:
-        self.b, self.t = b, t
-        self.ints = BcTile(scalar(I32 if dtype == F32 else I64), t.shape)
-        self.sign_bit = -(2 ** (dtype.bits - 1))  # the sign bit as a signed integer
-
-    def const(self, value: float) -> BcValue: return self.b.constant(value, self.t)
-    def abs(self, a: BcValue) -> BcValue: return self.b.emit("absf", [self.t], a)
-    def add(self, a: BcValue, b: BcValue) -> BcValue: return self.b.emit("addf", [self.t], a, b)
-    def sub(self, a: BcValue, b: BcValue) -> BcValue: return self.b.emit("subf", [self.t], a, b)
-
-    def with_sign_of(self, a: BcValue, b: BcValue) -> BcValue:
-        bits = self.ints
-        sign = self.b.emit("andi", [bits], self.b.emit("bitcast", [bits], b),
-                           self.b.constant(self.sign_bit, bits))
-        return self.b.emit("bitcast", [self.t], self.b.emit(
-            "ori", [bits], self.b.emit("bitcast", [bits], a), sign))
-
-    def select_lt(self, a: BcValue, b: BcValue, then: BcValue, other: BcValue) -> BcValue:
-        lt = self.b.emit("cmpf", [BcTile(Scalar.I1, self.t.shape)], a, b,
-                         comparison_predicate=CmpPredicate.LT,
-                         comparison_ordering=CmpOrdering.ORDERED)
-        return self.b.emit("select", [self.t], lt, then, other)
-
-
-class NumpyRint(RintSteps[Any]):
-    """The formula in NumPy, each add rounded to nearest even in the array's dtype (as the GPU's
-    `add.rn`)."""
-
-    def __init__(self, dtype: Any) -> None:
-        self.np, self.dtype = numpy(), dtype
-
-    def const(self, value: float) -> Any: return self.dtype.type(value)
-    def abs(self, a: Any) -> Any: return self.np.abs(a)
-    def add(self, a: Any, b: Any) -> Any: return (a + b).astype(self.dtype)
-    def sub(self, a: Any, b: Any) -> Any: return (a - b).astype(self.dtype)
-
-    def with_sign_of(self, a: Any, b: Any) -> Any:
-        u = self.np.dtype(f"u{self.dtype.itemsize}")
-        sign = b.view(u) & u.type(1 << (self.dtype.itemsize * 8 - 1))
-        return (a.view(u) | sign).view(self.dtype)
-
-    def select_lt(self, a: Any, b: Any, then: Any, other: Any) -> Any:
-        return self.np.where(a < b, then, other)
-
-
 def rint(b: BcBuilder, x: BcValue, dtype: DType, t: BcTile) -> BcValue:
-    return rint_formula(_EmitRint(b, dtype, t), x, MANTISSA[dtype.name])
+    return rint_formula(Emit(b, t), x, MANTISSA[dtype.name])
 
 
 def _round_lower(c: OpCtx) -> list[BcValue]:
-    x, work, t = _wide(c)
+    x, work, t = widened(c)
     d = c.attrs["decimals"]
     if d == 0:
-        return _narrow(c, rint(c.b, x, work, t), work)
+        return [narrowed(c, rint(c.b, x, work, t), work)]
     scale = c.b.constant(power_of_ten(d), t)
     first, then = ("mulf", "divf") if d > 0 else ("divf", "mulf")
     y = rint(c.b, c.b.emit(first, [t], x, scale), work, t)
-    return _narrow(c, c.b.emit(then, [t], y, scale), work)
+    return [narrowed(c, c.b.emit(then, [t], y, scale), work)]
 
 
 def _trunc_lower(c: OpCtx) -> list[BcValue]:

@@ -10,7 +10,8 @@ from opcheck import assemble, host, on_interpreter
 
 import cutile as ct
 from cutile import Mut, Tensor, bf16, f16, f32
-from cutile.compiler.ops.erf import MAX_ERROR, Float32Steps, formula
+from cutile.compiler.ops.composed import NumpySteps
+from cutile.compiler.ops.erf import MAX_ERROR, formula
 from cutile.compiler.toolchain import KernelCompiler
 
 
@@ -67,9 +68,10 @@ def test_interpreter_rounds_narrow_dtypes() -> None:
 def test_the_lowered_formula_is_within_its_bound() -> None:
     """The composition the lowering emits, step by step in float32, against math.erf."""
     x = np.linspace(-6, 6, 1 << 20, dtype=np.float32)
-    err = np.abs(formula(Float32Steps(), x).astype(np.float64) - _exact(x))
+    steps = NumpySteps(np.dtype(np.float32))
+    err = np.abs(formula(steps, x).astype(np.float64) - _exact(x))
     assert err.max() < MAX_ERROR * 2 / 3  # the device's exp adds at most a few ulps of 0.16
-    special = formula(Float32Steps(), np.array([np.nan, np.inf, -np.inf, 0.0], np.float32))
+    special = formula(steps, np.array([np.nan, np.inf, -np.inf, 0.0], np.float32))
     assert np.isnan(special[0]) and special[1:].tolist() == [1.0, -1.0, 0.0]
 
 

@@ -13,7 +13,8 @@ from opcheck import assemble, host, on_interpreter
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, bf16, f16, f32, f64, i32, u32, u64
-from cutile.compiler.ops.mathfns import NumpySteps, expm1_formula, log1p_formula, sigmoid_formula
+from cutile.compiler.ops.composed import NumpySteps
+from cutile.compiler.ops.mathfns import expm1_formula, log1p_formula, sigmoid_formula
 from cutile.compiler.toolchain import KernelCompiler
 
 

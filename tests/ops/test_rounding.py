@@ -11,7 +11,8 @@ from opcheck import assemble, host, on_interpreter
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, bf16, f16, f32, f64, i32, u8
-from cutile.compiler.ops.rounding import NumpyRint, rint_formula
+from cutile.compiler.ops.composed import NumpySteps
+from cutile.compiler.ops.rounding import rint_formula
 from cutile.compiler.toolchain import KernelCompiler
 
 
@@ -130,11 +131,11 @@ def test_round_formula_is_rint_on_every_case() -> None:
     np.rint, ties to even, -0.0 and NaN included."""
     with np.errstate(over="ignore", invalid="ignore"):
         x = f32_values()
-        bits_equal(rint_formula(NumpyRint(np.dtype(np.float32)), x, 23), np.rint(x))
+        bits_equal(rint_formula(NumpySteps(np.dtype(np.float32)), x, 23), np.rint(x))
         halves = (np.arange(65536, dtype=np.uint16).view(np.float16)).astype(np.float32)
-        bits_equal(rint_formula(NumpyRint(np.dtype(np.float32)), halves, 23), np.rint(halves))
+        bits_equal(rint_formula(NumpySteps(np.dtype(np.float32)), halves, 23), np.rint(halves))
         d = f64_values()
-        bits_equal(rint_formula(NumpyRint(np.dtype(np.float64)), d, 52), np.rint(d))
+        bits_equal(rint_formula(NumpySteps(np.dtype(np.float64)), d, 52), np.rint(d))
 
 
 def test_interpreter_matches_numpy() -> None:
