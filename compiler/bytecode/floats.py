@@ -100,8 +100,9 @@ def _codes(ty: Scalar) -> list[tuple[float, int]]:
 
 # f8e4m3 and f8e5m2 constants follow cutile's conversion rule (runtime/floats.py): a magnitude
 # from this boundary up (past it for f8e4m3, whose boundary 464 is a tie that goes to 448) and
-# +-inf become NaN (f8e4m3, sign kept) or +-inf (f8e5m2); NaN is 0x7F
-_F8_OVERFLOW = {Scalar.F8E4M3FN: (464.0, False, 0x7F), Scalar.F8E5M2: (61440.0, True, 0x7C)}
+# +-inf become NaN (f8e4m3, sign kept) or +-inf (f8e5m2); NaN is 0x7F. The lowering's
+# conversions (compiler/lower/arith.py) take the boundaries from here.
+F8_OVERFLOW = {Scalar.F8E4M3FN: (464.0, False, 0x7F), Scalar.F8E5M2: (61440.0, True, 0x7C)}
 
 
 def _nearest_code(value: float, ty: Scalar) -> int:
@@ -119,8 +120,8 @@ def _nearest_code(value: float, ty: Scalar) -> int:
         return max(below)[1] if below else codes[0][1]
     if _NARROW[ty][2] and math.copysign(1.0, value) < 0:  # the sign bit (-0.0 included)
         return _nearest_code(-value, ty) | 1 << (ty.bits - 1)
-    if ty in _F8_OVERFLOW:
-        limit, tie_overflows, code = _F8_OVERFLOW[ty]
+    if ty in F8_OVERFLOW:
+        limit, tie_overflows, code = F8_OVERFLOW[ty]
         if value > limit or (tie_overflows and value == limit):
             return code
     if math.isinf(value) and not any(math.isinf(v) for v, _ in codes):

@@ -15,6 +15,7 @@ from ..bytecode.attrs import (
     RoundingMode,
     Signedness,
 )
+from ..bytecode.floats import F8_OVERFLOW
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
 from ..dtypes import F32, F64, I8, I32, DType
@@ -103,12 +104,11 @@ def floordiv(b: Builder, x: Value, y: Value, dtype: DType) -> Value:
     return b.emit("divi", [t], x, y, signedness=sign(dtype), rounding=rounding)
 
 
-# f8 formats whose conversions follow runtime/floats.py's rule: the smallest magnitude that
-# overflows, whether that boundary (a tie) itself overflows, and how the saturated code the
-# GPU gives (+-448 = 0x7E/0xFE, +-57344 = 0x7B/0xFB) becomes the rule's (NaN 0x7F/0xFF: or 1;
-# +-inf 0x7C/0xFC: add 1)
-F8_RULE: dict[str, tuple[float, bool, str]] = {
-    "f8e4m3": (464.0, False, "ori"), "f8e5m2": (61440.0, True, "addi")}
+# f8 formats whose conversions follow runtime/floats.py's rule (the smallest magnitude that
+# overflows and whether that boundary, a tie, itself overflows: bytecode/floats.py's
+# F8_OVERFLOW), and how the saturated code the GPU gives (+-448 = 0x7E/0xFE, +-57344 =
+# 0x7B/0xFB) becomes the rule's (NaN 0x7F/0xFF: or 1; +-inf 0x7C/0xFC: add 1)
+F8_MEND: dict[str, str] = {"f8e4m3": "ori", "f8e5m2": "addi"}
 
 
 def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
@@ -116,7 +116,7 @@ def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
     out = BcTile(scalar(dst), st.shape)
     if scalar(src) == scalar(dst):
         return x  # same storage (e.g. i32 <-> u32): Tile IR integers are signless
-    if dst.name in F8_RULE and not src.is_bool:
+    if dst.name in F8_MEND and not src.is_bool:
         return _to_f8(b, x, src, dst)
     if dst.is_bool:
         zero = splat(b, 0, st)
@@ -149,20 +149,20 @@ def _to_f8(b: Builder, x: Value, src: DType, dst: DType) -> Value:
     absf, a compare, an integer or/add and a select per element. f64 goes through f32 rounded to
     odd (tileiras would round twice), integers and other f8 formats through f32 (exact below
     2**24, and past that the result is NaN or inf whatever the rounding)."""
-    if src.is_integer or src.name in F8_RULE:
+    if src.is_integer or src.name in F8_MEND:
         x, src = astype(b, x, src, F32), F32
     elif src == F64:
         x, src = _f64_to_f32_odd(b, x), F32
     st = _ty(x)
     out = BcTile(scalar(dst), st.shape)
     y = b.emit("ftof", [out], x, rounding_mode=RoundingMode.NEAREST_EVEN)
-    limit, tie_overflows, mend = F8_RULE[dst.name]
+    limit, tie_overflows, _ = F8_OVERFLOW[scalar(dst)]
     big = b.emit("cmpf", [_bool_of(st)], b.emit("absf", [st], x), splat(b, limit, st),
                  comparison_predicate=CmpPredicate.GE if tie_overflows else CmpPredicate.GT,
                  comparison_ordering=CmpOrdering.ORDERED)
     bits_t = BcTile(scalar(I8), st.shape)
     bits = b.emit("bitcast", [bits_t], y)
-    mended = b.emit(mend, [bits_t], bits, splat(b, 1, bits_t))
+    mended = b.emit(F8_MEND[dst.name], [bits_t], bits, splat(b, 1, bits_t))
     return b.emit("bitcast", [out], b.emit("select", [bits_t], big, mended, bits))
 
 
