@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .dtypes import DType
+from .dtypes import I32, DType
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,9 @@ class TileType:
 
     def __str__(self) -> str:
         return f"Tile[{self.dtype}, {fmt_shape(self.shape)}]"
+
+
+SCALAR_I32 = TileType(I32, ())  # ids, counts, extents and loop variables
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from ..types import (
     Type,
     describe,
     fmt_shape,
+    num_elements,
 )
 from .ranges import Ranges
 from .values import FValue, Poisoned, Reject, TupleVal, Unknown, const_of
@@ -159,12 +160,8 @@ class Builder:
     def check_tile_size(self, shape: Shape, span: Span) -> None:
         """CT218: tileiras takes tiles of up to 2**24 elements (a Const may make one larger:
         checked once the Consts are known)."""
-        count = 1
-        for d in shape:
-            if not isinstance(d, int):
-                return
-            count *= d
-        if count > MAX_TILE_ELEMENTS:
+        count = num_elements(shape)
+        if count is not None and count > MAX_TILE_ELEMENTS:
             self.fail(msg.TILE_TOO_LARGE, span, shape=fmt_shape(shape), count=count,
                       limit=f"{MAX_TILE_ELEMENTS} (2**24)")
 

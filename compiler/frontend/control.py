@@ -24,10 +24,20 @@ from ...reader.source import target_names
 from ..dtypes import BOOL, I32
 from ..ir import Block, Op, Value
 from ..ops.memory import tensor
-from ..types import ConstType, PartitionType, SlabType, TensorType, TileType, Type, describe
+from ..types import (
+    SCALAR_I32,
+    ConstType,
+    PartitionType,
+    SlabType,
+    TensorType,
+    TileType,
+    Type,
+    describe,
+)
 from .builder import Arg, natural_dtype
 from .context import LoopCtx, Scope
 from .exprs import call_args
+from .ranges import I32_MAX
 from .stmts import assign
 from .values import (
     UNKNOWN,
@@ -43,10 +53,6 @@ from .values import (
     const_of,
     const_value,
 )
-
-SCALAR_I32 = TileType(I32, ())
-I32_MAX = 2**31 - 1
-
 
 # The carried flag of a loop a kernel may return from: a keyword, so no variable has its name.
 RETURN_FLAG = "return"
@@ -443,8 +449,7 @@ def _loop_body(scope: Scope, body: Sequence[ast.stmt], header: Header | None,
     if header is not None and iv is not None and target is not None:
         _bind_target(scope, target, iv, header[3])
         if not for_form:
-            _exit_unless(scope, scope.b.emit1("lt", [iv, header[1]], TileType(BOOL, ()),
-                                              ctx.span), ctx)
+            _exit_unless(scope, scope.b.emit1("lt", [iv, header[1]], FLAG, ctx.span), ctx)
     if test is not None:
         cond = _checked_condition(scope, test, "while")
         if isinstance(cond, Value) and not cond.is_const:

@@ -23,10 +23,11 @@ from ..ops import FUNCTIONS, METHODS, bind
 from ..ops.accumulate import acc_read
 from ..ops.elementwise import binary, unary
 from ..ops.matmul import matmul
-from ..ops.memory import SCALAR_I32, slab_attr
+from ..ops.memory import slab_attr
 from ..ops.registry import Call
 from ..ops.slicing import SliceItem, slice_tile
 from ..types import (
+    SCALAR_I32,
     ConstType,
     PartitionType,
     SlabType,

@@ -11,6 +11,7 @@ from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, SlabVal, TupleVal, const_value, none_value
 from ..ir import Value
 from ..types import (
+    SCALAR_I32,
     Dim,
     PartitionType,
     Shape,
@@ -25,8 +26,6 @@ from .indices import index_values
 from .load_hints import HINT_PARAMS, load_hints
 from .padding import PAD_PARAM, padding_attrs
 from .registry import Call, function, method
-
-SCALAR_I32 = TileType(I32, ())
 
 
 def _axis(b: Builder, arg: Arg, what: str) -> int:
