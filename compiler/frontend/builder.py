@@ -78,6 +78,11 @@ class Builder:
             raise Poisoned
         return arg.value
 
+    def is_none(self, arg: Arg) -> bool:
+        """Whether the argument is None (an optional one left at its default)."""
+        v = self.known(arg)
+        return isinstance(v, Value) and isinstance(v.type, ConstType) and v.type.kind == "none"
+
     def tile_or_const(self, arg: Arg, op: str) -> Value:
         v = self.known(arg)
         if isinstance(v, TupleVal):

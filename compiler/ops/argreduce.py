@@ -23,7 +23,7 @@ from ..lower.arith import sign
 from ..lower.types import OpCtx, scalar
 from ..types import TileType, Type
 from .defs import ir_op, numpy
-from .reduce import flattened, is_none, reduced_shape
+from .reduce import flattened, reduced_shape
 from .registry import Call, function
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def _rule(kind: str) -> Any:
     def rule(b: FBuilder, c: Call) -> FValue:
         x = b.tile(c["x"], kind)
         assert isinstance(x.type, TileType)
-        whole = is_none(b, c["axis"])
+        whole = b.is_none(c["axis"])
         if x.type.rank == 0 and not whole:
             b.fail(msg.RANK_NEEDED, c["x"].span, what=f"{kind}()", want="1 or more", shape="()")
         if x.type.dtype.is_bool:

@@ -138,8 +138,7 @@ def _values(b: Builder, arg: Arg, y: Value) -> Value:
 
 
 def _mask(b: Builder, arg: Arg) -> Value | None:
-    v = b.known(arg)
-    if isinstance(v, Value) and isinstance(v.type, ConstType) and v.type.kind == "none":
+    if b.is_none(arg):
         return None
     m = b.tile(arg, "the mask of scatter()")
     assert isinstance(m.type, TileType)

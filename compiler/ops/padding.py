@@ -22,9 +22,9 @@ PAD_PARAM = "*, padding: Any = None"  # the keyword parameter every load form de
 
 def padding_attrs(b: Builder, arg: Arg, dtype: DType, what: str) -> dict[str, Any]:
     """{} for no padding, else {"padding": value} with the value checked against `dtype`."""
-    v = b.known(arg)
-    if isinstance(v, Value) and isinstance(v.type, ConstType) and v.type.kind == "none":
+    if b.is_none(arg):
         return {}
+    v = b.known(arg)
     if not isinstance(v, Value) or not isinstance(v.type, ConstType) or \
             v.type.kind not in ("int", "float", "bool"):
         got = "a tuple" if not isinstance(v, Value) else describe(v.type)

@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING, Any
 from ...diagnostics import messages as msg
 from ..bytecode.types import TileType as BcTile
 from ..dtypes import DType, integer_range
-from ..frontend.builder import Arg, Builder
+from ..frontend.builder import Builder
 from ..frontend.values import FValue
-from ..ir import Value
 from ..lower import arith
 from ..lower.types import OpCtx
-from ..types import ConstType, Shape, TileType, Type
+from ..types import Shape, TileType, Type
 from .defs import ir_op, numpy
 from .registry import Call, Rule, function
 from .shape import norm_axis
@@ -78,15 +77,10 @@ def _flag(b: Builder, c: Call, name: str, what: str) -> bool:
     return flag
 
 
-def is_none(b: Builder, arg: Arg) -> bool:
-    v = b.known(arg)
-    return isinstance(v, Value) and isinstance(v.type, ConstType) and v.type.kind == "none"
-
-
 def reduced_shape(b: Builder, c: Call, t: TileType, what: str) -> tuple[int | None, bool, Shape]:
     """The axis reduced (None: all of them), keepdims and the result's shape."""
     keep = _flag(b, c, "keepdims", what)
-    if is_none(b, c["axis"]):
+    if b.is_none(c["axis"]):
         return None, keep, (1,) * t.rank if keep else ()
     axis = norm_axis(b, c["axis"], t.rank, f"the axis of {what}()")
     shape = list(t.shape)
@@ -98,7 +92,7 @@ def reduced_shape(b: Builder, c: Call, t: TileType, what: str) -> tuple[int | No
 
 
 def _reduce(b: Builder, c: Call, kind: str) -> FValue:
-    t = _operand(b, c, kind, whole=is_none(b, c["axis"]))
+    t = _operand(b, c, kind, whole=b.is_none(c["axis"]))
     comb = COMBINERS[REDUCTIONS[kind]]
     if comb.ints_only and not t.dtype.is_integer:
         b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{kind}()", what=f"{t.dtype} tiles "
