@@ -134,11 +134,9 @@ def _load_tile_like(b: Builder, c: Call) -> FValue:
                b=c["z"].value.name if isinstance(c["z"].value, Value) else "z",
                rb=z.type.rank)
     attrs = _load_attrs(b, c, x.type.dtype, "load_tile_like()")
-    whole = tile_shape_of(z.type.shape)
-    if whole is None:  # x over z's slab as one tile: the slab's shape must be static
-        b.fail(msg.SLAB_DYNAMIC, c["z"].span, what="load_tile_like()", name=_shown(c["z"], z),
-               form="load(shape, index)",
-               shape=fmt_shape(z.type.shape).replace("-1", "dynamic"))
+    # x over z's slab as one tile: the slab's shape must be static
+    whole = _whole_slab(b, c["z"].span, z, "load_tile_like()", "load(shape, index)",
+                        _shown(c["z"], z))
     out = TileType(x.type.dtype, whole)
     if whole == z.type.shape:  # the slab is one tile: x's tile at the slab's tile index
         return b.emit1("load", [x, *idx], out, c.span, shape=whole, **attrs)
@@ -162,7 +160,7 @@ def _store(b: Builder, c: Call) -> FValue:
     name = _shown(c["self"], z)
     if _given(b, c["index"]):
         return _store_in_slab(b, c, z, idx, name)
-    whole = _whole_slab(b, c, z, "z.store(t)", "store(t, index)", name)
+    whole = _whole_slab(b, c.span, z, "z.store(t)", "store(t, index)", name)
     value = b.tile_or_const(c["tile"], "store")
     if isinstance(value.type, TileType):
         _check_store(b, c, value.type, z.type, name, whole)
@@ -231,12 +229,12 @@ def tile_shape_of(slab: Shape) -> Shape | None:
     return tuple(out)
 
 
-def _whole_slab(b: Builder, c: Call, z: Value, what: str, form: str, name: str) -> Shape:
+def _whole_slab(b: Builder, span: Span, z: Value, what: str, form: str, name: str) -> Shape:
     """The tile shape of whole-slab access, or CT215 for a slab with a dynamic extent."""
     assert isinstance(z.type, TensorType)
     shape = tile_shape_of(z.type.shape)
     if shape is None:
-        b.fail(msg.SLAB_DYNAMIC, c.span, what=what, name=name, form=form,
+        b.fail(msg.SLAB_DYNAMIC, span, what=what, name=name, form=form,
                shape=fmt_shape(z.type.shape).replace("-1", "dynamic"))
     return shape
 
@@ -303,7 +301,7 @@ def _load_mut(b: Builder, c: Call) -> FValue:
         check_tile_index(b, inner, c["index"], shape, None)
         return b.emit1("slab_load", [z, z, *idx, *inner], TileType(z.type.dtype, shape),
                        c.span, shape=shape, **attrs)
-    whole = _whole_slab(b, c, z, "z.load()", "load(shape, index)", name)
+    whole = _whole_slab(b, c.span, z, "z.load()", "load(shape, index)", name)
     if whole == z.type.shape:  # the slab is one tile: its own partition view
         return b.emit1("load", [z, *idx], TileType(z.type.dtype, whole), c.span, shape=whole,
                        **attrs)
@@ -316,11 +314,7 @@ def slab_attr(b: Builder, arg: Arg, attr: str, span: Span) -> FValue:
     z, idx = mut_target(b, arg, attr)
     assert isinstance(z.type, TensorType)
     if attr == "tile_shape":
-        shape = tile_shape_of(z.type.shape)
-        if shape is None:
-            b.fail(msg.SLAB_DYNAMIC, span, what="z.tile_shape", name=_shown(arg, z),
-                   form="load(shape, index)",
-                   shape=fmt_shape(z.type.shape).replace("-1", "dynamic"))
+        shape = _whole_slab(b, span, z, "z.tile_shape", "load(shape, index)", _shown(arg, z))
         return TupleVal(tuple(const_value(span, d) for d in shape))
     items: list[FValue] = []
     for axis, d in enumerate(z.type.shape):
