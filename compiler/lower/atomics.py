@@ -22,14 +22,13 @@ from ..dtypes import I64, DType
 from ..types import TensorType, TileType
 from .padding import along, run_from
 from .pointers import TensorAddress, element_pointers
-from .types import LowerError
+from .types import I64_TILE, LowerError
 
 if TYPE_CHECKING:
     from ..bytecode import Builder, Value
     from ..ir import Op
     from .context import LowerCtx
 
-I64_TILE = BcTile(Scalar.I64)
 
 
 def atomic_mode(op: str, dtype: DType) -> AtomicMode:

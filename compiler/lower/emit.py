@@ -33,10 +33,9 @@ from .contract import plan
 from .padding import along, pad_outside, run_from, splat, view_padding
 from .pointers import TensorAddress, element_pointers
 from .ranges import Ranges
-from .types import I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
+from .types import I1_TILE, I32_TILE, LowerError, OpCtx, dims, dtype_of, scalar, tile_type
 
 _MEMORY = ("load", "store", "slab_load", "slab_store")
-_I1 = BcTile(Scalar.I1)
 PRINT = -1  # the token key of printf ordering (Mut slabs use their parameter index)
 
 
@@ -409,13 +408,13 @@ class _Lowerer:
         zero = b.constant(0, I32_TILE)
         for j, e, t in zip(index, extents, tile, strict=True):
             count = self._cdiv(b, e, b.constant(t, I32_TILE))
-            lo = b.emit("cmpi", [_I1], j, zero, comparison_predicate=CmpPredicate.GE,
+            lo = b.emit("cmpi", [I1_TILE], j, zero, comparison_predicate=CmpPredicate.GE,
                         signedness=arith.sign(_I32))
-            hi = b.emit("cmpi", [_I1], j, count, comparison_predicate=CmpPredicate.LT,
+            hi = b.emit("cmpi", [I1_TILE], j, count, comparison_predicate=CmpPredicate.LT,
                         signedness=arith.sign(_I32))
-            ok = b.emit("andi", [_I1], lo, hi)
+            ok = b.emit("andi", [I1_TILE], lo, hi)
             safe.append(b.emit("select", [I32_TILE], ok, j, zero))
-            inside = ok if inside is None else b.emit("andi", [_I1], inside, ok)
+            inside = ok if inside is None else b.emit("andi", [I1_TILE], inside, ok)
         assert inside is not None
         return safe, inside
 

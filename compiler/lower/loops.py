@@ -27,19 +27,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..bytecode.attrs import AtomicMode, CmpPredicate, MemoryOrdering, MemoryScope, Signedness
-from ..bytecode.types import TOKEN, Scalar
-from ..bytecode.types import TileType as BcTile
+from ..bytecode.types import TOKEN
 from ..ir import KernelIR, Op, walk
 from ..ir import Value as IrValue
-from .types import I32_TILE
+from .types import I1_TILE, I32_TILE, I64_TILE
 
 if TYPE_CHECKING:
     from ..bytecode import Builder, Value
     from .context import LowerCtx
 
 I32_MAX = 2**31 - 1
-I1 = BcTile(Scalar.I1)
-I64 = BcTile(Scalar.I64)
 SIGNED = Signedness.SIGNED
 
 # Ops whose i32 results are never negative (ids, counts, extents), for the unsigned form.
@@ -63,12 +60,12 @@ def lower_range_check(L: LowerCtx, op: Op) -> None:
     status = L.status
     if status is None:
         return
-    failed = b.emit("xori", [I1], ok, b.constant(True, I1))
+    failed = b.emit("xori", [I1_TILE], ok, b.constant(True, I1_TILE))
     number = L.range_check_numbers[op] + 1
-    word = b.emit("shli", [I64], b.emit("exti", [I64], step, signedness=SIGNED),
-                  b.constant(32, I64))
-    word = b.emit("ori", [I64], word, b.constant(number, I64))
-    b.op("atomic_rmw_tko", [I64, TOKEN], status, word, failed, L.entry_token,
+    word = b.emit("shli", [I64_TILE], b.emit("exti", [I64_TILE], step, signedness=SIGNED),
+                  b.constant(32, I64_TILE))
+    word = b.emit("ori", [I64_TILE], word, b.constant(number, I64_TILE))
+    b.op("atomic_rmw_tko", [I64_TILE, TOKEN], status, word, failed, L.entry_token,
          memory_ordering=MemoryOrdering.RELAXED, memory_scope=MemoryScope.DEVICE,
          mode=AtomicMode.XCHG)
 
@@ -119,7 +116,7 @@ def _exit_unless(b: Builder, cond: Value, leave: list[Value]) -> None:
 
 
 def _cmp(b: Builder, x: Value, y: Value, pred: CmpPredicate) -> Value:
-    return b.emit("cmpi", [I1], x, y, comparison_predicate=pred, signedness=SIGNED)
+    return b.emit("cmpi", [I1_TILE], x, y, comparison_predicate=pred, signedness=SIGNED)
 
 
 def _at_least_zero(L: LowerCtx, v: IrValue, depth: int = 0) -> bool:

@@ -32,9 +32,7 @@ from ..dtypes import I64, DType
 from . import arith
 from .abi import EntryABI
 from .padding import splat
-from .types import I32_TILE, LowerError
-
-I64_TILE = BcTile(Scalar.I64)
+from .types import I32_TILE, I64_TILE, LowerError
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ SCALARS: dict[str, Scalar] = {d.name: Scalar[d.tileir] for d in ALL_DTYPES}
 
 I32_TILE = BcTile(Scalar.I32)
 I1_TILE = BcTile(Scalar.I1)
+I64_TILE = BcTile(Scalar.I64)
 
 
 class LowerError(Exception):
