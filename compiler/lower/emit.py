@@ -301,12 +301,8 @@ class _Lowerer:
         indices = []
         for axis, (o, e, j, t) in enumerate(zip(st.origin, extents, st.safe, shape,
                                                 strict=True)):
-            row = BcTile(Scalar.I32, (t,))
-            local = run_from(b, b.emit("muli", [I32_TILE], j, b.constant(t, I32_TILE)), t)
-            ok = b.emit("cmpi", [BcTile(Scalar.I1, (t,))], local, splat(b, e, (t,)),
-                        comparison_predicate=CmpPredicate.LT, signedness=arith.sign(_I32))
-            mask = b.emit("andi", [mask.type], mask, along(b, ok, axis, shape))
-            pos = b.emit("addi", [row], local, splat(b, o, (t,)))
+            mask, local = self._below(mask, axis, j, t, e, shape)
+            pos = b.emit("addi", [BcTile(Scalar.I32, (t,))], local, splat(b, o, (t,)))
             indices.append((along(b, pos, axis, shape, broadcast=False), _I32))
         ptrs, inside = element_pointers(b, self.address(param), indices, shape)
         return ptrs, b.emit("andi", [mask.type], mask, inside)
@@ -361,16 +357,21 @@ class _Lowerer:
     def _within_slab(self, st: _SlabTile, mask: Value) -> Value:
         """`mask` and, on each axis the tile does not divide (the slab spans that axis of z,
         but the tensor read over it may go on), the elements before the slab's extent."""
-        b = self.b
         for axis, (j, n, t) in enumerate(zip(st.safe, st.f.tile, st.tile, strict=True)):
-            if n % t == 0:
-                continue
-            local = run_from(b, b.emit("muli", [I32_TILE], j, b.constant(t, I32_TILE)), t)
-            ok = b.emit("cmpi", [BcTile(Scalar.I1, (t,))], local,
-                        splat(b, b.constant(n, I32_TILE), (t,)),
-                        comparison_predicate=CmpPredicate.LT, signedness=arith.sign(_I32))
-            mask = b.emit("andi", [mask.type], mask, along(b, ok, axis, st.tile))
+            if n % t:
+                mask = self._below(mask, axis, j, t, n, st.tile)[0]
         return mask
+
+    def _below(self, mask: Value, axis: int, j: Value, t: int, extent: Value | int,
+               shape: tuple[int, ...]) -> tuple[Value, Value]:
+        """`mask` and, along `axis`, the positions of the tile at in-slab index `j` (tiles of
+        `t`) that lie before `extent`; and those positions (the row's local indices)."""
+        b = self.b
+        local = run_from(b, b.emit("muli", [I32_TILE], j, b.constant(t, I32_TILE)), t)
+        e = extent if isinstance(extent, Value) else b.constant(extent, I32_TILE)
+        ok = b.emit("cmpi", [BcTile(Scalar.I1, (t,))], local, splat(b, e, (t,)),
+                    comparison_predicate=CmpPredicate.LT, signedness=arith.sign(_I32))
+        return b.emit("andi", [mask.type], mask, along(b, ok, axis, shape)), local
 
     def slab_store(self, op: Op) -> None:
         z, value, *idx = op.operands
