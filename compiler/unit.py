@@ -20,6 +20,7 @@ from ..diagnostics.diagnostic import Diagnostic
 from ..diagnostics.errors import error_for
 from ..reader.source import FunctionDef, ModuleInfo, read_module
 from .analysis import analyze_guarded, internal_error
+from .frontend.function import KernelResult
 from .frontend.params import KernelSignature, read_signature
 from .ir import KernelIR
 from .specialization import Specialization
@@ -52,9 +53,15 @@ class KernelUnit:
         return sig, tuple(diags)
 
     @cached_property
+    def analysis(self) -> KernelResult:
+        """The kernel analyzed without Const values: the checker's diagnostics and the editor's
+        typed names (hovers, inlay hints) come from this one analysis."""
+        return analyze_guarded(self.info, self.fn)
+
+    @cached_property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """The kernel's CT1/CT2 diagnostics without Const values (what the checker reports)."""
-        return tuple(analyze_guarded(self.info, self.fn).diagnostics)
+        return tuple(self.analysis.diagnostics)
 
 
 def kernel_unit(info: ModuleInfo, name: str) -> KernelUnit:
