@@ -9,16 +9,15 @@ docs/language.md.
 
 from __future__ import annotations
 
-import argparse
-import re
-import sys
 import textwrap
 from pathlib import Path
+
+import gen_common
+from gen_common import ROOT, replace_section
 
 from cutile.compiler.ops import FUNCTIONS, METHODS, OpSpec
 from cutile.compiler.ops.elementwise import BINARY, UNARY
 
-ROOT = Path(__file__).resolve().parent.parent
 STUBS = ROOT / "compiler" / "dsl" / "ops.py"
 FACADE = ROOT / "cutile" / "__init__.py"
 DOCS = ROOT / "docs" / "language.md"
@@ -108,11 +107,13 @@ def render_facade(text: str) -> str:
     imports = ["from .compiler.dsl.ops import (  # " + GENERATED]
     imports += [f"    {n}," for n in names]
     imports += [")", ""]
-    text = _replace(text, "# ops-import:begin\n", "# ops-import:end\n", "\n".join(imports) + "\n")
+    text = replace_section(text, "# ops-import:begin\n", "# ops-import:end\n",
+                           "\n".join(imports) + "\n")
     exports = ["__all__ += [  # the kernel ops: " + GENERATED]
     exports += _wrap([f'"{n}",' for n in names], "    ")
     exports.append("]")
-    return _replace(text, "# ops-all:begin\n", "# ops-all:end\n", "\n".join(exports) + "\n")
+    return replace_section(text, "# ops-all:begin\n", "# ops-all:end\n",
+                           "\n".join(exports) + "\n")
 
 
 def render_docs(text: str) -> str:
@@ -129,7 +130,7 @@ def render_docs(text: str) -> str:
                     shown = shown.replace("|", "\\|")  # a table cell
                     rows.append(f"| {family} | `{shown}` | {e.doc} |")
     body = "\n".join(rows) + "\n"
-    return _replace(text, "<!-- ops:begin -->\n", "<!-- ops:end -->\n", body)
+    return replace_section(text, "<!-- ops:begin -->\n", "<!-- ops:end -->\n", body)
 
 
 def _unique_methods() -> list[OpSpec]:
@@ -137,13 +138,6 @@ def _unique_methods() -> list[OpSpec]:
     for spec in METHODS.values():
         seen.setdefault((spec.usage, spec.doc), spec)
     return list(seen.values())
-
-
-def _replace(text: str, begin: str, end: str, body: str) -> str:
-    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"markers {begin.strip()} / {end.strip()} not found")
-    return pattern.sub(lambda m: begin + body + end, text, count=1)
 
 
 def outputs() -> dict[Path, str]:
@@ -155,19 +149,7 @@ def outputs() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only check that files are current")
-    args = parser.parse_args(argv)
-    stale = [path for path, text in outputs().items()
-             if not path.exists() or path.read_text(encoding="utf-8") != text]
-    if args.check:
-        for path in stale:
-            print(f"{path.relative_to(ROOT)} is out of date: run scripts/gen_ops.py",
-                  file=sys.stderr)
-        return 1 if stale else 0
-    for path, text in outputs().items():
-        path.write_text(text, encoding="utf-8")
-    return 0
+    return gen_common.main(argv, Path(__file__).name, __doc__, outputs)
 
 
 if __name__ == "__main__":

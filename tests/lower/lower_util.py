@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from cutile.compiler.dsl.orders import TileOrder, row_major
@@ -17,6 +20,14 @@ from cutile.reader.source import ModuleInfo, parse_module
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
+
+
+def script(name: str) -> ModuleType:
+    """A generator of scripts/ (they import their shared gen_common.py from there)."""
+    scripts = str(ROOT / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    return importlib.import_module(name)
 
 
 def module(path: Path | str, source: str | None = None) -> ModuleInfo:

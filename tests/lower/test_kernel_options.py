@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lower_util import ROOT, module, spec_for
+from lower_util import ROOT, module, script, spec_for
 
 import cutile as ct
 from cutile.compiler import check_source
@@ -166,12 +166,7 @@ def test_the_optimization_level_is_the_compile_keys() -> None:
 
 
 def test_the_docs_table_is_current() -> None:
-    spec = importlib.util.spec_from_file_location("gen_options", ROOT / "scripts" /
-                                                  "gen_options.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    assert script.main(["--check"]) == 0, "run: python scripts/gen_options.py"
+    assert script("gen_options").main(["--check"]) == 0, "run: python scripts/gen_options.py"
     text = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
     for option in OPTIONS.values():
         assert f"| `{option.name}` |" in text and option.spec.doc in text

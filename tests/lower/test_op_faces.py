@@ -5,14 +5,13 @@ it, and the generated stubs and docs are current."""
 from __future__ import annotations
 
 import ast
-import importlib.util
 import inspect
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from lower_util import EXAMPLES, ROOT, module
+from lower_util import EXAMPLES, ROOT, module, script
 from test_compile_all import EXAMPLE_CASES, OP_CASES, OPS
 
 import cutile
@@ -29,11 +28,7 @@ CONTROL = {"for", "loop", "if", "yield", "continue", "break", "return", "range_c
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_ops", ROOT / "scripts" / "gen_ops.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return script("gen_ops")
 
 
 @pytest.mark.parametrize("name", sorted(IR_OPS))
