@@ -30,6 +30,11 @@ def assemble(compiler: KernelCompiler, path: str | Path, cases: list[Case]) -> l
     return texts
 
 
+def assembled(compiler: KernelCompiler, path: str | Path, cases: list[Case]) -> dict[str, str]:
+    """`assemble`'s texts by kernel name."""
+    return dict(zip((c[0] for c in cases), assemble(compiler, path, cases), strict=True))
+
+
 def on_interpreter(launch: Callable[[], Any]) -> Any:
     from cutile.runtime.backends.interpreter import InterpreterBackend
 

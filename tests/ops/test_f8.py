@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from opcheck import assemble, host, on_interpreter
+from opcheck import assembled, host, on_interpreter
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, bf16, f8e4m3, f8e5m2, f16, f32, f64, u8
@@ -283,7 +283,7 @@ def test_bitcasts_keep_every_code() -> None:
 
 
 def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
-    texts = dict(zip((c[0] for c in CASES), assemble(compiler, __file__, CASES), strict=True))
+    texts = assembled(compiler, __file__, CASES)
     for name in ("from_f32", "from_f16", "from_bf16"):
         t = texts[name]
         assert "cmpf greater_than ordered" in t and "cmpf greater_than_or_equal ordered" in t

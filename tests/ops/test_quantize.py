@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from opcheck import assemble, host, on_interpreter
+from opcheck import assembled, host, on_interpreter
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, bf16, f8e4m3, f32, i8, u8
@@ -148,7 +148,7 @@ def test_sparsemax_matches_the_sorting_form() -> None:
 
 
 def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
-    texts = dict(zip((c[0] for c in CASES), assemble(compiler, __file__, CASES), strict=True))
+    texts = assembled(compiler, __file__, CASES)
     assert "8388608" in texts["quant_int8"]  # ct.round's 2**23
     assert "bitcast" in texts["quant_fp8"] and "cmpf greater_than ordered" in texts["quant_fp8"]
     assert "reduce" in texts["sparsemax"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from opcheck import assemble, host, on_interpreter
+from opcheck import assembled, host, on_interpreter
 
 import cutile as ct
 from cutile import Acc, Const, Mut, Tensor, f16, f32, i32, u32
@@ -135,7 +135,7 @@ def test_global_sum_through_an_accumulator() -> None:
 
 
 def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
-    texts = dict(zip((c[0] for c in CASES), assemble(compiler, __file__, CASES), strict=True))
+    texts = assembled(compiler, __file__, CASES)
     # a whole-tile reduction is one reduce over the tile reshaped to one axis
     assert "tile<2x4x8xf32> -> tile<64xf32>" in texts["whole"]
     assert "reduce" in texts["whole"] and "xori" in texts["whole"]

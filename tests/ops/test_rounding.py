@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from opcheck import assemble, host, on_interpreter
+from opcheck import assembled, host, on_interpreter
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, bf16, f16, f32, f64, i32, u8
@@ -173,7 +173,7 @@ def test_integer_tiles() -> None:
 
 
 def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
-    texts = dict(zip((c[0] for c in CASES), assemble(compiler, __file__, CASES), strict=True))
+    texts = assembled(compiler, __file__, CASES)
     t32 = texts["rounds32"]
     assert "8388608" in t32 and "absf" in t32 and "ori" in t32  # 2**23, |x|, the sign bit
     assert "ceil" in t32 and "floor" in t32  # trunc
