@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -28,6 +29,21 @@ def script(name: str) -> ModuleType:
     if scripts not in sys.path:
         sys.path.insert(0, scripts)
     return importlib.import_module(name)
+
+
+def load_file(path: Path, name: str) -> ModuleType:
+    """The Python file at `path` executed as module `name` (a fresh module on every call)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def example(name: str) -> ModuleType:
+    """examples/<name>.py as a module."""
+    return load_file(EXAMPLES / f"{name}.py", f"cutile_example_{name}")
 
 
 def module(path: Path | str, source: str | None = None) -> ModuleInfo:

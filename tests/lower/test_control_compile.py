@@ -5,15 +5,12 @@ in an `if` every branch of which leaves them, and range loops that cannot run fo
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
-from lower_util import ROOT
+from lower_util import ROOT, example, load_file
 
 import cutile as ct
 from cutile import f32, i32
@@ -21,18 +18,8 @@ from cutile import f32, i32
 RUNTIME_TESTS = ROOT / "tests" / "runtime"
 
 
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"cutile_lower_{name}",
-                                                  RUNTIME_TESTS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-R = _load("return_kernels")
-L = _load("loop_kernels")
+R = load_file(RUNTIME_TESTS / "return_kernels.py", "cutile_lower_return_kernels")
+L = load_file(RUNTIME_TESTS / "loop_kernels.py", "cutile_lower_loop_kernels")
 
 
 def _ir(kernel: Any, *args: Any, **consts: Any) -> str:
@@ -105,11 +92,8 @@ def ends_in_jumps(z: Mut[Tensor[f32, (64,)]], n: i32) -> None:
 def test_a_region_ending_in_an_if_of_jumps_gets_a_terminator(tmp_path: Path) -> None:
     path = tmp_path / "jumps.py"
     path.write_text(SOURCE)
-    spec = importlib.util.spec_from_file_location("cutile_lower_jumps", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    _ir(mod.ends_in_jumps, ct.meta((64,), f32).partition((64,)), 5)
+    kernel = load_file(path, "cutile_lower_jumps").ends_in_jumps
+    _ir(kernel, ct.meta((64,), f32).partition((64,)), 5)
 
 
 def _walk_ir(kernel: Any, *args: Any) -> str:
@@ -132,20 +116,11 @@ def test_a_constant_step_needs_no_status_word() -> None:
     assert "2147483647" in text
 
 
-def _example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"cutile_lower_{name}",
-                                                  ROOT / "examples" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_loops_from_a_non_negative_start_compare_unsigned() -> None:
     """Split-K walks k = block_id(2), + SPLIT, ...: still a `for`, compared unsigned."""
     from cutile import bf16
 
-    mod = _example("splitk_gemm")
+    mod = example("splitk_gemm")
     text = _ir(mod.splitk_gemm, ct.meta((256, 256), f32), ct.meta((256, 512), bf16),
                ct.meta((512, 256), bf16), BM=64, BN=64, BK=32, SPLIT=4, grid=(4, 4, 4))
     assert "for unsigned" in text and "loop iter_values" not in text
@@ -155,7 +130,7 @@ def test_loops_from_a_non_negative_start_compare_unsigned() -> None:
 def test_step_one_loops_are_unchanged() -> None:
     from cutile import bf16
 
-    mod = _example("gemm")
+    mod = example("gemm")
     c = ct.meta((256, 256), bf16).partition((64, 64))
     text = _ir(mod.gemm, c, ct.meta((256, 128), bf16), ct.meta((128, 256), bf16), BK=32)
     assert re.search(r"= for %\w+ in", text) and "unsigned" not in text

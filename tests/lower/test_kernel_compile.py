@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-from types import ModuleType
-
 import pytest
-from lower_util import EXAMPLES
+from lower_util import example
 
 import cutile as ct
 from cutile import bf16, f32
 
 
-def _example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"cutile_example_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_compile_with_meta_tensors() -> None:
-    add = _example("add").add
+    add = example("add").add
     z = ct.meta((4096,), f32).partition((1024,))
     c = add.compile(z, ct.meta((4096,), f32), ct.meta((4096,), f32), arch="sm_90")
     assert c.cubin[:4] == b"\x7fELF" and c.arch == "sm_90"
@@ -31,7 +20,7 @@ def test_compile_with_meta_tensors() -> None:
 
 
 def test_compile_consts_and_orders() -> None:
-    gemm = _example("gemm")
+    gemm = example("gemm")
     c = ct.meta((256, 256), bf16).partition((64, 64), order=ct.grouped(8), blocks=3)
     a, b = ct.meta((256, 128), bf16), ct.meta((128, 256), bf16)
     out = gemm.gemm_persistent.compile(c, a, b, arch="sm_80", BK=32)
@@ -39,7 +28,7 @@ def test_compile_consts_and_orders() -> None:
 
 
 def test_compile_checks_arguments_like_a_launch() -> None:
-    add = _example("add").add
+    add = example("add").add
     with pytest.raises(ct.LaunchError):
         add.compile(ct.meta((4096,), f32).partition((1024,)), ct.meta((4096,), bf16),
                     ct.meta((4096,), f32))
@@ -49,7 +38,7 @@ def test_compile_checks_arguments_like_a_launch() -> None:
 
 def test_compile_real_tensors_matches_meta(monkeypatch: pytest.MonkeyPatch) -> None:
     """Allocator-aligned real tensors give the same facts, so the same cached kernel."""
-    add = _example("add").add
+    add = example("add").add
     z = ct.zeros((4096,), f32).partition((1024,))
     real = add.compile(z, ct.ones((4096,), f32), ct.ones((4096,), f32))
     meta = add.compile(ct.meta((4096,), f32).partition((1024,)), ct.meta((4096,), f32),
@@ -59,7 +48,7 @@ def test_compile_real_tensors_matches_meta(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_with_hints_overrides_the_decorator_per_configuration() -> None:
-    add = _example("add").add
+    add = example("add").add
     args = (ct.meta((4096,), f32).partition((1024,)), ct.meta((4096,), f32),
             ct.meta((4096,), f32))
     plain = add.compile(*args)
@@ -82,7 +71,7 @@ def test_with_hints_overrides_the_decorator_per_configuration() -> None:
 ])
 def test_with_hints_rejects_bad_hints_at_the_call(hints: dict[str, object], fragment: str
                                                   ) -> None:
-    add = _example("add").add
+    add = example("add").add
     # CT114 is a kernel option error wherever it is found (the registry's class).
     with pytest.raises(ct.KernelError) as err:
         add.with_hints(**hints)  # type: ignore[arg-type]
@@ -93,7 +82,7 @@ def test_with_hints_rejects_bad_hints_at_the_call(hints: dict[str, object], frag
 
 def test_worker_warps_reach_the_cubin() -> None:
     """`num_worker_warps_per_cta` is the entry hint; 8 math warps give the CTA more threads."""
-    softmax = _example("softmax").softmax
+    softmax = example("softmax").softmax
     args = (ct.meta((1024, 4096), bf16).partition((4, 4096)), ct.meta((1024, 4096), bf16))
     plain = softmax.compile(*args, BM=4, N=4096)
     eight = softmax.with_hints(worker_warps=8).compile(*args, BM=4, N=4096)

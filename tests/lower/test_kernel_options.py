@@ -5,16 +5,14 @@ entry hints and their version gate, the tileiras optimization level, the typing 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
-from lower_util import ROOT, module, script, spec_for
+from lower_util import ROOT, example, module, script, spec_for
 
 import cutile as ct
 from cutile.compiler import check_source
@@ -90,21 +88,12 @@ def test_the_decorator_is_checked_at_edit_time_by_the_declaration(name: str, val
     assert diags[0].message == f"kernel option '{name}' {problem}"
 
 
-def _add() -> Any:
-    spec = importlib.util.spec_from_file_location("cutile_example_add_opts",
-                                                  ROOT / "examples" / "add.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.add
-
-
 @pytest.mark.parametrize(("name", "value", "ok"), CASES, ids=IDS)
 def test_with_hints_and_configs_follow_the_declaration(name: str, value: object, ok: bool
                                                        ) -> None:
     """A hint takes the same values per launch configuration as in the decorator, with the
     same words; an option that is not a hint is refused there."""
-    add = _add()
+    add = example("add").add
     problem = option_problem(name, value) if name in HINTS else (
         f"is not a hint (hints: {', '.join(HINTS)})")
     if ok and name in HINTS:

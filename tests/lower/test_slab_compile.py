@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lower_util import example
 
 import cutile as ct
 from cutile import f32, i32
@@ -76,9 +77,7 @@ def test_persistent_grid_of_odd_slabs_is_ceil_division() -> None:
 
 
 def test_softmax_rows_example_compiles() -> None:
-    from test_kernel_compile import _example
-
-    kernel = _example("softmax_rows").softmax_rows
+    kernel = example("softmax_rows").softmax_rows
     for width in (32000, 1000):
         c = kernel.compile(ct.meta((8, width), f32).partition((1, width)),
                            ct.meta((8, width), f32), arch="sm_90", BN=1024)
