@@ -22,6 +22,7 @@ from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from ...reader.scan import assigned_names, has_jumps
 from ...reader.source import target_names
 from ..dtypes import BOOL, I32
+from ..intervals import I32_MAX, steps_within_i32
 from ..ir import Block, Op, Value
 from ..ops.memory import tensor
 from ..types import (
@@ -37,7 +38,6 @@ from ..types import (
 from .builder import Arg, natural_dtype
 from .context import LoopCtx, Scope
 from .exprs import call_args
-from .ranges import I32_MAX
 from .stmts import assign
 from .values import (
     UNKNOWN,
@@ -369,7 +369,7 @@ def _steps_safely(scope: Scope, ub: Value, step: Value) -> bool:
     """Whether `i + step` stays within i32 for every i below `ub` (else each iteration
     checks it before stepping: Python's range has no last-plus-step)."""
     s, u = _known_int(scope, step), _known_int(scope, ub)
-    return s == 1 or (s is not None and u is not None and u <= I32_MAX - s + 1)
+    return s is not None and steps_within_i32(s, u)
 
 
 def tiles_header(scope: Scope, it: ast.Call) -> Header:

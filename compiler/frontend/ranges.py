@@ -18,11 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...diagnostics.diagnostic import Span
-from ..intervals import combine
+from ..intervals import I32_MAX, I32_MIN, combine
 from ..ir import Block, Op, Value
 from ..types import TileType
-
-I32_MIN, I32_MAX = -(2 ** 31), 2 ** 31 - 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..bytecode.attrs import AtomicMode, CmpPredicate, MemoryOrdering, MemoryScope, Signedness
 from ..bytecode.types import TOKEN
+from ..intervals import I32_MAX, steps_within_i32
 from ..ir import KernelIR, Op, walk
 from ..ir import Value as IrValue
 from .types import I1_TILE, I32_TILE, I64_TILE
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from ..bytecode import Builder, Value
     from .context import LowerCtx
 
-I32_MAX = 2**31 - 1
 SIGNED = Signedness.SIGNED
 
 # Ops whose i32 results are never negative (ids, counts, extents), for the unsigned form.
@@ -77,10 +77,9 @@ def for_form(L: LowerCtx, op: Op) -> str:
     if made is not None and made.name == "tiles_start_step":
         return "plain"  # `z.tiles()`: steps by the block count (docs/runtime.md)
     s = L.ranges.of(step)
-    if s is not None and s[0] >= 1:
-        u = L.ranges.of(ub)
-        if s[1] == 1 or (u is not None and u[1] <= I32_MAX - s[1] + 1):
-            return "plain"
+    u = L.ranges.of(ub)
+    if s is not None and s[0] >= 1 and steps_within_i32(s[1], None if u is None else u[1]):
+        return "plain"
     if _at_least_zero(L, lb):
         return "unsigned"
     return "loop"
