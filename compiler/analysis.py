@@ -18,12 +18,18 @@ def analyze_guarded(info: ModuleInfo, fn: FunctionDef,
         with analysis_guard():  # the JIT gets the checker's limits: the same verdicts
             return analyze_kernel(info, fn, consts)
     except Exception as err:
-        span = info.name_span(fn.node)
-        # parse_module's depth limit should prevent it; a deeper helper chain still may not
-        diag = nesting_diagnostic(info.path, span.line, info.lines[span.line - 1]) \
-            if isinstance(err, RecursionError) else internal_error(err, f"checking '{fn.name}'",
-                                                                   span)
-        return KernelResult(None, [diag], [], KernelSignature(fn.name, span, (), fn.is_kernel))
+        return KernelResult(None, [failure(info, fn, err)], [],
+                            KernelSignature(fn.name, info.name_span(fn.node), (), fn.is_kernel))
+
+
+def failure(info: ModuleInfo, fn: FunctionDef, err: Exception) -> Diagnostic:
+    """What an unexpected exception met checking `fn` reports, at its name: a nesting too deep
+    for Python (parse_module's depth limit should prevent it; a deeper helper chain still may
+    not), else CT999."""
+    span = info.name_span(fn.node)
+    if isinstance(err, RecursionError):
+        return nesting_diagnostic(info.path, span.line, info.lines[span.line - 1])
+    return internal_error(err, f"checking '{fn.name}'", span)
 
 
 def internal_error(err: Exception, doing: str, span: Span) -> Diagnostic:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..diagnostics.diagnostic import Diagnostic, Span, dedupe
-from ..reader.source import ModuleInfo, analysis_guard, nesting_diagnostic, parse_module
-from .analysis import analyze_guarded, internal_error
+from ..reader.source import ModuleInfo, analysis_guard, parse_module
+from .analysis import analyze_guarded, failure, internal_error
 from .frontend.context import TypedName
 from .frontend.function import KernelResult, check_helper_syntax
 from .frontend.params import read_signature
@@ -31,11 +31,8 @@ def check_module(info: ModuleInfo) -> list[Diagnostic]:
             try:
                 with analysis_guard():
                     found = read_signature(info, fn)[1] + check_helper_syntax(info, fn)
-            except RecursionError:
-                span = info.name_span(fn.node)
-                found = [nesting_diagnostic(info.path, span.line, info.lines[span.line - 1])]
             except Exception as err:
-                found = [internal_error(err, f"checking '{fn.name}'", info.name_span(fn.node))]
+                found = [failure(info, fn, err)]
         diags += found
     return sorted(dedupe(diags), key=Diagnostic.sort_key)
 
