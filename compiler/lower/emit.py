@@ -528,29 +528,28 @@ class _Lowerer:
     def _for_as_loop(self, op: Op) -> None:
         """A `for` whose `iv + step` could wrap: a `loop` carrying iv that stops at ub, and
         before stepping past 2**31 - 1."""
-        keys = self._keys(op)
         lb, ub, step, *inits = [self.v(x) for x in op.operands]
-        body = op.regions[0]
-        res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
-        args_t = [tile_type(a.type) for a in body.args] + [TOKEN] * len(keys)
-        bc = self.b.op("loop", res_t, [lb, *inits, *(self.token(k) for k in keys)],
-                       regions=[args_t])
-        region = bc.regions[0]
-        with self.b.at(region):
-            loops.enter_checked(self.b, region.args[0], ub, region.args[1:])
-        loop = _Loop(keys, region.args, (region.args[0], step))
-        self._region(body, region, body.args, keys, _Scope([], loop))
-        self._finish(op, bc.results, keys)
+        self._loop(op, [lb, *inits], (ub, step))
 
-    def _loop(self, op: Op) -> None:
+    def _loop(self, op: Op, inits: list[Value] | None = None,
+              bounds: tuple[Value, Value] | None = None) -> None:
+        """An IR `loop`; or (`bounds`: ub and step) a `for` whose first carried value is its
+        induction variable, checked against both at the top and before each step."""
         keys = self._keys(op)
         body = op.regions[0]
         res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
         args_t = [tile_type(a.type) for a in body.args] + [TOKEN] * len(keys)
-        inits = [self.v(x) for x in op.operands] + [self.token(k) for k in keys]
-        bc = self.b.op("loop", res_t, inits, regions=[args_t])
+        if inits is None:
+            inits = [self.v(x) for x in op.operands]
+        bc = self.b.op("loop", res_t, [*inits, *(self.token(k) for k in keys)], regions=[args_t])
         region = bc.regions[0]
-        self._region(body, region, body.args, keys, _Scope([], _Loop(keys, region.args)))
+        induction = None
+        if bounds is not None:
+            with self.b.at(region):
+                loops.enter_checked(self.b, region.args[0], bounds[0], region.args[1:])
+            induction = (region.args[0], bounds[1])
+        loop = _Loop(keys, region.args, induction)
+        self._region(body, region, body.args, keys, _Scope([], loop))
         self._finish(op, bc.results, keys)
 
     def _if(self, op: Op) -> None:
