@@ -55,7 +55,8 @@ def build_runner(plan: LaunchPlan, kernel_name: str, kinds: tuple[type, ...]) ->
         **_GLOBALS, "_plan": plan, "_NAME": kernel_name, "_HOW": plan.how, "_GRID": plan.grid,
         "_TAIL": tuple(plan.tail), "_MUTS": plan.muts, "_READS": plan.tensors,
         "_same_device": same_device,
-        **{f"_F{i}": float_bound(limit) for i, limit in plan.float_scalars},
+        **{f"_F{i}": bound for i, _, bound in plan.float_scalars},
+        **{f"_N{i}": -bound for i, _, bound in plan.float_scalars if bound is not None},
     }
     filename = f"<cutile launch plan of {kernel_name}>"
     internal_files[filename] = True  # cutile's frame, not the user's (sites, tracebacks)
@@ -76,8 +77,8 @@ def _source(plan: LaunchPlan, n: int, kinds: tuple[type, ...]) -> list[str]:
         lines += [f"    if {moved} or {viewed}:", "        return None"]
     for i, lo, hi in plan.int_scalars:
         lines += [f"    if not {lo} <= int(a{i}) <= {hi}:", "        return None"]
-    for i, limit in plan.float_scalars:  # plans.float_in_range, written out
-        floats = "True" if float_bound(limit) is None else f"-_F{i} < a{i} < _F{i}"
+    for i, limit, bound in plan.float_scalars:  # plans.float_in_range, written out
+        floats = "True" if bound is None else f"_N{i} < a{i} < _F{i}"
         lines += [f"    if not (-{limit} < a{i} < {limit} if type(a{i}) is int else {floats}):",
                   "        return None"]
     for i, j, lo, hi in plan.alias_pairs:

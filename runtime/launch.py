@@ -156,8 +156,8 @@ def _launch(kernel: Kernel, site: Site, args: tuple[Any, ...],
     for i, lo, hi in plan.int_scalars:
         if not lo <= int(values[i]) <= hi:
             return _full_launch(kernel, key, args, kwargs, site)
-    for i, limit in plan.float_scalars:
-        if not float_in_range(values[i], limit):  # inf, nan or out of range: the binder says
+    for i, limit, bound in plan.float_scalars:
+        if not float_in_range(values[i], limit, bound):  # inf, nan, out of range: the binder
             return _full_launch(kernel, key, args, kwargs, site)
     for i, j, lo, hi in plan.alias_pairs:
         a, b = values[i], values[j]
