@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..compiler.launch.moves import kernel_label
 from ..compiler.launch.regions import (
     Index,
+    Layout,
     axis_problem,
     boxes_intersect,
     count_problem,
@@ -53,31 +54,19 @@ def make_view(t: H, offset: int, shape: tuple[int, ...], strides: tuple[int, ...
 def getitem(t: H, key: Any, site: Site) -> H:
     """Basic indexing: ints (drop the axis), slices with a positive step, `...`."""
     items = _expand(key if isinstance(key, tuple) else (key,), len(t._shape), site)
-    offset, shape, strides = 0, [], []
     norm: list[Index] = []
-    for axis, (item, n, s) in enumerate(zip(items, t._shape, t._strides, strict=True)):
-        if isinstance(item, slice):
-            given = (item.start, item.stop, item.step)
-            problem = index_problem(axis, given, n)
-            if problem is not None:
-                raise _bad(site, problem)
-            start, stop, step = item.indices(n)
-            count = len(range(start, stop, step))
-            offset += start * s if count else 0
-            shape.append(count)
-            strides.append(s * step)
-            norm.append((start, stop, step))
-        else:
-            problem = index_problem(axis, int(item), n)
-            if problem is not None:
-                raise _bad(site, problem)
-            k = int(item) + n if item < 0 else int(item)
-            offset += k * s
-            norm.append(k)
+    for axis, (item, n) in enumerate(zip(items, t._shape, strict=True)):
+        given: Index = (item.start, item.stop, item.step) if isinstance(item, slice) else int(item)
+        problem = index_problem(axis, given, n)
+        if problem is not None:
+            raise _bad(site, problem)
+        norm.append(given)
+    # where the view's elements are: the checker's rule for views it can follow too
+    layout, shape = Layout(0, t._strides).indexed(t._shape, tuple(norm))
     region = region_of(t)
     found = region.frame.indexed(t._shape, tuple(norm))
     assert found is not None  # every index was validated above
-    return make_view(t, offset, tuple(shape), tuple(strides), Region(region.root, found[0]))
+    return make_view(t, layout.offset, shape, layout.strides, Region(region.root, found[0]))
 
 
 def _expand(key: tuple[Any, ...], rank: int, site: Site) -> list[int | slice]:

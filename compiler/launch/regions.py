@@ -112,8 +112,8 @@ class Layout:
 
     def indexed(self, shape: tuple[int, ...], items: tuple[Index, ...]
                 ) -> tuple[Layout, tuple[int, ...]]:
-        """After `view[items]` (validated: one item per axis, ints in range, steps >= 1), as
-        runtime/views.py's getitem computes it: an empty slice adds no offset."""
+        """After `view[items]` (validated: one item per axis, ints in range, steps >= 1), for
+        the checker and runtime/views.py's getitem alike: an empty slice adds no offset."""
         offset, dims, strides = self.offset, [], []
         for item, n, s in zip(items, shape, self.strides, strict=True):
             if isinstance(item, int):
