@@ -14,6 +14,7 @@ error with its usual wording. So this file adds no rule of its own;
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Callable
 from functools import partial
@@ -40,6 +41,7 @@ _GLOBALS: dict[str, Any] = {
     "_MOVED": State.MOVED, "_EXCLUSIVE": State.EXCLUSIVE, "_CREATED": Phase.CREATED,
     "_ctx": _context, "_launch_target": launch_target, "_LaunchOp": LaunchOp,
     "_new": object.__new__, "_Partition": Partition, "_weakref": weakref.ref, "_partial": partial,
+    "_isfinite": math.isfinite,
 }
 
 
@@ -78,7 +80,7 @@ def _source(plan: LaunchPlan, n: int, kinds: tuple[type, ...]) -> list[str]:
     for i, lo, hi in plan.int_scalars:
         lines += [f"    if not {lo} <= int(a{i}) <= {hi}:", "        return None"]
     for i, limit, bound in plan.float_scalars:  # plans.float_in_range, written out
-        floats = "True" if bound is None else f"_N{i} < a{i} < _F{i}"
+        floats = "True" if bound is None else f"_N{i} < a{i} < _F{i} or not _isfinite(a{i})"
         lines += [f"    if not (-{limit} < a{i} < {limit} if type(a{i}) is int else {floats}):",
                   "        return None"]
     for i, j, lo, hi in plan.alias_pairs:

@@ -157,7 +157,7 @@ def _launch(kernel: Kernel, site: Site, args: tuple[Any, ...],
         if not lo <= int(values[i]) <= hi:
             return _full_launch(kernel, key, args, kwargs, site)
     for i, limit, bound in plan.float_scalars:
-        if not float_in_range(values[i], limit, bound):  # inf, nan, out of range: the binder
+        if not float_in_range(values[i], limit, bound):  # past the range: the binder says
             return _full_launch(kernel, key, args, kwargs, site)
     for i, j, lo, hi in plan.alias_pairs:
         a, b = values[i], values[j]

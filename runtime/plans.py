@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import operator
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, cast
@@ -98,8 +99,9 @@ class LaunchPlan:
         self.owned = muts + tensors
         self.int_scalars = int_scalars  # (parameter, lo, hi)
         # (parameter, limit, the limit as a float64): a float scalar is taken as it is when
-        # -limit < value < limit; outside (inf, nan, or out of range: CT406) the full path
-        # decides (`record` sets it, from `Plans.float_scalars`).
+        # -limit < value < limit or it is inf or nan (the contract's `overflows`); a finite
+        # value past the limit goes to the full path, which says CT406 (`record` sets it,
+        # from `Plans.float_scalars`).
         self.float_scalars: tuple[FloatScalar, ...] = ()
         # (Mut parameter i, another j, lo, hi): their bytes overlap iff lo < base j - base i < hi
         self.alias_pairs = alias_pairs
@@ -250,11 +252,12 @@ def access_indices(kinds: Sequence[str]) -> tuple[tuple[int, ...], tuple[int, ..
 
 
 def float_in_range(value: Any, limit: int, bound: np.float64 | None) -> bool:
-    """The fast path's test of a float scalar (fastpath.py writes the same test out): a Python
-    int is compared exactly; anything else as a float64 (`bound`: a NumPy float16 compared with
-    a Python float would be cast down to float16 and warn). f64's limit is past every float64:
-    only an int can reach it."""
+    """The fast path's test of a float scalar (fastpath.py writes the same test out): whether
+    the launch contract takes it without a look (compiler/launch/contract.py `overflows`). A
+    Python int is compared exactly; anything else as a float64 (`bound`: a NumPy float16
+    compared with a Python float would be cast down to float16 and warn), inf and nan pass.
+    f64's limit is past every float64: only an int can reach it."""
     if type(value) is int:
         return -limit < value < limit
-    return bound is None or bool(-bound < value < bound)
+    return bound is None or bool(-bound < value < bound) or not math.isfinite(value)
 
