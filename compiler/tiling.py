@@ -24,6 +24,7 @@ from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic
 from .dsl.orders import TileOrder, row_major
 from .ir import KernelIR
+from .launch.tiles import launch_grid
 from .specialization import MutFacts, Specialization
 
 
@@ -43,12 +44,7 @@ class Tiling:
         return math.prod(self.tile_grid)
 
     def grid(self) -> tuple[int, int, int]:
-        if self.blocks is not None:
-            return (self.blocks, 1, 1)
-        if self.linear:
-            return (self.tile_count, 1, 1)
-        g = (*self.tile_grid, 1, 1, 1)
-        return (g[0], g[1], math.prod(self.tile_grid[2:]) if len(self.tile_grid) > 3 else g[2])
+        return launch_grid(self.tile_grid, self.linear, self.blocks)
 
     def coords(self, linear: int) -> tuple[int, ...]:
         return tile_coords(self.tile_grid, self.order, linear)

@@ -375,10 +375,9 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
     _c("CT411", "loop-step", "A kernel loop whose step is zero or negative",
        """`for i in range(start, stop, step)` in a kernel counts up: a step of 0 (or below)
        would never finish on the GPU. A constant step is rejected by the frontend (CT211); a
-       step that arrives at run time fails the launch with this code on both backends: the
-       interpreter when the loop starts, the GPU when the launch completes (the loop ran 0
-       times; the launch's other work may have run). To count down, loop over `range(n)` and
-       use `n - 1 - i`."""),
+       step that arrives at run time fails the launch with this code on both backends, raised
+       by whatever waits for the launch: that loop runs 0 times and the launch's other work
+       runs. To count down, loop over `range(n)` and use `n - 1 - i`."""),
     ]),
     *_family(Family.TOOLCHAIN, Raises.COMPILE, [  # CT5xx: toolchain and device.
     _c("CT501", "toolchain-missing", "tileiras (or its ptxas/libnvvm) was not found",

@@ -6,6 +6,9 @@ declares (compiler/hostapi), as the checker follows the same effect at edit time
   tensor, CT303/CT307 for a region of its view family that a pending launch reads/writes;
 - a read (`numpy`, `__dlpack__`): CT307 for a region that a pending launch writes;
 - CT406 for a meta tensor, where the entry raises META_TENSOR_DATA (it has no elements).
+
+The tensor's name in a message is read from the call's source (`receiver_name` parses it), so
+it is worked out only once a check has failed: a call that passes its checks reads no source.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from .errors import launch_error
 from .handle import TensorHandle
 from .ownership import check_writable
 from .sites import Site, receiver_name
-from .views import check_region
+from .views import region_conflict, region_error
 
 _CHANGES = (Effect.MOVES, Effect.WRITES)
 
@@ -24,12 +27,16 @@ _CHANGES = (Effect.MOVES, Effect.WRITES)
 def enter(t: TensorHandle, entry: HostEntry, site: Site) -> None:
     """Raises what `entry`'s effect forbids on `t` now (call it first, with the user's site)."""
     changes = entry.effect in _CHANGES
-    if changes:
+    if changes and t._leases is not None:  # a pending launch may read it
         check_writable(t, receiver_name(site, "the tensor"), entry.action, site)
     else:
-        t._use(site)
+        t._use(site)  # CT301 when moved
     if (t._buf is None or t._backend is None) and msg.META_TENSOR_DATA in entry.raises:
         raise launch_error(msg.META_TENSOR_DATA, site, name=receiver_name(site, "the tensor"),
                            action=entry.action)
-    if t._region is not None and (changes or entry.effect is Effect.READS):
-        check_region(t._region, changes, receiver_name(site, "the tensor"), entry.action, site)
+    region = t._region
+    if region is not None and (changes or entry.effect is Effect.READS):
+        conflict = region_conflict(region, changes)
+        if conflict is not None:
+            raise region_error(conflict, receiver_name(site, "the tensor"), entry.action,
+                               site.span())

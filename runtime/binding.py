@@ -14,7 +14,7 @@ from typing import Any
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.frontend.params import KernelSignature
 from ..compiler.launch import ArgFacts, LaunchContract, contract_for
-from ..compiler.launch.contract import At
+from ..compiler.launch.contract import At, launch_consts
 from ..compiler.launch.facts import partition_grid
 from ..compiler.specialization import MutFacts, ParamFacts, Specialization, tensor_facts
 from ..diagnostics.diagnostic import Span
@@ -75,7 +75,7 @@ class Binder:
         params = self.sig.params
         values: list[Any] = [None] * len(params)
         where: list[int | str] = list(range(len(params)))
-        consts = {k: _const(self.sig, k, v) for k, v in verdict.consts.items()}
+        consts = launch_consts(self.sig, verdict.consts)
         facts: list[ParamFacts] = [None] * len(params)
         for i, p in enumerate(params):
             at = verdict.where[i]
@@ -92,13 +92,6 @@ class Binder:
         ordered = tuple((p.name, consts[p.name]) for p in params if p.kind == "const")
         spec = Specialization(ordered, tuple(facts), hints=self.kernel.hints)
         return Bound(values, where, len(args), consts, grid, spec)
-
-
-def _const(sig: KernelSignature, name: str, value: object) -> Any:
-    p = sig.param(name)
-    if p is not None and p.const_kind == "float" and isinstance(value, int):
-        return float(value)
-    return value
 
 
 def _facts(kind: str, value: Any, dtype: Any) -> ParamFacts:

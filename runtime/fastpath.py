@@ -14,6 +14,7 @@ error with its usual wording. So this file adds no rule of its own;
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Callable
 from functools import partial
@@ -40,6 +41,7 @@ _GLOBALS: dict[str, Any] = {
     "_MOVED": State.MOVED, "_EXCLUSIVE": State.EXCLUSIVE, "_CREATED": Phase.CREATED,
     "_ctx": _context, "_launch_target": launch_target, "_LaunchOp": LaunchOp,
     "_new": object.__new__, "_Partition": Partition, "_weakref": weakref.ref, "_partial": partial,
+    "_isfinite": math.isfinite,
 }
 
 
@@ -55,7 +57,8 @@ def build_runner(plan: LaunchPlan, kernel_name: str, kinds: tuple[type, ...]) ->
         **_GLOBALS, "_plan": plan, "_NAME": kernel_name, "_HOW": plan.how, "_GRID": plan.grid,
         "_TAIL": tuple(plan.tail), "_MUTS": plan.muts, "_READS": plan.tensors,
         "_same_device": same_device,
-        **{f"_F{i}": float_bound(limit) for i, limit in plan.float_scalars},
+        **{f"_F{i}": bound for i, _, bound in plan.float_scalars},
+        **{f"_N{i}": -bound for i, _, bound in plan.float_scalars if bound is not None},
     }
     filename = f"<cutile launch plan of {kernel_name}>"
     internal_files[filename] = True  # cutile's frame, not the user's (sites, tracebacks)
@@ -76,8 +79,8 @@ def _source(plan: LaunchPlan, n: int, kinds: tuple[type, ...]) -> list[str]:
         lines += [f"    if {moved} or {viewed}:", "        return None"]
     for i, lo, hi in plan.int_scalars:
         lines += [f"    if not {lo} <= int(a{i}) <= {hi}:", "        return None"]
-    for i, limit in plan.float_scalars:  # plans.float_in_range, written out
-        floats = "True" if float_bound(limit) is None else f"-_F{i} < a{i} < _F{i}"
+    for i, limit, bound in plan.float_scalars:  # plans.float_in_range, written out
+        floats = "True" if bound is None else f"_N{i} < a{i} < _F{i} or not _isfinite(a{i})"
         lines += [f"    if not (-{limit} < a{i} < {limit} if type(a{i}) is int else {floats}):",
                   "        return None"]
     for i, j, lo, hi in plan.alias_pairs:

@@ -18,13 +18,12 @@ from .partition import Partition
 from .tensor import Tensor
 
 # The classes that implement a receiver (each of them implements every entry), and the
-# classes whose public attributes must all have an entry.
+# classes whose public attributes must all have an entry: those and the ops' abstract base.
 IMPLEMENTERS: dict[Receiver, tuple[type, ...]] = {
     "tensor": (Tensor,), "partition": (Partition,), "op": (LaunchOp, ChainOp),
     "graph": (GraphOp,)}
-_SURFACES: dict[Receiver, tuple[type, ...]] = {
-    "tensor": (Tensor,), "partition": (Partition,), "op": (DeviceOp, LaunchOp, ChainOp),
-    "graph": (GraphOp,)}
+_SURFACES: dict[Receiver, tuple[type, ...]] = {**IMPLEMENTERS,
+                                               "op": (DeviceOp, *IMPLEMENTERS["op"])}
 
 
 def problems() -> list[str]:

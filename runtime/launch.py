@@ -44,7 +44,8 @@ def _full_launch(kernel: Kernel, key: Key | None, args: tuple[Any, ...],
     checks everything (raising the error with its wording and sites), then records a plan."""
     plans = kernel._plans or kernel.plans()
     bound = kernel.binder().bind(args, dict(kwargs), site)
-    if key is not None:  # a plan the fast path declined (an inf scalar, say) is kept
+    # a plan the fast path declined is kept (views whose bytes overlap but regions do not)
+    if key is not None:
         plan = plans.plans.get(key) or plans.record(key, bound, kwargs, kernel.__name__)
         viewed = any(bound.values[i]._region is not None for i in plan.owned)
         return _start_launch(kernel, plan, bound.values, len(args), site, viewed)
@@ -156,8 +157,8 @@ def _launch(kernel: Kernel, site: Site, args: tuple[Any, ...],
     for i, lo, hi in plan.int_scalars:
         if not lo <= int(values[i]) <= hi:
             return _full_launch(kernel, key, args, kwargs, site)
-    for i, limit in plan.float_scalars:
-        if not float_in_range(values[i], limit):  # inf, nan or out of range: the binder says
+    for i, limit, bound in plan.float_scalars:
+        if not float_in_range(values[i], limit, bound):  # past the range: the binder says
             return _full_launch(kernel, key, args, kwargs, site)
     for i, j, lo, hi in plan.alias_pairs:
         a, b = values[i], values[j]

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import math
 
-from ..compiler.launch.regions import contiguous_strides, resolve_dims
+from ..compiler.launch.regions import (
+    contiguous_strides,
+    element_range,
+    is_contiguous,
+    resolve_dims,
+)
 from ..diagnostics import messages as msg
 from .errors import launch_error
 from .sites import Site
@@ -13,18 +18,10 @@ from .sites import Site
 __all__ = ["byte_range", "contiguous_strides", "is_contiguous", "resolve_shape"]
 
 
-def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    expect = contiguous_strides(shape)
-    return all(n == 1 or s == e for n, s, e in zip(shape, strides, expect, strict=True))
-
-
 def byte_range(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> tuple[int, int]:
     """Bytes [lo, hi), relative to element 0, that the elements touch."""
-    if any(n == 0 for n in shape):
-        return 0, 0
-    lo = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s < 0)
-    hi = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s > 0)
-    return lo * item, (hi + 1) * item
+    lo, hi = element_range(shape, strides)
+    return lo * item, hi * item
 
 
 def resolve_shape(shape: tuple[int, ...] | int, size: int, old: tuple[int, ...],

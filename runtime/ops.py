@@ -489,10 +489,17 @@ class ChainOp(DeviceOp):
                 i -= 1
                 link = links[i]
                 first = link._first
-                pending = getattr(first, "_done_event", None)  # None: nothing to check
-                if pending is not None and type(first) is LaunchOp:
-                    self._pend(pending)
-                first._complete()  # what follows is ordered after it on the stream
+                # the work that completes now (what follows is ordered after it on the
+                # stream): `op`, or the op the previous link (`first`) got from its fn. Its
+                # status checks (status.py) wait for the chain's end.
+                done = first if first is op else links[i + 1]._next
+                if type(done) is LaunchOp:
+                    if done._done_event is not None:
+                        self._pend(done._done_event)
+                elif done is not None:  # a chain: its checks, and its last launch's
+                    for event in _status_events(done):
+                        self._pend(event)
+                first._complete()
                 fn = link._fn
                 direct = linked_launchers.get(type(fn))
                 # a kernel: launched with the link's site (no walk for the caller)
@@ -676,7 +683,7 @@ class GraphOp:
     def _statuses(self) -> None:
         """Raises a captured launch's failure from its status word (read after the replays:
         any failing replay is reported)."""
-        events = _captured_events(self._op)
+        events = _status_events(self._op)
         if events:
             _AllDone(events).wait()
 
@@ -757,17 +764,15 @@ class _AllDone(Event):
             raise first
 
 
-def _captured_events(op: DeviceOp) -> list[Event]:
-    """The completion events a captured op's launches returned when enqueued (status words:
-    normal launches return none)."""
+def _status_events(op: DeviceOp) -> list[Event]:
+    """The status checks of an op's launches (status.py; normal launches have none): a
+    chain's own list of those it completed by ordering, and its last op's."""
     out: list[Event] = []
     while type(op) is ChainOp:
         out += op._checks or []
-        nxt = op._next
-        if nxt is not None:
-            out += _captured_events(nxt)
+        if op._next is None:  # fn returned values: its checks hold everything before
             return out
-        op = op._first
+        op = op._next
     event = getattr(op, "_done_event", None)
     if type(op) is LaunchOp and event is not None:
         out.append(event)

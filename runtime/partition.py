@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..compiler.dsl.orders import TileOrder, row_major
+from ..compiler.dsl.orders import TileOrder
 from ..compiler.dtypes import DType
-from ..compiler.launch.tiles import grid_problem, launch_grid, partition_tile_problem
+from ..compiler.launch.tiles import grid_problem, partition_tile_problem
 from ..compiler.tiling import Tiling
 from ..diagnostics import messages as msg
 from ..diagnostics.errors import LaunchError
@@ -150,8 +150,7 @@ def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | 
                    "elements share memory and cannot be written by disjoint blocks; copy it "
                    "first", site)
     grid = tuple(-(-n // d) for n, d in zip(t._shape, tile, strict=True))
-    # the launch grid, folded or linear as the order has it (compiler/tiling.py)
-    launch = launch_grid(grid, blocks is not None or order != row_major, blocks)
-    problem = grid_problem(grid, launch)
+    # the launch grid, folded or linear as the order has it
+    problem = grid_problem(grid, Tiling(grid, order, blocks).grid())
     if problem is not None:
         raise launch_error(problem[0], site, **problem[1])

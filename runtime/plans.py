@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import operator
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
 
 from ..compiler.dtypes import integer_range
 from ..compiler.launch.contract import OVERFLOW
@@ -31,6 +34,8 @@ if TYPE_CHECKING:
     from .kernel import Kernel
 
 Key = tuple[Hashable, ...]
+# (parameter, overflow limit, the limit as a float64: None past every float64)
+FloatScalar = tuple[int, int, np.float64 | None]
 
 
 _ids: dict[Hashable, int] = {}  # handle descriptors -> small ints (1, 2, ...)
@@ -93,9 +98,11 @@ class LaunchPlan:
         self.tensors = tensors
         self.owned = muts + tensors
         self.int_scalars = int_scalars  # (parameter, lo, hi)
-        # (parameter, limit): a float scalar is taken as it is when -limit < value < limit;
-        # outside (inf, nan, or out of range: CT406) the full path decides (`record` sets it).
-        self.float_scalars: tuple[tuple[int, int], ...] = ()
+        # (parameter, limit, the limit as a float64): a float scalar is taken as it is when
+        # -limit < value < limit or it is inf or nan (the contract's `overflows`); a finite
+        # value past the limit goes to the full path, which says CT406 (`record` sets it,
+        # from `Plans.float_scalars`).
+        self.float_scalars: tuple[FloatScalar, ...] = ()
         # (Mut parameter i, another j, lo, hi): their bytes overlap iff lo < base j - base i < hi
         self.alias_pairs = alias_pairs
         self.how = how  # what a moved Mut argument says it was moved into
@@ -140,7 +147,9 @@ class Plans:
         self.kinds = kinds
         self.index = {n: i for i, n in enumerate(names)}
         self.scalar_ranges = scalar_ranges
-        self.float_limits = float_limits or {}
+        # each bound converted once per kernel, not per launch
+        self.float_scalars = tuple((i, limit, float_bound(limit))
+                                   for i, limit in (float_limits or {}).items())
         self.plans: dict[Key, LaunchPlan] = {}
         # how many leading parameters take tensors or partitions
         self.handles = next((i for i, k in enumerate(kinds) if k not in ("mut", "acc", "tensor")),
@@ -206,7 +215,7 @@ class Plans:
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
                           pairs, f"into a launch of '{kernel_name}'")
-        plan.float_scalars = tuple(self.float_limits.items())
+        plan.float_scalars = self.float_scalars
         plan.run = build_runner(plan, kernel_name, tuple(map(type, bound.values)))
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
@@ -242,14 +251,13 @@ def access_indices(kinds: Sequence[str]) -> tuple[tuple[int, ...], tuple[int, ..
             tuple(i for i, k in enumerate(kinds) if k == "tensor"))
 
 
-
-def float_in_range(value: Any, limit: int) -> bool:
-    """The fast path's test of a float scalar (fastpath.py writes the same test out): a Python
-    int is compared exactly; anything else as a float64 (a NumPy float16 compared with a Python
-    float would be cast down to float16 and warn). f64's limit is past every float64: only an
-    int can reach it."""
+def float_in_range(value: Any, limit: int, bound: np.float64 | None) -> bool:
+    """The fast path's test of a float scalar (fastpath.py writes the same test out): whether
+    the launch contract takes it without a look (compiler/launch/contract.py `overflows`). A
+    Python int is compared exactly; anything else as a float64 (`bound`: a NumPy float16
+    compared with a Python float would be cast down to float16 and warn), inf and nan pass.
+    f64's limit is past every float64: only an int can reach it."""
     if type(value) is int:
         return -limit < value < limit
-    bound = float_bound(limit)
-    return bound is None or bool(-bound < value < bound)
+    return bound is None or bool(-bound < value < bound) or not math.isfinite(value)
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..compiler.launch.moves import kernel_label
 from ..compiler.launch.regions import (
     Index,
+    Layout,
     axis_problem,
     boxes_intersect,
     count_problem,
@@ -33,7 +34,7 @@ from ..compiler.launch.regions import (
 )
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Note, Span
-from ..diagnostics.errors import error_for
+from ..diagnostics.errors import CutileError, error_for
 from .errors import launch_error
 from .handle import Region, TensorHandle, region_of
 from .layout import contiguous_strides, is_contiguous, resolve_shape
@@ -53,31 +54,19 @@ def make_view(t: H, offset: int, shape: tuple[int, ...], strides: tuple[int, ...
 def getitem(t: H, key: Any, site: Site) -> H:
     """Basic indexing: ints (drop the axis), slices with a positive step, `...`."""
     items = _expand(key if isinstance(key, tuple) else (key,), len(t._shape), site)
-    offset, shape, strides = 0, [], []
     norm: list[Index] = []
-    for axis, (item, n, s) in enumerate(zip(items, t._shape, t._strides, strict=True)):
-        if isinstance(item, slice):
-            given = (item.start, item.stop, item.step)
-            problem = index_problem(axis, given, n)
-            if problem is not None:
-                raise _bad(site, problem)
-            start, stop, step = item.indices(n)
-            count = len(range(start, stop, step))
-            offset += start * s if count else 0
-            shape.append(count)
-            strides.append(s * step)
-            norm.append((start, stop, step))
-        else:
-            problem = index_problem(axis, int(item), n)
-            if problem is not None:
-                raise _bad(site, problem)
-            k = int(item) + n if item < 0 else int(item)
-            offset += k * s
-            norm.append(k)
+    for axis, (item, n) in enumerate(zip(items, t._shape, strict=True)):
+        given: Index = (item.start, item.stop, item.step) if isinstance(item, slice) else int(item)
+        problem = index_problem(axis, given, n)
+        if problem is not None:
+            raise _bad(site, problem)
+        norm.append(given)
+    # where the view's elements are: the checker's rule for views it can follow too
+    layout, shape = Layout(0, t._strides).indexed(t._shape, tuple(norm))
     region = region_of(t)
     found = region.frame.indexed(t._shape, tuple(norm))
     assert found is not None  # every index was validated above
-    return make_view(t, offset, tuple(shape), tuple(strides), Region(region.root, found[0]))
+    return make_view(t, layout.offset, shape, layout.strides, Region(region.root, found[0]))
 
 
 def _expand(key: tuple[Any, ...], rank: int, site: Site) -> list[int | slice]:
@@ -167,18 +156,24 @@ def _bad(site: Site, detail: str) -> Exception:
 
 
 # -- region leases -----------------------------------------------------------------------------
-def check_region(region: Region, writes: bool, name: str, action: str, site: Site,
-                 span: Span | None = None) -> None:
-    """CT307 when a pending launch writes an overlapping region; CT303 when this is a write
-    and a pending launch reads one."""
+def region_conflict(region: Region, writes: bool) -> tuple[bool, LaunchOp] | None:
+    """The first pending launch whose region meets this one where one of the two writes:
+    (whether that launch writes, the launch); None when there is none."""
     for box, pending_writes, op in region.root.live():
-        if not (pending_writes or writes) or not boxes_intersect(box, region.box):
-            continue
-        message = msg.REGION_WRITTEN if pending_writes else msg.REGION_READ
-        label = kernel_label(op.kernel_name)
-        note = Note(msg.LEASED_HERE.format(kernel=label), op.site.span())
-        raise error_for([message.at(span or site.span(), (note,), name=name, kernel=label,
-                                    action=action)])
+        if (pending_writes or writes) and boxes_intersect(box, region.box):
+            return pending_writes, op
+    return None
+
+
+def region_error(conflict: tuple[bool, LaunchOp], name: str, action: str,
+                 span: Span) -> CutileError:
+    """CT307 when the pending launch writes the region; CT303 when it reads it (and this is a
+    write)."""
+    pending_writes, op = conflict
+    message = msg.REGION_WRITTEN if pending_writes else msg.REGION_READ
+    label = kernel_label(op.kernel_name)
+    note = Note(msg.LEASED_HERE.format(kernel=label), op.site.span())
+    return error_for([message.at(span, (note,), name=name, kernel=label, action=action)])
 
 
 def check_launch(values: list[Any], muts: tuple[int, ...], tensors: tuple[int, ...],
@@ -193,14 +188,14 @@ def check_launch(values: list[Any], muts: tuple[int, ...], tensors: tuple[int, .
             if region is not None:
                 taken.append((region, writes))
     for region, writes in taken:
-        if any((w or writes) and boxes_intersect(box, region.box)
-               for box, w, _ in region.root.live()):
+        conflict = region_conflict(region, writes)
+        if conflict is not None:
             i = next(j for j in (*muts, *tensors) if values[j]._region is region)
             at = where.get(i, i)
             action = "read by another launch" if not writes else "passed to an Acc parameter" \
                 if isinstance(values[i], TensorHandle) else "passed to a Mut parameter"
-            check_region(region, writes, argument_text(site, at, "the argument"), action,
-                         site, argument_span(site, at))
+            raise region_error(conflict, argument_text(site, at, "the argument"), action,
+                               argument_span(site, at))
     return taken
 
 

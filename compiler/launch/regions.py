@@ -112,8 +112,8 @@ class Layout:
 
     def indexed(self, shape: tuple[int, ...], items: tuple[Index, ...]
                 ) -> tuple[Layout, tuple[int, ...]]:
-        """After `view[items]` (validated: one item per axis, ints in range, steps >= 1), as
-        runtime/views.py's getitem computes it: an empty slice adds no offset."""
+        """After `view[items]` (validated: one item per axis, ints in range, steps >= 1), for
+        the checker and runtime/views.py's getitem alike: an empty slice adds no offset."""
         offset, dims, strides = self.offset, [], []
         for item, n, s in zip(items, shape, self.strides, strict=True):
             if isinstance(item, int):
@@ -130,17 +130,14 @@ class Layout:
         return Layout(self.offset, tuple(self.strides[a] for a in order))
 
     def contiguous(self, shape: tuple[int, ...]) -> bool:
-        """The runtime's test (`Tensor.is_contiguous`): size-1 axes take any stride."""
-        return all(n == 1 or s == e for n, s, e in zip(shape, self.strides,
-                                                        contiguous_strides(shape), strict=True))
+        """The runtime's test (`Tensor.is_contiguous`)."""
+        return is_contiguous(shape, self.strides)
 
     def extent(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """The elements [lo, hi) of the storage its elements lie in (runtime/tensor.py's
         byte_extent, in elements and from the storage's start); empty for no elements."""
-        if any(n == 0 for n in shape):
-            return self.offset, self.offset
-        last = sum(s * (n - 1) for s, n in zip(self.strides, shape, strict=True))
-        return self.offset, self.offset + last + 1
+        lo, hi = element_range(shape, self.strides)
+        return self.offset + lo, self.offset + hi
 
 
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -149,6 +146,21 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
         strides.append(step)
         step *= max(n, 1)
     return tuple(reversed(strides))
+
+
+def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Row-major without gaps; size-1 axes take any stride."""
+    expect = contiguous_strides(shape)
+    return all(n == 1 or s == e for n, s, e in zip(shape, strides, expect, strict=True))
+
+
+def element_range(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, int]:
+    """The elements [lo, hi), relative to element 0, that a layout touches ((0, 0): none)."""
+    if any(n == 0 for n in shape):
+        return 0, 0
+    lo = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s > 0)
+    return lo, hi + 1
 
 
 def boxes_intersect(a: Box, b: Box) -> bool:

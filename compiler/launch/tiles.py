@@ -39,9 +39,9 @@ def _show(tile: tuple[object, ...]) -> str:
 
 def launch_grid(slab_grid: tuple[int, ...], linear: bool, blocks: int | None
                 ) -> tuple[int, int, int]:
-    """The launch grid of a partition (compiler/tiling.py's `Tiling.grid`, from what the
-    checker knows too): `blocks` for a persistent one, all tiles in x for another order than
-    row_major, else the tile grid with axes 3.. folded into z."""
+    """The launch grid of a partition (compiler/tiling.py's `Tiling.grid`; the checker calls
+    it with what it knows): `blocks` for a persistent one, all tiles in x for another order
+    than row_major, else the tile grid with axes 3.. folded into z."""
     if blocks is not None:
         return (blocks, 1, 1)
     count = math.prod(slab_grid)

@@ -36,14 +36,24 @@ def _scalar_encoder(ctype: str) -> Callable[[Any], Any]:
         return bool
     if ctype in _FLOATS:
         to = _FLOATS[ctype]
-        # a Python float: struct rounds it once, as NumPy does; any other number (an int past
-        # 2**53, a NumPy scalar) through NumPy, so it is not rounded twice
-        return lambda v: v if type(v) is float else np.asarray(v).astype(to).item()
+
+        def encode(v: Any) -> Any:
+            # a Python float, or an int a float64 holds exactly: struct rounds it once, as
+            # NumPy does; any other number (an int past 2**53, a NumPy scalar) through NumPy,
+            # so it is not rounded twice
+            if type(v) is float:
+                return v
+            if type(v) is int and -_EXACT <= v <= _EXACT:
+                return float(v)
+            return np.asarray(v).astype(to).item()
+
+        return encode
     return int
 
 
 _FLOATS: dict[str, type[np.floating[Any]]] = {"f16": np.float16, "f32": np.float32,
                                              "f64": np.float64}
+_EXACT = 2**53  # ints up to this size convert to a float64 exactly
 
 
 def _value_source(slot: EntrySlot, encoders: dict[str, Callable[[Any], Any]]) -> str:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator
+
+import numpy as np
 
 
 def line_of(marker: str) -> int:
@@ -14,3 +17,11 @@ def line_of(marker: str) -> int:
         if marker in text:
             return start + offset
     raise AssertionError(f"marker {marker!r} not found")
+
+
+def slab_boxes(shape: tuple[int, ...], slab: tuple[int, ...]) -> Iterator[tuple[slice, ...]]:
+    """Every slab of a partition of `shape` into `slab`s, clipped at the tensor's edge, in
+    row-major order of the slab grid."""
+    for corner in np.ndindex(*(-(-n // s) for n, s in zip(shape, slab, strict=True))):
+        yield tuple(slice(c * s, min((c + 1) * s, n))
+                    for c, s, n in zip(corner, slab, shape, strict=True))

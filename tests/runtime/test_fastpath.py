@@ -5,6 +5,7 @@ launches. Also the unchecked path and op.start()."""
 from __future__ import annotations
 
 import gc
+import math
 from typing import Any
 
 import numpy as np
@@ -15,12 +16,17 @@ from rt_util import line_of
 import cutile as ct
 from cutile import f32
 from cutile.runtime.binding import Binder
+from cutile.runtime.kernel import Kernel
 from cutile.runtime.ownership import State
 
 
 @pytest.fixture
 def binds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts full-path bindings."""
+    """Counts full-path bindings, from no plans (another test file may have launched the same
+    kernels with the same descriptors)."""
+    for kernel in vars(k).values():
+        if isinstance(kernel, Kernel):
+            monkeypatch.setattr(kernel, "_plans", None)
     calls: list[int] = []
     real = Binder.bind
 
@@ -90,6 +96,26 @@ def test_scalar_range_on_a_planned_launch_is_ct406() -> None:
     with pytest.raises(ct.LaunchError) as err:
         k.shift(z, 2**31)
     assert err.value.diagnostics[0].code == "CT406"
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "generic"])
+def test_inf_and_nan_scalars_take_the_plan(binds: list[int], generated: bool) -> None:
+    """The contract takes inf and nan for a float parameter (only a finite value past the
+    dtype's range is CT406), so they keep to the plan: no binding per launch."""
+    z, x = ct.zeros((64,), f32).partition((64,)), ct.ones((64,), f32)
+    z, x, _ = k.scale(z, x, 2.0).sync()
+    if not generated:
+        for plan in k.scale.plans().plans.values():
+            plan.run = None
+    for s in (-math.inf, math.inf, math.nan, 1e38, -math.inf):
+        z, x, _ = k.scale(z, x, s).sync()
+    assert len(binds) == 1
+    for s in (np.float32(math.nan), np.float32(-math.inf), np.float32(1)):
+        z, x, _ = k.scale(z, x, s).sync()
+    assert len(binds) == 2  # a NumPy scalar is another descriptor: one more plan
+    with pytest.raises(ct.LaunchError, match="CT406") as err:
+        k.scale(z, x, 1e39)
+    assert "outside the range of f32" in str(err.value)
 
 
 def test_leases_still_taken_on_planned_launches() -> None:

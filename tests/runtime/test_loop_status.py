@@ -142,6 +142,20 @@ def test_a_chain_reports_a_failing_link(device: Device) -> None:
     assert ran == [0]  # the device reports at completion: the next link was enqueued
 
 
+def test_a_middle_link_of_a_chain_reports_and_frees_its_word(device: Device) -> None:
+    def link(step: int) -> Any:
+        return lambda z, lo, hi, s: k.walk(z, 0, 4, step)
+
+    chain = k.walk(k.out(), 0, 4, 1).then(link(-2)).then(link(1))
+    with pytest.raises(ct.LaunchError, match=r"range\(\) step is -2 in walk"):
+        chain.sync()
+    used = {launch.params[-1] for launch in device.launches}
+    assert len(used) == 3  # three launches in flight at once: three words
+    for _ in range(3):  # read, zeroed and back in the pool: the next launches take them
+        k.walk(k.out(), 0, 4, 1).sync()
+    assert {launch.params[-1] for launch in device.launches[-3:]} <= used
+
+
 def test_a_graph_reports_a_failing_replay(device: Device) -> None:
     g = k.walk(k.out(), 0, 4, 0).graph()
     g.replay()

@@ -31,8 +31,6 @@ def _summary(lo: int, hi: int, step: int, skip: int | None = None) -> list[int]:
     return [n, kept[0] if kept else 0, last[-1] if last else 0, 7]
 
 
-
-
 @pytest.mark.parametrize("kernel", [k.walk, k.walk_skipping], ids=["for", "loop"])
 @pytest.mark.parametrize(("lo", "hi", "step"), BELOW_ONE)
 def test_a_step_below_one_is_ct411(kernel: Any, lo: int, hi: int, step: int) -> None:
@@ -53,6 +51,24 @@ def test_the_failing_loop_of_two_is_named() -> None:
     assert (got.message, got.span) == (want.message, want.span)
     (z, *_) = k.two_loops(k.out(), 2, 3).sync()
     assert z.unpartition().numpy().tolist()[0] == 2 + 20
+
+
+@pytest.mark.parametrize("failing", [0, 1, 2])
+def test_any_link_of_a_chain_reports_its_step(failing: int) -> None:
+    """Each launch of a `.then` chain completes by ordering; a bad step in any of them (not
+    only the first or the last) is raised by the chain's wait."""
+    steps = [1, 1, 1]
+    steps[failing] = -3
+
+    def link(step: int) -> Any:
+        return lambda z, lo, hi, s: k.walk(z, 0, 4, step)
+
+    chain = k.walk(k.out(), 0, 4, steps[0]).then(link(steps[1])).then(link(steps[2]))
+    with pytest.raises(ct.LaunchError) as err:
+        chain.sync()
+    assert "range() step is -3 in walk" in str(err.value)
+    (z, *_) = k.walk(k.out(), 0, 4, 1).sync()  # the next launch runs normally
+    assert z.unpartition().numpy().tolist() == _summary(0, 4, 1)
 
 
 @pytest.mark.parametrize(("lo", "hi", "step"), EDGES)

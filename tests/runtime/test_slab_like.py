@@ -5,11 +5,10 @@ interpreter, and on CUDA under `pytest -m gpu` (the same kernels, checked agains
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 import slab_like_kernels as k
+from rt_util import slab_boxes
 
 import cutile as ct
 from cutile import f32
@@ -17,13 +16,6 @@ from cutile import f32
 
 def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
-
-
-def _boxes(shape: tuple[int, ...], slab: tuple[int, ...]) -> Iterator[tuple[slice, ...]]:
-    """Every slab of a partition, clipped at the tensor's edge."""
-    for corner in np.ndindex(*(-(-n // s) for n, s in zip(shape, slab, strict=True))):
-        yield tuple(slice(c * s, min((c + 1) * s, n))
-                    for c, s, n in zip(corner, slab, shape, strict=True))
 
 
 @pytest.mark.parametrize(("rows", "hidden", "bm"), [(6, 100, 1), (5, 1000, 2), (7, 80, 3)])
@@ -69,7 +61,7 @@ def test_persistent_slabs_shifted_by_their_own_max(backend: str, blocks: int | N
     z = ct.zeros((50, 70), f32).partition((20, 30), blocks=blocks)
     z, _ = k.shift_blocks(z, ct.from_numpy(x)).sync()
     want = x.copy()
-    for box in _boxes((50, 70), (20, 30)):
+    for box in slab_boxes((50, 70), (20, 30)):
         want[box] -= x[box].max()
     np.testing.assert_array_equal(z.unpartition().numpy(), want)
 
@@ -120,7 +112,7 @@ def test_a_slab_never_reads_its_neighbour(backend: str, xshape: tuple[int, int])
     z = ct.zeros(shape, f32).partition((3, 10))
     z, _ = k.slab_sum2(z, ct.from_numpy(x)).sync()
     want = np.zeros(shape, np.float32)
-    for rows, cols in _boxes(shape, (3, 10)):
+    for rows, cols in slab_boxes(shape, (3, 10)):
         # the slab's box at its origin (3 x 10, not clipped at z's edge), clipped at x's
         box = (slice(rows.start, rows.start + 3), slice(cols.start, cols.start + 10))
         want[rows, cols] = x[box].sum()
@@ -137,7 +129,7 @@ def test_rank4_and_rank5_slabs(backend: str, kernel: ct.Kernel, shape: tuple[int
     z = ct.zeros(shape, f32).partition(slab)
     z, _ = kernel(z, ct.from_numpy(x)).sync()
     want = np.zeros(shape, np.float32)
-    for box in _boxes(shape, slab):
+    for box in slab_boxes(shape, slab):
         want[box] = x[box].sum()
     np.testing.assert_allclose(z.unpartition().numpy(), want, rtol=1e-4, atol=1e-4)
 
@@ -150,7 +142,7 @@ def test_padding_past_the_row_whatever_x_holds(backend: str, zshape: tuple[int, 
     z = ct.zeros(zshape, f32).partition((1, 100))
     z, _ = k.padded_row(z, ct.from_numpy(x)).sync()
     want = np.zeros(zshape, np.float32)
-    for rows, cols in _boxes(zshape, (1, 100)):
+    for rows, cols in slab_boxes(zshape, (1, 100)):
         tile = np.full((1, 128), 7.0, np.float32)
         part = x[rows, cols.start:cols.start + 100]
         tile[:, :part.shape[1]] = part
@@ -179,6 +171,6 @@ def test_strided_host_view_slabs(backend: str) -> None:
     zv = z.permute((1, 0)).partition((3, 10))
     zv, _ = k.slab_sum2(zv, ct.from_numpy(xa.T.copy()).permute((1, 0))).sync()
     want = np.zeros((10, 25), np.float32)
-    for rows, cols in _boxes((10, 25), (3, 10)):
+    for rows, cols in slab_boxes((10, 25), (3, 10)):
         want[rows, cols] = xa[rows, cols].sum()
     np.testing.assert_allclose(z.numpy().T, want, rtol=1e-5, atol=1e-5)

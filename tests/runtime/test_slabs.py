@@ -4,11 +4,10 @@ under `pytest -m gpu` (the same kernels, the same expected arrays)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 import slab_kernels as k
+from rt_util import slab_boxes
 from test_gpu import _gpu_backend
 
 import cutile as ct
@@ -19,17 +18,11 @@ from cutile.runtime.backends.interpreter import InterpreterBackend
 I32_MIN, I32_MAX = -2**31, 2**31 - 1
 
 
-def _slabs(shape: tuple[int, int], slab: tuple[int, int]) -> Iterator[tuple[slice, slice]]:
-    for r in range(0, shape[0], slab[0]):
-        for c in range(0, shape[1], slab[1]):
-            yield slice(r, min(r + slab[0], shape[0])), slice(c, min(c + slab[1], shape[1]))
-
-
 def test_whole_slab_store_is_clipped_to_the_slab(backend: str) -> None:
     z = ct.zeros((7, 12), f32).partition((3, 5))
     z, _ = k.copy_whole(z, ct.ones((4, 8), f32)).sync()
     want = np.zeros((7, 12), np.float32)
-    for rows, cols in _slabs((7, 12), (3, 5)):
+    for rows, cols in slab_boxes((7, 12), (3, 5)):
         want[rows, cols] = 1 + (rows.start // 3) * 100 + cols.start // 5
     np.testing.assert_array_equal(z.unpartition().numpy(), want)
 
@@ -78,7 +71,7 @@ def _poke_expected(where: tuple[int, int], tile: tuple[int, int] = (2, 4)) -> np
     want = np.zeros((10, 13), np.float32)
     i, j = where
     h, w = tile
-    for rows, cols in _slabs((10, 13), (4, 6)):
+    for rows, cols in slab_boxes((10, 13), (4, 6)):
         r0, c0 = rows.start + h * i, cols.start + w * j
         r = slice(max(r0, rows.start), min(r0 + h, rows.stop))
         c = slice(max(c0, cols.start), min(c0 + w, cols.stop))
@@ -104,7 +97,7 @@ def test_no_aligned_index_writes_outside_the_slab(backend: str, where: tuple[int
 def test_aligned_walk_labels_every_tile_of_every_slab(backend: str) -> None:
     (z,) = k.aligned_walk(ct.zeros((5, 200), f32).partition((2, 64))).sync()
     want = np.zeros((5, 200), np.float32)
-    for rows, cols in _slabs((5, 200), (2, 64)):
+    for rows, cols in slab_boxes((5, 200), (2, 64)):
         a, b = rows.start // 2, cols.start // 64
         for r in range(rows.stop - rows.start):
             for j in range(2):
@@ -120,7 +113,7 @@ def test_no_index_reads_outside_the_slab(backend: str, where: tuple[int, int]) -
     z, _ = k.peek(z, ct.from_numpy(np.array(where, np.int32))).sync()
     want = xa.copy()
     i, j = where
-    for rows, cols in _slabs((10, 13), (4, 6)):
+    for rows, cols in slab_boxes((10, 13), (4, 6)):
         tile = np.full((2, 4), -1.0, np.float32)
         for a in range(2):
             for b in range(4):
@@ -147,7 +140,7 @@ def test_persistent_slabs_with_tiles_inside(backend: str, blocks: int) -> None:
     z = ct.zeros((7, 8), f32).partition((3, 3), blocks=blocks)
     (z,) = k.persistent_fill(z).sync()
     want = np.zeros((7, 8), np.float32)
-    for rows, cols in _slabs((7, 8), (3, 3)):
+    for rows, cols in slab_boxes((7, 8), (3, 3)):
         want[rows, cols] = (rows.start // 3) * 10 + cols.start // 3
     np.testing.assert_array_equal(z.unpartition().numpy(), want)
 
