@@ -89,12 +89,14 @@ def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
     max_new_tokens - 1 decode steps. The decode rate is timed over the steps after the first
     (that one captures the graph).
 
-    Without `stop` and `on_tokens` the tokens are read back once, at the end. With them, the
-    new tokens are read every `chunk` steps, handed to `on_tokens` as they come, and generation
-    ends after the first id in `stop` (the steps of a chunk past it are dropped)."""
+    Without `stop` and `on_tokens` the decode steps run with no read between them. With them,
+    the new tokens are read every `chunk` steps, handed to `on_tokens` as they come, and
+    generation ends after the first id in `stop` (the steps of a chunk past it are dropped)."""
     model.reset(prompt, max_new_tokens, sampling)
     n, left = len(prompt), max_new_tokens - 1
-    watch = _Watch(stop, on_tokens) if stop or on_tokens is not None else None
+    watch = _Watch(stop, on_tokens)
+    if not stop and on_tokens is None:
+        chunk = max(left, 1)  # nothing to watch: every decode step, then one read
     t0 = time.perf_counter()
     graph = None
     if not step_prefill:
@@ -107,22 +109,18 @@ def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
             graph.replay()
     first = model.tokens(n, 1)  # waits for the first new token
     prefill_s = time.perf_counter() - t0
-    if watch is not None:
-        watch.take(first)
-    if left and graph is None and not (watch and watch.done):
+    watch.take(first)
+    if left and graph is None and not watch.done:
         if eager:  # the first decode step (with the capture): not timed
             model.run_eager(1)
         else:
             graph = model.capture()
         left -= 1
-        if watch is not None:
-            watch.take(model.tokens(n + 1, 1))
-    model.tokens(n, 1)
+        watch.take(model.tokens(n + 1, 1))  # waits for it
     t1 = time.perf_counter()
     timed = 0
-    while left and not (watch and watch.done):
-        k = min(chunk, left) if watch is not None else left
-        made = max_new_tokens - left
+    while left and not watch.done:
+        k, made = min(chunk, left), max_new_tokens - left
         if eager:
             model.run_eager(k)
         else:
@@ -130,15 +128,10 @@ def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
                 assert graph is not None
                 graph.replay()
         left, timed = left - k, timed + k
-        if watch is not None:
-            watch.take(model.tokens(n + made, k))  # waits for the chunk
-    model.tokens(n, 1)  # waits
+        watch.take(model.tokens(n + made, k))  # waits for the chunk
     decode_s = time.perf_counter() - t1
     if graph is not None:
         graph.sync()
-    if watch is None:
-        return Result(model.tokens(n, max_new_tokens), prefill_s,
-                      timed / decode_s if timed else None)
     return Result(watch.tokens, prefill_s, timed / decode_s if timed else None,
                   "eos" if watch.done else "length")
 
