@@ -73,7 +73,7 @@ def parse_config(raw: dict[str, Any], where: str = "config.json") -> Qwen3Config
     for key in _REQUIRED:
         if key not in raw:
             raise bad(key, "is missing (every Qwen3 config.json has it)")
-    get = _Reader(raw, bad)
+    get = Reader(raw, bad)
     heads = get.positive_int("num_attention_heads")
     kv = raw.get("num_key_value_heads")
     kv_heads = heads if kv is None else get.positive_int("num_key_value_heads")
@@ -91,15 +91,18 @@ def parse_config(raw: dict[str, Any], where: str = "config.json") -> Qwen3Config
         tie_word_embeddings=get.boolean("tie_word_embeddings"), torch_dtype=_dtype(raw, bad))
 
 
-class _Reader:
-    """Typed reads of one key each, with HF's default when the key is absent."""
+class Reader:
+    """Typed reads of one key each, with HF's default (from `defaults`) when the key is absent
+    or null; `bad(key, why)` makes the error (it names the file)."""
 
-    def __init__(self, raw: dict[str, Any], bad: Any) -> None:
+    def __init__(self, raw: dict[str, Any], bad: Any,
+                 defaults: dict[str, Any] | None = None) -> None:
         self.raw, self.bad = raw, bad
+        self.defaults = _DEFAULTS if defaults is None else defaults
 
     def value(self, key: str) -> Any:
         v = self.raw.get(key)
-        return _DEFAULTS.get(key) if v is None else v
+        return self.defaults.get(key) if v is None else v
 
     def positive_int(self, key: str) -> int:
         v = self.value(key)
@@ -120,14 +123,14 @@ class _Reader:
         return v
 
 
-def _head_dim(get: _Reader, bad: Any) -> int:
+def _head_dim(get: Reader, bad: Any) -> int:
     d = get.positive_int("head_dim")
     if d & (d - 1) or d < 2:
         raise bad("head_dim", f"= {d}: this engine needs a power of two (every Qwen3 uses 128)")
     return d
 
 
-def _rope_theta(raw: dict[str, Any], get: _Reader, bad: Any) -> float:
+def _rope_theta(raw: dict[str, Any], get: Reader, bad: Any) -> float:
     params = raw.get("rope_parameters") or raw.get("rope_scaling")
     if params is not None:
         kind = params.get("rope_type", params.get("type", "default")) if isinstance(
@@ -135,7 +138,7 @@ def _rope_theta(raw: dict[str, Any], get: _Reader, bad: Any) -> float:
         if kind != "default":
             raise bad("rope_parameters", f"rope_type {kind!r} is not supported (only 'default')")
         if raw.get("rope_theta") is None and "rope_theta" in params:
-            return _Reader(params, bad).positive_float("rope_theta")
+            return Reader(params, bad).positive_float("rope_theta")
     return get.positive_float("rope_theta")
 
 

@@ -39,7 +39,7 @@ from chat_template import ChatTemplateError, load_template, render
 from config import ConfigError, Qwen3Config, load_config
 from generation_config import Defaults, GenerationConfigError, load_defaults
 from hf_tokenizer import Tokenizer, TokenizerError
-from model import DTYPES, Qwen3, Sampling
+from model import DTYPES, Qwen3, Sampling, check_ids
 from optional_deps import MissingExtra
 from progress_bar import Bar
 from weights import WeightsError, checkpoint_bytes, load_weights
@@ -89,12 +89,14 @@ def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
     max_new_tokens - 1 decode steps. The decode rate is timed over the steps after the first
     (that one captures the graph).
 
-    Without `stop` and `on_tokens` the tokens are read back once, at the end. With them, the
-    new tokens are read every `chunk` steps, handed to `on_tokens` as they come, and generation
-    ends after the first id in `stop` (the steps of a chunk past it are dropped)."""
+    Without `stop` and `on_tokens` the decode steps run with no read between them. With them,
+    the new tokens are read every `chunk` steps, handed to `on_tokens` as they come, and
+    generation ends after the first id in `stop` (the steps of a chunk past it are dropped)."""
     model.reset(prompt, max_new_tokens, sampling)
     n, left = len(prompt), max_new_tokens - 1
-    watch = _Watch(stop, on_tokens) if stop or on_tokens is not None else None
+    watch = _Watch(stop, on_tokens)
+    if not stop and on_tokens is None:
+        chunk = max(left, 1)  # nothing to watch: every decode step, then one read
     t0 = time.perf_counter()
     graph = None
     if not step_prefill:
@@ -107,22 +109,18 @@ def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
             graph.replay()
     first = model.tokens(n, 1)  # waits for the first new token
     prefill_s = time.perf_counter() - t0
-    if watch is not None:
-        watch.take(first)
-    if left and graph is None and not (watch and watch.done):
+    watch.take(first)
+    if left and graph is None and not watch.done:
         if eager:  # the first decode step (with the capture): not timed
             model.run_eager(1)
         else:
             graph = model.capture()
         left -= 1
-        if watch is not None:
-            watch.take(model.tokens(n + 1, 1))
-    model.tokens(n, 1)
+        watch.take(model.tokens(n + 1, 1))  # waits for it
     t1 = time.perf_counter()
     timed = 0
-    while left and not (watch and watch.done):
-        k = min(chunk, left) if watch is not None else left
-        made = max_new_tokens - left
+    while left and not watch.done:
+        k, made = min(chunk, left), max_new_tokens - left
         if eager:
             model.run_eager(k)
         else:
@@ -130,15 +128,10 @@ def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
                 assert graph is not None
                 graph.replay()
         left, timed = left - k, timed + k
-        if watch is not None:
-            watch.take(model.tokens(n + made, k))  # waits for the chunk
-    model.tokens(n, 1)  # waits
+        watch.take(model.tokens(n + made, k))  # waits for the chunk
     decode_s = time.perf_counter() - t1
     if graph is not None:
         graph.sync()
-    if watch is None:
-        return Result(model.tokens(n, max_new_tokens), prefill_s,
-                      timed / decode_s if timed else None)
     return Result(watch.tokens, prefill_s, timed / decode_s if timed else None,
                   "eos" if watch.done else "length")
 
@@ -271,12 +264,14 @@ def _run(args: argparse.Namespace) -> int:
     template = load_template(model_dir, tokenizer.config) if args.chat and tokenizer else None
     sampling, shown = sampling_from(args, defaults)
     s = _Session(args, cfg, defaults, tokenizer, template, sampling, shown)
-    if not args.chat:
-        return _one(s, _prompt_ids(args) if tokenizer is None else tokenizer.encode(args.prompt))
     system = [] if args.system is None else [{"role": "system", "content": args.system}]
-    if args.prompt is not None:
-        return _one(s, _chat_prompt(s, [*system, {"role": "user", "content": args.prompt}]))
-    return _conversation(s, system)
+    if not args.chat:
+        _answer(s, _prompt_ids(args) if tokenizer is None else tokenizer.encode(args.prompt))
+    elif args.prompt is not None:
+        _answer(s, _chat_prompt(s, [*system, {"role": "user", "content": args.prompt}]))
+    else:
+        _conversation(s, system)
+    return 0
 
 
 def _prompt_ids(args: argparse.Namespace) -> list[int]:
@@ -294,25 +289,14 @@ def _chat_prompt(s: _Session, messages: list[dict[str, Any]]) -> list[int]:
     return s.tokenizer.encode(text, add_special_tokens=False)  # the template has its tokens
 
 
-def _one(s: _Session, prompt: list[int]) -> int:
-    new = _new_tokens(s, prompt)
-    _load(s, len(prompt), new)
-    _answer(s, prompt, new)
-    return 0
-
-
-def _conversation(s: _Session, system: list[dict[str, Any]]) -> int:
+def _conversation(s: _Session, system: list[dict[str, Any]]) -> None:
     """One user turn per line of stdin; each answer joins the conversation the next turn's
     prompt renders (the whole conversation is prefilled again each turn)."""
     messages = list(system)
     for line in _user_lines():
         messages.append({"role": "user", "content": line})
-        prompt = _chat_prompt(s, messages)
-        new = _new_tokens(s, prompt)
-        _load(s, len(prompt), new)
-        text = _answer(s, prompt, new)
+        text = _answer(s, _chat_prompt(s, messages))
         messages.append({"role": "assistant", "content": text})
-    return 0
 
 
 def _user_lines() -> Iterator[str]:
@@ -351,14 +335,15 @@ def _load(s: _Session, prompt_len: int, new_tokens: int) -> None:
     copying.close()
 
 
-def _answer(s: _Session, prompt: list[int], new: int) -> str:
-    """Generates after `prompt`: streams the text (or prints the JSON object); returns the
-    text (the ids as text when there is no tokenizer)."""
+def _answer(s: _Session, prompt: list[int]) -> str:
+    """Generates after `prompt` (loading the model first, on the first call): streams the text
+    (or prints the JSON object); returns the text (the ids as text when there is no
+    tokenizer)."""
+    check_ids(prompt, s.cfg.vocab_size)  # a bad id is an error before the weights are read
+    new = _new_tokens(s, prompt)
+    _load(s, len(prompt), new)
     model, args = s.model, s.args
     assert model is not None
-    for t in prompt:  # a bad id is an error before the warm-up, not inside it
-        if not 0 <= t < s.cfg.vocab_size:
-            raise ValueError(f"token id {t} is outside the vocabulary (0..{s.cfg.vocab_size - 1})")
     if not s.warm:  # compiles every kernel, so the timings exclude the JIT
         generate(model, prompt, 2, s.sampling, args.eager, args.step_prefill)
         s.warm = True

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from config import read_json_object
+from config import Reader, read_json_object
 
 # transformers' defaults for the keys this engine uses
 DEFAULTS: dict[str, Any] = {"do_sample": False, "temperature": 1.0, "top_k": 50, "top_p": 1.0}
@@ -58,27 +58,20 @@ def load_defaults(model_dir: Path) -> Defaults:
     gen_path = model_dir / "generation_config.json"
     gen = _read(gen_path) if gen_path.exists() else {}
     where = str(gen_path)
-
-    def value(key: str) -> Any:
-        v = gen.get(key)
-        return DEFAULTS[key] if v is None else v
-
+    get = Reader(gen, lambda key, why: GenerationConfigError(f"{where}: '{key}' {why}"), DEFAULTS)
     eos = _ids(gen.get("eos_token_id"), f"{where}: 'eos_token_id'")
     if gen.get("eos_token_id") is None:
         cfg_path = model_dir / "config.json"
         raw = _read(cfg_path) if cfg_path.exists() else {}
         eos = _ids(raw.get("eos_token_id"), f"{cfg_path}: 'eos_token_id'")
-    do_sample = value("do_sample")
-    if not isinstance(do_sample, bool):
-        raise GenerationConfigError(f"{where}: 'do_sample' must be true or false, not "
-                                    f"{do_sample!r}")
     return Defaults(
-        eos=eos, do_sample=do_sample,
-        temperature=_number(value("temperature"), f"{where}: 'temperature'", 0.0),
-        top_k=int(_number(value("top_k"), f"{where}: 'top_k'", 0, integer=True)),
-        top_p=_number(value("top_p"), f"{where}: 'top_p'", 0.0, 1.0),
-        max_new_tokens=_optional_count(gen, "max_new_tokens", where),
-        max_length=_optional_count(gen, "max_length", where),
+        eos=eos, do_sample=get.boolean("do_sample"),
+        temperature=_number(get, "temperature", 0.0),
+        top_k=int(_number(get, "top_k", 0, integer=True)),
+        top_p=_number(get, "top_p", 0.0, 1.0),
+        max_new_tokens=None if gen.get("max_new_tokens") is None else get.positive_int(
+            "max_new_tokens"),
+        max_length=None if gen.get("max_length") is None else get.positive_int("max_length"),
         ignored=tuple(f"{k} = {json.dumps(gen[k])}" for k, neutral in UNSUPPORTED.items()
                       if gen.get(k, neutral) not in (neutral, None)),
     )
@@ -98,20 +91,12 @@ def _ids(v: Any, what: str) -> tuple[int, ...]:
     return tuple(items)
 
 
-def _number(v: Any, what: str, lo: float, hi: float | None = None,
+def _number(get: Reader, key: str, lo: float, hi: float | None = None,
             integer: bool = False) -> float:
+    v = get.value(key)
     number = not isinstance(v, bool) and isinstance(v, int if integer else (int, float))
     if not number or v < lo or (hi is not None and v > hi):
         want = "an integer" if integer else "a number"
         bounds = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise GenerationConfigError(f"{what} must be {want} {bounds}, not {v!r}")
+        raise get.bad(key, f"must be {want} {bounds}, not {v!r}")
     return float(v)
-
-
-def _optional_count(gen: dict[str, Any], key: str, where: str) -> int | None:
-    v = gen.get(key)
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise GenerationConfigError(f"{where}: '{key}' must be a positive integer, not {v!r}")
-    return v

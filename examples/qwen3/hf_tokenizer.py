@@ -33,7 +33,6 @@ class Tokenizer:
     tok: Any  # a tokenizers.Tokenizer
     config: dict[str, Any]  # tokenizer_config.json ({} when there is none)
     special: dict[str, str]  # the named special tokens set in tokenizer_config.json
-    model_dir: Path
 
     @staticmethod
     def load(model_dir: str | Path) -> Tokenizer:
@@ -50,7 +49,7 @@ class Tokenizer:
             raise TokenizerError(f"{path}: not a tokenizer the 'tokenizers' package can read "
                                  f"({e})") from None
         config = read_tokenizer_config(model_dir)
-        return Tokenizer(tok, config, special_tokens(config), model_dir)
+        return Tokenizer(tok, config, special_tokens(config))
 
     def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
         """`text`'s ids. `add_special_tokens`: the tokenizer's post-processor adds what it adds
@@ -60,10 +59,6 @@ class Tokenizer:
 
     def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
         return str(self.tok.decode(ids, skip_special_tokens=skip_special_tokens))
-
-    def token_id(self, text: str) -> int | None:
-        found = self.tok.token_to_id(text)
-        return None if found is None else int(found)
 
     def detokenizer(self) -> Detokenizer:
         return Detokenizer(self.decode)

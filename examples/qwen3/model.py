@@ -151,9 +151,7 @@ class Qwen3:
         c, d, v = self.cfg, self.cfg.head_dim, self.cfg.vocab_size
         if not prompt or max_new_tokens < 1:
             raise ValueError("need at least one prompt token and one new token")
-        for t in prompt:
-            if not 0 <= t < v:
-                raise ValueError(f"token id {t} is outside the vocabulary (0..{v - 1})")
+        check_ids(prompt, v)
         seq = len(prompt) + max_new_tokens
         self.cache_rows = -(-seq // self.cache_tile) * self.cache_tile  # whole attention tiles
         cache = (c.num_key_value_heads, self.cache_rows, d)
@@ -274,6 +272,13 @@ class Qwen3:
             self._gemv("pd", layer.down, "act"),
             self._add_norm("h", "h2", "pd", after),
         ]
+
+
+def check_ids(ids: list[int], vocab_size: int) -> None:
+    """ValueError naming the first id outside the vocabulary."""
+    for t in ids:
+        if not 0 <= t < vocab_size:
+            raise ValueError(f"token id {t} is outside the vocabulary (0..{vocab_size - 1})")
 
 
 def attention_splits(heads: int, tiles: int) -> int:

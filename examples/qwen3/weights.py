@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from config import Qwen3Config
+from config import Qwen3Config, read_json_object
 from numpy.typing import NDArray
 from optional_deps import need
 
@@ -145,11 +145,7 @@ def _read_file(safe_open: Callable[..., Any], path: Path,
 def _files(model_dir: Path) -> list[Path]:
     index = model_dir / "model.safetensors.index.json"
     if index.exists():
-        try:
-            raw = json.loads(index.read_text())
-        except json.JSONDecodeError as e:
-            raise WeightsError(f"{index}: not valid JSON ({e})") from None
-        weight_map = raw.get("weight_map") if isinstance(raw, dict) else None
+        weight_map = read_json_object(index, WeightsError).get("weight_map")
         if not isinstance(weight_map, dict):
             raise WeightsError(f"{index}: no 'weight_map' object")
         return [model_dir / name for name in sorted(set(weight_map.values()))]

@@ -5,6 +5,8 @@ import asyncio
 import contextlib
 from typing import Any
 
+import numpy as np
+
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32, i32
 
@@ -73,8 +75,6 @@ def cancel_await(op: Any) -> Any:
 # arguments by position; None where the model cannot say (a loop too long to follow).
 def _fit(x: Any, n: int) -> Any:
     """`ct.load_tile_like(x, z)` over all of z: x's elements where it has them, zeros past."""
-    import numpy as np
-
     out = np.zeros(n, np.float32)
     k = min(n, len(x))
     out[:k] = np.asarray(x, np.float32)[:k]
@@ -86,20 +86,14 @@ def _add(z: Any, x: Any, y: Any, *rest: Any) -> Any:
 
 
 def _scale(z: Any, x: Any, s: Any) -> Any:
-    import numpy as np
-
     return {0: _fit(x, len(z)) * np.asarray(s).astype(np.float32)}
 
 
 def _inc(z: Any) -> Any:
-    import numpy as np
-
     return {0: np.asarray(z, np.float32) + np.float32(1)}
 
 
 def _loop(z: Any, n: Any, step: Any) -> Any:
-    import numpy as np
-
     count = len(range(0, int(n), int(step)))
     if count > 4096:
         return None
@@ -110,8 +104,6 @@ def _loop(z: Any, n: Any, step: Any) -> Any:
 
 
 def _pair(a: Any, b: Any) -> Any:
-    import numpy as np
-
     return {0: np.ones(len(a), np.float32), 1: np.full(len(b), 2, np.float32)}
 
 

@@ -410,6 +410,7 @@ def _broken(root: Path, dst: Path, what: str) -> Path:
     ("no-template", ["--chat", "--prompt", "x"], "has no chat template"),
     ("bad-generation-config", ["--prompt", "x"], "'do_sample' must be true or false, not 'yes'"),
     ("no-weights", ["--prompt", "x"], "neither model.safetensors nor"),
+    ("no-weights", ["--prompt-ids", "1,1000"], "token id 1000 is outside the vocabulary"),
     ("bad-weights", ["--prompt", "x"], "not a readable safetensors file"),
 ])
 def test_cli_errors_name_the_problem(ckpt: tuple[Path, tiny.Tiny], tmp_path: Path,
