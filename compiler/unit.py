@@ -3,7 +3,8 @@
 `kernel_unit(info, name)` is built once per parse and kept in the `ModuleInfo` (which the
 reader's one-parse cache shares), so a file's kernels, their `with_hints` variants, the
 launcher and `kernel.compile` all see one unit: the kernel's definition, its signature, its
-edit-time diagnostics (the checker's) and the hash of the module text. `specialized_ir(unit,
+edit-time diagnostics (the checker's) and typed names (the editor's hovers), both of one
+analysis, and the hash of the module text. `specialized_ir(unit,
 spec)` is the only way from a launch's Specialization (argument facts, Consts, hints, arch) to
 typed IR: the interpreter runs its result and the lowering compiles it. The compile cache key
 (`compile.specialization_key`) is made from the same inputs before any of that work.
@@ -20,6 +21,7 @@ from ..diagnostics.diagnostic import Diagnostic
 from ..diagnostics.errors import error_for
 from ..reader.source import FunctionDef, ModuleInfo, read_module
 from .analysis import analyze_guarded, internal_error
+from .frontend.context import TypedName
 from .frontend.params import KernelSignature, read_signature
 from .ir import KernelIR
 from .specialization import Specialization
@@ -52,9 +54,21 @@ class KernelUnit:
         return sig, tuple(diags)
 
     @cached_property
+    def _checked(self) -> tuple[tuple[Diagnostic, ...], tuple[TypedName, ...]]:
+        """The one analysis without Const values: what the checker reports and what an
+        editor's hovers and inlay hints show of one document version."""
+        result = analyze_guarded(self.info, self.fn)
+        return tuple(result.diagnostics), tuple(result.names)
+
+    @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """The kernel's CT1/CT2 diagnostics without Const values (what the checker reports)."""
-        return tuple(analyze_guarded(self.info, self.fn).diagnostics)
+        return self._checked[0]
+
+    @property
+    def names(self) -> tuple[TypedName, ...]:
+        """The tile-valued names the kernel binds, with their types (hovers, inlay hints)."""
+        return self._checked[1]
 
 
 def kernel_unit(info: ModuleInfo, name: str) -> KernelUnit:
