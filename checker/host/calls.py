@@ -15,6 +15,7 @@ from ...compiler.launch.contract import At
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from .context import Ctx, LaunchFrame
+from .handlers import escape_args, read_args
 from .launches import Arg, CallLocator, facts, kernel_label
 from .leases import lease, region_in_use
 from .specialize import report_specialized
@@ -88,8 +89,7 @@ def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
     """`x.name(args)` where it is no entry of the host API: a kernel of an imported module,
     a tensor's method on a lazy op (CT406), or a method the analysis does not follow."""
     if isinstance(receiver, OpVal):
-        for arg in call_args(call):
-            escape(ctx, st, ctx.evaluate(st, arg.value))
+        escape_args(ctx, st, call)
         if func.attr in HANDLE_ATTRIBUTES:  # a tensor's method on the launch itself (CT406)
             unsynced(ctx, receiver, "attribute", ctx.span(func), func.attr)
         read(ctx, receiver)  # something we do not model: treat the op as handed on
@@ -99,12 +99,7 @@ def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
         if isinstance(kernel, KernelVal):
             return launch(ctx, st, call, kernel)
     reads = isinstance(receiver, (TensorVal, PartitionVal, KernelVal))  # k.compile()
-    for arg in call_args(call):
-        value = ctx.evaluate(st, arg.value)
-        if reads:
-            read(ctx, value)
-        else:
-            escape(ctx, st, value)
+    (read_args if reads else escape_args)(ctx, st, call)
     return UNKNOWN
 
 
