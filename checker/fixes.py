@@ -89,7 +89,7 @@ def _located_operands(parsed: Parsed, span: Span, first_span: Span | None,
     second = _expression_at(parsed, span)
     if second is None:
         return None
-    parents = _parents(parsed.module)
+    parents = parsed.parents
     parent = parents.get(second)
     if branches:
         if isinstance(parent, cst.IfExp) and parent.orelse is second:
@@ -116,7 +116,7 @@ def _expression_at(parsed: Parsed, span: Span) -> cst.BaseExpression | None:
              if isinstance(n, cst.BaseExpression) and _exactly(parsed, n, span)]
     if not found:
         return None
-    parents = _parents(parsed.module)
+    parents = parsed.parents
     return next((n for n in found if parents.get(n) not in found), None)
 
 
@@ -293,7 +293,7 @@ class _Rebind:
                  pending: bool) -> None:
         self.parsed, self.where, self.site, self.use = parsed, where, site, use
         self.name, self.pending = name, pending
-        self.parents = _parents(parsed.module)
+        self.parents = parsed.parents
 
     def fix(self) -> Fix | None:
         launch = self._launch()
@@ -454,20 +454,28 @@ class _Rebind:
         return f"wait:{self.site.line}:{self.site.col}"
 
 
+def _receiver(value: cst.BaseExpression, method: str) -> cst.BaseExpression | None:
+    """`x` of `x.method()` (no arguments), else None."""
+    if (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == method):
+        return value.func.value
+    return None
+
+
+def _waited(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`x` of `x.sync()` or `await x`, else None."""
+    return value.expression if isinstance(value, cst.Await) else _receiver(value, "sync")
+
+
 def _launched(value: cst.BaseExpression, launch: cst.Call) -> bool:
     """`add(...)` or `add(...).start()`: the launch itself, maybe started."""
-    if value is launch:
-        return True
-    return (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value == "start" and value.func.value is launch)
+    return value is launch or _receiver(value, "start") is launch
 
 
 def _waits_on(value: cst.BaseExpression, launch: cst.Call) -> bool:
     """`launch.sync()` or `await launch` (either maybe after `.start()`)."""
-    if isinstance(value, cst.Await):
-        return _launched(value.expression, launch)
-    return (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value == "sync" and _launched(value.func.value, launch))
+    waited = _waited(value)
+    return waited is not None and _launched(waited, launch)
 
 
 def _bare_wait(stmt: cst.CSTNode, op: str) -> cst.Expr | None:
@@ -477,14 +485,7 @@ def _bare_wait(stmt: cst.CSTNode, op: str) -> cst.Expr | None:
     expr = stmt.body[0]
     if not isinstance(expr, cst.Expr):
         return None
-    value = expr.value
-    if isinstance(value, cst.Await):
-        waited = value.expression
-    elif (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
-          and value.func.attr.value == "sync"):
-        waited = value.func.value
-    else:
-        return None
+    waited = _waited(expr.value)
     return expr if isinstance(waited, cst.Name) and waited.value == op else None
 
 
@@ -501,17 +502,6 @@ def _mentions(node: cst.CSTNode, name: str) -> bool:
             return True
         stack.extend(current.children)
     return False
-
-
-def _parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
-    parents: dict[cst.CSTNode, cst.CSTNode] = {}
-    stack: list[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        for child in node.children:
-            parents[child] = node
-            stack.append(child)
-    return parents
 
 
 def _function_table(parsed: Parsed, fn: cst.FunctionDef) -> symtable.SymbolTable | None:

@@ -12,6 +12,7 @@ import ast
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
@@ -44,6 +45,18 @@ class Parsed:
 
     def nodes(self, kind: type[cst.CSTNode]) -> Iterator[cst.CSTNode]:
         return (node for node in self.positions if isinstance(node, kind))
+
+    @cached_property
+    def parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
+        """Each node's parent (made once per tree: fixes ask for it again and again)."""
+        parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        stack: list[cst.CSTNode] = [self.module]
+        while stack:
+            node = stack.pop()
+            for child in node.children:
+                parents[child] = node
+                stack.append(child)
+        return parents
 
 
 def parse(source: str, first_line: int = 1) -> Parsed | None:
@@ -114,7 +127,6 @@ def parse_region(source: str, first: int, last: int, where: Outline | None = Non
     if where is None or region is None:
         return None
     return parse(where.text(region), region[0])
-
 
 
 def covers(outer: CodeRange, span: Span) -> bool:

@@ -127,16 +127,11 @@ def readable_id(message: Any) -> int | str | None:
 
 
 def _shown(value: Any) -> str:
-    text = json.dumps(value) if _jsonable(value) else repr(value)
-    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "..."
-
-
-def _jsonable(value: Any) -> bool:
     try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return False
-    return True
+        text = json.dumps(value)
+    except (TypeError, ValueError):  # not JSON (a value pygls's reader let through)
+        text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "..."
 
 
 def _reason(err: BaseException) -> str:

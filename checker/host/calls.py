@@ -15,6 +15,7 @@ from ...compiler.launch.contract import At
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from .context import Ctx, LaunchFrame
+from .handlers import escape_args, read_args
 from .launches import Arg, CallLocator, facts, kernel_label
 from .leases import lease, region_in_use
 from .specialize import report_specialized
@@ -88,8 +89,7 @@ def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
     """`x.name(args)` where it is no entry of the host API: a kernel of an imported module,
     a tensor's method on a lazy op (CT406), or a method the analysis does not follow."""
     if isinstance(receiver, OpVal):
-        for arg in call_args(call):
-            escape(ctx, st, ctx.evaluate(st, arg.value))
+        escape_args(ctx, st, call)
         if func.attr in HANDLE_ATTRIBUTES:  # a tensor's method on the launch itself (CT406)
             unsynced(ctx, receiver, "attribute", ctx.span(func), func.attr)
         read(ctx, receiver)  # something we do not model: treat the op as handed on
@@ -99,12 +99,7 @@ def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
         if isinstance(kernel, KernelVal):
             return launch(ctx, st, call, kernel)
     reads = isinstance(receiver, (TensorVal, PartitionVal, KernelVal))  # k.compile()
-    for arg in call_args(call):
-        value = ctx.evaluate(st, arg.value)
-        if reads:
-            read(ctx, value)
-        else:
-            escape(ctx, st, value)
+    (read_args if reads else escape_args)(ctx, st, call)
     return UNKNOWN
 
 
@@ -117,22 +112,22 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     finally:
         ctx.launches.pop()
     sig = kernel.sig
+    given = positional + [a for _, _, a in keywords]
     if frame.failed:  # an argument raised: the launch is never made, nor its moved ones used
         for _mf, obj, moved in frame.moves.values():
             st.objs[obj] = moved
-        for arg in positional + [a for _, _, a in keywords]:
+        for arg in given:
             read(ctx, arg.value)
         return UNKNOWN
     if sig is None or starred:
         for span, (mf, _obj, _moved) in frame.moves.items():
-            ctx.report(moved_diagnostic(_name_at(positional, keywords, span), span, mf))
-        for arg in positional + [a for _, _, a in keywords]:
+            ctx.report(moved_diagnostic(_name_at(given, span), span, mf))
+        for arg in given:
             escape(ctx, st, arg.value)
         return OpVal(_new_op(ctx, st, call, kernel.name, None))
     loc = CallLocator(frame.span, positional, keywords)
     verdict = contract_for(sig).check([_facts(frame, a) for a in positional],
                                       [(k, _facts(frame, a)) for k, _, a in keywords], loc)
-    given = positional + [a for _, _, a in keywords]
     if verdict.diags:
         return _reject(ctx, verdict.diags, given)
     if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):
@@ -201,9 +196,8 @@ def _facts(frame: LaunchFrame, arg: Arg) -> ArgFacts:
     return facts(arg.value) if found is None else replace(facts(arg.value), moved=found[0])
 
 
-def _name_at(positional: list[Arg], keywords: list[tuple[str, Span, Arg]], span: Span) -> str:
-    return next((a.name for a in positional + [a for _, _, a in keywords] if a.span == span),
-                "the argument")
+def _name_at(given: list[Arg], span: Span) -> str:
+    return next((a.name for a in given if a.span == span), "the argument")
 
 
 def _launch_args(ctx: Ctx, st: State, call: ast.Call, frame: LaunchFrame

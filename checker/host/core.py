@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...compiler.hostapi import HostEntry, Kind, lookup
-from ...diagnostics.diagnostic import Span
 from .calls import call_function, call_method
 from .context import Ctx
 from .effects import HANDLERS as EFFECTS
@@ -124,19 +123,11 @@ def _host(ev: Evaluator, st: State, use: HostCall, named: ast.expr | None) -> Va
     """Evaluates a use of the host API by its handler; `named`, the expression whose last
     name is the entry's (an editor's hover shows the entry there)."""
     if ev.facts is not None and named is not None:
-        span = _name_span(ev.span(named), named)
+        span = ev.info.attr_span(named) if isinstance(named, ast.Attribute) else ev.span(named)
         ev.facts.api.setdefault(span, ApiSite(span, use.entry.receiver, use.entry.name))
     handler = HANDLERS.find(use.entry)
     assert handler is not None, f"no checker handler for {use.entry.usage}"
     return handler(ev, st, use)
-
-
-def _name_span(span: Span, node: ast.expr) -> Span:
-    """The span of `name` in `x.name` (the whole expression for a plain name)."""
-    if not isinstance(node, ast.Attribute) or span.end_col < len(node.attr):
-        return span
-    return Span(span.path, span.end_line, span.end_col - len(node.attr), span.end_line,
-                span.end_col)
 
 
 _Rule = Callable[[Evaluator, State, Any], Value]

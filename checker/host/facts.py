@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ...compiler.hostapi import Receiver
 from ...diagnostics.diagnostic import Span
 from ...reader.source import ModuleInfo
-from .launches import fmt_shape
+from .launches import fmt_shape, slab_grid
 from .names import Scope
 from .syntax import call_args
 from .values import (
@@ -129,15 +129,8 @@ def _meta(value: TensorVal | PartitionVal) -> str:
 
 
 def _grid(value: PartitionVal) -> str:
-    shape, tile = value.shape, value.tile
-    if value.persistent or shape is None or tile is None or len(shape) != len(tile):
-        return ""
-    dims = []
-    for s, t in zip(shape, tile, strict=True):
-        if s is None or t is None or t <= 0:
-            return ""
-        dims.append(-(-s // t))
-    return f", grid {fmt_shape(tuple(dims))}"
+    slab = None if value.persistent else slab_grid(value.shape, value.tile)
+    return "" if slab is None else f", grid {fmt_shape(slab)}"
 
 
 def _moved(world: World, st: State, moved: Moved) -> str:

@@ -16,6 +16,7 @@ from ...diagnostics.diagnostic import Diagnostic
 from ...reader.source import literal_value
 from .context import Ctx
 from .handlers import Bound, Handlers, HostCall, bind, read_args
+from .launches import slab_grid
 from .leases import write_in_use
 from .syntax import call_args
 from .uses import ex_name
@@ -125,10 +126,9 @@ def _bad_grid(ctx: Ctx, call: ast.Call, args: Bound, shape: Shape | None, tile: 
     """CT408 when the launch grid the partition needs is beyond the device's limits."""
     blocks = args.get("blocks")
     count = blocks[0].value if blocks is not None and isinstance(blocks[0], IntVal) else None
-    if (shape is None or tile is None or len(shape) != len(tile) or None in shape
-            or None in tile or order is None or (blocks is not None and count is None)):
+    slab = slab_grid(shape, tile)
+    if slab is None or order is None or (blocks is not None and count is None):
         return None
-    slab = tuple(-(-cast(int, n) // cast(int, d)) for n, d in zip(shape, tile, strict=True))
     launch = launch_grid(slab, count is not None or order != "ct.row_major", count)
     problem = grid_problem(slab, launch)
     return None if problem is None else problem[0].at(ctx.span(call), **problem[1])

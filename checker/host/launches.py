@@ -22,12 +22,13 @@ from .values import (
     IntVal,
     OpVal,
     PartitionVal,
+    Shape,
     TensorVal,
     TupleVal,
     Value,
 )
 
-__all__ = ["Arg", "CallLocator", "facts", "fmt_shape", "kernel_label"]
+__all__ = ["Arg", "CallLocator", "facts", "fmt_shape", "kernel_label", "slab_grid"]
 
 
 @dataclass(frozen=True)
@@ -118,17 +119,24 @@ def _region(value: TensorVal | PartitionVal) -> tuple[int, Box] | None:
     return (value.storage, value.frame.box) if value.view and value.frame is not None else None
 
 
-def _grid(value: PartitionVal) -> tuple[tuple[int, ...] | None, str | None]:
-    """The grid facts of a partition (`partition_grid`, as the runtime gives them), when its
-    extents, tile and order are known (a persistent one's block count is not followed)."""
-    shape, tile, order = value.shape, value.tile, value.order
-    if value.persistent or shape is None or tile is None or len(shape) != len(tile) or \
-            order is None:
-        return None, None
+def slab_grid(shape: Shape | None, tile: Shape | None) -> tuple[int, ...] | None:
+    """How many tiles cover the shape along each axis (the runtime's partition grid), when
+    every extent and tile extent is known (and positive)."""
+    if shape is None or tile is None or len(shape) != len(tile):
+        return None
     dims: list[int] = []
     for s, t in zip(shape, tile, strict=True):
         if s is None or t is None or t <= 0:
-            return None, None
+            return None
         dims.append(-(-s // t))
-    slab = tuple(dims)
+    return tuple(dims)
+
+
+def _grid(value: PartitionVal) -> tuple[tuple[int, ...] | None, str | None]:
+    """The grid facts of a partition (`partition_grid`, as the runtime gives them), when its
+    extents, tile and order are known (a persistent one's block count is not followed)."""
+    order = value.order
+    slab = None if value.persistent or order is None else slab_grid(value.shape, value.tile)
+    if slab is None or order is None:
+        return None, None
     return partition_grid(slab, launch_grid(slab, order != "ct.row_major", None), order, None)

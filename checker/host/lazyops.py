@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Literal
 
 from ...compiler.launch.ops_api import (
@@ -99,11 +100,8 @@ def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"]) -> Val
 
 
 def _fresh(ctx: Ctx, value: Value) -> Value:
-    if isinstance(value, PartitionVal):
-        return PartitionVal(ctx.world.fresh(), value.storage, value.dtype, value.shape,
-                            value.tile, value.persistent, value.site, value.frame, value.view,
-                            value.layout, value.meta, value.order)
-    return value
+    """A partition comes back as a new handle of the same tiles."""
+    return replace(value, obj=ctx.world.fresh()) if isinstance(value, PartitionVal) else value
 
 
 def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> int:

@@ -228,13 +228,22 @@ def _reshaped_view(ctx: Ctx, call: ast.Call, t: TensorVal, args: list[Value]) ->
     shape = _resolve(ctx, call, t, given)
     if shape is _REJECTED:
         return UNKNOWN
+    dims = shape if isinstance(shape, tuple) else None
+    return _view(ctx, t, _reframed(t, dims), dims, _relaid(t, dims))
+
+
+def _reframed(t: TensorVal, dims: Shape | None) -> Frame | None:
+    """The box of `t` under a shape of another rank (its axis map is lost)."""
     frame = frame_of(t)
-    rank = len(shape) if isinstance(shape, tuple) else None
-    resolved = _ints(shape) if isinstance(shape, tuple) else None
-    layout = (regions.Layout(t.layout.offset, regions.contiguous_strides(resolved))
-              if t.layout is not None and resolved is not None else None)
-    return _view(ctx, t, frame.reshaped(rank) if frame is not None and rank is not None
-                 else None, shape if isinstance(shape, tuple) else None, layout)
+    return frame.reshaped(len(dims)) if frame is not None and dims is not None else None
+
+
+def _relaid(t: TensorVal, dims: Shape | None) -> Layout | None:
+    """The elements of contiguous `t` under the shape `dims`: its offset, contiguous strides."""
+    resolved = _ints(dims)
+    if t.layout is None or resolved is None:
+        return None
+    return Layout(t.layout.offset, regions.contiguous_strides(resolved))
 
 
 _REJECTED = object()
@@ -302,15 +311,12 @@ def _reshaped(ctx: Ctx, t: TensorVal, dims: Shape | None) -> TensorVal:
             TensorVal(ctx.world.fresh(), t.storage, t.dtype, dims, meta=t.meta)
     if not t.layout.contiguous(known):
         obj = ctx.world.fresh()
-        return TensorVal(obj, obj, t.dtype, dims, layout=regions.Layout.root(resolved)
+        return TensorVal(obj, obj, t.dtype, dims, layout=Layout.root(resolved)
                          if resolved is not None else None, meta=t.meta)
-    layout = (regions.Layout(t.layout.offset, regions.contiguous_strides(resolved))
-              if resolved is not None else None)
     if t.view or t.storage in ctx.world.viewed:
-        frame = frame_of(t)
-        return _view(ctx, t, frame.reshaped(len(dims)) if frame is not None and dims is not None
-                     else None, dims, layout)
-    return TensorVal(ctx.world.fresh(), t.storage, t.dtype, dims, layout=layout, meta=t.meta)
+        return _view(ctx, t, _reframed(t, dims), dims, _relaid(t, dims))
+    return TensorVal(ctx.world.fresh(), t.storage, t.dtype, dims, layout=_relaid(t, dims),
+                     meta=t.meta)
 
 
 def _axis(axis: int | None, rank: int | None) -> int | None:

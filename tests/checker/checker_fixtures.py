@@ -3,6 +3,7 @@ folder on sys.path)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,3 +49,16 @@ def write(root: Path, files: dict[str, str]) -> None:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+
+
+_EXPECT = re.compile(r"#\s*E:\s*((?:CT\d{3}[\s,]*)+)")
+
+
+def expected(source: str) -> list[tuple[int, str]]:
+    """(line, code) for every `# E: CODE [CODE...]` comment, 1-based lines."""
+    out = []
+    for lineno, line in enumerate(source.splitlines(), 1):
+        match = _EXPECT.search(line)
+        if match:
+            out += [(lineno, code) for code in re.findall(r"CT\d{3}", match.group(1))]
+    return sorted(out)

@@ -9,13 +9,12 @@ is gone and nothing new appears.
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from checker_fixtures import Runner, write
+from checker_fixtures import Runner, expected, write
 
 from cutile.checker.analyze import FileFix, analyze_source
 from cutile.checker.autofix import FixFinder, fix_source, plan_fixes
@@ -50,21 +49,12 @@ SYNCED = SYNCED_LATER.replace("op = add(z, x)\nprint(z)\nop.sync()\n",
                               "add(z, x).sync()\nprint(z)\n")
 
 
-def _expected(source: str) -> list[tuple[int, str]]:
-    out = []
-    for number, line in enumerate(source.splitlines(), 1):
-        match = re.search(r"#\s*E:\s*((?:CT\d{3}[\s,]*)+)", line)
-        if match:
-            out += [(number, code) for code in re.findall(r"CT\d{3}", match.group(1))]
-    return sorted(out)
-
-
 @pytest.mark.parametrize("mode", ["safe", "unsafe"])
 @pytest.mark.parametrize("case", CASES, ids=[p.stem for p in CASES])
 def test_fix_cases(cli: Runner, tmp_path: Path, case: Path, mode: str) -> None:
     source = case.read_text()
     found = sorted((d.span.line, d.code) for d in analyze_source(source, case.name))
-    assert found == _expected(source)  # the input is what its comments say
+    assert found == expected(source)  # the input is what its comments say
     shutil.copy(case, tmp_path / case.name)
     flags = ["--fix"] if mode == "safe" else ["--fix", "--unsafe-fixes"]
     cli(*flags, "-q", case.name)

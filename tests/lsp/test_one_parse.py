@@ -3,9 +3,13 @@ inlay hints), ownership states and quick fixes of one text share one ModuleInfo.
 
 from __future__ import annotations
 
+import pytest
+
 from cutile.checker import fixes
+from cutile.compiler import analysis
+from cutile.compiler.frontend.function import KernelResult
 from cutile.lsp import engine
-from cutile.reader.source import MODULES, ModuleCache, parse_module
+from cutile.reader.source import MODULES, FunctionDef, ModuleCache, ModuleInfo, parse_module
 
 SOURCE = '''import cutile as ct
 from cutile import Mut, Tensor, f32
@@ -35,6 +39,27 @@ def test_every_analysis_of_a_version_reads_one_parse() -> None:
     engine.forget(path)
     engine.typed_names(edited, path)
     assert MODULES.parses == before + 3
+
+
+def test_diagnostics_and_typed_names_share_one_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A version's kernel is typed once: its diagnostics and its hovers' and inlay hints'
+    names come from that one analysis (inlay hints are asked for after every edit)."""
+    typed: list[str] = []
+    analyze = analysis.analyze_kernel
+
+    def counting(info: ModuleInfo, fn: FunctionDef,
+                 consts: dict[str, object] | None = None) -> KernelResult:
+        typed.append(fn.name)
+        return analyze(info, fn, consts)
+
+    monkeypatch.setattr(analysis, "analyze_kernel", counting)
+    path = "/nonexistent/one_analysis_doc.py"
+    source = SOURCE.replace("t * 2", "t * 4")  # a text no other test parsed
+    engine.Analyzer().analyze(source, path)
+    names = engine.typed_names(source, path, lines=(6, 8))
+    engine.forget(path)
+    assert [n.name for n in names] == ["z", "t"]
+    assert typed == ["k"]
 
 
 def test_cache_is_bounded_and_keyed_by_text() -> None:

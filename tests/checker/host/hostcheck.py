@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
+
+from checker_fixtures import expected as expected  # the host tests import it from here
 
 from cutile.checker.host import ProjectIndex, check_host
 from cutile.diagnostics.diagnostic import Diagnostic
@@ -43,24 +44,11 @@ def vol(z: Mut[Tensor[f32, (4, 4, 4)]]) -> None:
 
 '''
 
-_EXPECT = re.compile(r"#\s*E:\s*((?:CT\d{3}[\s,]*)+)")
-
-
 def run(source: str, path: str = "case.py", project: ProjectIndex | None = None
         ) -> list[Diagnostic]:
     info = parse_module(source, path)
     assert not isinstance(info, Diagnostic), info
     return check_host(info, project)
-
-
-def expected(source: str) -> list[tuple[int, str]]:
-    """(line, code) for every `# E: CODE [CODE...]` comment, 1-based lines."""
-    out = []
-    for lineno, line in enumerate(source.splitlines(), 1):
-        match = _EXPECT.search(line)
-        if match:
-            out += [(lineno, code) for code in re.findall(r"CT\d{3}", match.group(1))]
-    return sorted(out)
 
 
 def found(diags: list[Diagnostic]) -> list[tuple[int, str]]:
