@@ -25,7 +25,6 @@ from .frontend.params import KernelSignature, read_signature
 from .ir import KernelIR
 from .specialization import Specialization
 from .tiling import persistent_misuse
-from .toolchain.key import source_hash
 
 _lock = threading.Lock()
 
@@ -43,7 +42,10 @@ class KernelUnit:
     @cached_property
     def source_hash(self) -> str:
         """Of the whole module text: helpers, constants and imports feed the IR (hashed when a
-        cache key first needs it: the checker makes units of every kernel and never does)."""
+        cache key first needs it: the checker makes units of every kernel and never does, so
+        it never imports the toolchain package either)."""
+        from .toolchain.key import source_hash
+
         return source_hash(self.info.source)
 
     @cached_property

@@ -98,6 +98,17 @@ def test_checking_does_not_load_libcst() -> None:
     assert out.split() == ["['CT301']", "False"]
 
 
+def test_checking_does_not_load_the_toolchain() -> None:
+    """tileiras discovery and the cubin cache are the JIT's: a check never imports them."""
+    code = ("import sys\n"
+            "from cutile.checker.analyze import analyze_source\n"
+            f"analyze_source({USE_AFTER_MOVE!r}, 'h.py')\n"
+            "print(sorted(m for m in sys.modules if '.toolchain' in m))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["[]"]
+
+
 def test_internal_error_in_one_file_is_ct999_and_the_rest_is_checked(
         monkeypatch: pytest.MonkeyPatch, cli: Runner, tmp_path: Path) -> None:
     write(tmp_path, {"a.py": BAD_SIGNATURE, "boom.py": CLEAN, "c.py": BAD_SIGNATURE})
