@@ -27,7 +27,7 @@ def host_buffer(nbytes: int) -> Buffer:
 
 
 class HostGraph(Graph):
-    def __init__(self, thunks: list[Callable[[], None]]) -> None:
+    def __init__(self, thunks: list[Callable[[], object]]) -> None:
         self._thunks = thunks
 
     def replay(self, stream: int) -> None:
@@ -44,7 +44,7 @@ class HostMemoryBackend(Backend):
     device = CPU
 
     def __init__(self) -> None:
-        self._capture: list[Callable[[], None]] | None = None
+        self._capture: list[Callable[[], object]] | None = None
 
     def default_stream(self) -> int:
         return 0
@@ -97,7 +97,7 @@ class HostMemoryBackend(Backend):
         thunks, self._capture = self._capture or [], None
         return HostGraph(thunks)
 
-    def run(self, thunk: Callable[[], None]) -> None:
+    def run(self, thunk: Callable[[], object]) -> None:
         """Runs a launch now, or records it while a graph is being captured."""
         if self._capture is not None:
             self._capture.append(thunk)
@@ -132,15 +132,14 @@ class HostReport(Event):
             raise self.error
 
 
-REPORTED_CODES = frozenset({"CT411"})  # what the GPU finds only when the launch completes
-
-
 class HostExecutable(Executable):
-    """Runs a Python callable per launch (the interpreter's program, or a test's fake).
-    `reports`: the body's REPORTED_CODES failures wait for the launch's waiter, as on the GPU."""
+    """Runs a Python callable per launch (the interpreter's program, or a test's fake). The body
+    may return a failure the GPU finds only when the launch completes (CT411): the launch's
+    waiter raises it, through a HostReport. `reports`: whether the body can return one (a
+    kernel with a run-time range() step); other launches make no report."""
 
     def __init__(self, backend: HostMemoryBackend,
-                 body: Callable[[Sequence[Any], tuple[int, int, int]], None],
+                 body: Callable[[Sequence[Any], tuple[int, int, int]], CutileError | None],
                  reports: bool = False) -> None:
         self._backend = backend
         self._body = body
@@ -154,12 +153,7 @@ class HostExecutable(Executable):
         report = HostReport()
 
         def run() -> None:
-            try:
-                self._body(args, grid)
-            except CutileError as err:
-                if not {d.code for d in err.diagnostics} <= REPORTED_CODES:
-                    raise
-                report.error = report.error or err
+            report.error = report.error or self._body(args, grid)
 
         self._backend.run(run)
         return report

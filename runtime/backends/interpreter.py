@@ -19,4 +19,5 @@ class InterpreterBackend(HostMemoryBackend):
         from ..interpreter.program import build_program
 
         program = build_program(kernel, spec)
-        return HostExecutable(self, program.run, reports=program.reports)
+        checks = any(op.name == "range_check" for op in program.ir.walk())
+        return HostExecutable(self, program.run, reports=checks)

@@ -51,11 +51,10 @@ class Program:
     def __init__(self, ir: KernelIR, kinds: list[str]) -> None:
         self.ir = ir
         self.kinds = kinds  # per IR parameter: tensor, mut, scalar, const
-        # a run-time range() step: as on the GPU, a bad one is reported when the launch is
-        # waited for, after every block ran (the loop 0 times), not when the loop starts
-        self.reports = any(op.name == "range_check" for op in ir.walk())
 
-    def run(self, args: Sequence[Any], grid: tuple[int, int, int]) -> None:
+    def run(self, args: Sequence[Any], grid: tuple[int, int, int]) -> CutileError | None:
+        """Runs every block; returns the launch's first bad range() step (CT411), which its
+        waiter raises (backends/host.HostReport), as the GPU's status word reports it."""
         env: dict[int, Any] = {}
         # device arithmetic wraps and overflows silently
         with np.errstate(all="ignore"), _budget(self.ir.name):
@@ -66,12 +65,11 @@ class Program:
                 for coords in itertools.product(*(range(g) for g in grid)):
                     block = Block((coords[0], coords[1], coords[2]), grid)
                     _run(self.ir.body, dict(env), block)
-                failure = _local.budget.failure
-                if failure is not None:
-                    raise failure
+                failure: CutileError | None = _local.budget.failure
             except MemoryError:  # temporaries of large tiles: a coded error, not a crash
                 raise _error(msg.INTERPRETER_OUT_OF_MEMORY, self.ir.span,
                              kernel=self.ir.name) from None
+        return failure
 
     def _param(self, kind: str, p: Param, value: Any) -> Any:
         if kind in ("tensor", "mut", "acc"):
