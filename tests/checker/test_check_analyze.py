@@ -89,23 +89,23 @@ def test_the_module_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_checking_does_not_load_libcst() -> None:
     """The checker and the compiler read Python's ast; libcst stays with the editor's fixes."""
+    out = _after_a_check("[d.code for d in found], 'libcst' in sys.modules")
+    assert out.split() == ["['CT301']", "False"]
+
+
+def _after_a_check(shown: str) -> str:
+    """What `print(shown)` prints in a fresh process that has checked one file (`found`)."""
     code = ("import sys\n"
             "from cutile.checker.analyze import analyze_source\n"
             f"found = analyze_source({USE_AFTER_MOVE!r}, 'h.py')\n"
-            "print([d.code for d in found], 'libcst' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.split() == ["['CT301']", "False"]
+            f"print({shown})\n")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout
 
 
 def test_checking_does_not_load_the_toolchain() -> None:
     """tileiras discovery and the cubin cache are the JIT's: a check never imports them."""
-    code = ("import sys\n"
-            "from cutile.checker.analyze import analyze_source\n"
-            f"analyze_source({USE_AFTER_MOVE!r}, 'h.py')\n"
-            "print(sorted(m for m in sys.modules if '.toolchain' in m))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = _after_a_check("sorted(m for m in sys.modules if '.toolchain' in m)")
     assert out.split() == ["[]"]
 
 
