@@ -14,8 +14,13 @@
 `--torch-memory` launches on torch tensors (through `ct.from_dlpack`) on torch's current stream, as
 the benchmark suite does; `--chain` sets the `.then` chain length (the suite uses 250).
 `--backend null` (the default here) runs on a backend whose kernels do nothing, so the numbers
-are cutile's own host overhead; `--backend cuda` uses the GPU (and adds `graph`: wall time
-per kernel of back-to-back replays). Targets: <= 3 us per launch, <= 1 us per kernel in a graph.
+are cutile's own host overhead above the backend; `--backend cuda-null` runs the real CUDA
+backend (compiling with tileiras, packing parameters, `cuda/driver.py`'s wrappers and handle
+objects) over a stand-in for cuda.bindings whose calls do nothing (`null_driver.py`): all of the
+CUDA launch path's Python, timed without a GPU (it adds `graph_replay_us`: host time of one
+replay); `--backend cuda` uses the GPU (and adds `graph`: wall time per kernel of back-to-back
+replays). Both null modes time the process's CPU time and print min and median over the loops.
+Targets: <= 3 us per launch, <= 1 us per kernel in a graph.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import cProfile
 import importlib.util
 import json
 import pstats
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -63,16 +69,46 @@ def null_backend() -> Any:
     return NullBackend()
 
 
+def null_cuda_backend() -> Any:
+    """The CUDA backend of device 0 over `null_driver.py`'s do-nothing bindings."""
+    spec = importlib.util.spec_from_file_location("cutile_null_driver",
+                                                  ROOT / "benchmarks" / "null_driver.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    from cutile.runtime.backends.cuda import CudaBackend
+    from cutile.runtime.cuda import driver
+
+    driver.use_binding(mod.null_binding())
+    return CudaBackend(0)
+
+
 def per_launch(fn: Callable[[int], None], launches: int, repeats: int = 5,
-               clock: Callable[[], float] = time.perf_counter) -> float:
-    """The best of `repeats` loops, per launch in microseconds (the best, as timeit reports: on
-    a shared machine the slower loops measure the neighbours)."""
+               clock: Callable[[], float] = time.perf_counter) -> tuple[float, float]:
+    """The best and the median of `repeats` loops, per launch in microseconds (the best, as
+    timeit reports: on a shared machine the slower loops measure the neighbours)."""
     samples = []
     for _ in range(repeats):
         t0 = clock()
         fn(launches)
         samples.append((clock() - t0) / launches * 1e6)
-    return min(samples)
+    return min(samples), statistics.median(samples)
+
+
+def graph_replay_host(add: Any, state: list[Any], launches: int,
+                      clock: Callable[[], float]) -> float:
+    """Host time of one `g.replay()` of a captured 100-launch chain, in microseconds."""
+    z, x, y = state
+    op = add(z, x, y)
+    for _ in range(GRAPH_LAUNCHES - 1):
+        op = op.then(add)
+    g = op.graph()
+    t0 = clock()
+    for _ in range(launches):
+        g.replay()
+    spent = clock() - t0
+    state[:] = g.sync()
+    return spent / launches * 1e6
 
 
 def graph_per_kernel(add: Any, state: list[Any], launches: int) -> float:
@@ -92,7 +128,7 @@ def graph_per_kernel(add: Any, state: list[Any], launches: int) -> float:
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--backend", choices=("null", "cuda"), default="null")
+    ap.add_argument("--backend", choices=("null", "cuda-null", "cuda"), default="null")
     ap.add_argument("--launches", type=int, default=10_000)
     ap.add_argument("--profile", action="store_true", help="cProfile the .then chain loop")
     ap.add_argument("--torch-memory", action="store_true",
@@ -104,7 +140,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     from cutile.runtime import context
     from cutile.runtime.constructors import ones, zeros
 
-    be = null_backend() if opts.backend == "null" else None
+    be = {"null": null_backend, "cuda-null": null_cuda_backend}.get(opts.backend, lambda: None)()
     if be is not None:
         context.set_backend(be)
     elif ct.backend_name() != "cuda":
@@ -141,20 +177,24 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             state[:] = (z, x, y)
         return loop
 
-    # null: the process's CPU time (all of it is host work; neighbours' load stays out);
+    # null modes: the process's CPU time (all of it is host work; neighbours' load stays out);
     # cuda: wall time, since waiting for the device is part of what a launch costs
-    clock = time.process_time if opts.backend == "null" else time.perf_counter
+    clock = time.perf_counter if opts.backend == "cuda" else time.process_time
     n = opts.launches
-    results = {
-        "launch+sync_us": per_launch(sync_loop(add), n, clock=clock),
-        "unchecked+sync_us": per_launch(sync_loop(add.unchecked), n, clock=clock),
-        "then_chain_us": per_launch(chain_loop(add), n, clock=clock),
-        "unchecked_then_chain_us": per_launch(chain_loop(add.unchecked), n, clock=clock),
-    }
+    results: dict[str, float] = {}
+    for name, loop in (("launch+sync_us", sync_loop(add)),
+                       ("unchecked+sync_us", sync_loop(add.unchecked)),
+                       ("then_chain_us", chain_loop(add)),
+                       ("unchecked_then_chain_us", chain_loop(add.unchecked))):
+        best, median = per_launch(loop, n, clock=clock)
+        results[name] = best
+        results[name.replace("_us", "_median_us")] = median
     results["checks_us"] = results["then_chain_us"] - results["unchecked_then_chain_us"]
 
     if opts.backend == "cuda":  # a null backend's replay does nothing: no number to report
         results["graph_per_kernel_us"] = graph_per_kernel(add, state, opts.launches)
+    elif opts.backend == "cuda-null":
+        results["graph_replay_us"] = graph_replay_host(add, state, n, clock)
 
     if opts.profile:
         prof = cProfile.Profile()

@@ -24,6 +24,18 @@ _streams: dict[int, Any] = {}
 _events: dict[int, Any] = {}
 
 
+def use_binding(module: Any) -> Any:
+    """Replaces the module every call here goes through (cuda.bindings.driver) and returns the
+    old one: a stand-in with the same entry points lets the benchmarks time the CUDA backend's
+    own Python on a machine without a GPU (`launch_overhead.py --backend cuda-null`). Launchers
+    made before keep the binding they were made with; the handle caches are emptied."""
+    global drv
+    old, drv = drv, module
+    for cache in (_functions, _streams, _events):
+        cache.clear()
+    return old
+
+
 def _handle(cache: dict[int, Any], kind: Any, value: int) -> Any:
     obj = cache.get(value)
     if obj is None:
