@@ -43,7 +43,7 @@ from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Note
 from ..diagnostics.errors import CutileError, LaunchError, error_for, expected_error
 from . import render
-from .backends.base import DONE, Backend, DoneEvent, Event, Executable, Graph
+from .backends.base import DONE, Backend, Event, Executable, Graph
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Owned, State
 from .sites import (
@@ -664,19 +664,20 @@ class GraphOp:
             self._graph: Graph | None = self._backend.end_capture(capture)
             set_current_stream(restore)
         self._own = Owned()
-        self._last: Event = DoneEvent()
         self.replay()
 
     def replay(self) -> None:
-        """Enqueues one more run of the captured work; does not wait."""
-        graph = self._live()
+        """Enqueues one more run of the captured work; does not wait (and records nothing:
+        every replay is on the graph's stream, so waiting for that stream waits for them)."""
+        graph = self._graph
+        if graph is None:
+            graph = self._live()  # raises: the graph was synced
         graph.replay(self._stream)
-        self._last = self._backend.record(self._stream)
 
     def sync(self) -> Results:
         """Waits for every replay, then returns the op's arguments; the graph is finished."""
         self._live()
-        self._last.wait()
+        self._backend.finish(self._stream)
         frame = sys._getframe(1)
         return self._checked(self._finish(), frame.f_code, frame.f_lasti, "graph sync")
 
@@ -694,7 +695,8 @@ class GraphOp:
 
     async def _wait_async(self, code: CodeType, lasti: int) -> Results:
         delay = 0.0
-        while not self._last.done():
+        last = self._backend.record(self._stream)  # after every replay enqueued so far
+        while not last.done():
             await asyncio.sleep(delay)
             delay = min(delay * 2 or 2e-5, 1e-3)
         return self._checked(self._finish(), code, lasti, "graph await")

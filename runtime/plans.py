@@ -24,7 +24,7 @@ import numpy as np
 from ..compiler.dtypes import integer_range
 from ..compiler.launch.contract import OVERFLOW
 from ..compiler.specialization import Specialization
-from .backends.base import Backend, Executable
+from .backends.base import Backend, Executable, Statics
 from .binding import Bound
 from .fastpath import Runner, build_runner, float_bound, tensor_of
 from .partition import Partition
@@ -82,7 +82,7 @@ class LaunchPlan:
     """What the binder decided for one descriptor, laid out for the launch fast path."""
 
     __slots__ = ("alias_pairs", "backend", "exe", "float_scalars", "grid", "how", "int_scalars",
-                 "muts", "owned", "pick", "prefix", "run", "sources", "spec", "tail",
+                 "muts", "owned", "pick", "prefix", "run", "sources", "spec", "statics", "tail",
                  "template", "tensors")
 
     def __init__(self, spec: Specialization, grid: tuple[int, int, int], template: list[Any],
@@ -114,6 +114,8 @@ class LaunchPlan:
         # common call; None: tuple(values[:n])
         self.pick: Callable[[list[Any]], tuple[Any, ...]] | None = (
             operator.itemgetter(*range(n)) if n >= 2 and self.prefix == n else None)
+        # per handle parameter, its shape and strides: the descriptor fixes them (`record`)
+        self.statics: Statics = {}
         self.backend: Backend | None = None  # the last backend asked for, and its executable
         self.exe: Executable | None = None
         # the plan's generated launcher for the common call (fastpath.py), set by `record`
@@ -129,11 +131,12 @@ class LaunchPlan:
         return values
 
     def executable(self, kernel: Kernel, backend: Backend) -> Executable:
-        """The specialization's executable on `backend`: the kernel keeps every backend's
-        (`Kernel.executable`, the one cache); the plan remembers the last one it used."""
+        """The specialization's executable on `backend`, made for this plan's shapes
+        (`Executable.planned`): the kernel keeps every backend's (`Kernel.executable`, the
+        one cache); the plan remembers the last one it used."""
         if self.backend is backend and self.exe is not None:
             return self.exe
-        exe = kernel.executable(backend, self.spec)
+        exe = kernel.executable(backend, self.spec).planned(self.statics)
         self.backend, self.exe = backend, exe
         return exe
 
@@ -216,10 +219,17 @@ class Plans:
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
                           pairs, f"into a launch of '{kernel_name}'")
         plan.float_scalars = self.float_scalars
+        plan.statics = {i: statics(bound.values[i]) for i in (*muts, *tensors)}
         plan.run = build_runner(plan, kernel_name, tuple(map(type, bound.values)))
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
         return plan
+
+
+def statics(v: Tensor | Partition) -> tuple[bool, tuple[int, ...], tuple[int, ...]]:
+    """What a handle's descriptor fixes of its parameter block (`backends.base.Statics`)."""
+    t = tensor_of(v)
+    return type(v) is Partition, t._shape, t._strides
 
 
 def _alias_pair(i: int, j: int, a: tuple[int, int], b: tuple[int, int]

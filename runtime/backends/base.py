@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -102,8 +102,19 @@ class Graph(ABC):
     def close(self) -> None: ...
 
 
+# per tensor or partition parameter (by index): whether it is a partition, and the shape and
+# strides (in elements) of its tensor, the same for every launch of one launch plan
+Statics = Mapping[int, tuple[bool, tuple[int, ...], tuple[int, ...]]]
+
+
 class Executable(ABC):
     """One specialization of one kernel, ready to enqueue (argument packing prepared once)."""
+
+    def planned(self, statics: Statics) -> Executable:
+        """This executable for the launches of one plan, whose handles all have the shapes in
+        `statics` (a backend may prebuild what depends only on those: the CUDA backend's
+        parameter block). The default: itself."""
+        return self
 
     @abstractmethod
     def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from ..cuda import driver
 from ..cuda.allocator import CachingAllocator, RawOps
-from .base import Backend, Buffer, Device, DoneEvent, Event, Executable, Graph, fill_runs
+from .base import Backend, Buffer, Device, DoneEvent, Event, Executable, Graph, Statics, fill_runs
 from .pack import Packer
 
 _DEFAULT_STREAMS = frozenset({0, 1, 2})  # legacy (0 and CU_STREAM_LEGACY), per-thread
@@ -42,10 +42,11 @@ class CudaEvent(Event):
 class CudaGraph(Graph):
     def __init__(self, exe: int) -> None:
         self._exe: int | None = exe
+        self._replay = driver.graph_launcher(exe)
 
     def replay(self, stream: int) -> None:
         assert self._exe is not None
-        driver.graph_launch(self._exe, stream)
+        self._replay(stream)
 
     def close(self) -> None:
         if self._exe is not None:
@@ -232,27 +233,9 @@ class CudaBackend(Backend):
         return fn
 
 
-def _runner(tensor_args: Sequence[int], pack: Callable[[Sequence[Any]], int],
-            launch: Callable[[tuple[int, int, int], int, int], None]
-            ) -> Callable[[Sequence[Any], tuple[int, int, int], int], None]:
-    """`run(a, grid, s)` for one executable in one thread, generated as straight-line code: each
-    tensor argument's buffer learns the stream (the caching allocator reuses a block only after
-    every stream that used it; a buffer starts out knowing its allocation stream, so the common
-    launch only tests membership), then the parameters are packed and the kernel launched."""
-    lines = ["def run(a, grid, s):"]
-    for n, i in enumerate(tensor_args):
-        lines += [f"    b{n} = getattr(a[{i}], '_tensor', a[{i}])._buf",
-                  f"    if b{n} is not None and s not in b{n}.streams:",
-                  f"        b{n}.streams.add(s)"]
-    lines.append("    launch(grid, s, pack(a))")
-    scope: dict[str, Any] = {"pack": pack, "launch": launch}
-    exec("\n".join(lines), scope)  # the source is built above from argument indices only
-    run: Callable[[Sequence[Any], tuple[int, int, int], int], None] = scope["run"]
-    return run
-
-
 class CudaExecutable(Executable):
-    """A loaded kernel plus its parameter packer (built once per specialization).
+    """A loaded kernel plus its parameter packer (built once per specialization, and once more
+    per launch plan: `planned`, with the plan's shapes written into the block once).
 
     Each thread that launches it gets its own parameter buffer: cuLaunchKernel reads the packed
     values while the GIL may be released, so a shared buffer could be overwritten by another
@@ -260,15 +243,20 @@ class CudaExecutable(Executable):
     built with the executable; later threads build their own on their first launch, which is
     also when the backend's context is made current in that thread."""
 
-    def __init__(self, backend: CudaBackend, function: int, packer: Packer) -> None:
+    def __init__(self, backend: CudaBackend, function: int, packer: Packer,
+                 launch: driver.Launch | None = None) -> None:
         self._backend = backend
         self._function = function
         self._packer = packer
-        self._tensor_args = packer.tensor_args
-        self._launch = driver.launcher(function)
-        self._threads = threading.local()  # .run: this thread's `_runner`; .packer
+        self._launch = launch or driver.launcher(function)
+        self._threads = threading.local()  # .run: this thread's `Packer.runner`; .packer
         self._claim = threading.Lock()
         self._packer_taken = False
+
+    def planned(self, statics: Statics) -> CudaExecutable:
+        """The same function and launcher, with a parameter block prebuilt for one plan."""
+        return CudaExecutable(self._backend, self._function,
+                              Packer(self._packer.slots, statics), self._launch)
 
     def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None:
         try:
@@ -281,9 +269,11 @@ class CudaExecutable(Executable):
         """The first launch from this thread: the context current here, a packer of its own."""
         self._backend.current()
         with self._claim:
-            packer = Packer(self._packer.slots) if self._packer_taken else self._packer
+            packer = self._packer
+            if self._packer_taken:
+                packer = Packer(packer.slots, packer.statics)
             self._packer_taken = True
-        run = _runner(self._tensor_args, packer.pack, self._launch)
-        self._threads.packer = packer  # owns the memory `pack` writes and the driver reads
+        run = packer.runner(self._launch)
+        self._threads.packer = packer  # owns the memory `run` writes and the driver reads
         self._threads.run = run
         return run

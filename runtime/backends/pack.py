@@ -17,6 +17,7 @@ import numpy as np
 from ...compiler.dtypes import BY_NAME
 from ...compiler.lower.abi import EntrySlot
 from .. import hostdtypes
+from .base import Statics
 
 # struct codes per ctype; narrow floats go in as their storage bits (see _scalar_encoder)
 FORMATS = {"u64": "Q", "i64": "q", "i32": "i", "u32": "I", "i16": "h", "u16": "H", "i8": "b",
@@ -57,61 +58,122 @@ _EXACT = 2**53  # ints up to this size convert to a float64 exactly
 
 
 def _value_source(slot: EntrySlot, encoders: dict[str, Callable[[Any], Any]]) -> str:
-    """The Python expression for one slot's value, over `a` (the launch's arguments) and `t<i>`
-    (argument i's tensor: a Mut partition passes its tensor)."""
+    """The Python expression for one slot's value, over `a<i>` (the launch's argument i) and
+    `t<i>` (argument i's tensor: a Mut partition passes its tensor)."""
     i, axis = slot.arg, slot.axis
     if slot.field == "ptr":  # tensors and partitions cache the address of element 0
-        return f"a[{i}]._base"
+        return f"a{i}._base"
     if slot.field == "shape":
         return f"t{i}._shape[{axis}]"
     if slot.field == "stride":
         return f"t{i}._strides[{axis}]"
     if slot.field == "status":  # the address of the launch's status word (status.py)
-        return f"a[{i}]"
+        return f"a{i}"
     name = f"enc_{slot.ctype}"
     encoders[name] = _scalar_encoder(slot.ctype)
-    return f"{name}(a[{i}])"
+    return f"{name}(a{i})"
 
 
-def _pack_function(slots: Sequence[EntrySlot], write: Callable[..., None], buffer: Any,
-                   address: int) -> Callable[[Sequence[Any]], int]:
-    """`pack(a)`, generated once per specialization as straight-line code: one struct write of
-    every slot's value and no call per slot (this runs on every launch)."""
-    encoders: dict[str, Callable[[Any], Any]] = {}
-    values = [_value_source(s, encoders) for s in slots]
-    tensors = sorted({s.arg for s in slots if s.field in ("shape", "stride")})
-    lines = ["def pack(a):"]
-    lines += [f"    t{i} = getattr(a[{i}], '_tensor', a[{i}])" for i in tensors]
-    lines += [f"    write(buffer, 0, {', '.join(values)})", "    return address"]
-    scope: dict[str, Any] = {"write": write, "buffer": buffer, "address": address, **encoders}
-    exec("\n".join(lines), scope)  # the source is built above from slot fields only
-    pack: Callable[[Sequence[Any]], int] = scope["pack"]
-    return pack
+def _static_value(slot: EntrySlot, statics: Statics) -> int | None:
+    """A slot's value when every launch through the packer has it (an extent or a stride of
+    a handle whose shape the launch plan fixes), else None."""
+    handle = statics.get(slot.arg)
+    if handle is None or slot.field not in ("shape", "stride"):
+        return None
+    _, shape, strides = handle
+    return (shape if slot.field == "shape" else strides)[slot.axis]
+
+
+def _layout(slots: Sequence[EntrySlot], start: int = 0) -> tuple[str, list[int], int]:
+    """The struct format (little-endian, each value at its natural alignment), offsets and
+    end of `slots` packed one after another from byte `start`."""
+    offsets, fmt, end = [], "<" + "x" * start, start
+    for slot in slots:
+        code = FORMATS[slot.ctype]
+        size = struct.calcsize(code)
+        at = -(-end // size) * size  # natural alignment
+        fmt += "x" * (at - end) + code
+        offsets.append(at)
+        end = at + size
+    return fmt, offsets, end
 
 
 class Packer:
-    """Writes one launch's parameter values; `pack` returns the address of the `void*[]`."""
+    """One launch's parameter block: the values in a reused buffer and the `void*[]` of their
+    addresses that cuLaunchKernel reads (`address`).
 
-    def __init__(self, slots: Sequence[EntrySlot]) -> None:
+    `statics` (a launch plan's, `Executable.planned`): per tensor or partition parameter,
+    whether it is a partition and the shape and strides every launch through this packer
+    has. Their extent and stride slots are then written once, here, after the slots that
+    change per launch (pointers, scalars, the status word), so a launch writes only those,
+    with one struct write. Without it every slot is written per launch, in slot order."""
+
+    def __init__(self, slots: Sequence[EntrySlot], statics: Statics | None = None) -> None:
         self.slots = tuple(slots)
-        offsets, fmt, end = [], "<", 0
-        for slot in self.slots:
-            code = FORMATS[slot.ctype]
-            size = struct.calcsize(code)
-            start = -(-end // size) * size  # natural alignment
-            fmt += "x" * (start - end) + code
-            offsets.append(start)
-            end = start + size
+        self.statics: Statics = statics or {}
+        fixed = {n: v for n, s in enumerate(self.slots)
+                 if (v := _static_value(s, self.statics)) is not None}
+        dynamic = [s for n, s in enumerate(self.slots) if n not in fixed]
+        static = [s for n, s in enumerate(self.slots) if n in fixed]
+        fmt, dyn_offsets, end = _layout(dynamic)
+        static_fmt, static_offsets, end = _layout(static, end)
         self.format = fmt
-        self.offsets = tuple(offsets)
         self.size = end
-        self._struct = struct.Struct(fmt)
         self._buffer = ctypes.create_string_buffer(max(end, 8))
+        struct.pack_into(static_fmt, self._buffer, 0, *fixed.values())  # pads: the zeros there
+        at = dict(zip([n for n in range(len(self.slots)) if n not in fixed], dyn_offsets,
+                      strict=True))
+        at.update(zip(fixed, static_offsets, strict=True))
+        self.offsets = tuple(at[n] for n in range(len(self.slots)))  # per slot, in slot order
         base = ctypes.addressof(self._buffer)
-        self._pointers = (ctypes.c_void_p * max(len(offsets), 1))(*[base + o for o in offsets])
+        self._pointers = (ctypes.c_void_p * max(len(self.slots), 1))(
+            *[base + o for o in self.offsets])
         self.address = ctypes.addressof(self._pointers)
         # parameters whose memory a launch touches (their buffers learn the launch's stream)
         self.tensor_args = tuple(sorted({s.arg for s in self.slots if s.field == "ptr"}))
+        self._dynamic = tuple(dynamic)
+        self._write = struct.Struct(fmt).pack_into
         # writes one launch's values into the buffer; returns the `void*[]` address
-        self.pack = _pack_function(self.slots, self._struct.pack_into, self._buffer,
-                                   self.address)
+        self.pack: Callable[[Sequence[Any]], int] = self._generate(
+            ["def pack(a):"], ["    return address"], {})
+
+    def runner(self, launch: Callable[[tuple[int, int, int], int, int], None]
+               ) -> Callable[[Sequence[Any], tuple[int, int, int], int], None]:
+        """`run(a, grid, s)`: one launch as straight-line code: each tensor argument's buffer
+        learns the stream (the caching allocator reuses a block only after every stream that
+        used it; a buffer starts out knowing its allocation stream, so the usual launch only
+        tests membership), the values are written, and `launch(grid, s, address)` is called."""
+        lines = ["def run(a, grid, s):"]
+        for i in self.tensor_args:
+            lines += [f"    b = {self._tensor_of(i)}._buf",
+                      "    if b is not None and s not in b.streams:",
+                      "        b.streams.add(s)"]
+        run: Callable[[Sequence[Any], tuple[int, int, int], int], None] = self._generate(
+            lines, ["    launch(grid, s, address)"], {"launch": launch})
+        return run
+
+    def _tensor_of(self, i: int) -> str:
+        """Argument i's tensor: a partition's `_tensor` when the statics say it is one."""
+        handle = self.statics.get(i)
+        if handle is None:
+            return f"getattr(a{i}, '_tensor', a{i})"
+        return f"a{i}._tensor" if handle[0] else f"a{i}"
+
+    def _generate(self, head: list[str], tail: list[str], scope: dict[str, Any]) -> Any:
+        """A function of `a` (the launch's values): `head`, the arguments it needs unpacked,
+        one struct write of the per-launch slots, then `tail`. Generated once per packer
+        (this runs on every launch)."""
+        encoders: dict[str, Callable[[Any], Any]] = {}
+        values = [_value_source(s, encoders) for s in self._dynamic]
+        used = sorted({s.arg for s in self.slots})
+        tensors = sorted({s.arg for s in self._dynamic if s.field in ("shape", "stride")})
+        lines = [f"    a{i} = a[{i}]" for i in used]
+        lines += head[1:]  # after the unpacking: the head's body reads a<i>
+        lines += [f"    t{i} = {self._tensor_of(i)}" for i in tensors]
+        if values:
+            lines.append(f"    write(buffer, 0, {', '.join(values)})")
+        source = "\n".join([head[0], *lines, *tail])
+        scope = {**scope, "write": self._write, "buffer": self._buffer,
+                 "address": self.address, **encoders}
+        exec(source, scope)  # the source is built above from slot fields and indices only
+        return scope[head[0][4:head[0].index("(")]]

@@ -31,7 +31,7 @@ from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Span
 from ...diagnostics.errors import CutileError, error_for
 from ..cuda import driver
-from .base import Backend, Event, Executable
+from .base import Backend, Event, Executable, Statics
 
 WORD = 8  # bytes per status word
 CHUNK = 512  # words per device allocation of the pool
@@ -148,6 +148,12 @@ class StatusExecutable(Executable):
         self._pool = pool_of(backend)
         self._kernel = kernel
         self._checks = tuple(checks)
+
+    def planned(self, statics: Statics) -> StatusExecutable:
+        inner = self._inner.planned(statics)
+        if inner is self._inner:
+            return self
+        return StatusExecutable(inner, self._backend, self._kernel, self._checks)
 
     def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int
                 ) -> StatusEvent:

@@ -319,6 +319,23 @@ def graph_launch(exe: int, stream: int) -> None:
     _check("cuGraphLaunch", drv.cuGraphLaunch(drv.CUgraphExec(exe), drv.CUstream(stream)))
 
 
+def graph_launcher(exe: int) -> Callable[[int], None]:
+    """`replay(stream)` of one executable graph, its handle built once and the stream's
+    cached (as `launcher`'s): one driver call and one compare per replay."""
+    handle = drv.CUgraphExec(exe)
+    graph_launch, streams, success = drv.cuGraphLaunch, _streams, _SUCCESS
+
+    def replay(stream: int) -> None:
+        s = streams.get(stream)
+        if s is None:
+            s = _handle(streams, drv.CUstream, stream)
+        err = graph_launch(handle, s)[0]
+        if err is not success:
+            _check("cuGraphLaunch", (err,))
+
+    return replay
+
+
 def graph_destroy(exe: int) -> None:
     _check("cuGraphExecDestroy", drv.cuGraphExecDestroy(drv.CUgraphExec(exe)))
 

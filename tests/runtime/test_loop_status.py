@@ -67,6 +67,9 @@ class Device(FakeDriver):
             self.launches.append(launch)
             self.run(launch)
 
+    def graph_launcher(self, exe: int) -> Any:
+        return lambda stream: self.graph_launch(exe, stream)
+
     def graph_destroy(self, exe: int) -> None:
         return None  # replays stay readable after the graph's end
 
@@ -75,7 +78,7 @@ class Device(FakeDriver):
 def device() -> Iterator[Device]:
     drv = Device()
     drv.graphs = {}
-    with fake_cuda_backend(drv, ("begin_capture", "end_capture", "graph_launch",
+    with fake_cuda_backend(drv, ("begin_capture", "end_capture", "graph_launcher",
                                  "graph_destroy")) as fake:
         yield cast(Device, fake)
 
