@@ -12,6 +12,8 @@ Needs a GPU. Loads the vector-add cubin (compiled by cutile) and times, per call
   grid plain ints (no per-argument conversion: 0.47 against 1.34 us per call on a do-nothing
   symbol on the 2-core CPU box); `ctypes_pydll`: that through `PyDLL` (the GIL kept across the
   call, no release and re-acquire);
+- `bindings_ex_prebuilt`: `cuLaunchKernelEx` with a `CUlaunchConfig` built once (grid, block,
+  stream; no attributes);
 - `bindings_ints`: cuda.bindings given plain ints for the function and stream (if it takes them);
 - `launcher_ctypes`, `executable_ctypes`: cutile's launcher and whole `enqueue` with
   `CUTILE_LAUNCH_BINDING=ctypes` (driver.ctypes_launcher over `ctypes_bare`'s symbol);
@@ -64,8 +66,8 @@ def main() -> None:
     z, x, y = add(ct.zeros((N,), ct.f32).partition((TILE,)), ct.ones((N,), ct.f32),
                   ct.ones((N,), ct.f32)).sync()
     backend = context.backend()
-    spec = next(iter(add.plans().plans.values())).spec
-    exe = add.executable(backend, spec)
+    exe = next(iter(add.plans().plans.values())).exe  # the plan's: its block prebuilt
+    assert exe is not None
     args = [z, x, y]
     params = exe._packer.pack(args)
     fn, stream = exe._function, backend.default_stream()
@@ -84,9 +86,7 @@ def main() -> None:
     bare_py = ctypes.PyDLL("libcuda.so.1").cuLaunchKernel
     vfn, vstream, vparams = (ctypes.c_void_p(v) for v in (fn, stream, params))
     launch_ct = driver.ctypes_launcher(fn, bare)
-    from cutile.runtime.backends.cuda import _runner
-
-    run_ct = _runner(exe._tensor_args, exe._packer.pack, launch_ct)
+    run_ct = exe._packer.runner(launch_ct)
     event = driver.event_create()
     launch = driver.launcher(fn)  # cutile's own call, handles built once
 
@@ -110,6 +110,12 @@ def main() -> None:
         "event_query": per_call(lambda: driver.event_query(event), sync, calls),
         "pack": per_call(lambda: exe._packer.pack(args), sync, calls),
     }
+    config = drv.CUlaunchConfig()  # cuLaunchKernelEx with a config built once
+    config.gridDimX, config.gridDimY, config.gridDimZ = grid
+    config.blockDimX = config.blockDimY = config.blockDimZ = 1
+    config.hStream, config.numAttrs = cs, 0
+    out["bindings_ex_prebuilt"] = per_call(lambda: drv.cuLaunchKernelEx(config, cf, params, 0),
+                                           sync, calls)
     try:  # not every cuda.bindings release takes ints for handles
         out["bindings_ints"] = per_call(lambda: drv.cuLaunchKernel(
             fn, grid[0], 1, 1, 1, 1, 1, 0, stream, params, 0), sync, calls)
