@@ -150,3 +150,22 @@ def test_each_plan_of_one_specialization_packs_its_own_shapes() -> None:
             extents = {v for v, s in zip(launch.params, slots, strict=True)
                        if s.field == "shape"}
             assert extents == {n}
+
+
+def test_plans_of_one_specialization_compute_their_own_sizes(backend: str) -> None:
+    """On the device (and the interpreter): two shapes of one specialization launched in
+    turn, in `.then` chains and a replayed graph, each with its own extents."""
+    rng = np.random.default_rng(5)
+    data = {n: (rng.standard_normal(n).astype(np.float32),
+                rng.standard_normal(n).astype(np.float32)) for n in (5000, 2048)}
+    args = {n: (ct.zeros((n,), f32).partition((1024,)), ct.from_numpy(a), ct.from_numpy(b))
+            for n, (a, b) in data.items()}
+    for _ in range(3):
+        for n in data:
+            args[n] = k.add(*args[n]).then(k.add).sync()
+    g = k.add(*args[5000]).then(k.add).graph()
+    g.replay()
+    g.replay()
+    args[5000] = g.sync()
+    for n, (a, b) in data.items():
+        np.testing.assert_array_equal(args[n][0].unpartition().numpy(), a + b)
