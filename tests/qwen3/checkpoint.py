@@ -1,6 +1,6 @@
-"""Tiny Qwen3 and Llama checkpoints with seeded random weights, written as Hugging Face writes them: the
-writer is the engine's public helper `examples/qwen3/tiny.py` (also a CLI for demos); the tests
-import it under this name."""
+"""Tiny Qwen3 and Llama checkpoints with seeded random weights, written as Hugging Face writes
+them: the writer is the engine's public helper `examples/qwen3/tiny.py` (also a CLI for demos);
+the tests import it under this name."""
 
 from __future__ import annotations
 
