@@ -27,6 +27,7 @@ directly: NumPy has no bfloat16); `random_tensors` gives a Llama config no q/k n
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import struct
 import sys
@@ -100,11 +101,11 @@ def random_tensors(cfg: dict[str, Any], seed: int) -> dict[str, A]:
               p + "self_attn.q_proj.weight": mat(nh * d, h),
               p + "self_attn.k_proj.weight": mat(nkv * d, h),
               p + "self_attn.v_proj.weight": mat(nkv * d, h),
-              p + "self_attn.o_proj.weight": mat(h, nh * d) * 4.0,
-              p + "mlp.gate_proj.weight": mat(inter, h), p + "mlp.up_proj.weight": mat(inter, h),
-              p + "mlp.down_proj.weight": mat(h, inter) * 4.0}
-        if qk_norm:
+              p + "self_attn.o_proj.weight": mat(h, nh * d) * 4.0}
+        if qk_norm:  # drawn here, between o and the MLP: the seeds' walks stay what they were
             t |= {p + "self_attn.q_norm.weight": norm(d), p + "self_attn.k_norm.weight": norm(d)}
+        t |= {p + "mlp.gate_proj.weight": mat(inter, h), p + "mlp.up_proj.weight": mat(inter, h),
+              p + "mlp.down_proj.weight": mat(h, inter) * 4.0}
     if not cfg["tie_word_embeddings"]:
         t["lm_head.weight"] = mat(v, h) * 4.0
     return t
@@ -265,9 +266,9 @@ def write_hf(model_dir: Path, cfg: dict[str, Any], seed: int = 0) -> Any:
     """The model of `cfg` (a Qwen3 or Llama config.json) with transformers' own random
     initialization, in float32, saved by `save_pretrained` (config.json and safetensors);
     returns the transformers model. Needs torch and transformers."""
-    try:
-        import torch
-        import transformers
+    try:  # by name: torch is no dependency of cutile (nor of its type check)
+        torch = importlib.import_module("torch")
+        transformers = importlib.import_module("transformers")
     except ImportError:
         raise SystemExit("tiny.py: --hf-init needs torch and transformers") from None
     prefix = {"qwen3": "Qwen3", "llama": "Llama"}[cfg.get("model_type", "qwen3")]
