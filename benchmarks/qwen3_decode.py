@@ -1,22 +1,27 @@
-"""Qwen3 batch-1 decode on the device (BENCHMARKS row 10): tokens/s of the engine's graph path
-(one CUDA graph replay per step), its eager path (one synced launch at a time) and HF
-transformers (a static KV cache, one forward per token; with --hf-compile that forward is
-`torch.compile(mode="reduce-overhead", fullgraph=True)`), the fraction of the HBM roofline
-((weight + KV bytes read per token) / time against a measured copy bandwidth), the engine's
-batched prefill of the context, and with --profile the kernels of one decode step.
+"""Batch-1 decode of the engine (examples/qwen3: Qwen3, Llama 3.x) on the device: row 10.
 
-    python benchmarks/qwen3_decode.py [--sizes 0.6B,1.7B,4B] [--context 1024] [--tokens 64]
-        [--hf-compile] [--profile] [--json out.json]
+Tokens/s of the engine's graph path (one CUDA graph replay per step), its eager path (one synced
+launch at a time) and HF transformers (a static KV cache, one forward per token; with
+--hf-compile that forward is `torch.compile(mode="reduce-overhead", fullgraph=True)`), the
+fraction of the HBM roofline ((weight + KV bytes read per token) / time against a measured copy
+bandwidth), the engine's batched prefill of the context, and with --profile the kernels of one
+decode step.
 
-Each size is a seeded random `Qwen3ForCausalLM` (bf16) saved with `save_pretrained` to a
-temporary directory, then loaded by the engine with `--dtype bfloat16` (bf16 matrices and KV
-cache, f32 activations; runs before 2026-12-03 16:10 UTC had a float32 cache). Decode is
-timed from position `context` on: the engine skips its prefill (the cache rows before it are
-zeros: the work per token is the same); transformers prefills `context` random tokens into its
-static cache (not timed), then runs a warm-up and is timed over `tokens` single-token forwards
-with the greedy pick on the device (one sync at the end). A torch.compile failure is recorded
-in the row (`hf_compile_error`), not raised. Needs a GPU, torch and transformers; nothing is
-downloaded.
+    python benchmarks/qwen3_decode.py [--family qwen3|llama] [--sizes 0.6B,1.7B,4B]
+        [--context 1024] [--tokens 64] [--hf-compile] [--profile] [--json out.json]
+
+--family picks the published config.json shapes: qwen3 (sizes 0.6B, 1.7B, 4B; the default) or
+llama (Llama-3.2 sizes 1B, 3B: no q/k norm, llama3-scaled RoPE, tied head); --sizes (or
+--size) defaults to every size of the family, case-insensitive (`--family llama --size 1b`).
+Each size is a seeded random `Qwen3ForCausalLM` / `LlamaForCausalLM` (bf16) saved with
+`save_pretrained` to a temporary directory, then loaded by the engine with `--dtype bfloat16`
+(bf16 matrices and KV cache, f32 activations; runs before 2026-12-03 16:10 UTC had a float32
+cache). Decode is timed from position `context` on: the engine skips its prefill (the cache
+rows before it are zeros: the work per token is the same); transformers prefills `context`
+random tokens into its static cache (not timed), then runs a warm-up and is timed over
+`tokens` single-token forwards with the greedy pick on the device (one sync at the end). A
+torch.compile failure is recorded in the row (`hf_compile_error`), not raised. Needs a GPU,
+torch and transformers; nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "examples" / "qwen3"  # on sys.path only once an engine is loaded
 
 if TYPE_CHECKING:
-    from model import Qwen3
+    from model import Engine
 
 SHAPES: dict[str, dict[str, Any]] = {  # the published Qwen3 config.json shapes
     "0.6B": {"hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
@@ -47,6 +52,31 @@ SHAPES: dict[str, dict[str, Any]] = {  # the published Qwen3 config.json shapes
 }
 COMMON = {"num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936, "rope_theta": 1e6,
           "rms_norm_eps": 1e-6, "tie_word_embeddings": True, "max_position_embeddings": 40960}
+LLAMA_SHAPES: dict[str, dict[str, Any]] = {  # meta-llama/Llama-3.2-{1B,3B} config.json shapes
+    "1B": {"hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
+           "num_attention_heads": 32, "head_dim": 64},
+    "3B": {"hidden_size": 3072, "intermediate_size": 8192, "num_hidden_layers": 28,
+           "num_attention_heads": 24, "head_dim": 128},
+}
+LLAMA_COMMON = {"num_key_value_heads": 8, "vocab_size": 128256, "rope_theta": 500000.0,
+                "rms_norm_eps": 1e-5, "tie_word_embeddings": True,
+                "max_position_embeddings": 131072,
+                "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
+                                 "high_freq_factor": 4.0,
+                                 "original_max_position_embeddings": 8192}}
+FAMILIES: dict[str, tuple[dict[str, dict[str, Any]], dict[str, Any], str]] = {
+    "qwen3": (SHAPES, COMMON, "Qwen3"),  # shapes, common keys, transformers' class prefix
+    "llama": (LLAMA_SHAPES, LLAMA_COMMON, "Llama"),
+}
+
+
+def size_name(family: str, size: str) -> str:
+    """`size` as the family's table spells it (case-insensitive); ValueError if it has none."""
+    shapes = FAMILIES[family][0]
+    for name in shapes:
+        if name.lower() == size.lower():
+            return name
+    raise ValueError(f"{family} has no size {size!r} (it has {', '.join(shapes)})")
 
 
 def copy_bandwidth(torch: Any) -> float:
@@ -63,24 +93,29 @@ def copy_bandwidth(torch: Any) -> float:
     return 2 * src.numel() * 4 * n / (time.perf_counter() - t0)
 
 
-def make_checkpoint(torch: Any, transformers: Any, size: str, path: Path) -> Any:
+def make_checkpoint(torch: Any, transformers: Any, size: str, path: Path,
+                    family: str = "qwen3") -> Any:
+    shapes, common, prefix = FAMILIES[family]
     torch.manual_seed(0)
-    cfg = transformers.Qwen3Config(**SHAPES[size], **COMMON, torch_dtype="bfloat16")
+    cfg = getattr(transformers, prefix + "Config")(**shapes[size], **common,
+                                                   torch_dtype="bfloat16")
     with torch.device("cuda"):
-        hf = transformers.Qwen3ForCausalLM(cfg).to(torch.bfloat16).eval()
+        hf = getattr(transformers, prefix + "ForCausalLM")(cfg).to(torch.bfloat16).eval()
     hf.save_pretrained(path)
     return hf
 
 
-def shape_config(size: str) -> SimpleNamespace:
+def shape_config(size: str, family: str = "qwen3") -> SimpleNamespace:
     """The config.json numbers of a size, as attributes (what bytes_per_token reads)."""
-    return SimpleNamespace(**SHAPES[size], **COMMON)
+    shapes, common, _ = FAMILIES[family]
+    return SimpleNamespace(**shapes[size], **common)
 
 
-ENGINE_MODULES = ("config", "kernels", "links", "model", "prefill", "prefill_kernels", "weights")
+ENGINE_MODULES = ("config", "families", "kernel_table", "kernels", "layers", "links", "model",
+                  "prefill", "prefill_kernels", "rope", "step", "tuning", "weights")
 
 
-def load_engine(path: str | Path) -> Qwen3:
+def load_engine(path: str | Path) -> Engine:
     # the engine's modules import each other by bare name; this script's own folder has a
     # `kernels` package (benchmarks/kernels/) that shadowed the engine's kernels.py on the H200
     if str(ENGINE) in sys.path:
@@ -91,11 +126,11 @@ def load_engine(path: str | Path) -> Qwen3:
         if mod is not None and Path(getattr(mod, "__file__", "") or "").parent != ENGINE:
             del sys.modules[name]
     from config import load_config
-    from model import Qwen3
+    from model import Engine
     from weights import load_weights
 
     cfg = load_config(path)
-    return Qwen3(cfg, load_weights(path, cfg), "bfloat16")
+    return Engine(cfg, load_weights(path, cfg), "bfloat16")
 
 
 def bytes_per_token(cfg: Any, context: int, kv_bytes: int = 2) -> int:
@@ -109,7 +144,7 @@ def bytes_per_token(cfg: Any, context: int, kv_bytes: int = 2) -> int:
     return weights + kv
 
 
-def engine_rate(model: Qwen3, context: int, tokens: int, eager: bool) -> tuple[float, list[int]]:
+def engine_rate(model: Engine, context: int, tokens: int, eager: bool) -> tuple[float, list[int]]:
     model.reset([1] * context, tokens + 2)
     model.skip_to(context - 1)
     if eager:
@@ -132,7 +167,7 @@ def engine_rate(model: Qwen3, context: int, tokens: int, eager: bool) -> tuple[f
     return (tokens - 1) / dt, model.tokens(context, tokens + 1)
 
 
-def engine_prefill_s(model: Qwen3, context: int) -> float:
+def engine_prefill_s(model: Engine, context: int) -> float:
     """Seconds of the engine's batched prefill of a `context`-token prompt, up to its first
     token read back (the second of two runs: the first compiles)."""
     prompt = [(7919 * i + 1) % model.cfg.vocab_size for i in range(context)]
@@ -194,7 +229,7 @@ def hf_rate(torch: Any, transformers: Any, hf: Any, context: int, tokens: int,
     return tokens / (time.perf_counter() - t0)
 
 
-def kernel_profile(model: Qwen3, context: int, steps: int = 5) -> list[dict[str, Any]]:
+def kernel_profile(model: Engine, context: int, steps: int = 5) -> list[dict[str, Any]]:
     """Per kernel of one graph-replayed decode step at `context` (torch.profiler, CUDA
     activity): its name, launches per step and microseconds per step, slowest first."""
     from torch.profiler import ProfilerActivity, profile
@@ -240,14 +275,16 @@ def guarded(row: dict[str, Any], key: str, fn: Any) -> None:
 
 
 def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
-            hf_compile: bool, profile: bool, bw: float, prefill: bool = True) -> dict[str, Any]:
+            hf_compile: bool, profile: bool, bw: float, prefill: bool = True,
+            family: str = "qwen3") -> dict[str, Any]:
     """One size's row: every number of the table (and the profile when asked)."""
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        hf = make_checkpoint(torch, transformers, size, Path(tmp))
+        hf = make_checkpoint(torch, transformers, size, Path(tmp), family)
         model = load_engine(tmp)
         setup = time.perf_counter() - t0
-    row: dict[str, Any] = {"size": size, "context": context, "setup_s": round(setup, 1)}
+    row: dict[str, Any] = {"family": family, "size": size, "context": context,
+                           "setup_s": round(setup, 1)}
     row["graph_tok_s"], graph_tokens = engine_rate(model, context, tokens, False)
     print(f"  {size} graph_tok_s: {row['graph_tok_s']:.1f} (setup {setup:.0f} s)", flush=True)
     row["eager_tok_s"], eager_tokens = engine_rate(model, context, tokens, True)
@@ -273,11 +310,12 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    import torch
-    import transformers
-
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--sizes", default="0.6B,1.7B,4B")
+    p.add_argument("--family", choices=sorted(FAMILIES), default="qwen3",
+                   help="the model family whose published shapes to run (default qwen3)")
+    p.add_argument("--sizes", "--size", dest="sizes",
+                   help="comma-separated sizes (default: all of the family's: qwen3 "
+                        f"{','.join(SHAPES)}; llama {','.join(LLAMA_SHAPES)})")
     p.add_argument("--context", type=int, default=1024)
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--hf-compile", action="store_true", help="also HF with torch.compile")
@@ -285,12 +323,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-prefill", action="store_true", help="skip timing the batched prefill")
     p.add_argument("--json", help="write the rows here too")
     args = p.parse_args(argv)
+    try:
+        sizes = [size_name(args.family, s) for s in (args.sizes or ",".join(
+            FAMILIES[args.family][0])).split(",")]
+    except ValueError as e:
+        p.error(str(e))
+    import torch
+    import transformers
+
     bw = copy_bandwidth(torch)
     print(f"BW* (2 GiB copy): {bw / 1e12:.2f} TB/s")
     rows = []
-    for size in args.sizes.split(","):
+    for size in sizes:
         row = measure(torch, transformers, size, args.context, args.tokens, args.hf_compile,
-                      args.profile, bw, not args.no_prefill)
+                      args.profile, bw, not args.no_prefill, args.family)
         rows.append(row)
         if isinstance(row.get("profile"), list):
             print_profile(size, row["profile"])

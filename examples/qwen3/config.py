@@ -1,10 +1,12 @@
-"""A Hugging Face Qwen3 `config.json`, read as transformers' `Qwen3Config` reads it.
+"""A Hugging Face `config.json` of a family the engine runs (families.py: Qwen3, Llama 3.x),
+read as transformers' config class of that family reads it.
 
-Keys that `Qwen3Config` gives defaults to take the same defaults here (for example `head_dim`
-defaults to 128, not hidden_size / heads). Both spellings transformers writes are accepted:
-`rope_theta` (v4) or `rope_parameters.rope_theta` (v5), `torch_dtype` (v4) or `dtype` (v5).
-Anything this engine cannot run (biases, sliding windows, scaled RoPE, another activation) is
-an error that names the key, rather than a silently different model.
+Keys that the family's config class gives defaults to take the same defaults here (Qwen3's
+`head_dim` defaults to 128, Llama's to hidden_size / heads). Both spellings transformers writes
+are accepted: `rope_theta` and `rope_scaling` (v4) or `rope_parameters` (v5), `torch_dtype`
+(v4) or `dtype` (v5). Anything this engine cannot run (biases, sliding windows, a RoPE scaling
+other than Llama 3's, another activation, another family) is an error that names the key,
+rather than a silently different model.
 """
 
 from __future__ import annotations
@@ -14,22 +16,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from families import FAMILIES, Family, UnknownFamily, family_of
+
 
 class ConfigError(ValueError):
     """A config.json this engine cannot read: the message names the file and the key."""
 
 
 DTYPES = ("float32", "bfloat16", "float16")
-_DEFAULTS: dict[str, Any] = {"head_dim": 128, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
-                             "tie_word_embeddings": False, "hidden_act": "silu",
-                             "attention_bias": False, "use_sliding_window": False,
-                             "torch_dtype": "float32"}
 _REQUIRED = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
              "vocab_size")
+_LLAMA3_KEYS = ("factor", "low_freq_factor", "high_freq_factor")
 
 
 @dataclass(frozen=True)
-class Qwen3Config:
+class RopeScaling:
+    """Llama 3's scaled RoPE (`rope_type` "llama3"): wavelengths beyond the original context /
+    low_freq_factor are stretched by `factor`, those below / high_freq_factor kept, the ones
+    between blended."""
+    factor: float
+    low_freq_factor: float
+    high_freq_factor: float
+    original_max_position_embeddings: int
+
+
+@dataclass(frozen=True)
+class ModelConfig:
     hidden_size: int
     intermediate_size: int
     num_hidden_layers: int
@@ -41,11 +53,17 @@ class Qwen3Config:
     rope_theta: float
     tie_word_embeddings: bool
     torch_dtype: str
+    family: str = "qwen3"  # a key of families.FAMILIES
+    rope_scaling: RopeScaling | None = None  # None: plain RoPE
 
     @property
     def group(self) -> int:
         """Query heads per key/value head (grouped-query attention)."""
         return self.num_attention_heads // self.num_key_value_heads
+
+    @property
+    def kind(self) -> Family:
+        return FAMILIES[self.family]
 
 
 def read_json_object(path: Path, error: type[Exception]) -> dict[str, Any]:
@@ -59,36 +77,43 @@ def read_json_object(path: Path, error: type[Exception]) -> dict[str, Any]:
     return raw
 
 
-def load_config(model_dir: str | Path) -> Qwen3Config:
+def load_config(model_dir: str | Path) -> ModelConfig:
     path = Path(model_dir) / "config.json"
     if not path.is_file():
         raise ConfigError(f"{path}: no config.json in the model directory")
     return parse_config(read_json_object(path, ConfigError), str(path))
 
 
-def parse_config(raw: dict[str, Any], where: str = "config.json") -> Qwen3Config:
+def parse_config(raw: dict[str, Any], where: str = "config.json") -> ModelConfig:
     def bad(key: str, why: str) -> ConfigError:
         return ConfigError(f"{where}: '{key}' {why}")
 
+    try:
+        fam = family_of(raw)
+    except UnknownFamily as e:
+        raise ConfigError(f"{where}: {e}") from None
     for key in _REQUIRED:
         if key not in raw:
-            raise bad(key, "is missing (every Qwen3 config.json has it)")
-    get = Reader(raw, bad)
+            raise bad(key, f"is missing (every {fam.name} config.json has it)")
+    get = Reader(raw, bad, fam.defaults)
     heads = get.positive_int("num_attention_heads")
     kv = raw.get("num_key_value_heads")
     kv_heads = heads if kv is None else get.positive_int("num_key_value_heads")
     if heads % kv_heads:
         raise bad("num_key_value_heads", f"= {kv_heads} does not divide num_attention_heads = "
                   f"{heads}")
-    _unsupported(raw, bad)
-    return Qwen3Config(
-        hidden_size=get.positive_int("hidden_size"),
-        intermediate_size=get.positive_int("intermediate_size"),
+    _unsupported(raw, bad, fam)
+    hidden = get.positive_int("hidden_size")
+    theta, scaling = _rope(raw, get, bad, fam)
+    return ModelConfig(
+        hidden_size=hidden, intermediate_size=get.positive_int("intermediate_size"),
         num_hidden_layers=get.positive_int("num_hidden_layers"),
         num_attention_heads=heads, num_key_value_heads=kv_heads,
-        head_dim=_head_dim(get, bad), vocab_size=get.positive_int("vocab_size"),
-        rms_norm_eps=get.positive_float("rms_norm_eps"), rope_theta=_rope_theta(raw, get, bad),
-        tie_word_embeddings=get.boolean("tie_word_embeddings"), torch_dtype=_dtype(raw, bad))
+        head_dim=_head_dim(raw, get, bad, fam, hidden, heads),
+        vocab_size=get.positive_int("vocab_size"),
+        rms_norm_eps=get.positive_float("rms_norm_eps"), rope_theta=theta,
+        tie_word_embeddings=get.boolean("tie_word_embeddings"), torch_dtype=_dtype(raw, bad),
+        family=fam.name, rope_scaling=scaling)
 
 
 class Reader:
@@ -98,7 +123,7 @@ class Reader:
     def __init__(self, raw: dict[str, Any], bad: Any,
                  defaults: dict[str, Any] | None = None) -> None:
         self.raw, self.bad = raw, bad
-        self.defaults = _DEFAULTS if defaults is None else defaults
+        self.defaults = FAMILIES["qwen3"].defaults if defaults is None else defaults
 
     def value(self, key: str) -> Any:
         v = self.raw.get(key)
@@ -123,39 +148,70 @@ class Reader:
         return v
 
 
-def _head_dim(get: Reader, bad: Any) -> int:
-    d = get.positive_int("head_dim")
+def _head_dim(raw: dict[str, Any], get: Reader, bad: Any, fam: Family, hidden: int,
+              heads: int) -> int:
+    if raw.get("head_dim") is None and fam.head_dim_from_heads:
+        d = hidden // heads
+    else:
+        d = get.positive_int("head_dim")
     if d & (d - 1) or d < 2:
-        raise bad("head_dim", f"= {d}: this engine needs a power of two (every Qwen3 uses 128)")
+        raise bad("head_dim", f"= {d}: this engine needs a power of two (Qwen3 uses 128, "
+                  "Llama 3.2 64 or 128)")
     return d
 
 
-def _rope_theta(raw: dict[str, Any], get: Reader, bad: Any) -> float:
-    params = raw.get("rope_parameters") or raw.get("rope_scaling")
+def _rope(raw: dict[str, Any], get: Reader, bad: Any,
+          fam: Family) -> tuple[float, RopeScaling | None]:
+    """rope_theta, and the scaling of `rope_scaling` (v4) or `rope_parameters` (v5)."""
+    key = "rope_parameters" if raw.get("rope_parameters") is not None else "rope_scaling"
+    params = raw.get(key)
+    theta_of = get
+    scaling = None
     if params is not None:
-        kind = params.get("rope_type", params.get("type", "default")) if isinstance(
-            params, dict) else params
-        if kind != "default":
-            raise bad("rope_parameters", f"rope_type {kind!r} is not supported (only 'default')")
+        if not isinstance(params, dict):
+            raise bad(key, f"must be an object, not {params!r}")
+        kind = params.get("rope_type", params.get("type", "default"))
+        if kind not in fam.rope_types:
+            raise bad(key, f"rope_type {kind!r} is not supported for {fam.name} (only "
+                      f"{' and '.join(repr(t) for t in fam.rope_types)})")
         if raw.get("rope_theta") is None and "rope_theta" in params:
-            return Reader(params, bad).positive_float("rope_theta")
-    return get.positive_float("rope_theta")
+            theta_of = Reader(params, bad)
+        if kind == "llama3":
+            scaling = _llama3(params, raw, bad, key)
+    return theta_of.positive_float("rope_theta"), scaling
 
 
-def _unsupported(raw: dict[str, Any], bad: Any) -> None:
-    if raw.get("model_type", "qwen3") != "qwen3":
-        raise bad("model_type", f"is {raw['model_type']!r}, not 'qwen3'")
+def _llama3(params: dict[str, Any], raw: dict[str, Any], bad: Any, key: str) -> RopeScaling:
+    def number(name: str, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise bad(key, f"needs '{name}', a positive number (rope_type 'llama3'), not "
+                      f"{value!r}")
+        return float(value)
+
+    low, high = number("low_freq_factor", params.get("low_freq_factor")), \
+        number("high_freq_factor", params.get("high_freq_factor"))
+    if high <= low:
+        raise bad(key, f"high_freq_factor = {high} must be larger than low_freq_factor = {low}")
+    # transformers falls back to max_position_embeddings (LlamaConfig's default 2048)
+    original = params.get("original_max_position_embeddings",
+                          raw.get("max_position_embeddings") or 2048)
+    return RopeScaling(number("factor", params.get("factor")), low, high,
+                       int(number("original_max_position_embeddings", original)))
+
+
+def _unsupported(raw: dict[str, Any], bad: Any, fam: Family) -> None:
     if raw.get("hidden_act", "silu") != "silu":
-        raise bad("hidden_act", f"is {raw['hidden_act']!r}; Qwen3 uses 'silu'")
-    if raw.get("attention_bias"):
-        raise bad("attention_bias", "is true: projections with biases are not supported")
-    if raw.get("use_sliding_window"):
-        raise bad("use_sliding_window", "is true: sliding-window attention is not supported")
+        raise bad("hidden_act", f"is {raw['hidden_act']!r}; {fam.name} uses 'silu'")
+    for key, what in (("attention_bias", "projections with biases are"),
+                      ("mlp_bias", "MLP projections with biases are"),
+                      ("use_sliding_window", "sliding-window attention is")):
+        if raw.get(key):
+            raise bad(key, f"is true: {what} not supported")
 
 
 def _dtype(raw: dict[str, Any], bad: Any) -> str:
     key = "torch_dtype" if raw.get("torch_dtype") is not None else "dtype"
-    v = raw.get(key) or _DEFAULTS["torch_dtype"]
+    v = raw.get(key) or "float32"
     if v not in DTYPES:
         raise bad(key, f"is {v!r}; expected one of {', '.join(DTYPES)}")
     return str(v)

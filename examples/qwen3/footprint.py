@@ -3,12 +3,12 @@ allocated, and the check that it fits: a model too large for the GPU's free memo
 error (CT412, the code of an allocation beyond what the backend has) instead of an
 out-of-memory failure half-way through loading.
 
-Device: the weights at `--dtype` (the embedding, the LM head unless tied, every layer's
-matrices; the norms in float32), the KV cache at `--kv-dtype` (2 x layers x kv heads x rows x
-head_dim, rows = prompt + new tokens rounded up to the cache tile), the decode step's buffers
-and the batched prefill's (prompt rows x the layer's widths, float32); each allocation rounded
-up to the CUDA allocator's granule. Host: every tensor as float32 while the checkpoint is read
-(weights.py widens BF16 on the host), plus the device copies on the interpreter, whose device
+Device: the weights at `--dtype` (the embedding, the LM head unless tied, every layer's matrices;
+the norms in float32, Qwen3's q/k norms too), the KV cache at `--kv-dtype` (2 x layers x kv heads x
+rows x head_dim, rows = prompt + new tokens rounded up to the cache tile), the decode step's
+buffers and the batched prefill's (prompt rows x the layer's widths, float32); each allocation
+rounded up to the CUDA allocator's granule. Host: every tensor as float32 while the checkpoint is
+read (weights.py widens BF16 on the host), plus the device copies on the interpreter, whose device
 is the host.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from config import Qwen3Config
+from config import ModelConfig
 from model import CACHE_TILE, attention_splits
 
 BYTES = {"float32": 4, "bfloat16": 2}
@@ -41,14 +41,14 @@ class Footprint:
         return self.weights + self.cache + self.buffers
 
 
-def estimate(cfg: Qwen3Config, dtype: str, kv_dtype: str, prompt_len: int,
+def estimate(cfg: ModelConfig, dtype: str, kv_dtype: str, prompt_len: int,
              new_tokens: int, cache_tile: int = CACHE_TILE) -> Footprint:
     h, d, inter, v = cfg.hidden_size, cfg.head_dim, cfg.intermediate_size, cfg.vocab_size
     nh, nkv, layers = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.num_hidden_layers
     wb, kb = BYTES[dtype], BYTES[kv_dtype]
     matrices = [(nh + 2 * nkv) * d * h, h * nh * d, inter * h, inter * h, h * inter] * layers
     matrices += [v * h] * (1 if cfg.tie_word_embeddings else 2)
-    vectors = [h, h, d, d] * layers + [h, d // 2]
+    vectors = ([h, h, d, d] if cfg.kind.qk_norm else [h, h]) * layers + [h, d // 2]
     weights = sum(_block(n * wb) for n in matrices) + sum(_block(4 * n) for n in vectors)
     seq = prompt_len + new_tokens
     rows = -(-seq // cache_tile) * cache_tile

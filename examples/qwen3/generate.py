@@ -1,4 +1,4 @@
-"""Text generation with the Qwen3 engine: a prompt or a chat in, text streamed out.
+"""Text generation with the engine (Qwen3, Llama 3.x): a prompt or a chat in, text streamed out.
 
     python examples/qwen3/generate.py --model DIR --prompt "text"
     python examples/qwen3/generate.py --model DIR --chat --prompt "Hi" [--system S] [--no-thinking]
@@ -8,13 +8,15 @@
         [--top-p P] [--seed S] [--dtype float32|bfloat16] [--kv-dtype float32|bfloat16]
         [--eager] [--step-prefill] [--json] [--progress]
 
-DIR is a Hugging Face Qwen3 checkpoint directory: config.json and *.safetensors, and for text
-its tokenizer.json (and tokenizer_config.json with the chat template for --chat). The text is
-streamed to stdout as it is generated, and generation stops at the end-of-sequence ids of
-generation_config.json (else config.json) or after --max-new-tokens; the sampling defaults are
-generation_config.json's, which the flags override. --json prints one JSON object instead (per
-turn with a chat on stdin): the ids, the text and the timings. --prompt-ids takes and prints
-token ids and needs no tokenizer.
+DIR is a Hugging Face checkpoint directory of a family the engine runs, Qwen3 or Llama 3.x
+(config.json's model_type, else its architectures, says which; another family is an error that
+names it): config.json and *.safetensors, and for text its tokenizer.json (and
+tokenizer_config.json with the chat template for --chat). The text is streamed to stdout as it
+is generated, and generation stops at the end-of-sequence ids of generation_config.json (else
+config.json) or after --max-new-tokens; the sampling defaults are generation_config.json's,
+which the flags override. --json prints one JSON object instead (per turn with a chat on stdin):
+the ids, the text and the timings. --prompt-ids takes and prints token ids and needs no
+tokenizer.
 
 Runs on the GPU when there is one, otherwise on the interpreter (tiny configs; CUTILE_BACKEND
 forces one). The prompt is prefilled in one batched pass; each decode step is one replay of a
@@ -36,10 +38,10 @@ from typing import Any
 
 import footprint as fp
 from chat_template import ChatTemplateError, load_template, render
-from config import ConfigError, Qwen3Config, load_config
+from config import ConfigError, ModelConfig, load_config
 from generation_config import Defaults, GenerationConfigError, load_defaults
 from hf_tokenizer import Tokenizer, TokenizerError
-from model import DTYPES, Qwen3, Sampling, check_ids
+from model import DTYPES, Engine, Sampling, check_ids
 from optional_deps import MissingExtra
 from progress_bar import Bar
 from weights import WeightsError, checkpoint_bytes, load_weights
@@ -80,7 +82,7 @@ class _Watch:
             self.on_tokens(new)
 
 
-def generate(model: Qwen3, prompt: list[int], max_new_tokens: int,
+def generate(model: Engine, prompt: list[int], max_new_tokens: int,
              sampling: Sampling = GREEDY, eager: bool = False, step_prefill: bool = False, *,
              stop: Collection[int] = (), on_tokens: Callable[[list[int]], None] | None = None,
              chunk: int = STREAM_CHUNK) -> Result:
@@ -239,13 +241,13 @@ def sampling_from(args: argparse.Namespace, d: Defaults) -> tuple[Sampling, dict
 class _Session:
     """What one run of the CLI holds: the loaded model and how to turn text into prompts."""
     args: argparse.Namespace
-    cfg: Qwen3Config
+    cfg: ModelConfig
     defaults: Defaults
     tokenizer: Tokenizer | None
     template: str | None
     sampling: Sampling
     shown: dict[str, Any]
-    model: Qwen3 | None = None
+    model: Engine | None = None
     warm: bool = False
 
 
@@ -331,7 +333,7 @@ def _load(s: _Session, prompt_len: int, new_tokens: int) -> None:
     weights = load_weights(args.model, cfg, reading.advance)
     reading.close()
     copying = Bar("weights to device", cfg.num_hidden_layers, "layers", show)
-    s.model = Qwen3(cfg, weights, args.dtype, kv_dtype=args.kv_dtype, progress=copying.advance)
+    s.model = Engine(cfg, weights, args.dtype, kv_dtype=args.kv_dtype, progress=copying.advance)
     copying.close()
 
 

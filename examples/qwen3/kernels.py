@@ -203,6 +203,43 @@ def qk_rope_append_kvbf16(q: Mut[Tensor[f32, (1, "G", "D")]],
     _qk_rope_append(q, kc, vc, qkv, q_norm, k_norm, inv_freq, pos_t, eps, NH, NKV, G, D, bf16)
 
 
+# The same without the q/k norm (Llama): each head only rotated, then stored as above.
+@ct.function
+def _head_rope(qkv, head, c, s, D):  # type: ignore[no-untyped-def]
+    x1 = qkv.load_tile((1, D // 2), (0, 2 * head))
+    x2 = qkv.load_tile((1, D // 2), (0, 2 * head + 1))
+    return ct.cat((x1 * c - x2 * s, x2 * c + x1 * s), 1).reshape((1, 1, D))
+
+
+@ct.function
+def _rope_append(q, kc, vc, qkv, inv_freq, pos_t, NH, NKV, G, D, KV):  # type: ignore[no-untyped-def]
+    h, _, _ = kc.tile_index()
+    pos = _scalar(pos_t)
+    angle = (pos.astype(f32) * inv_freq.load_tile((D // 2,), 0)).reshape((1, D // 2))
+    c = ct.cos(angle)
+    s = ct.sin(angle)
+    for g in range(G):
+        q.store(_head_rope(qkv, h * G + g, c, s, D), (0, g, 0))
+    kc.store(_head_rope(qkv, NH + h, c, s, D).astype(KV), (0, pos, 0))
+    vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)).astype(KV), (0, pos, 0))
+
+
+@ct.kernel
+def rope_append(q: Mut[Tensor[f32, (1, "G", "D")]], kc: Mut[Tensor[f32, (1, -1, "D")]],
+                vc: Mut[Tensor[f32, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
+                inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], NH: Const[int],
+                NKV: Const[int], G: Const[int], D: Const[int]) -> None:
+    _rope_append(q, kc, vc, qkv, inv_freq, pos_t, NH, NKV, G, D, f32)
+
+
+@ct.kernel
+def rope_append_kvbf16(q: Mut[Tensor[f32, (1, "G", "D")]], kc: Mut[Tensor[bf16, (1, -1, "D")]],
+                       vc: Mut[Tensor[bf16, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
+                       inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], NH: Const[int],
+                       NKV: Const[int], G: Const[int], D: Const[int]) -> None:
+    _rope_append(q, kc, vc, qkv, inv_freq, pos_t, NH, NKV, G, D, bf16)
+
+
 # -- decode attention, split over the cache (flash decoding) ----------------------------------
 # Block r = h A + a takes query head h and the cache tiles a, a + A, ... up to row pos of its kv
 # head, and leaves its unnormalized output row with the running max (mx) and sum (den) of that

@@ -1,13 +1,14 @@
-"""Batched prefill: the forward pass over all P prompt tokens at once, on GEMM and attention
-kernels (prefill_kernels.py) instead of P decode steps.
+"""Batched prefill: the model's one description (layers.py) lowered onto P-row kernels
+(prefill_kernels.py), the forward pass over all P prompt tokens at once instead of P decode
+steps.
 
-After `Qwen3.reset(prompt, ...)`, `run(model)` embeds the P prompt rows, runs every layer on
-(P, width) row blocks (norms, the stacked QKV GEMM, q/k norms and RoPE per row and position,
-K and V written straight into rows 0..P-1 of the KV cache, causal GQA attention over the
-prompt, the o-projection, the SwiGLU MLP), then the final norm and the LM head on the last
-row only, into the step's `x`; the step's own LM head and pick (greedy or sampled) then choose
-the first new token at position P - 1, write it to history[P] and set pos to P: the decode
-graph carries on from there exactly as after P decode steps.
+After `Engine.reset(prompt, ...)`, `run(model)` embeds the P prompt rows, runs every layer on
+(P, width) row blocks (norms, the stacked QKV GEMM, the q/k norms where the family has them and
+RoPE per row and position, K and V written straight into rows 0..P-1 of the KV cache, causal
+GQA attention over the prompt, the o-projection adding the residual, the SwiGLU MLP), then the
+final norm on the last row only, into the step's `x`; the step's own LM head and pick (step.py,
+greedy or sampled) then choose the first new token at position P - 1, write it to history[P]
+and set pos to P: the decode graph carries on from there exactly as after P decode steps.
 
 The launches are `Link`s over named buffers, as in the decode step: the prefill's activations
 live in `model.buf` under `pf_*` names while it runs (shapes depend on P) and are dropped after.
@@ -19,13 +20,14 @@ from typing import TYPE_CHECKING
 
 import links as lk
 import numpy as np
-import prefill_kernels as pk
+from layers import Attend, Embed, Head, Norm, Op, Project, Rope, SwiGLU
 from links import Link, pow2
+from step import Step
 
 import cutile as ct
 
 if TYPE_CHECKING:
-    from model import DeviceLayer, Qwen3
+    from model import Engine
 
 CHUNK = 48  # launches per `.then` chain; one sync per chain keeps the chains' recursion short
 
@@ -33,76 +35,81 @@ CHUNK = 48  # launches per `.then` chain; one sync per chain keeps the chains' r
 class Plan:
     """The tile shapes of a prefill of `rows` tokens and the launches that do it."""
 
-    def __init__(self, model: Qwen3, rows: int, bm: int | None = None) -> None:
-        self.m, self.rows = model, rows
+    def __init__(self, model: Engine, rows: int, bm: int | None = None) -> None:
+        self.m, self.rows, self.k = model, rows, model.kernels
         # rows per tile of the GEMMs and the attention (a multiple of 16 for the MMAs)
-        self.bm = bm or min(64, max(16, pow2(rows)))
-        self.kern = {name: getattr(pk, name + model.suffix)
-                     for name in ("embed_rows", "gemm", "gemm_residual", "gate_up_rows")}
-        self.kern |= {name: getattr(pk, name + model.kv_suffix)
-                      for name in ("kv_fill", "prefill_attention")}
+        self.bm = bm or model.tuning.gemm_rows(rows)
+        self.gemm = model.tuning.gemm
+        self.hp = (1, pow2(model.cfg.hidden_size))
+
+    @staticmethod
+    def name(activation: str) -> str:
+        return "pf_" + activation
 
     def buffers(self) -> dict[str, ct.HostTensor]:
-        c, p, d = self.m.cfg, self.rows, self.m.cfg.head_dim
-        nh, nkv = c.num_attention_heads, c.num_key_value_heads
-        shapes = {"pf_h": (p, c.hidden_size), "pf_h2": (p, c.hidden_size),
-                  "pf_x": (p, c.hidden_size), "pf_qkv": (p, (nh + 2 * nkv) * d),
-                  "pf_q": (p, nh * d), "pf_attn": (p, nh * d),
-                  "pf_act": (p, c.intermediate_size)}
-        return {name: ct.zeros(shape, ct.f32) for name, shape in shapes.items()}
+        return {self.name(a): ct.zeros((self.rows, w), ct.f32)
+                for a, w in self.m.widths.items()}
 
     def links(self) -> list[Link]:
-        c, m = self.m.cfg, self.m
-        hp = pow2(c.hidden_size)
-        out = [Link(self.kern["embed_rows"], ("pf_h",), ((16, min(hp, 256)),),
-                    (m.embed, "history"))]
-        for i, layer in enumerate(m.layers):
-            out += self._attention(i, layer) + self._mlp(layer)
-        head, pick = m.links[-2:]
-        if pick.outs != ("history", "pos") or head.args[0] != "x":
-            raise RuntimeError("prefill: the step does not end with the LM head on 'x' and the "
-                               "pick of the next token (which writes history and pos)")
-        return [*out,
-                Link(pk.rms_norm_row_at, ("x",), ((1, hp),),
-                     ("pf_h", m.norm, self.rows - 1, c.rms_norm_eps), {"H": c.hidden_size}),
-                head, pick]  # the step's own LM head and pick, at pos = rows - 1
+        out: list[Link] = []
+        for op in self.m.ops():
+            out += self.lower(op)
+        return out
 
-    def _gemm(self, y: str, w: ct.HostTensor, x: str, res: str | None = None) -> Link:
-        n, k = w.shape
-        tiles = ((self.bm, min(pow2(n), 64)),)
-        consts = {"BK": min(pow2(k), 64)}
-        if res is None:
-            return Link(self.kern["gemm"], (y,), tiles, (x, w), consts)
-        return Link(self.kern["gemm_residual"], (y,), tiles, (res, x, w), consts)
+    def lower(self, op: Op) -> list[Link]:
+        c, m, pf = self.m.cfg, self.m, self.name
+        if isinstance(op, Embed):
+            e = m.tuning.embed_rows
+            return [Link(self.k.matmul("embed_rows"), (pf(op.out),),
+                         ((e["rows"], min(self.hp[1], e["cols"])),), (m.embed, "history"))]
+        if isinstance(op, Norm) and op.last_row:  # into the step's own one-row buffer
+            return [Link(self.k.norm("rms_row_at"), (op.out,), (self.hp,),
+                         (pf(op.src), op.weight, self.rows - 1, c.rms_norm_eps),
+                         {"H": c.hidden_size})]
+        if isinstance(op, Norm):
+            return [Link(self.k.norm("rms_rows"), (pf(op.out),), (self.hp,),
+                         (pf(op.src), op.weight, c.rms_norm_eps), {"H": c.hidden_size})]
+        if isinstance(op, Project):
+            return [self.project(op)]
+        if isinstance(op, SwiGLU):
+            n, k = op.gate.w.shape
+            return [Link(self.k.matmul("gate_up_rows"), (pf(op.out),),
+                         ((self.bm, min(pow2(n), self.gemm["bn"])),),
+                         (pf(op.src), op.gate.w, op.up.w), {"BK": min(pow2(k), self.gemm["bk"])})]
+        if isinstance(op, Rope):
+            return self.rope(op)
+        if isinstance(op, Attend):
+            d = c.head_dim
+            return [Link(self.k.attention("prefill"), (pf(op.out),), ((self.bm, d),),
+                         (pf(op.q), f"k{op.layer}", f"v{op.layer}", d ** -0.5),
+                         {"G": c.group, "BN": self.bm})]
+        if isinstance(op, Head):  # the step's own LM head and pick, at pos = rows - 1
+            return Step(m).head(op.src, m.sampling)
+        raise TypeError(f"prefill: no lowering of {op!r}")
 
-    def _norm(self, h: str, w: ct.HostTensor) -> Link:
-        c = self.m.cfg
-        return Link(pk.rms_norm_rows, ("pf_x",), ((1, pow2(c.hidden_size)),),
-                    (h, w, c.rms_norm_eps), {"H": c.hidden_size})
+    def project(self, op: Project) -> Link:
+        n, k = op.w.w.shape
+        tiles = ((self.bm, min(pow2(n), self.gemm["bn"])),)
+        consts = {"BK": min(pow2(k), self.gemm["bk"])}
+        y, x = self.name(op.out), self.name(op.src)
+        if op.residual is None:
+            return Link(self.k.matmul("gemm"), (y,), tiles, (x, op.w.w), consts)
+        return Link(self.k.matmul("gemm_residual"), (y,), tiles,
+                    (self.name(op.residual), x, op.w.w), consts)
 
-    def _attention(self, i: int, layer: DeviceLayer) -> list[Link]:
-        c, d, bm, m = self.m.cfg, self.m.cfg.head_dim, self.bm, self.m
+    def rope(self, op: Rope) -> list[Link]:
+        c, m, d, bm = self.m.cfg, self.m, self.m.cfg.head_dim, self.bm
         nh, nkv, eps = c.num_attention_heads, c.num_key_value_heads, c.rms_norm_eps
-        kc, vc = f"k{i}", f"v{i}"
-        return [
-            self._norm("pf_h", layer.input_norm),
-            self._gemm("pf_qkv", layer.qkv.w, "pf_x"),
-            Link(pk.q_norm_rope_rows, ("pf_q",), ((bm, d),),
-                 ("pf_qkv", layer.q_norm, m.inv_freq, eps)),
-            Link(self.kern["kv_fill"], (kc, vc), ((1, m.cache_rows, d),) * 2,
-                 ("pf_qkv", layer.k_norm, m.inv_freq, self.rows, eps),
-                 {"NH": nh, "NKV": nkv, "BM": bm}),
-            Link(self.kern["prefill_attention"], ("pf_attn",), ((bm, d),),
-                 ("pf_q", kc, vc, d ** -0.5), {"G": c.group, "BN": bm}),
-            self._gemm("pf_h2", layer.o.w, "pf_attn", res="pf_h"),
-        ]
-
-    def _mlp(self, layer: DeviceLayer) -> list[Link]:
-        n, k = layer.gate.w.shape
-        gate_up = Link(self.kern["gate_up_rows"], ("pf_act",), ((self.bm, min(pow2(n), 64)),),
-                       ("pf_x", layer.gate.w, layer.up.w), {"BK": min(pow2(k), 64)})
-        return [self._norm("pf_h2", layer.post_norm), gate_up,
-                self._gemm("pf_h", layer.down.w, "pf_act", res="pf_h2")]
+        caches, slab = (f"k{op.layer}", f"v{op.layer}"), ((1, m.cache_rows, d),) * 2
+        q, src, consts = self.name(op.q), self.name(op.src), {"NH": nh, "NKV": nkv, "BM": bm}
+        if op.q_norm is None or op.k_norm is None:
+            return [Link(self.k.attention("q_rope_rows"), (q,), ((bm, d),), (src, m.inv_freq)),
+                    Link(self.k.attention("kv_rope_fill"), caches, slab,
+                         (src, m.inv_freq, self.rows), consts)]
+        return [Link(self.k.attention("q_norm_rope_rows"), (q,), ((bm, d),),
+                     (src, op.q_norm, m.inv_freq, eps)),
+                Link(self.k.attention("kv_norm_rope_fill"), caches, slab,
+                     (src, op.k_norm, m.inv_freq, self.rows, eps), consts)]
 
 
 def run_links(buf: lk.Buffers, links: list[Link], eager: bool) -> None:
@@ -114,7 +121,7 @@ def run_links(buf: lk.Buffers, links: list[Link], eager: bool) -> None:
         lk.chain(buf, links[start:start + CHUNK]).sync()
 
 
-def run(model: Qwen3, eager: bool = False, bm: int | None = None) -> None:
+def run(model: Engine, eager: bool = False, bm: int | None = None) -> None:
     """The prefill of the prompt given to `model.reset`: KV-cache rows 0..P-1, history[P] = the
     first new token, pos = P. Call it right after `reset` (pos 0), before `capture`. `bm`: rows
     per tile (default: the prompt's length rounded up to a power of two, 16 to 64)."""

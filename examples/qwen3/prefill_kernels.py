@@ -183,6 +183,50 @@ def kv_fill_kvbf16(kc: Mut[Tensor[bf16, (1, -1, "D")]], vc: Mut[Tensor[bf16, (1,
     _kv_fill(kc, vc, qkv, k_norm, inv_freq, n, eps, NH, NKV, BM, D, bf16)
 
 
+# The same without the q/k norm (Llama): rows only rotated at their positions.
+@ct.function
+def _rope_rows(qkv, inv_freq, i, c, BM, D):  # type: ignore[no-untyped-def]
+    x1 = qkv.load_tile((BM, D // 2), (i, 2 * c))
+    x2 = qkv.load_tile((BM, D // 2), (i, 2 * c + 1))
+    pos = (i * BM + ct.arange(BM, i32)).astype(f32).reshape((BM, 1))
+    angle = pos * inv_freq.load_tile((D // 2,), 0).reshape((1, D // 2))
+    c_ = ct.cos(angle)
+    s_ = ct.sin(angle)
+    return ct.cat((x1 * c_ - x2 * s_, x2 * c_ + x1 * s_), 1)
+
+
+@ct.kernel
+def q_rope_rows(out: Mut[Tensor[f32, ("BM", "D")]], qkv: Tensor[f32, (-1, -1)],
+                inv_freq: Tensor[f32, (-1,)], BM: Const[int], D: Const[int]) -> None:
+    i, h = out.tile_index()
+    out.store(_rope_rows(qkv, inv_freq, i, h, BM, D))
+
+
+@ct.function
+def _kv_rope_fill(kc, vc, qkv, inv_freq, n, NH, NKV, BM, D, KV):  # type: ignore[no-untyped-def]
+    h, _, _ = kc.tile_index()
+    for i in range(ct.cdiv(n, BM)):
+        k = _rope_rows(qkv, inv_freq, i, NH + h, BM, D)
+        kc.store(k.reshape((1, BM, D)).astype(KV), (0, i, 0))
+        v = qkv.load_tile((BM, D), (i, NH + NKV + h))
+        vc.store(v.reshape((1, BM, D)).astype(KV), (0, i, 0))
+
+
+@ct.kernel
+def kv_rope_fill(kc: Mut[Tensor[f32, (1, -1, "D")]], vc: Mut[Tensor[f32, (1, -1, "D")]],
+                 qkv: Tensor[f32, (-1, -1)], inv_freq: Tensor[f32, (-1,)], n: i32,
+                 NH: Const[int], NKV: Const[int], BM: Const[int], D: Const[int]) -> None:
+    _kv_rope_fill(kc, vc, qkv, inv_freq, n, NH, NKV, BM, D, f32)
+
+
+@ct.kernel
+def kv_rope_fill_kvbf16(kc: Mut[Tensor[bf16, (1, -1, "D")]],
+                        vc: Mut[Tensor[bf16, (1, -1, "D")]], qkv: Tensor[f32, (-1, -1)],
+                        inv_freq: Tensor[f32, (-1,)], n: i32, NH: Const[int], NKV: Const[int],
+                        BM: Const[int], D: Const[int]) -> None:
+    _kv_rope_fill(kc, vc, qkv, inv_freq, n, NH, NKV, BM, D, bf16)
+
+
 # -- causal attention over the prompt: BM query rows of one head per block --------------------
 # Query head h reads kv head h // G of the cache (rows 0..P-1 were just written), keeping a
 # running max and sum per row; out is the (P, NH D) input of the o-projection.

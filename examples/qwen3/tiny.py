@@ -1,6 +1,8 @@
-"""Tiny Qwen3 checkpoints, written as Hugging Face writes them: for the tests and for demos.
+"""Tiny Qwen3 and Llama 3 checkpoints, written as Hugging Face writes them: for the tests and
+for demos.
 
-    python examples/qwen3/tiny.py OUTDIR [--dtype F32|BF16] [--shards N] [--seed S]
+    python examples/qwen3/tiny.py OUTDIR [--family qwen3|llama] [--dtype F32|BF16] [--shards N]
+        [--seed S] [--hf-init]
 
 writes a complete tiny checkpoint to OUTDIR: config.json, the weights (model.safetensors, or
 shards and model.safetensors.index.json), generation_config.json, and a real-format tokenizer
@@ -11,14 +13,21 @@ sees text stream and stop at the end-of-sequence token. Then:
 
     python examples/qwen3/generate.py --model OUTDIR --chat --prompt "Hi"
 
+`--family llama` writes a Llama 3 checkpoint instead (TINY_LLAMA: no q/k norm, Llama 3's
+scaled RoPE with an original context short enough that the scaling changes the tiny model's
+frequencies, the same tokenizer and thread). `--hf-init` writes no thread and no tokenizer:
+the family's transformers model with transformers' own random initialization, saved by
+`save_pretrained` (needs torch and transformers).
+
 `write` and `random_tensors` are the plain writers: seeded random weights whose logits are well
 separated (greedy choices are not near-ties), F32 or BF16 (written in the safetensors format
-directly: NumPy has no bfloat16).
+directly: NumPy has no bfloat16); `random_tensors` gives a Llama config no q/k norms.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import struct
 import sys
@@ -38,6 +47,19 @@ TINY: dict[str, Any] = {
     "rope_theta": 10000.0, "tie_word_embeddings": False, "torch_dtype": "float32",
     "hidden_act": "silu", "attention_bias": False, "max_position_embeddings": 512,
 }
+# A Llama 3.x config.json at the same tiny size: head_dim is left to hidden_size / heads (16),
+# and the llama3 RoPE scaling's original context (64) puts the 8 frequencies in all three of
+# its bands (kept, blended, divided by `factor`).
+TINY_LLAMA: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
+    "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "vocab_size": 1000, "rms_norm_eps": 1e-5, "rope_theta": 500000.0,
+    "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                     "high_freq_factor": 4.0, "original_max_position_embeddings": 64},
+    "tie_word_embeddings": False, "torch_dtype": "float32", "hidden_act": "silu",
+    "attention_bias": False, "mlp_bias": False, "max_position_embeddings": 512,
+}
+CONFIGS = {"qwen3": TINY, "llama": TINY_LLAMA}
 # The tiny model's answer: multi-byte characters (an em dash, an emoji) that the byte-level BPE
 # keeps as one token per byte, so streaming must hold partial characters back.
 REPLY = "Hello from a tiny Qwen3 on cutile—🙂"
@@ -60,8 +82,10 @@ SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{
 def random_tensors(cfg: dict[str, Any], seed: int) -> dict[str, A]:
     """Weights whose logits are well separated, so greedy choices are not near-ties."""
     rng = np.random.default_rng(seed)
-    h, d, inter = cfg["hidden_size"], cfg["head_dim"], cfg["intermediate_size"]
+    h, inter = cfg["hidden_size"], cfg["intermediate_size"]
     nh, nkv, v = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["vocab_size"]
+    d = cfg.get("head_dim") or h // nh
+    qk_norm = cfg.get("model_type", "qwen3") == "qwen3"
 
     def mat(n: int, k: int) -> A:
         out: A = rng.standard_normal((n, k)) / np.sqrt(k)
@@ -77,9 +101,10 @@ def random_tensors(cfg: dict[str, Any], seed: int) -> dict[str, A]:
               p + "self_attn.q_proj.weight": mat(nh * d, h),
               p + "self_attn.k_proj.weight": mat(nkv * d, h),
               p + "self_attn.v_proj.weight": mat(nkv * d, h),
-              p + "self_attn.o_proj.weight": mat(h, nh * d) * 4.0,
-              p + "self_attn.q_norm.weight": norm(d), p + "self_attn.k_norm.weight": norm(d),
-              p + "mlp.gate_proj.weight": mat(inter, h), p + "mlp.up_proj.weight": mat(inter, h),
+              p + "self_attn.o_proj.weight": mat(h, nh * d) * 4.0}
+        if qk_norm:  # drawn here, between o and the MLP: the seeds' walks stay what they were
+            t |= {p + "self_attn.q_norm.weight": norm(d), p + "self_attn.k_norm.weight": norm(d)}
+        t |= {p + "mlp.gate_proj.weight": mat(inter, h), p + "mlp.up_proj.weight": mat(inter, h),
               p + "mlp.down_proj.weight": mat(h, inter) * 4.0}
     if not cfg["tie_word_embeddings"]:
         t["lm_head.weight"] = mat(v, h) * 4.0
@@ -214,12 +239,13 @@ def replying_tensors(cfg: dict[str, Any], reply: list[int], eos: int, seed: int)
     return t
 
 
-def write_tiny(model_dir: Path, dtype: str = "F32", shards: int = 1, seed: int = 0) -> Tiny:
+def write_tiny(model_dir: Path, dtype: str = "F32", shards: int = 1, seed: int = 0,
+               family: str = "qwen3") -> Tiny:
     """The complete demo checkpoint (see the module's docstring)."""
     tok = build_tokenizer()
     ids = {s: int(tok.token_to_id(s)) for s in (*SPECIAL, *THINK)}
     reply = list(tok.encode(REPLY, add_special_tokens=False).ids)
-    cfg = {**TINY, "torch_dtype": "bfloat16" if dtype == "BF16"
+    cfg = {**CONFIGS[family], "torch_dtype": "bfloat16" if dtype == "BF16"
            else "float32", "bos_token_id": ids["<|endoftext|>"],
            "eos_token_id": ids["<|im_end|>"]}
     stored = write(model_dir, cfg, replying_tensors(cfg, reply, ids["<|im_end|>"], seed), dtype,
@@ -236,9 +262,33 @@ def write_tiny(model_dir: Path, dtype: str = "F32", shards: int = 1, seed: int =
     return Tiny(cfg, stored, reply, ids)
 
 
+def write_hf(model_dir: Path, cfg: dict[str, Any], seed: int = 0) -> Any:
+    """The model of `cfg` (a Qwen3 or Llama config.json) with transformers' own random
+    initialization, in float32, saved by `save_pretrained` (config.json and safetensors);
+    returns the transformers model. Needs torch and transformers."""
+    try:  # by name: torch is no dependency of cutile (nor of its type check)
+        torch = importlib.import_module("torch")
+        transformers = importlib.import_module("transformers")
+    except ImportError:
+        raise SystemExit("tiny.py: --hf-init needs torch and transformers") from None
+    prefix = {"qwen3": "Qwen3", "llama": "Llama"}[cfg.get("model_type", "qwen3")]
+    keys = {k: v for k, v in cfg.items() if k not in ("architectures", "model_type",
+                                                       "torch_dtype")}
+    torch.manual_seed(seed)
+    config = getattr(transformers, prefix + "Config")(**keys)
+    hf = getattr(transformers, prefix + "ForCausalLM")(config).float().eval()
+    hf.save_pretrained(model_dir)
+    return hf
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("outdir", type=Path, help="the checkpoint directory to write")
+    p.add_argument("--family", choices=sorted(CONFIGS), default="qwen3",
+                   help="the model family (qwen3: TINY; llama: TINY_LLAMA)")
+    p.add_argument("--hf-init", action="store_true",
+                   help="transformers' own random weights via save_pretrained (needs torch); "
+                        "no tokenizer, no reply thread")
     p.add_argument("--dtype", choices=("F32", "BF16"), default="F32",
                    help="the stored weights' dtype")
     p.add_argument("--shards", type=int, default=1, help="safetensors files (1: no index)")
@@ -246,7 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.shards < 1:
         p.error("--shards must be at least 1")
-    tiny = write_tiny(args.outdir, args.dtype, args.shards, args.seed)
+    if args.hf_init:
+        write_hf(args.outdir, CONFIGS[args.family], args.seed)
+        print(f"wrote {args.outdir}: a {args.family} model with transformers' random weights")
+        return 0
+    tiny = write_tiny(args.outdir, args.dtype, args.shards, args.seed, args.family)
     print(f"wrote {args.outdir}: {tiny.cfg['num_hidden_layers']} layers, hidden "
           f"{tiny.cfg['hidden_size']}, vocabulary {tiny.cfg['vocab_size']}; it answers "
           f"{REPLY!r}")

@@ -1,5 +1,6 @@
-"""Qwen3 weights from `*.safetensors` (one `model.safetensors`, or shards listed in
-`model.safetensors.index.json`), under Hugging Face's tensor names, as float32 NumPy arrays.
+"""A model's weights from `*.safetensors` (one `model.safetensors`, or shards listed in
+`model.safetensors.index.json`), under Hugging Face's tensor names (families.py: the same for
+Qwen3 and Llama, plus Qwen3's q/k norms), as float32 NumPy arrays.
 
 F32 and F16 tensors are read through `safetensors`' NumPy API. NumPy has no bfloat16, so BF16
 tensors are read as their raw 16-bit patterns (offsets from the file's header, which the
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from config import Qwen3Config, read_json_object
+from config import ModelConfig, read_json_object
+from families import EMBED, FINAL_NORM, LM_HEAD
 from numpy.typing import NDArray
 from optional_deps import need
 
@@ -26,7 +28,7 @@ F32 = NDArray[np.float32]
 
 
 class WeightsError(ValueError):
-    """A checkpoint that does not hold the tensors a Qwen3 config asks for."""
+    """A checkpoint that does not hold the tensors its config asks for."""
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,8 @@ class Layer:
     k: F32
     v: F32
     o: F32
-    q_norm: F32
-    k_norm: F32
+    q_norm: F32 | None  # None: the family has no q/k norm (Llama)
+    k_norm: F32 | None
     post_norm: F32
     gate: F32
     up: F32
@@ -55,34 +57,32 @@ class Weights:
 Progress = Callable[[int], None]  # called with the bytes of each tensor read
 
 
-def load_weights(model_dir: str | Path, cfg: Qwen3Config,
+def load_weights(model_dir: str | Path, cfg: ModelConfig,
                  progress: Progress | None = None) -> Weights:
     tensors = read_safetensors(Path(model_dir), progress)
     take = _Taker(tensors)
-    embed = take("model.embed_tokens.weight", (cfg.vocab_size, cfg.hidden_size))
+    embed = take(EMBED, (cfg.vocab_size, cfg.hidden_size))
     layers = [_layer(take, cfg, i) for i in range(cfg.num_hidden_layers)]
-    norm = take("model.norm.weight", (cfg.hidden_size,))
-    head = embed if cfg.tie_word_embeddings else take("lm_head.weight",
-                                                       (cfg.vocab_size, cfg.hidden_size))
+    norm = take(FINAL_NORM, (cfg.hidden_size,))
+    head = embed if cfg.tie_word_embeddings else take(LM_HEAD, (cfg.vocab_size, cfg.hidden_size))
     return Weights(embed, layers, norm, head)
 
 
-def _layer(take: _Taker, cfg: Qwen3Config, i: int) -> Layer:
-    p, h, d = f"model.layers.{i}.", cfg.hidden_size, cfg.head_dim
-    q_out, kv_out, inter = cfg.num_attention_heads * d, cfg.num_key_value_heads * d, \
-        cfg.intermediate_size
-    return Layer(
-        input_norm=take(p + "input_layernorm.weight", (h,)),
-        q=take(p + "self_attn.q_proj.weight", (q_out, h)),
-        k=take(p + "self_attn.k_proj.weight", (kv_out, h)),
-        v=take(p + "self_attn.v_proj.weight", (kv_out, h)),
-        o=take(p + "self_attn.o_proj.weight", (h, q_out)),
-        q_norm=take(p + "self_attn.q_norm.weight", (d,)),
-        k_norm=take(p + "self_attn.k_norm.weight", (d,)),
-        post_norm=take(p + "post_attention_layernorm.weight", (h,)),
-        gate=take(p + "mlp.gate_proj.weight", (inter, h)),
-        up=take(p + "mlp.up_proj.weight", (inter, h)),
-        down=take(p + "mlp.down_proj.weight", (h, inter)))
+def layer_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
+    """The shape of each tensor of a layer, by role (families.LAYER_TENSORS' keys)."""
+    h, d, inter = cfg.hidden_size, cfg.head_dim, cfg.intermediate_size
+    q_out, kv_out = cfg.num_attention_heads * d, cfg.num_key_value_heads * d
+    return {"input_norm": (h,), "q": (q_out, h), "k": (kv_out, h), "v": (kv_out, h),
+            "o": (h, q_out), "q_norm": (d,), "k_norm": (d,), "post_norm": (h,),
+            "gate": (inter, h), "up": (inter, h), "down": (h, inter)}
+
+
+def _layer(take: _Taker, cfg: ModelConfig, i: int) -> Layer:
+    shapes = layer_shapes(cfg)
+    got = {role: take(f"model.layers.{i}.{name}", shapes[role])
+           for role, name in cfg.kind.layer_tensors.items()}
+    return Layer(got["input_norm"], got["q"], got["k"], got["v"], got["o"], got.get("q_norm"),
+                 got.get("k_norm"), got["post_norm"], got["gate"], got["up"], got["down"])
 
 
 class _Taker:

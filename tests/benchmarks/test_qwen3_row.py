@@ -190,3 +190,34 @@ def test_transformers_peers_and_the_profile_on_the_gpu(tmp_path: Path) -> None:
     prof = qd.kernel_profile(model, 40)
     assert len(prof) >= 5 and all(r["calls_per_step"] > 0 for r in prof)
     assert sum(r["us_per_step"] for r in prof) > 0
+
+
+def test_llama_family_shapes_and_sizes(capsys: pytest.CaptureFixture[str]) -> None:
+    """--family llama: Llama-3.2's published shapes, sizes named case-insensitively, a size the
+    family lacks an argparse error (before torch is imported); the roofline's bytes count the
+    tied head once and head_dim 64's K/V."""
+    assert qd.size_name("llama", "1b") == "1B" and qd.size_name("qwen3", "0.6b") == "0.6B"
+    with pytest.raises(SystemExit) as e:
+        qd.main(["--family", "llama", "--size", "0.6B"])
+    assert e.value.code == 2 and "llama has no size '0.6B' (it has 1B, 3B)" in \
+        capsys.readouterr().err
+    c = qd.shape_config("1B", "llama")
+    assert (c.hidden_size, c.head_dim, c.num_hidden_layers, c.vocab_size) == (2048, 64, 16, 128256)
+    layer = (32 + 16) * 64 * 2048 + 32 * 64 * 2048 + 3 * 2048 * 8192
+    assert qd.bytes_per_token(c, 0) == 2 * (16 * layer + 128256 * 2048)  # 1.24B parameters
+    assert qd.bytes_per_token(c, 10) - qd.bytes_per_token(c, 0) == 16 * 2 * 8 * 10 * 64 * 2
+
+
+def test_engine_functions_on_a_tiny_llama_checkpoint(tmp_path: Path) -> None:
+    """load_engine reads a Llama checkpoint (the family from config.json) and the timed paths
+    agree: graph and eager pick the same tokens after a skipped prefix."""
+    sys.path[:0] = [str(QWEN3_TESTS)]
+    import checkpoint
+
+    cfg = {**checkpoint.TINY_LLAMA, "torch_dtype": "bfloat16"}
+    checkpoint.write(tmp_path, cfg, checkpoint.random_tensors(cfg, 10), "BF16")
+    model = qd.load_engine(tmp_path)
+    assert model.cfg.family == "llama" and model.cfg.rope_scaling is not None
+    _, graph = qd.engine_rate(model, 20, 3, eager=False)
+    _, eager = qd.engine_rate(model, 20, 3, eager=True)
+    assert graph == eager and len(graph) == 4

@@ -1,6 +1,6 @@
-"""Tiny Qwen3 checkpoints with seeded random weights, written as Hugging Face writes them: the
-writer is the engine's public helper `examples/qwen3/tiny.py` (also a CLI for demos); the tests
-import it under this name."""
+"""Tiny Qwen3 and Llama checkpoints with seeded random weights, written as Hugging Face writes
+them: the writer is the engine's public helper `examples/qwen3/tiny.py` (also a CLI for demos);
+the tests import it under this name."""
 
 from __future__ import annotations
 
@@ -15,6 +15,6 @@ if "tiny" not in sys.modules:  # by path: the engine's folder need not be on sys
     sys.modules["tiny"] = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(sys.modules["tiny"])
 
-from tiny import TINY, bf16_round, random_tensors, write  # noqa: E402
+from tiny import TINY, TINY_LLAMA, bf16_round, random_tensors, write  # noqa: E402
 
-__all__ = ["TINY", "bf16_round", "random_tensors", "write"]
+__all__ = ["TINY", "TINY_LLAMA", "bf16_round", "random_tensors", "write"]

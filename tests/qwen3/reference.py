@@ -1,5 +1,6 @@
-"""A NumPy Qwen3 forward pass (float64), written from the model's definition and independent
-of the engine: the oracle the engine's greedy tokens are compared with."""
+"""A NumPy Qwen3 / Llama 3 forward pass (float64), written from the models' definitions and
+independent of the engine: the oracle the engine's greedy tokens are compared with. Llama has
+no q/k norm and may scale RoPE's frequencies (rope_scaling with rope_type "llama3")."""
 
 from __future__ import annotations
 
@@ -18,10 +19,29 @@ def rms(x: A, w: A, eps: float) -> A:
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * w
 
 
-def rope(x: A, pos: int, theta: float) -> A:
+def frequencies(cfg: dict[str, Any], d: int) -> A:
+    """theta^(-2i/d); with Llama 3's scaling, the long wavelengths (beyond the original context
+    / low_freq_factor) divided by `factor` and those between that and original /
+    high_freq_factor blended linearly in original / wavelength."""
+    freq: A = 1.0 / cfg["rope_theta"] ** (np.arange(0, d, 2) / d)
+    s = cfg.get("rope_scaling") or {}
+    if s.get("rope_type", s.get("type")) != "llama3":
+        return freq
+    original = s["original_max_position_embeddings"]
+    low, high, factor = s["low_freq_factor"], s["high_freq_factor"], s["factor"]
+    wavelen = 2 * np.pi / freq
+    blend = (original / wavelen - low) / (high - low)
+    out: A = np.where(wavelen < original / high, freq,
+                      np.where(wavelen > original / low, freq / factor,
+                               (1 - blend) * freq / factor + blend * freq))
+    return out
+
+
+def rope(x: A, pos: int, theta: float, freq: A | None = None) -> A:
     """HF's rotate_half convention: element i pairs with element i + d/2."""
     d = x.shape[-1]
-    freq = 1.0 / theta ** (np.arange(0, d, 2) / d)
+    if freq is None:
+        freq = 1.0 / theta ** (np.arange(0, d, 2) / d)
     ang = pos * np.concatenate([freq, freq])
     half = np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1)
     return x * np.cos(ang) + half * np.sin(ang)
@@ -59,13 +79,16 @@ class Reference:
 
     def attention(self, i: int, p: str, x: A, pos: int) -> A:
         c = self.c
-        d, nh, nkv = c["head_dim"], c["num_attention_heads"], c["num_key_value_heads"]
-        eps, theta = c["rms_norm_eps"], c["rope_theta"]
+        nh, nkv = c["num_attention_heads"], c["num_key_value_heads"]
+        d = c.get("head_dim") or c["hidden_size"] // nh
+        eps, theta, freq = c["rms_norm_eps"], c["rope_theta"], frequencies(c, d)
         q = (self.w(p + "self_attn.q_proj.weight") @ x).reshape(nh, d)
         k = (self.w(p + "self_attn.k_proj.weight") @ x).reshape(nkv, d)
         v = (self.w(p + "self_attn.v_proj.weight") @ x).reshape(nkv, d)
-        q = rope(rms(q, self.w(p + "self_attn.q_norm.weight"), eps), pos, theta)
-        k = rope(rms(k, self.w(p + "self_attn.k_norm.weight"), eps), pos, theta)
+        if p + "self_attn.q_norm.weight" in self.t:  # Qwen3's q/k norm (Llama has none)
+            q = rms(q, self.w(p + "self_attn.q_norm.weight"), eps)
+            k = rms(k, self.w(p + "self_attn.k_norm.weight"), eps)
+        q, k = rope(q, pos, theta, freq), rope(k, pos, theta, freq)
         if self.kv_bf16:
             k, v = bf16_round(k), bf16_round(v)
         self.keys[i].append(k)

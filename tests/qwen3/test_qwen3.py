@@ -19,6 +19,7 @@ sys.path[:0] = [str(ENGINE), str(Path(__file__).parent)]
 
 import checkpoint  # noqa: E402
 import reference  # noqa: E402
+import tuning  # noqa: E402
 from config import ConfigError, load_config, parse_config  # noqa: E402
 from generate import generate  # noqa: E402
 from kernels import (  # noqa: E402
@@ -310,6 +311,32 @@ def test_weights_errors_name_the_tensor(tmp_path: Path) -> None:
     (tmp_path / "model.safetensors").unlink()
     with pytest.raises(WeightsError, match=r"neither model\.safetensors nor"):
         load_weights(tmp_path, parse_config(cfg))
+
+
+def test_tuning_file_gives_the_h200_sweeps_tilings() -> None:
+    """tuning.json's entries: the H200's by its device name, the same as the default (the
+    interpreter's, an unnamed GPU's); the GEMV tilings it gives at the 0.6B and 4B shapes are
+    the sweeps' (README: BK 256 for QKV and the head, 128 otherwise; o split in 8 at 0.6B and 4
+    at 4B, down in 4; QKV occupancy 2 and latency 4 from K = 2048)."""
+    h200, default = tuning.load("NVIDIA H200"), tuning.load(None)
+    assert (h200.gpu, tuning.load("NVIDIA RTX 9999").gpu) == ("H200", default.gpu)
+    assert h200 == default and (h200.sms, h200.cache_tile) == (132, 128)
+    want = {  # (n, k, role) -> (bn, bk, splits, hints, latency)
+        (4096, 1024, "qkv"): (32, 256, 1, {}, 6), (6144, 2560, "qkv"): (32, 256, 1,
+                                                                        {"occupancy": 2}, 4),
+        (1024, 2048, "o"): (32, 128, 8, {"occupancy": 3}, 6),
+        (2560, 4096, "o"): (32, 128, 4, {"occupancy": 3}, 6),
+        (1024, 3072, "down"): (32, 128, 4, {"occupancy": 3}, 6),
+        (9728, 2560, "gate_up"): (32, 128, 1, {"occupancy": 3}, 2),
+        (151936, 1024, "head"): (32, 256, 1, {"occupancy": 3}, 6),
+        (40, 1000, "down"): (32, 128, 4, {"occupancy": 3}, 6),
+    }
+    for (n, k, role), tiling in want.items():
+        g = h200.gemv(n, k, role)
+        assert (g.bn, g.bk, g.splits, g.hints, g.latency) == tiling, (n, k, role)
+    assert (h200.attention_splits(32, 8), h200.attention_splits(16, 1),
+            h200.attention_splits(8, 64)) == (4, 1, 16)
+    assert (h200.gemm_rows(5), h200.gemm_rows(37), h200.gemm_rows(1000)) == (16, 64, 64)
 
 
 def test_engine_checks_clean() -> None:

@@ -1,0 +1,82 @@
+"""The engine's kernels by family, each op with its dtype variants: one table instead of names
+built from suffixes. A variant is chosen by the dtype the kernel reads: the matrices' for the
+matmul family (the embedding table, the projections, the LM head), the KV cache's for the
+attention family; the norms and the picks read float32 only (ANY).
+
+Decode kernels (one row, the position read on the device) live in kernels.py, the prefill's
+(P rows) in prefill_kernels.py; the ops named `*_rows` / `*_fill` / `prefill` are those."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import kernels as k
+import prefill_kernels as pk
+
+ANY = "any"  # a kernel with one variant: every activation it reads is float32
+Variants = dict[str, Any]  # dtype -> kernel
+
+NORM: dict[str, Variants] = {
+    "rms": {ANY: k.rms_norm},
+    "add_rms": {ANY: k.add_rms_norm},  # the residual's partial sums added, then the norm
+    "rms_rows": {ANY: pk.rms_norm_rows},
+    "rms_row_at": {ANY: pk.rms_norm_row_at},
+}
+MATMUL: dict[str, Variants] = {  # by the matrices' dtype
+    "embed": {"float32": k.embed_f32, "bfloat16": k.embed_bf16},
+    "gemv": {"float32": k.gemv_f32, "bfloat16": k.gemv_bf16},
+    "lm_head": {"float32": k.lm_head_f32, "bfloat16": k.lm_head_bf16},
+    "gate_up": {"float32": k.gate_up_f32, "bfloat16": k.gate_up_bf16},
+    "embed_rows": {"float32": pk.embed_rows_f32, "bfloat16": pk.embed_rows_bf16},
+    "gemm": {"float32": pk.gemm_f32, "bfloat16": pk.gemm_bf16},
+    "gemm_residual": {"float32": pk.gemm_residual_f32, "bfloat16": pk.gemm_residual_bf16},
+    "gate_up_rows": {"float32": pk.gate_up_rows_f32, "bfloat16": pk.gate_up_rows_bf16},
+}
+ATTENTION: dict[str, Variants] = {  # by the KV cache's dtype
+    "qk_norm_rope_append": {"float32": k.qk_rope_append, "bfloat16": k.qk_rope_append_kvbf16},
+    "rope_append": {"float32": k.rope_append, "bfloat16": k.rope_append_kvbf16},
+    "decode": {"float32": k.decode_attention, "bfloat16": k.decode_attention_kvbf16},
+    "merge": {ANY: k.attention_merge},
+    "q_norm_rope_rows": {ANY: pk.q_norm_rope_rows},
+    "q_rope_rows": {ANY: pk.q_rope_rows},
+    "kv_norm_rope_fill": {"float32": pk.kv_fill, "bfloat16": pk.kv_fill_kvbf16},
+    "kv_rope_fill": {"float32": pk.kv_rope_fill, "bfloat16": pk.kv_rope_fill_kvbf16},
+    "prefill": {"float32": pk.prefill_attention, "bfloat16": pk.prefill_attention_kvbf16},
+}
+SAMPLING: dict[str, Variants] = {
+    "greedy": {ANY: k.greedy_next},  # the pick over the LM head's block maxima
+    "sample": {ANY: k.sample_next},  # temperature, top-k, top-p, one Philox draw
+    "argmax": {ANY: k.argmax_row},
+}
+TABLE: dict[str, dict[str, Variants]] = {"norm": NORM, "matmul": MATMUL,
+                                         "attention": ATTENTION, "sampling": SAMPLING}
+
+
+def kernel(family: str, op: str, dtype: str = ANY) -> Any:
+    """The kernel of `op` in `family` that reads `dtype` (its only variant when it has one)."""
+    variants = TABLE[family][op]
+    found = variants.get(dtype, variants.get(ANY))
+    if found is None:
+        raise KeyError(f"{family}.{op} has no {dtype} variant (it has {', '.join(variants)})")
+    return found
+
+
+@dataclass(frozen=True)
+class Kernels:
+    """The table seen by a model: its matrices' and its cache's dtypes pick the variants."""
+    dtype: str
+    kv_dtype: str
+
+    def norm(self, op: str) -> Any:
+        return kernel("norm", op)
+
+    def matmul(self, op: str, hints: dict[str, int] | None = None) -> Any:
+        found = kernel("matmul", op, self.dtype)
+        return found.with_hints(**hints) if hints else found
+
+    def attention(self, op: str) -> Any:
+        return kernel("attention", op, self.kv_dtype)
+
+    def sampling(self, op: str) -> Any:
+        return kernel("sampling", op)

@@ -1,0 +1,139 @@
+"""The decode step: the model's ops (layers.py) lowered onto one-row kernels (kernels.py).
+
+The position is read on the device, so every launch's arguments stay the same from one step
+to the next (the step is captured once as a CUDA graph). Two choices of this lowering: a
+residual projection and the norm of its output are one pair of launches, a GEMV split over K
+into partial sums and `add_rms_norm`, which adds them to the residual and normalizes (for a
+narrow matrix, more blocks than the outputs alone give); attention is split over the cache in
+parts per head (flash decoding), then merged. Each op's buffers are declared as it is lowered,
+so `reset` allocates exactly what the links name (besides the KV cache and the token state).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from layers import Attend, Embed, Head, Matrix, Norm, Op, Project, Rope, SwiGLU
+from links import Link, pow2
+
+import cutile as ct
+
+if TYPE_CHECKING:
+    from model import Engine, Sampling
+
+Shape = tuple[int, ...]
+
+
+class Step:
+    """The links of one decode step of `m` and the float32 buffers they use (`shapes`)."""
+
+    def __init__(self, m: Engine) -> None:
+        self.m, self.k, self.c = m, m.kernels, m.cfg
+        self.hp = (1, pow2(m.cfg.hidden_size))
+        self.shapes: dict[str, tuple[Shape, Any]] = {}  # name -> (shape, dtype)
+
+    def buffer(self, name: str, shape: Shape, dtype: Any = ct.f32) -> str:
+        if self.shapes.setdefault(name, (shape, dtype)) != (shape, dtype):
+            raise ValueError(f"decode step: buffer '{name}' is used as {self.shapes[name]} and "
+                             f"as {(shape, dtype)}")
+        return name
+
+    def act(self, name: str, width: int | None = None) -> str:
+        """An activation row (its width from the model's table unless given)."""
+        return self.buffer(name, (1, self.m.widths[name] if width is None else width))
+
+    def links(self, ops: list[Op], sampling: Sampling) -> list[Link]:
+        out: list[Link] = []
+        i = 0
+        while i < len(ops):
+            op = ops[i]
+            if isinstance(op, Project) and op.residual is not None:
+                nxt = ops[i + 1] if i + 1 < len(ops) else None
+                if not isinstance(nxt, Norm) or nxt.src != op.out:
+                    raise ValueError("decode step: a residual projection must be followed by "
+                                     "the norm of its output")
+                out += self.project_add_norm(op, nxt)
+                i += 2
+                continue
+            out += self.head(op.src, sampling) if isinstance(op, Head) else self.lower(op)
+            i += 1
+        return out
+
+    def lower(self, op: Op) -> list[Link]:
+        c, m = self.c, self.m
+        if isinstance(op, Embed):
+            return [Link(self.k.matmul("embed"), (self.act(op.out),), (self.hp,),
+                         (m.embed, "history", "pos"))]
+        if isinstance(op, Norm):
+            return [Link(self.k.norm("rms"), (self.act(op.out),), (self.hp,),
+                         (self.act(op.src), op.weight, c.rms_norm_eps), {"H": c.hidden_size})]
+        if isinstance(op, Project):
+            return [self.gemv(self.act(op.out), op.w, self.act(op.src))]
+        if isinstance(op, SwiGLU):
+            g = op.gate
+            return [Link(self.k.matmul("gate_up", g.hints), (self.act(op.out),), ((1, g.bn),),
+                         (self.act(op.src), g.w, op.up.w), {"BK": g.bk, "LAT": g.latency})]
+        if isinstance(op, Rope):
+            return [self.rope(op)]
+        if isinstance(op, Attend):
+            return self.attend(op)
+        raise TypeError(f"decode step: no lowering of {op!r}")
+
+    def gemv(self, y: str, w: Matrix, x: str) -> Link:
+        return Link(self.k.matmul("gemv", w.hints), (y,), ((1, w.bn),), (x, w.w),
+                    {"S": w.splits, "BK": w.bk, "LAT": w.latency})
+
+    def project_add_norm(self, p: Project, n: Norm) -> list[Link]:
+        """out = residual + src @ W^T as S partial sums, then add_rms_norm adds them to the
+        residual (into out) and normalizes (into the norm's out)."""
+        assert p.residual is not None
+        h = self.c.hidden_size
+        parts = self.buffer(f"{p.out}_parts", (p.w.splits, p.w.n))
+        add = Link(self.k.norm("add_rms"), (self.act(p.out), self.act(n.out)), (self.hp, self.hp),
+                   (self.act(p.residual), parts, n.weight, self.c.rms_norm_eps),
+                   {"H": h, "S": p.w.splits})
+        return [self.gemv(parts, p.w, self.act(p.src)), add]
+
+    def rope(self, op: Rope) -> Link:
+        c, m, d = self.c, self.m, self.c.head_dim
+        nh, nkv = c.num_attention_heads, c.num_key_value_heads
+        slab = (1, m.cache_rows, d)
+        outs = (self.buffer(op.q, (nkv, c.group, d)), f"k{op.layer}", f"v{op.layer}")
+        tiles = ((1, c.group, d), slab, slab)
+        consts = {"NH": nh, "NKV": nkv}
+        if op.q_norm is None or op.k_norm is None:
+            return Link(self.k.attention("rope_append"), outs, tiles,
+                        (self.act(op.src), m.inv_freq, "pos"), consts)
+        return Link(self.k.attention("qk_norm_rope_append"), outs, tiles,
+                    (self.act(op.src), op.q_norm, op.k_norm, m.inv_freq, "pos", c.rms_norm_eps),
+                    consts)
+
+    def attend(self, op: Attend) -> list[Link]:
+        c, m, d = self.c, self.m, self.c.head_dim
+        parts = c.num_attention_heads * m.splits
+        ao, am, al = (self.buffer("ao", (parts, d)), self.buffer("am", (parts, 1)),
+                      self.buffer("al", (parts, 1)))
+        return [Link(self.k.attention("decode"), (ao, am, al), ((1, d), (1, 1), (1, 1)),
+                     (op.q, f"k{op.layer}", f"v{op.layer}", "pos", d ** -0.5),
+                     {"G": c.group, "A": m.splits, "BN": m.cache_tile}),
+                Link(self.k.attention("merge"), (self.act(op.out),), ((1, d),), (ao, am, al),
+                     {"A": m.splits})]
+
+    def head(self, src: str, s: Sampling) -> list[Link]:
+        """The LM head on `src` and the pick: history[pos + 1] = the token, pos += 1."""
+        c, m, w = self.c, self.m, self.m.lm_head
+        v, hist = c.vocab_size, (m.cache_seq,)
+        logits = self.buffer("logits", (1, v))
+        if s.temperature <= 0:
+            nb = m.head_blocks
+            top, top_at = self.buffer("top", (1, nb)), self.buffer("top_at", (1, nb), ct.i32)
+            return [Link(self.k.matmul("lm_head", w.hints), (logits, top, top_at),
+                         ((1, w.bn), (1, 1), (1, 1)), (src, w.w),
+                         {"V": v, "BK": w.bk, "LAT": w.latency}),
+                    Link(self.k.sampling("greedy"), ("history", "pos"), (hist, (1,)),
+                         ("n_prompt", top, top_at), {"NB": nb, "V": v, "BV": min(pow2(nb), 1024)})]
+        top_k = v if s.top_k <= 0 else min(s.top_k, v)
+        scalars: tuple[Any, ...] = (s.seed, 1.0 / s.temperature, top_k, s.top_p)
+        return [self.gemv(logits, w, src),
+                Link(self.k.sampling("sample"), ("history", "pos"), (hist, (1,)),
+                     ("n_prompt", logits, *scalars), {"V": v, "BV": min(pow2(v), 1024)})]
