@@ -20,11 +20,11 @@ rule needs only that one launch's arguments:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..diagnostics import messages as msg
-from ..diagnostics.diagnostic import Diagnostic, Span
+from ..diagnostics.diagnostic import Diagnostic, Note, Span
 from .ir import Block, KernelIR, Op, Value
 from .types import SlabType
 
@@ -137,4 +137,30 @@ def _params_of(op: Op, owner: dict[Value, int], names: dict[str, int]) -> list[i
     return [] if i is None else [i]
 
 
-__all__ = ["READS", "WAIT", "WRITES", "Access", "PdlFacts", "early_accesses", "is_pdl", "placement"]
+def first_conflict(facts: PdlFacts, touched: Callable[[int], bool | None]
+                   ) -> tuple[Access, bool] | None:
+    """The first access before the wait that meets the predecessor's, with whether the
+    predecessor writes there. `touched(i)`: None when the predecessor does not touch argument
+    i's memory, True when it writes some of it, False when it only reads it."""
+    for access in facts.early:
+        theirs = touched(access.param)
+        if theirs is not None and (access.writes or theirs):
+            return access, theirs
+    return None
+
+
+def access_diagnostic(access: Access, they_write: bool, kernel: str, before: str,
+                      launch: Span | None, previous: Span | None) -> Diagnostic:
+    """CT308 at the access in the kernel, with notes at the two launches."""
+    notes = []
+    if previous is not None:
+        notes.append(Note(msg.PDL_PREDECESSOR.format(kernel=before), previous))
+    if launch is not None:
+        notes.append(Note(msg.PDL_LAUNCH.format(kernel=kernel), launch))
+    return msg.ACCESS_BEFORE_WAIT.at(access.span, tuple(notes), param=access.name,
+                                     verb="written" if access.writes else "read",
+                                     kernel=before, their="write" if they_write else "read")
+
+
+__all__ = ["READS", "WAIT", "WRITES", "Access", "PdlFacts", "access_diagnostic", "early_accesses",
+           "first_conflict", "is_pdl", "placement"]
