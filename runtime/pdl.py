@@ -13,7 +13,7 @@ happens, and the attribute becomes a programmatic edge of the graph.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..compiler.launch.moves import kernel_label
 from ..compiler.launch.regions import boxes_intersect
@@ -22,8 +22,23 @@ from ..diagnostics.errors import error_for
 from .layout import byte_range
 
 if TYPE_CHECKING:
-    from .backends.base import Executable
-    from .ops import LaunchOp
+    from .backends.base import Event, Executable
+    from .sites import Site
+
+
+class LaunchOp(Protocol):
+    """What this module reads of an ops.LaunchOp (ops.py imports this module, not the reverse)."""
+
+    kernel_name: str
+    site: Site
+    stream: int
+    _args: list[Any] | tuple[()]
+    _grid: tuple[int, int, int]
+    _muts: tuple[int, ...]
+    _reads: tuple[int, ...]
+    _done_event: Event | None
+
+    def _fail_start(self, err: BaseException) -> None: ...
 
 
 def start_dependent(nxt: LaunchOp, exe: Executable, facts: PdlFacts, prev: LaunchOp,

@@ -18,8 +18,8 @@ from .defs import ir_op
 from .registry import Call, function
 
 
-@function("wait_for_predecessor", "", "in a `pdl=True` kernel: wait until the launch before "
-          "this one has finished and its writes are visible", "pdl", returns="None")
+@function("wait_for_predecessor", "", "in a `pdl=True` kernel: wait until the launch before it "
+          "has ended and its writes are visible", "pdl", returns="None")
 def _wait(b: Builder, c: Call) -> FValue:
     b.emit(WAIT, [], [], c.span)
     return none_value(c.span)
