@@ -111,7 +111,8 @@ def _early_chain(kernel: Any, graph: bool = False) -> None:
 
 
 @pytest.mark.parametrize("graph", [False, True], ids=["eager", "graph"])
-def test_reading_the_predecessors_output_before_the_wait_is_ct308(graph: bool) -> None:
+def test_reading_the_predecessors_output_before_the_wait_is_ct308(graph: bool,
+                                                                 backend: str) -> None:
     with pytest.raises(ct.OwnershipError) as err:
         _early_chain(pk.peek, graph)
     diag = err.value.diagnostics[0]
@@ -121,7 +122,7 @@ def test_reading_the_predecessors_output_before_the_wait_is_ct308(graph: bool) -
     assert "'seed'" in diag.message and len(diag.notes) == 2
 
 
-def test_writing_before_the_wait_what_the_predecessor_reads_is_ct308() -> None:
+def test_writing_before_the_wait_what_the_predecessor_reads_is_ct308(backend: str) -> None:
     x = ct.ones((N,), f32)
     h = ct.zeros((N,), f32).partition((B,))
     with pytest.raises(ct.OwnershipError) as err:
