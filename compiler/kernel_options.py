@@ -9,10 +9,10 @@
   its default and its doc line (docs/language.md's table: `scripts/gen_options.py`).
 
 The hints (`KernelHints`) only tune code generation, so a launch configuration may change them
-(`with_hints`, autotune configs); `unsafe` changes what the kernel may do, so only the decorator
-sets it. Adding an entry hint that Tile IR has is one line in `KernelHints`: the lowering writes
-it (`entry_hints`), the encoder leaves it out of bytecode older than its `since`, and the
-checks, the typing and the docs follow.
+(`with_hints`, autotune configs); `unsafe` changes what the kernel may do and `pdl` when it may
+start (compiler/pdl.py), so only the decorator sets them. Adding an entry hint that Tile IR has
+is one line in `KernelHints`: the lowering writes it (`entry_hints`), the encoder leaves it
+out of bytecode older than its `since`, and the checks, the typing and the docs follow.
 """
 
 from __future__ import annotations
@@ -114,6 +114,11 @@ class KernelOptions(KernelHints, total=False):
     unsafe: Annotated[bool, Option(
         "allows the unsafe operations (scatters, index-addressed stores: CT112); each unsafe "
         "kernel is reported (CT115)", FRONTEND, default=False)]
+    pdl: Annotated[bool, Option(
+        "programmatic dependent launch (sm_90+): in a `.then` chain or its graph the kernel may "
+        "start while the launch before it still runs; it calls `ct.wait_for_predecessor()` "
+        "once, before touching what that launch writes (CT116, CT308)", FRONTEND,
+        default=False)]
 
 
 @dataclass(frozen=True)

@@ -197,6 +197,20 @@ def k(y: Tensor[f32, (-1,)], x: Tensor[i32, (-1,)]) -> None:
     i = x.load_tile((128,), (0,))
     ct.scatter(y, (i,), 1.0)
 """, severity=Severity.WARNING),
+    _c("CT116", "pdl-wait", "A predecessor wait that is missing, misplaced or not opted into",
+       """A `@ct.kernel(pdl=True)` kernel may start while the launch before it in a `.then`
+       chain (or its graph) still runs, so every block must pass
+       `ct.wait_for_predecessor()` before it touches what that launch writes. The wait is
+       therefore a statement of the kernel's own body (not inside an `if`, a loop or after a
+       `return` that could skip it), called exactly once; a `pdl=True` kernel without it, or
+       a wait in a kernel without `pdl=True`, is an error (docs/runtime.md, "Programmatic
+       dependent launch").""",
+       """
+@ct.kernel
+def k(z: Mut[Tensor[f32, (128,)]]) -> None:
+    ct.wait_for_predecessor()  # E: CT116
+    z.store(ct.zeros((128,), f32))
+"""),
     ]),
     *_family(Family.TYPES, Raises.KERNEL, [  # CT2xx: tile types.
     _c("CT201", "shape-mismatch", "Tile shapes that do not broadcast or do not match",
@@ -322,6 +336,14 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
        regions do not overlap that one (element ranges per axis; `split_at` halves never do);
        reading, partitioning or launching with an overlapping one before the sync is an error.
        Sync or await the launch first."""),
+    _c("CT308", "access-before-wait", "A pdl kernel touching its predecessor's data too early",
+       """In a `.then` chain (and the graph captured from one) a `@ct.kernel(pdl=True)` launch
+       may start while the launch before it still runs. Before its
+       `ct.wait_for_predecessor()` it may read only what that launch does not write, and write
+       only what that launch neither reads nor writes; the error points at the first such
+       access in the kernel, with notes at the two launches. Move the access after the wait.
+       cutile-check reports it where it sees the chain (`op.then(kernel)`,
+       `op.then(lambda ...: kernel(...))`); the runtime checks every link."""),
     ]),
     *_family(Family.LAUNCH, Raises.LAUNCH, [  # CT4xx: launch and bounds.
     _c("CT401", "partition-shape", "A partition whose tile shape does not fit the kernel",

@@ -319,6 +319,17 @@ NESTED_TOO_DEEP = Message("CT100", "this statement nests blocks and expressions 
 # Gathers and unsafe scatters (issue 16).
 UNSAFE_KERNEL = Message("CT115", "kernel '{name}' is unsafe: its scatters and index stores are "
                         "not checked for races between blocks")
+PDL_WAIT_NO_OPT_IN = Message("CT116", "ct.wait_for_predecessor() in kernel '{name}', which is not "
+                             "declared @ct.kernel(pdl=True): nothing can start it early")
+PDL_WAIT_MISSING = Message("CT116", "kernel '{name}' is declared pdl=True but never calls "
+                           "ct.wait_for_predecessor(): every block must wait before it touches "
+                           "what the launch before it writes")
+PDL_WAIT_NESTED = Message("CT116", "ct.wait_for_predecessor() must be a statement of the kernel's "
+                          "body, not inside {where}: every block has to pass it")
+PDL_WAIT_TWICE = Message("CT116", "ct.wait_for_predecessor() is called more than once in kernel "
+                         "'{name}'")
+PDL_WAIT_SKIPPED = Message("CT116", "a return before ct.wait_for_predecessor() lets a block end "
+                           "without waiting: wait first")
 GATHER_INDICES = Message("CT203", "{what} needs {want} (one per axis of the rank-{rank} tensor "
                          "'{name}'), got {given}")
 SCATTER_TYPE = Message("CT213", "cannot scatter {got} values into '{name}', a {dtype} "
@@ -345,5 +356,10 @@ REGION_READ = Message("CT303", "'{name}' overlaps a region that a pending launch
                       "reads and cannot be {action} until that launch is synced")
 REGION_WRITTEN = Message("CT307", "'{name}' overlaps a region that a pending launch of {kernel} "
                          "writes and cannot be {action} until that launch is synced")
+ACCESS_BEFORE_WAIT = Message("CT308", "'{param}' is {verb} before ct.wait_for_predecessor(), "
+                             "but the launch of {kernel} before this one in the chain may still "
+                             "{their} it: move the access after the wait")
+PDL_PREDECESSOR = "the launch of {kernel} that may still run"
+PDL_LAUNCH = "this launch of {kernel} may start before it ends (pdl=True)"
 BAD_LAUNCH_BINDING_ENV = Message("CT901", "CUTILE_LAUNCH_BINDING must be 'bindings' or 'ctypes', "
                                  "not '{value}'")

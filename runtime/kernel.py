@@ -9,8 +9,9 @@ from types import MethodType
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from ..compiler.kernel_options import KernelHints, KernelOptions, hint_problem
+from ..compiler.pdl import early_accesses, is_pdl
 from ..compiler.specialization import Specialization
-from ..compiler.unit import check_kernel, kernel_unit
+from ..compiler.unit import check_kernel, kernel_unit, specialized_ir
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic
 from ..diagnostics.errors import error_for
@@ -93,6 +94,9 @@ class Kernel:
         exe = self._executables.get(key)
         if exe is None:
             exe = backend.prepare(self, spec)
+            if is_pdl(self.options):  # what it touches before its wait (runtime/pdl.py)
+                exe.pdl = early_accesses(specialized_ir(kernel_unit(self.module(),
+                                                                    self.__name__), spec))
             self._executables[key] = exe
         return exe
 

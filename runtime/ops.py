@@ -46,6 +46,7 @@ from . import render
 from .backends.base import DONE, Backend, Event, Executable, Graph
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Owned, State
+from .pdl import start_dependent
 from .sites import (
     LinkSite,
     Site,
@@ -482,6 +483,7 @@ class ChainOp(DeviceOp):
             links.append(op)
             op = op._first
         results: Results = ()
+        prev_args: list[Any] | tuple[()] = ()  # the arguments of `prev` below
         i = len(links)  # links[i:] have run
         try:  # free unless something raises
             results = op._start()
@@ -493,7 +495,9 @@ class ChainOp(DeviceOp):
                 # stream): `op`, or the op the previous link (`first`) got from its fn. Its
                 # status checks (status.py) wait for the chain's end.
                 done = first if first is op else links[i + 1]._next
+                prev: LaunchOp | None = None  # the launch before the next one (runtime/pdl.py)
                 if type(done) is LaunchOp:
+                    prev, prev_args = done, done._args  # _complete drops _args, not the list
                     if done._done_event is not None:
                         self._pend(done._done_event)
                 elif done is not None:  # a chain: its checks, and its last launch's
@@ -508,13 +512,20 @@ class ChainOp(DeviceOp):
                 if type(nxt) is LaunchOp:  # LaunchOp._start, inlined for a compiled launch
                     link._next = nxt
                     exe = nxt._exe
+                    if exe is None and prev is not None and nxt.phase is _CREATED:
+                        exe = _prepared(nxt)  # compiled now: a pdl kernel is checked first
                     if exe is not None and nxt.phase is _CREATED:
                         nxt.phase = _ENQUEUED
-                        try:
-                            nxt._done_event = exe.enqueue(nxt._args, nxt._grid, nxt.stream)
-                        except BaseException as err:
-                            nxt._fail_start(err)
-                            raise
+                        facts = exe.pdl
+                        if facts is not None and prev is not None:
+                            start_dependent(nxt, exe, facts, prev, prev_args)
+                        else:
+                            try:
+                                nxt._done_event = exe.enqueue(nxt._args, nxt._grid,
+                                                              nxt.stream)
+                            except BaseException as err:
+                                nxt._fail_start(err)
+                                raise
                         results = nxt._results
                     else:
                         results = nxt._start()
@@ -553,6 +564,17 @@ class ChainOp(DeviceOp):
         if self._next is not None:
             self._next._complete()
         self.phase = _DONE
+
+
+def _prepared(op: LaunchOp) -> Executable:
+    """The launch's executable, compiled now; a failure fails the launch (as `_run_start`)."""
+    try:
+        op._prepare()
+    except BaseException as err:
+        op._fail_start(err)
+        raise
+    assert op._exe is not None
+    return op._exe
 
 
 def _call_link(fn: Callable[..., Any], link: ChainOp, results: Results) -> Any:

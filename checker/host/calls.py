@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import cast
 
-from ...compiler.frontend.params import ParamSpec
+from ...compiler.frontend.params import KernelSignature, ParamSpec
 from ...compiler.hostapi import HANDLE_ATTRIBUTES
 from ...compiler.launch import ArgFacts, contract_for, moved_diagnostic
 from ...compiler.launch.contract import At
@@ -139,7 +139,7 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     accs = {at for p, at in zip(sig.params, verdict.where, strict=True) if p.kind == "acc"}
     results = tuple(_handed_back(ctx, a.value) if i in accs else _result(a.value)
                     for i, a in enumerate(positional))
-    op = _new_op(ctx, st, call, sig.name, results)
+    op = _new_op(ctx, st, call, sig.name, results, sig)
     for param, at in zip(sig.params, verdict.where, strict=True):
         if at is not None:
             _effect(ctx, st, op, param.kind, given[at] if isinstance(at, int) else
@@ -249,9 +249,9 @@ def _handed_back(ctx: Ctx, value: Value) -> Value:
 
 
 def _new_op(ctx: Ctx, st: State, call: ast.Call, kernel: str,
-            results: tuple[Value, ...] | None) -> int:
+            results: tuple[Value, ...] | None, sig: KernelSignature | None = None) -> int:
     op = ctx.world.new_op(OpInfo("launch", kernel_label(kernel), ctx.span(call), results,
-                                 frozenset()))
+                                 frozenset(), sig))
     st.pending = st.pending | {op}
     return op
 

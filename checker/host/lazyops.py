@@ -13,6 +13,7 @@ from ...compiler.launch.ops_api import (
 )
 from .context import Ctx
 from .handlers import Handlers, HostCall, escape_args
+from .pdl import check_then
 from .uses import read
 from .values import UNKNOWN, OpVal, PartitionVal, State, SyncResult, TupleVal, Value
 from .world import OpInfo, OpKind
@@ -55,6 +56,8 @@ def start(ctx: Ctx, st: State, use: HostCall) -> Value:
 
 @HANDLERS.entry("op", "then")
 def then(ctx: Ctx, st: State, use: HostCall) -> Value:
+    assert isinstance(use.value, OpVal)
+    check_then(ctx, st, use.call, use.value)  # before the callback's names escape
     op, info = _op(ctx, st, use)
     _check_arity(ctx, use.call, info)
     return OpVal(_successor(ctx, st, use.call, op, "chain"))

@@ -6,6 +6,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ...compiler.frontend.params import KernelSignature
 from ...compiler.launch.regions import Box
 from ...diagnostics.diagnostic import Diagnostic, Span
 from .values import Value
@@ -20,6 +21,7 @@ class OpInfo:
     span: Span  # the call that created it
     results: tuple[Value, ...] | None  # what .sync() returns; None when unknown
     members: frozenset[int]  # for a phi: the ops it may be
+    sig: KernelSignature | None = None  # a launch's kernel, when known (pdl.py)
 
 
 @dataclass

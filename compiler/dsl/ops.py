@@ -18,7 +18,7 @@ __all__ = [
     "load_tile_like", "log", "log1p", "log2", "max", "maximum", "min", "minimum", "mma",
     "num_blocks", "num_tiles", "permute", "pow", "printf", "prod", "randint", "round", "rsqrt",
     "scan", "scatter", "sigmoid", "sign", "sin", "sinh", "split", "sqrt", "sum", "tan", "tanh",
-    "trunc", "umulhi", "where", "xor_sum",
+    "trunc", "umulhi", "wait_for_predecessor", "where", "xor_sum",
 ]
 
 
@@ -335,6 +335,14 @@ def trunc(x: Any) -> TileValue:
 def umulhi(x: Any, y: Any) -> TileValue:
     """the high half of the double-width product of unsigned integers (Triton's umulhi)."""
     return _kernel_only("umulhi")
+
+
+def wait_for_predecessor() -> None:
+    """in a pdl=True kernel: wait until the launch before it has ended and its writes are visible.
+
+    in a pdl=True kernel: wait until the launch before it has ended and its writes are visible.
+    """
+    _kernel_only("wait_for_predecessor")
 
 
 def where(cond: Any, x: Any, y: Any) -> TileValue:

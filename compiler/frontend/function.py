@@ -11,6 +11,7 @@ from ...diagnostics.codes import Family
 from ...diagnostics.diagnostic import Diagnostic, dedupe
 from ...reader.source import FunctionDef, ModuleInfo, literal_value
 from ..ir import KernelIR, Param, Value
+from ..pdl import is_pdl, placement
 from ..types import ConstType, Dim, SymInt, TensorType, TileType
 from .builder import Builder
 from .context import Context, TypedName, slab_hover
@@ -42,7 +43,9 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
             env.setdefault(name, UNKNOWN)  # a rejected signature: no follow-on errors
     const_params = {p.name for p in sig.params if p.kind == "const"}
     Evaluator(ctx, env, True, const_params=const_params).body(fn.node.body)
-    all_diags = dedupe(diags + ctx.diags + unsafe_notice(info, fn))
+    waits = placement(ctx.builder.blocks[0], is_pdl(fn.options), fn.name,
+                      info.name_span(fn.node))
+    all_diags = dedupe(diags + ctx.diags + waits + unsafe_notice(info, fn))
     ir = None
     if not any(d.severity.value == "error" for d in all_diags):
         body = ctx.builder.blocks[0]

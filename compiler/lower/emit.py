@@ -705,6 +705,19 @@ def _printf(L: _Lowerer, op: Op) -> None:
     L.tok[PRINT] = tok
 
 
+def _pdl_wait(L: _Lowerer, op: Op) -> None:
+    """`ct.wait_for_predecessor()` (compiler/pdl.py): gdc_wait, whose token every later access
+    follows (reads of read-only tensors too: they no longer start from the entry token, so
+    tileiras cannot hoist them above the wait), then gdc_launch_dependents: the next launch may
+    start once every block has passed its wait, so only this launch's own predecessor can be
+    running alongside it."""
+    done = L.b.emit("gdc_wait_tko", [TOKEN], L.entry_token)
+    L.entry_token = done
+    for key, tok in list(L.tok.items()):
+        L.tok[key] = L.b.emit("join_tokens", [TOKEN], [tok, done])
+    L.b.emit("gdc_launch_dependents_tko", [TOKEN], done)
+
+
 _HANDLERS: dict[str, Handler] = {
     "block_id": _block_id,
     "num_blocks": _num_blocks,
@@ -721,6 +734,7 @@ _HANDLERS: dict[str, Handler] = {
     "slab_store": _Lowerer.slab_store,
     "slab_extent": _Lowerer.slab_extent,
     "printf": _printf,
+    "pdl_wait": _pdl_wait,
     "gather": gathers.gather,
     "load_at": gathers.load_at,
     "scatter": gathers.scatter,

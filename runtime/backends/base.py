@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
+    from ...compiler.pdl import PdlFacts
     from ...compiler.specialization import Specialization
     from ...reader.source import ModuleInfo
 
@@ -108,7 +109,16 @@ Statics = Mapping[int, tuple[bool, tuple[int, ...], tuple[int, ...]]]
 
 
 class Executable(ABC):
-    """One specialization of one kernel, ready to enqueue (argument packing prepared once)."""
+    """One specialization of one kernel, ready to enqueue (argument packing prepared once).
+    `pdl`: for a `pdl=True` kernel, what it touches before its wait (runtime/pdl.py)."""
+
+    pdl: PdlFacts | None = None
+
+    def enqueue_dependent(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int
+                          ) -> Event | None:
+        """`enqueue`, allowed to start before the previous launch on the stream ends (CUDA's
+        programmatic stream serialization); host backends run launches in order anyway."""
+        return self.enqueue(args, grid, stream)
 
     def planned(self, statics: Statics) -> Executable:
         """This executable for the launches of one plan, whose handles all have the shapes in

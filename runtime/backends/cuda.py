@@ -265,6 +265,24 @@ class CudaExecutable(Executable):
             run = self._enter_thread()
         run(args, grid, stream)
 
+    def enqueue_dependent(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int
+                          ) -> None:
+        """A launch that may overlap the previous kernel on the stream (runtime/pdl.py)."""
+        try:
+            run = self._threads.dependent
+        except AttributeError:
+            run = self._dependent_runner()
+        run(args, grid, stream)
+
+    def _dependent_runner(self) -> Callable[[Sequence[Any], tuple[int, int, int], int], None]:
+        """This thread's runner of dependent launches, sharing its packer with `enqueue`."""
+        if not hasattr(self._threads, "run"):
+            self._enter_thread()
+        run = _runner(self._tensor_args, self._threads.packer.pack,
+                      driver.dependent_launcher(self._function))
+        self._threads.dependent = run
+        return run
+
     def _enter_thread(self) -> Callable[[Sequence[Any], tuple[int, int, int], int], None]:
         """The first launch from this thread: the context current here, a packer of its own."""
         self._backend.current()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -157,9 +157,18 @@ class StatusExecutable(Executable):
 
     def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int
                 ) -> StatusEvent:
+        return self._enqueue(args, grid, stream, self._inner.enqueue)
+
+    def enqueue_dependent(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int
+                          ) -> StatusEvent:
+        return self._enqueue(args, grid, stream, self._inner.enqueue_dependent)
+
+    def _enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int,
+                 launch: Callable[[Sequence[Any], tuple[int, int, int], int], object]
+                 ) -> StatusEvent:
         word = self._pool.take()
         try:
-            self._inner.enqueue([*args, word], grid, stream)
+            launch([*args, word], grid, stream)
         except BaseException:
             self._pool.give_back(word)  # never launched: still zero
             raise

@@ -259,6 +259,38 @@ def launcher(function: int) -> Launch:
     return launch
 
 
+def dependent_launcher(function: int) -> Launch:
+    """`launcher` for a launch that may start before the previous kernel on its stream ends
+    (programmatic dependent launch, runtime/pdl.py): cuLaunchKernelEx with the
+    programmatic-stream-serialization attribute. One config per (grid, stream), built once."""
+    fn = _handle(_functions, drv.CUfunction, function)
+    attr = drv.CUlaunchAttribute()
+    attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    attr.value.programmaticStreamSerializationAllowed = 1
+    configs: dict[tuple[tuple[int, int, int], int], Any] = {}
+
+    def launch(grid: tuple[int, int, int], stream: int, params_addr: int) -> None:
+        config = configs.get((grid, stream))
+        if config is None:
+            config = configs[(grid, stream)] = _launch_config(grid, stream, attr)
+        err = drv.cuLaunchKernelEx(config, fn, params_addr, 0)[0]
+        if err is not _SUCCESS:
+            _check("cuLaunchKernelEx", (err,))
+
+    return launch
+
+
+def _launch_config(grid: tuple[int, int, int], stream: int, attr: Any) -> Any:
+    config = drv.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = grid
+    config.blockDimX = config.blockDimY = config.blockDimZ = 1  # the cubin gives the threads
+    config.sharedMemBytes = 0
+    config.hStream = _handle(_streams, drv.CUstream, stream)
+    config.attrs = [attr]
+    config.numAttrs = 1
+    return config
+
+
 def ctypes_launcher(function: int, call: Callable[..., int]) -> Launch:
     """`launcher` through ctypes: `call` is libcuda's cuLaunchKernel without argtypes, so every
     pointer goes in as a prebuilt `c_void_p` (one per function, stream and parameter array,

@@ -161,6 +161,13 @@ def debug(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)], n: i32) -> None:
     z.store(t)
 
 
+@ct.kernel(pdl=True)
+def dependent(z: Mut[Tensor[f32, (128,)]], w: Tensor[f32, (-1,)], x: Tensor[f32, (-1,)]) -> None:
+    wt = ct.load_tile_like(w, z)
+    ct.wait_for_predecessor()
+    z.store(wt + ct.load_tile_like(x, z))
+
+
 @ct.kernel
 def partitions(z: Mut[Tensor[f32, (16, 16)]], x: Tensor[f32, (-1, -1)]) -> None:
     i, _ = z.tile_index()

@@ -59,6 +59,7 @@ OP_CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
     ("control", {"B": 128}, {}, ["loop", "break", "continue", "if", "yield"]),
     ("mut_roundtrip", {}, {}, ["for", "iter_values"]),
     ("debug", {}, {}, ["print", "assert"]),
+    ("dependent", {}, {}, ["gdc_wait_tko", "gdc_launch_dependents_tko"]),
     ("partitions", {}, {}, ["get_index_space_shape", "get_num_tile_blocks", "for"]),
     ("cube", {}, {"order": col_major}, ["remi", "divi", "get_index_space_shape"]),
     ("hinted", {}, {}, ["occupancy = 2", "num_cta_in_cga = 1"]),

@@ -37,8 +37,14 @@ from cutile import Mut, Tensor, f32
 
 @ct.kernel{options}
 def k(z: Mut[Tensor[f32, (128,)]]) -> None:
-    z.store(ct.zeros((128,), f32))
+{wait}    z.store(ct.zeros((128,), f32))
 '''
+
+
+def _source(name: str, value: object) -> str:
+    """SOURCE with the option; a pdl=True kernel also waits for its predecessor (CT116)."""
+    wait = "    ct.wait_for_predecessor()\n" if name == "pdl" and value is True else ""
+    return SOURCE.format(options=f"({name}={value!r})", wait=wait)
 
 
 def valid_values(option: KernelOption) -> list[object]:
@@ -78,7 +84,7 @@ IDS = [f"{n}={v!r}" for n, v, _ in CASES]
 @pytest.mark.parametrize(("name", "value", "ok"), CASES, ids=IDS)
 def test_the_decorator_is_checked_at_edit_time_by_the_declaration(name: str, value: object,
                                                                   ok: bool) -> None:
-    diags = check_source(SOURCE.format(options=f"({name}={value!r})"), "k.py")
+    diags = check_source(_source(name, value), "k.py")
     if ok:  # no error (an unsafe kernel is the warning CT115, tests/cases/frontend)
         assert [d for d in diags if d.severity.value == "error"] == []
         return
@@ -124,7 +130,8 @@ def test_entry_hints_reach_the_bytecode_from_their_version_on(option: KernelOpti
     hint = option.spec.becomes
     assert isinstance(hint, EntryHint)
     value = valid_values(option)[-2 if option.optional else -1]
-    source = SOURCE.format(options=f"({option.name}={value!r})" if via == "decorator" else "")
+    source = SOURCE.format(options=f"({option.name}={value!r})" if via == "decorator" else "",
+                           wait="")
     info = module("k.py", source)
     spec = spec_for(info, "k", {})
     if via == "with_hints":
@@ -144,7 +151,7 @@ def test_entry_hints_reach_the_bytecode_from_their_version_on(option: KernelOpti
 def test_the_optimization_level_is_the_compile_keys() -> None:
     (option,) = [o for o in OPTIONS.values() if isinstance(o.spec.becomes, Tileiras)]
     assert option.spec.becomes == Tileiras("--opt-level")
-    info = module("k.py", SOURCE.format(options=""))
+    info = module("k.py", SOURCE.format(options="", wait=""))
     spec = spec_for(info, "k", {})
     assert specialization_key(info, "k", spec).opt_level == option.spec.default
     for value in valid_values(option):

@@ -80,7 +80,7 @@ KERNEL_SIDE = {"CT407", "CT409"}
 # a Const whose value the host code shows at the launch (checker/host/specialize.py), so the
 # checker knows it (a Const it cannot know stays a run-time-only rung: tests/runtime/
 # test_bounds.py pins that).
-BOTH_SIDES_KERNEL = {"CT404"}
+BOTH_SIDES_KERNEL = {"CT404", "CT308"}
 # Found only when a launch runs: resource limits and interpreter loop steps. Runtime tests pin
 # them.
 RUN_TIME_ONLY = {"CT411", "CT412"}

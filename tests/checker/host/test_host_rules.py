@@ -307,6 +307,64 @@ while i < 3:
     )
 
 
+class AccessBeforeWait(Rule):
+    CODE = "CT308"
+    VALID = (
+        """
+@ct.kernel(pdl=True)
+def after(z: Mut[Tensor[f32, (128,)]], w: Tensor[f32, (-1,)], h: Tensor[f32, (-1,)]) -> None:
+    wt = ct.load_tile_like(w, z)
+    ct.wait_for_predecessor()
+    z.store(wt + ct.load_tile_like(h, z))
+
+x = ct.ones((512,), f32)
+w = ct.ones((512,), f32)
+out = ct.zeros((512,), f32).partition((128,))
+h = ct.zeros((512,), f32).partition((128,))
+out, w, h = scale(h, x, 2.0).then(lambda h, x, a: after(out, w, h.unpartition())).sync()
+""",
+        """
+@ct.kernel(pdl=True)
+def early(z: Mut[Tensor[f32, (128,)]], h: Tensor[f32, (-1,)]) -> None:
+    t = ct.load_tile_like(h, z)
+    ct.wait_for_predecessor()
+    z.store(t)
+
+x = ct.ones((512,), f32)
+other = ct.ones((512,), f32)
+out = ct.zeros((512,), f32).partition((128,))
+h = ct.zeros((512,), f32).partition((128,))
+out, other = scale(h, x, 2.0).then(lambda h, x, a: early(out, other)).sync()
+""",
+    )
+    INVALID = (
+        """
+@ct.kernel(pdl=True)
+def early(z: Mut[Tensor[f32, (128,)]], h: Tensor[f32, (-1,)]) -> None:
+    t = ct.load_tile_like(h, z)  # E: CT308
+    ct.wait_for_predecessor()
+    z.store(t)
+
+x = ct.ones((512,), f32)
+out = ct.zeros((512,), f32).partition((128,))
+h = ct.zeros((512,), f32).partition((128,))
+scale(h, x, 2.0).then(lambda h, x, a: early(out, h.unpartition())).sync()
+""",
+        """
+@ct.kernel(pdl=True)
+def early(z: Mut[Tensor[f32, (128,)]], h: Tensor[f32, (-1,)]) -> None:
+    t = ct.load_tile_like(h, z)  # E: CT308
+    ct.wait_for_predecessor()
+    z.store(t)
+
+x = ct.ones((512,), f32)
+out = ct.zeros((512,), f32).partition((128,))
+h = ct.zeros((512,), f32).partition((128,))
+g = scale(h, x, 2.0).then(lambda h, x, a: early(out, h.unpartition())).graph()
+""",
+    )
+
+
 class PartitionShape(Rule):
     CODE = "CT401"
     VALID = (
