@@ -123,7 +123,13 @@ class Executable(ABC):
     def planned(self, statics: Statics) -> Executable:
         """This executable for the launches of one plan, whose handles all have the shapes in
         `statics` (a backend may prebuild what depends only on those: the CUDA backend's
-        parameter block). The default: itself."""
+        parameter block), with the same facts (`pdl`)."""
+        exe = self._planned(statics)
+        exe.pdl = self.pdl
+        return exe
+
+    def _planned(self, statics: Statics) -> Executable:
+        """`planned`'s backend part. The default: itself."""
         return self
 
     @abstractmethod

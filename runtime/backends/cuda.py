@@ -253,7 +253,7 @@ class CudaExecutable(Executable):
         self._claim = threading.Lock()
         self._packer_taken = False
 
-    def planned(self, statics: Statics) -> CudaExecutable:
+    def _planned(self, statics: Statics) -> CudaExecutable:
         """The same function and launcher, with a parameter block prebuilt for one plan."""
         return CudaExecutable(self._backend, self._function,
                               Packer(self._packer.slots, statics), self._launch)

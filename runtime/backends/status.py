@@ -149,7 +149,7 @@ class StatusExecutable(Executable):
         self._kernel = kernel
         self._checks = tuple(checks)
 
-    def planned(self, statics: Statics) -> StatusExecutable:
+    def _planned(self, statics: Statics) -> StatusExecutable:
         inner = self._inner.planned(statics)
         if inner is self._inner:
             return self

@@ -132,6 +132,17 @@ def test_writing_before_the_wait_what_the_predecessor_reads_is_ct308(backend: st
     assert "may still read it" in diag.message
 
 
+def test_the_cuda_launch_path_checks_pdl_links_too() -> None:
+    """The CUDA backend prebuilds an executable per launch plan: it keeps the kernel's pdl facts
+    (a fake driver: the CPU runs the same launch path as the GPU)."""
+    pytest.importorskip("cuda.bindings")
+    from fake_cuda import fake_cuda_backend
+
+    with fake_cuda_backend(), pytest.raises(ct.OwnershipError) as err:
+        _early_chain(pk.peek)
+    assert err.value.diagnostics[0].code == "CT308"
+
+
 def test_memory_the_predecessor_does_not_touch_may_come_first() -> None:
     """`peek` reads, before its wait, a tensor that `seed` neither reads nor writes; the launch
     before `seed` has finished when `peek` may start (it waited or was never early), so writes

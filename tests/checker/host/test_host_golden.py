@@ -21,8 +21,9 @@ from cutile.reader.source import parse_module
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 GOLDEN = HERE / "golden" / "host.golden"
-if str(HERE) not in sys.path:  # run as a script: the sibling helpers import by name
-    sys.path.insert(0, str(HERE))
+for helpers in (HERE, HERE.parent):  # run as a script: the helpers import by name
+    if str(helpers) not in sys.path:
+        sys.path.insert(0, str(helpers))
 
 from hostcheck import with_prelude  # noqa: E402
 from parity import run_cases_file  # noqa: E402
