@@ -511,19 +511,27 @@ class _Lowerer:
             return
         keys = self._keys(op)
         lb, ub, step, *inits = [self.v(x) for x in op.operands]
-        flags = {}
-        if form == "unsigned":
-            ub = loops.unsigned_bound(self, op.operands[1])
-            flags["unsigned_cmp"] = True
-        body = op.regions[0]
         res_t = [tile_type(r.type) for r in op.results] + [TOKEN] * len(keys)
+        carried = [*inits, *(self.token(k) for k in keys)]
+        if form == "plain":
+            self._finish(op, self._for_op(op, keys, res_t, (lb, ub, step), carried), keys)
+            return
+        ub = loops.unsigned_bound(self, op.operands[1])
+        with loops.entered(self.b, lb, ub, res_t, carried) as guard:
+            guard.results = self._for_op(op, keys, res_t, (lb, ub, step), carried,
+                                         unsigned_cmp=True)
+        self._finish(op, guard.branch.results, keys)
+
+    def _for_op(self, op: Op, keys: list[int], res_t: list[BcTile | Scalar],
+                bounds: tuple[Value, Value, Value], carried: list[Value],
+                **flags: bool) -> list[Value]:
+        body = op.regions[0]
         iv_t = tile_type(body.args[0].type)
-        carried = [tile_type(a.type) for a in body.args[1:]] + [TOKEN] * len(keys)
-        bc = self.b.op("for", res_t, lb, ub, step, [*inits, *(self.token(k) for k in keys)],
-                       regions=[[iv_t, *carried]], **flags)
+        args_t = [tile_type(a.type) for a in body.args[1:]] + [TOKEN] * len(keys)
+        bc = self.b.op("for", res_t, *bounds, carried, regions=[[iv_t, *args_t]], **flags)
         region = bc.regions[0]
         self._region(body, region, body.args, keys, _Scope([], _Loop(keys, region.args[1:])))
-        self._finish(op, bc.results, keys)
+        return list(bc.results)
 
     def _for_as_loop(self, op: Op) -> None:
         """A `for` whose `iv + step` could wrap: a `loop` carrying iv that stops at ub, and

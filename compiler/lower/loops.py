@@ -14,8 +14,11 @@ kernel language has Python's `range` semantics instead (docs/language.md):
 - A `for` whose `iv + step` cannot pass 2**31 - 1 (step 1, or a constant step with an upper
   bound known to be small enough) stays a plain `for`. Otherwise, when `lb >= 0` is known, it
   compares unsigned with `ub` raised to at least 0: `iv + step` then stays below 2**32, and a
-  value past 2**31 - 1 ends the loop as Python's range would. Otherwise the `for` becomes a
-  `loop` that checks `iv < ub` at the top and `iv <= 2**31 - 1 - step` before stepping.
+  value past 2**31 - 1 ends the loop as Python's range would. That `for` sits in an
+  `if lb < ub`, so an empty range never reaches it: a Qwen3 decode step did not finish on the
+  H200 once its attention loop took this form with empty ranges in some blocks (the guard is
+  one compare). Otherwise the `for` becomes a `loop` that checks `iv < ub` at the top and
+  `iv <= 2**31 - 1 - step` before stepping.
 
 (Loops with break/continue/return are `loop`s already; the frontend adds the same check before
 their step.) `for zt in z.tiles()` loops stay plain: they start at the block id and step by the
@@ -24,7 +27,10 @@ block count, which needs fewer than 2**31 - blocks tiles (docs/runtime.md says s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ..bytecode.attrs import AtomicMode, CmpPredicate, MemoryOrdering, MemoryScope, Signedness
 from ..bytecode.types import TOKEN
@@ -91,6 +97,27 @@ def unsigned_bound(L: LowerCtx, ub: IrValue) -> Value:
     if _at_least_zero(L, ub):
         return v
     return L.b.emit("maxi", [I32_TILE], v, L.b.constant(0, I32_TILE), signedness=SIGNED)
+
+
+@dataclass
+class Entered:
+    """The `if` around an unsigned `for`: `results` are the loop's, yielded when it ran."""
+    branch: Any
+    results: list[Value] = field(default_factory=list)
+
+
+@contextmanager
+def entered(b: Builder, lb: Value, ub: Value, res_t: list[Any], skipped: list[Value]
+            ) -> Iterator[Entered]:
+    """An unsigned `for` only where it runs at least once (lb < ub): the body of the `with`
+    emits the loop in the `if`'s then-branch; an empty range yields `skipped` (the loop's
+    initial values). tileiras's handling of an empty unsigned `for` is not relied on."""
+    guard = Entered(b.op("if", res_t, _cmp(b, lb, ub, CmpPredicate.LT), regions=[[], []]))
+    with b.at(guard.branch.regions[0]):
+        yield guard
+        b.op("yield", [], guard.results)
+    with b.at(guard.branch.regions[1]):
+        b.op("yield", [], skipped)
 
 
 def enter_checked(b: Builder, iv: Value, ub: Value, leave: list[Value]) -> None:

@@ -278,8 +278,8 @@ class CudaExecutable(Executable):
         """This thread's runner of dependent launches, sharing its packer with `enqueue`."""
         if not hasattr(self._threads, "run"):
             self._enter_thread()
-        run = _runner(self._tensor_args, self._threads.packer.pack,
-                      driver.dependent_launcher(self._function))
+        packer: Packer = self._threads.packer
+        run = packer.runner(driver.dependent_launcher(self._function))
         self._threads.dependent = run
         return run
 

@@ -125,6 +125,9 @@ def test_loops_from_a_non_negative_start_compare_unsigned() -> None:
                ct.meta((512, 256), bf16), BM=64, BN=64, BK=32, SPLIT=4, grid=(4, 4, 4))
     assert "for unsigned" in text and "loop iter_values" not in text
     assert "ptr<i64>" not in text
+    guard = re.search(r"(%\w+) = cmpi less_than (%\w+), [%\w#]+, signed.*\n.*= if \1 ", text)
+    assert guard is not None  # an empty range (start >= end) never enters the unsigned `for`
+    assert re.search(rf"for unsigned %\w+ in \({guard.group(2)} to ", text)
 
 
 def test_step_one_loops_are_unchanged() -> None:

@@ -36,6 +36,7 @@ class Launch:
     grid: tuple[int, int, int]
     stream: int
     params: tuple[Any, ...]
+    dependent: bool = False  # through `dependent_launcher` (programmatic dependent launch)
 
 
 @dataclass
@@ -75,10 +76,15 @@ class FakeDriver:
         self.launches.append(Launch(function, grid, stream,
                                     decode_params(params, self.slots[function])))
 
-    def launcher(self, function: int) -> Any:
+    def launcher(self, function: int, dependent: bool = False) -> Any:
         def launch(grid: tuple[int, int, int], stream: int, params: int) -> None:
             self.launch(function, grid, stream, params)
+            if dependent:
+                self.launches[-1].dependent = True
         return launch
+
+    def dependent_launcher(self, function: int) -> Any:
+        return self.launcher(function, dependent=True)
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         from cutile.runtime.backends import cuda_kernels
@@ -98,7 +104,7 @@ class FakeDriver:
             "memcpy_dtod": lambda dst, src, n, s: ctypes.memmove(dst, src, n),
             "memset": self.memset, "module_load": self.module_load,
             "module_function": self.module_function,
-            "launcher": self.launcher,
+            "launcher": self.launcher, "dependent_launcher": self.dependent_launcher,
             "mem_info": lambda: (FAKE_MEMORY, FAKE_MEMORY),
         }
         for name, fn in calls.items():

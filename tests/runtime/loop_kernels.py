@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import cutile as ct
-from cutile import Mut, Tensor, i32
+from cutile import Const, Mut, Tensor, f32, i32
 from cutile.runtime import context
 from cutile.runtime.backends.interpreter import InterpreterBackend
 
@@ -85,3 +85,15 @@ def two_loops(z: Mut[Tensor[i32, (4,)]], a: i32, b: i32) -> None:
 def _summary(z, n, first, last):  # type: ignore[no-untyped-def]
     slot = ct.arange(4, i32)
     z.store(ct.where(slot == 0, n, ct.where(slot == 1, first, ct.where(slot == 2, last, 7))))
+
+
+@ct.kernel
+def block_strided(z: Mut[Tensor[f32, (1, 16)]], x: Tensor[f32, (-1, 16)], hi: i32,
+                  A: Const[int]) -> None:
+    """Row r of z: the sum of x's rows r % A, r % A + A, ... below hi (an unsigned `for`: the
+    start is never negative; for many blocks the range is empty, start == hi or start > hi)."""
+    r, _ = z.tile_index()
+    acc = ct.zeros((1, 16), f32)
+    for j in range(r % A, hi, A):
+        acc = acc + x.load_tile((1, 16), (j, 0))
+    z.store(acc)

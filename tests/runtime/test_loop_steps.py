@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import loop_kernels as k
+import numpy as np
 import pytest
 
 import cutile as ct
@@ -85,6 +86,18 @@ def test_edges_follow_pythons_range(lo: int, hi: int, step: int) -> None:
 def test_a_constant_step_stops_before_wrapping(lo: int, hi: int) -> None:
     (z, *_) = k.walk_by_3(k.out(), lo, hi).sync()
     assert z.unpartition().numpy().tolist() == _summary(lo, hi, 3)
+
+
+@pytest.mark.parametrize("hi", [-3, 0, 1, 2, 3, 7])
+@pytest.mark.parametrize("A", [2, 4])
+def test_block_strided_ranges_that_are_empty_for_some_blocks(hi: int, A: int) -> None:
+    """range(r % A, hi, A) in 8 blocks: empty where r % A >= hi (the shape of a split decode
+    attention at its first positions)."""
+    x = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+    (z, *_) = k.block_strided(ct.zeros((8, 16), ct.f32).partition((1, 16)), ct.from_numpy(x),
+                              hi, A=A).sync()
+    want = np.stack([x[list(range(r % A, hi, A))].sum(0) for r in range(8)])
+    np.testing.assert_array_equal(z.unpartition().numpy(), want)
 
 
 @pytest.mark.gpu

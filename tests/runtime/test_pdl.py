@@ -133,14 +133,19 @@ def test_writing_before_the_wait_what_the_predecessor_reads_is_ct308(backend: st
 
 
 def test_the_cuda_launch_path_checks_pdl_links_too() -> None:
-    """The CUDA backend prebuilds an executable per launch plan: it keeps the kernel's pdl facts
-    (a fake driver: the CPU runs the same launch path as the GPU)."""
+    """The CUDA backend's launch path (a fake driver: the CPU runs the GPU's host code): the
+    executable prebuilt per launch plan keeps the kernel's pdl facts, and a chain's later links
+    go through the dependent launcher."""
     pytest.importorskip("cuda.bindings")
     from fake_cuda import fake_cuda_backend
 
-    with fake_cuda_backend(), pytest.raises(ct.OwnershipError) as err:
-        _early_chain(pk.peek)
-    assert err.value.diagnostics[0].code == "CT308"
+    with fake_cuda_backend() as fake:
+        with pytest.raises(ct.OwnershipError) as err:
+            _early_chain(pk.peek)
+        assert err.value.diagnostics[0].code == "CT308"
+        fake.launches.clear()
+        _chain(pk.mix, 4)  # the fake runs no kernel: only the launches are looked at
+    assert [ln.dependent for ln in fake.launches] == [False, True, True, True]
 
 
 def test_memory_the_predecessor_does_not_touch_may_come_first() -> None:
