@@ -111,13 +111,13 @@ def shape_config(size: str, family: str = "qwen3") -> SimpleNamespace:
     return SimpleNamespace(**shapes[size], **common)
 
 
-ENGINE_MODULES = ("config", "families", "kernel_table", "kernels", "layers", "links", "model",
-                  "prefill", "prefill_kernels", "rope", "step", "tuning", "weights")
+ENGINE_MODULES = ("config", "decode_kernels", "families", "kernel_table", "layers", "links",
+                  "model", "prefill", "prefill_kernels", "rope", "step", "tuning", "weights")
 
 
 def load_engine(path: str | Path) -> Engine:
-    # the engine's modules import each other by bare name; this script's own folder has a
-    # `kernels` package (benchmarks/kernels/) that shadowed the engine's kernels.py on the H200
+    # the engine's modules import each other by bare name: a module of the same name imported
+    # from elsewhere first (this script's folder is on sys.path) must not stand in for one
     if str(ENGINE) in sys.path:
         sys.path.remove(str(ENGINE))
     sys.path.insert(0, str(ENGINE))

@@ -3,7 +3,7 @@ built from suffixes. A variant is chosen by the dtype the kernel reads: the matr
 matmul family (the embedding table, the projections, the LM head), the KV cache's for the
 attention family; the norms and the picks read float32 only (ANY).
 
-Decode kernels (one row, the position read on the device) live in kernels.py, the prefill's
+Decode kernels (one row, the position read on the device) live in decode_kernels.py, the prefill's
 (P rows) in prefill_kernels.py; the ops named `*_rows` / `*_fill` / `prefill` are those."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import kernels as k
+import decode_kernels as k
 import prefill_kernels as pk
 
 ANY = "any"  # a kernel with one variant: every activation it reads is float32

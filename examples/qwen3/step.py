@@ -1,4 +1,4 @@
-"""The decode step: the model's ops (layers.py) lowered onto one-row kernels (kernels.py).
+"""The decode step: the model's ops (layers.py) lowered onto one-row kernels (decode_kernels.py).
 
 The position is read on the device, so every launch's arguments stay the same from one step
 to the next (the step is captured once as a CUDA graph). Two choices of this lowering: a

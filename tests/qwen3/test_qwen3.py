@@ -22,7 +22,7 @@ import reference  # noqa: E402
 import tuning  # noqa: E402
 from config import ConfigError, load_config, parse_config  # noqa: E402
 from generate import generate  # noqa: E402
-from kernels import (  # noqa: E402
+from decode_kernels import (  # noqa: E402
     add_rms_norm,
     argmax_row,
     gemv_f32,
