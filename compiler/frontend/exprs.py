@@ -260,7 +260,13 @@ def subscript(scope: Scope, node: ast.Subscript, span: Span) -> FValue:
     index_node = node.slice
     if isinstance(base, Value) and isinstance(base.type, TileType):
         return tile_subscript(scope, base, node, span)
-    if not isinstance(base, TupleVal) or isinstance(index_node, (ast.Slice, ast.Tuple)):
+    if isinstance(base, TupleVal) and isinstance(index_node, ast.Slice):  # `z.shape[1:]`
+        bounds = (index_node.lower, index_node.upper, index_node.step)
+        lo, hi, step = (_static_bound(scope, b) for b in bounds)
+        if step == 0:
+            scope.b.fail(msg.NOT_CONSTANT, scope.span(index_node), what="a slice step (not 0)")
+        return TupleVal(base.items[lo:hi:step])
+    if not isinstance(base, TupleVal) or isinstance(index_node, ast.Tuple):
         scope.b.fail(msg.UNSUPPORTED_EXPRESSION, span, what="Indexing tiles", verb="is",
                      hint="; use reshape, ct.where or load_tile")
     index = const_of(scope.expr(index_node))
@@ -363,6 +369,9 @@ def _call_function(scope: Scope, func: ast.Name, node: ast.Call, span: Span) -> 
     if target is not None and not target.is_kernel:
         args, kwargs = call_args(scope, node)
         return inline(scope, target, args, kwargs, span)
+    number = _float_of_text(node) if func.id == "float" and target is None else None
+    if number is not None:
+        return const_value(span, number)
     if target is None and func.id not in info.assigned_globals and \
             not hasattr(builtins, func.id):
         scope.b.fail(msg.UNKNOWN_NAME, scope.span(func), name=func.id)
@@ -370,6 +379,19 @@ def _call_function(scope: Scope, func: ast.Name, node: ast.Call, span: Span) -> 
     if target is not None:
         hint = "; kernels cannot call other kernels (use a @ct.function helper)"
     scope.b.fail(msg.NON_KERNEL_CALL, scope.span(func), name=func.id, hint=hint)
+
+
+def _float_of_text(node: ast.Call) -> float | None:
+    """`float("-inf")`, `float("nan")`, `float("1e-6")`: the float literal (Triton's habit)."""
+    if len(node.args) != 1 or node.keywords:
+        return None
+    arg = node.args[0]
+    if not isinstance(arg, ast.Constant) or not isinstance(arg.value, str):
+        return None
+    try:
+        return float(arg.value)
+    except ValueError:
+        return None
 
 
 def call_op(scope: Scope, resolved: str, node: ast.Call, span: Span) -> FValue:
@@ -410,9 +432,10 @@ def _no_method(scope: Scope, func: ast.Attribute, kind: str, span: Span) -> NoRe
                  kind=_upper(_kind_from_receiver(kind)), name=method, hint=hint)
 
 
-# `math` constants are float literals in kernels (`padding=-math.inf`, `x * math.pi`).
-MATH_CONSTANTS = {"math.inf": math.inf, "math.nan": math.nan, "math.pi": math.pi,
-                  "math.e": math.e, "math.tau": math.tau}
+# `math` and NumPy constants are float literals in kernels (`padding=-math.inf`, `-np.inf`).
+MATH_CONSTANTS = {f"{module}.{name}": float(getattr(math, name))
+                  for module in ("math", "numpy") for name in ("inf", "nan", "pi", "e")}
+MATH_CONSTANTS["math.tau"] = math.tau
 
 
 def math_constant(info: ModuleInfo, node: ast.expr) -> float | None:

@@ -21,7 +21,6 @@ import checkpoint  # noqa: E402
 import reference  # noqa: E402
 import tuning  # noqa: E402
 from config import ConfigError, load_config, parse_config  # noqa: E402
-from generate import generate  # noqa: E402
 from decode_kernels import (  # noqa: E402
     add_rms_norm,
     argmax_row,
@@ -31,6 +30,7 @@ from decode_kernels import (  # noqa: E402
     qk_rope_append,
     sample_next,
 )
+from generate import generate  # noqa: E402
 from model import Qwen3, Sampling  # noqa: E402
 from weights import WeightsError, load_weights  # noqa: E402
 

@@ -1,4 +1,6 @@
 """Python literals and Const ints take the dtype of the tile they meet."""
+import numpy as np
+
 import cutile as ct
 from cutile import Const, Mut, Tensor, f16, f32, i8, i32, u8
 
@@ -14,6 +16,19 @@ def literals(h: Mut[Tensor[f16, (64,)]], b: Mut[Tensor[i8, (64,)]], z: Mut[Tenso
     b.store(small + 1 - 127 + small * -2)
     b.store(small * N)
     z.store(t.astype(f32) / N + (N * 2 - 1) + N // 2)
+
+
+@ct.kernel
+def infinities(z: Mut[Tensor[f32, (64,)]], y: Tensor[f32, (-1,)]) -> None:
+    t = ct.load_tile_like(y, z, padding=-np.inf)  # NumPy's constants, and float("...") texts
+    m = ct.maximum(ct.where(t > 0, t, float("-inf")), -np.inf)
+    z.store(ct.where(ct.isnan(m), np.nan, m) * np.pi + float("1e-6") + np.e)
+
+
+@ct.kernel
+def not_a_number(z: Mut[Tensor[f32, (64,)]], y: Tensor[f32, (-1,)]) -> None:
+    t = ct.load_tile_like(y, z)
+    z.store(t + float("ten"))  # E: CT104 "'float' cannot be called"
 
 
 @ct.kernel
