@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ...diagnostics import messages as msg
@@ -30,6 +30,7 @@ class ParamSpec:
     shape: tuple[ShapeEntry, ...] = ()  # tensor and mut parameters
     const_kind: str | None = None  # "int" | "bool" | "float" | "dtype"
     acc_op: str | None = None  # an Acc parameter's op: "add", "max", ... (ACC_OPS)
+    default: int | float | bool | None = None  # a Const's literal default (`B: Const[int] = 64`)
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,13 @@ def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, 
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
     defaults += [*args.defaults, *args.kw_defaults]
     for p, default in zip([*positional, *args.kwonlyargs], defaults, strict=True):
-        if fn.is_kernel and default is not None:
-            diags.append(msg.BAD_PARAMETER_KIND.at(info.span(default),
-                                                   what=f"a default value for '{p.arg}'"))
         spec, diag = _read_param(info, p, fn.is_kernel)
         if diag is not None:
             diags.append(diag)
+        if fn.is_kernel and default is not None:
+            spec, diag = _with_default(info, p.arg, spec, default)
+            if diag is not None:
+                diags.append(diag)
         if spec is not None:
             params.append(spec)
     if fn.is_kernel:
@@ -79,6 +81,28 @@ def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, 
     sig = KernelSignature(fn.name, info.name_span(node), tuple(params), fn.is_kernel,
                           bool(fn.options.get("unsafe", False)), tuple(per_block.items()))
     return sig, diags
+
+
+_DEFAULT_KINDS: dict[str, tuple[type, ...]] = {"int": (int,), "bool": (bool,),
+                                               "float": (int, float)}
+
+
+def _with_default(info: ModuleInfo, name: str, spec: ParamSpec | None, default: ast.expr
+                  ) -> tuple[ParamSpec | None, Diagnostic | None]:
+    """A Const's default: a literal of its kind, used when the launch neither gives nor infers
+    the value. Any other parameter's default is CT107."""
+    if spec is None or spec.kind != "const":
+        return spec, msg.BAD_PARAMETER_KIND.at(
+            info.span(default), what=f"a default value for '{name}' (only Const parameters "
+            "take one)")
+    value = literal_value(default)
+    kinds = _DEFAULT_KINDS.get(spec.const_kind or "int", ())
+    if not isinstance(value, kinds) or (spec.const_kind != "bool" and isinstance(value, bool)):
+        return spec, msg.BAD_PARAMETER_KIND.at(
+            info.span(default), what=f"this default for '{name}' (a Const[{spec.const_kind}] "
+            "takes a literal of its kind)")
+    assert isinstance(value, (int, float))
+    return replace(spec, default=value), None
 
 
 def _check_options(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef

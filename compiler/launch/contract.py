@@ -293,13 +293,17 @@ class LaunchContract:
                                                 param=self.params[src].name), loc.arg(at)),)
 
     def _missing_consts(self, verdict: Verdict, loc: Locator) -> None:
-        """CT405: a Const nobody gives and no given argument's shape names."""
+        """A Const nobody gives and no given argument's shape names: its default, else CT405."""
         mentioned = {e for i, p in enumerate(self.params) if verdict.args[i] is not None
                      for e in p.shape if isinstance(e, str)}
         for i, p in enumerate(self.params):
             if (p.kind == "const" and verdict.args[i] is None and p.name not in mentioned
                     and p.name not in verdict.consts):
-                verdict.diags.append(self._diag(msg.MISSING_CONST, loc.call(), param=p.name))
+                if p.default is not None:
+                    verdict.consts[p.name] = p.default
+                else:
+                    verdict.diags.append(self._diag(msg.MISSING_CONST, loc.call(),
+                                                    param=p.name))
 
     # -- the grid --------------------------------------------------------------------------
     def _grids(self, verdict: Verdict, loc: Locator, skip: set[int],

@@ -39,6 +39,12 @@ def needs_const(z: Mut[Tensor[f32, (64,)]], K: Const[int]) -> None:
 
 
 @ct.kernel
+def const_defaults(z: Mut[Tensor[f32, ("B",)]], B: Const[int] = 32, K: Const[int] = 3,
+                   S: Const[float] = 0.5) -> None:
+    z.store(ct.full((B,), K, f32) * S + B)
+
+
+@ct.kernel
 def matmul(c: Mut[Tensor[f32, ("BM", "BN")]], a: Tensor[f16, (-1, -1)],
            b: Tensor[f16, (-1, -1)], BM: Const[int], BN: Const[int], BK: Const[int]) -> None:
     i, j = c.tile_index()

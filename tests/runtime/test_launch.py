@@ -92,6 +92,15 @@ def test_const_not_inferable() -> None:
     assert z.numpy()[5] == 3.0
 
 
+def test_const_defaults_fill_in_what_is_neither_given_nor_inferred() -> None:
+    """B comes from the partition (its default 32 is not used), K and S from their defaults
+    unless given; each value is its own specialization."""
+    z = ct.zeros((128,), f32).partition((64,))
+    for given, want in (({}, 3 * 0.5), ({"K": 5}, 5 * 0.5), ({"S": 2.0, "K": 1}, 1 * 2.0)):
+        (z,) = k.const_defaults(z, **given).sync()
+        assert z.numpy().tolist() == [want + 64] * 128
+
+
 def test_const_type_checked() -> None:
     with pytest.raises(ct.LaunchError, match=r"expected an int, got 2\.5"):
         k.needs_const(ct.zeros((64,), f32).partition((64,)), K=2.5)

@@ -1,5 +1,5 @@
 import cutile as ct
-from cutile import Const, Mut, Tensor, f32
+from cutile import Const, Mut, Tensor, f32, i32
 
 
 @ct.kernel
@@ -13,8 +13,16 @@ def star(z: Mut[Tensor[f32, (64,)]], *args: f32, **kw: f32) -> None:  # E: CT107
 
 
 @ct.kernel
-def default(z: Mut[Tensor[f32, (64,)]], k: Const[int] = 4) -> None:  # E: CT107 "default value"
-    z.store(ct.full((64,), k, f32))
+def default(z: Mut[Tensor[f32, (64,)]], k: Const[int] = 4, s: Const[float] = 0.5,
+            flag: Const[bool] = False) -> None:  # Consts take literal defaults
+    z.store(ct.full((64,), k, f32) * s + flag)
+
+
+@ct.kernel
+def bad_defaults(z: Mut[Tensor[f32, (64,)]], n: i32 = 3,  # E: CT107 "only Const parameters"
+                 k: Const[int] = 4.5,  # E: CT107 "Const[int] takes a literal of its kind"
+                 b: Const[bool] = 1) -> None:  # E: CT107 "Const[bool]"
+    z.store(ct.full((64,), k, f32) + n.astype(f32) + b)
 
 
 @ct.kernel

@@ -20,6 +20,12 @@ def tiled(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)], K: Const[int]) -> 
     z.store(ct.load_tile_like(x, z))
 
 
+
+@ct.kernel
+def defaults(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)], K: Const[int] = 2) -> None:
+    z.store(ct.load_tile_like(x, z) * K)
+
+
 x = ct.ones((1024,), f32)
 h = ct.ones((1024,), f16)
 
@@ -29,6 +35,7 @@ add(z, x, B=64).sync()  # E: CT401
 add(z, h).sync()  # E: CT406
 add(z, x, x).sync()  # E: CT406
 tiled(z, x).sync()  # E: CT405
+z, x = defaults(z, x).sync()  # K's default: nothing missing
 z, x = add(z, x).sync()
 
 a = ct.zeros((1024,), f32).partition((64,))
