@@ -1,8 +1,8 @@
 """The active backend and the current stream, chosen lazily on first use.
 
 `CUTILE_BACKEND=cuda|interpreter` forces a backend; otherwise CUDA is used when the driver sees a
-GPU, else the interpreter. `CUTILE_DEVICE=i` picks the GPU (cuda:i; default 0). Nothing touches libcuda until a backend is first needed, and the
-interpreter path never does.
+GPU, else the interpreter. `CUTILE_DEVICE=i` picks the GPU (cuda:i; default 0).
+Nothing touches libcuda until a backend is first needed, and the interpreter path never does.
 """
 
 from __future__ import annotations

@@ -107,7 +107,7 @@ class Plan:
         return Link(self.k.matmul("gemm_residual"), (y,), tiles,
                     (self.name(op.residual), x, op.w.w), consts)
 
-    def rope(self, op: Rope) -> list[Link]:
+    def rope(self, op: Rope) -> Links:
         c, m, d, bm = self.m.cfg, self.m, self.m.cfg.head_dim, self.bm
         (nh, nkv), eps = m.heads, c.rms_norm_eps
         caches, slab = (f"k{op.layer}", f"v{op.layer}"), ((1, m.cache_rows, d),) * 2

@@ -55,17 +55,14 @@ class TorchComm:
     def __init__(self) -> None:
         import torch
         import torch.distributed as dist
+        from torch.utils.dlpack import from_dlpack
 
-        self.torch, self.dist = torch, dist
-        self.stream: Any = None
-        if ct.backend_name() == "cuda":
-            from cutile.runtime.context import backend, current_stream
-
-            device = torch.device("cuda", backend().device.index)
-            self.stream = torch.cuda.ExternalStream(current_stream(), device=device)
+        self.torch, self.dist, self.from_dlpack = torch, dist, from_dlpack
+        self.cuda = ct.backend_name() == "cuda"
+        self.streams: dict[int, Any] = {}  # cutile's stream handle -> torch's view of it
 
     def _view(self, t: ct.HostTensor) -> Any:
-        return self.torch.from_dlpack(t).view(-1)
+        return self.from_dlpack(t).view(-1)
 
     def all_reduce(self, t: ct.HostTensor) -> None:
         with self._on_cutile_stream():
@@ -78,11 +75,20 @@ class TorchComm:
             self.dist.all_gather(list(o.split(n)), self._view(t))
 
     def _on_cutile_stream(self) -> Any:
+        """torch's current stream made cutile's current one (CUDA), for the collective."""
         import contextlib
 
-        if self.stream is None:
+        if not self.cuda:
             return contextlib.nullcontext()
-        return self.torch.cuda.stream(self.stream)
+        from cutile.runtime.context import backend, current_stream
+
+        handle = current_stream()
+        stream = self.streams.get(handle)
+        if stream is None:
+            device = self.torch.device("cuda", backend().device.index)
+            stream = self.streams[handle] = self.torch.cuda.ExternalStream(  # type: ignore[no-untyped-call]
+                handle, device=device)
+        return self.torch.cuda.stream(stream)
 
 
 def from_env(backend: str | None = None) -> TensorParallel:

@@ -128,7 +128,7 @@ def _sharded_pick(logits: np.ndarray, world: int, bn: int = 16) -> int:
         ats.append(top_at.unpartition().numpy())
     n = len(tops) * tops[0].size
     history = ct.zeros((4,), ct.i32)
-    hist, pos, *_ = k.greedy_next_sharded(
+    hist, *_ = k.greedy_next_sharded(
         history.partition((4,)), ct.zeros((1,), ct.i32).partition((1,)),
         ct.from_numpy(np.array([0], np.int32)), ct.from_numpy(np.concatenate(tops, 1)),
         ct.from_numpy(np.concatenate(ats, 1)), NB=n, NBR=tops[0].size, CH=ch, V=v,
