@@ -235,6 +235,8 @@ def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error("need --temperature >= 0, 0 < --top-p <= 1 and --top-k >= 0")
     if args.tp < 1:
         p.error("--tp must be at least 1")
+    if args.tp_graph and args.tp == 1:
+        p.error("--tp-graph goes with --tp N (N > 1)")
     if args.tp > 1 and args.chat and args.prompt is None:
         p.error("--tp runs one --prompt (a chat on stdin would need every rank to read it)")
     world = os.environ.get("WORLD_SIZE")

@@ -189,8 +189,13 @@ class Engine:
         machine with two GPUs was lent yet."""
         if graph_collectives is None:
             graph_collectives = self.graph_collectives
-        if lk.has_host_links(self.links) and not graph_collectives:
+        if not lk.has_host_links(self.links):
+            return lk.chain(self.buf, self.links).graph()
+        if not graph_collectives:
             return ChainSteps(self.buf, self.links)
+        if self.tp.comm is None or not self.tp.comm.capturable():
+            raise ValueError("collectives in a CUDA graph (--tp-graph) need NCCL on the CUDA "
+                             "backend: gloo and the interpreter run them on the host")
         return lk.chain(self.buf, self.links).graph()
 
     def tokens(self, start: int, n: int) -> list[int]:

@@ -37,6 +37,10 @@ class Comm(Protocol):
     def all_gather(self, out: ct.HostTensor, t: ct.HostTensor) -> None:
         """out (1, world * n) = every rank's t (1, n), in rank order."""
 
+    def capturable(self) -> bool:
+        """Whether the collectives enqueue device work only (NCCL on CUDA), so that a CUDA
+        graph can capture them."""
+
 
 @dataclass(frozen=True)
 class TensorParallel:
@@ -73,6 +77,9 @@ class TorchComm:
             o = self._view(out)
             n = o.numel() // self.dist.get_world_size()
             self.dist.all_gather(list(o.split(n)), self._view(t))
+
+    def capturable(self) -> bool:
+        return self.cuda and self.dist.get_backend() == "nccl"
 
     def _on_cutile_stream(self) -> Any:
         """torch's current stream made cutile's current one (CUDA), for the collective."""

@@ -39,6 +39,9 @@ class _NoComm:
     def all_gather(self, out: ct.HostTensor, t: ct.HostTensor) -> None:
         raise AssertionError("no collective expected")
 
+    def capturable(self) -> bool:
+        return False
+
 
 def _make(root: Path, family: str, tied: bool, stored: str = "F32",
           **changes: Any) -> Path:
@@ -241,3 +244,13 @@ def test_tp_needs_torchrun_processes(tmp_path: Path) -> None:
                           env={**env, "CUTILE_BACKEND": "interpreter"}, timeout=300)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--tp 2 needs 2 processes started by torchrun --nproc-per-node 2" in done.stderr
+
+
+def test_collectives_in_a_graph_need_nccl(tmp_path: Path) -> None:
+    """A graph would replay the launches without the host's collectives: refused unless the
+    group is NCCL on CUDA (gloo here), never a silently wrong step."""
+    root = _make(tmp_path, "qwen3", False)
+    m = _ranks(root, 2)[0]
+    m.reset([1, 2, 3], 4)
+    with pytest.raises(ValueError, match=r"--tp-graph\) need NCCL on the CUDA backend"):
+        m.capture(graph_collectives=True)
