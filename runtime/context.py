@@ -1,8 +1,8 @@
 """The active backend and the current stream, chosen lazily on first use.
 
 `CUTILE_BACKEND=cuda|interpreter` forces a backend; otherwise CUDA is used when the driver sees a
-GPU, else the interpreter. Nothing touches libcuda until a backend is first needed, and the
-interpreter path never does.
+GPU, else the interpreter. `CUTILE_DEVICE=i` picks the GPU (cuda:i; default 0).
+Nothing touches libcuda until a backend is first needed, and the interpreter path never does.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from .streams import set_current_stream as set_current_stream
 from .streams import stream_of as stream_of
 
 ENV = "CUTILE_BACKEND"
+DEVICE_ENV = "CUTILE_DEVICE"
 _lock = threading.Lock()
 _backend: Backend | None = None
 
@@ -106,4 +107,17 @@ def _interpreter() -> Backend:
 def _cuda() -> Backend:
     from .backends.cuda import CudaBackend
 
-    return CudaBackend(0)
+    return CudaBackend(device_ordinal())
+
+
+def device_ordinal() -> int:
+    """The GPU the CUDA backend uses: `CUTILE_DEVICE` (an ordinal among the visible devices,
+    as `cuda:i` numbers them), else 0. One device per process: a process that uses several
+    GPUs (tensor parallel) is one process per GPU, each with its own CUTILE_DEVICE."""
+    raw = os.environ.get(DEVICE_ENV, "").strip()
+    if not raw:
+        return 0
+    if not raw.isdigit():
+        raise device_error(msg.NO_DEVICE, detail=f"{DEVICE_ENV}={raw!r} is not a device number "
+                           "(0, 1, ... as cuda:i numbers the visible GPUs)")
+    return int(raw)

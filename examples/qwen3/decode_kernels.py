@@ -372,6 +372,31 @@ def greedy_next(history: Mut[Tensor[i32, (-1,)]], pos_t: Mut[Tensor[i32, (1,)]],
     _advance(history, pos_t, n_prompt, _pick(top, top_at, NB, V, BV))
 
 
+# The same pick over the candidates of a vocabulary split over ranks (tensor parallel): NB =
+# ranks x NBR maxima in rank order, each with its index inside its rank's CH rows, so rank
+# r's candidate i is token r CH + i. Folded as _pick does, the lowest global index wins ties:
+# np.argmax over the whole vocabulary. Every rank runs it on the same gathered bytes.
+@ct.function
+def _pick_sharded(top, top_at, NB, NBR, CH, V, BV):  # type: ignore[no-untyped-def]
+    best = ct.full((1,), NEG_INF, f32)
+    idx = ct.zeros((1,), i32)
+    for j in range(ct.cdiv(NB, BV)):
+        cols = j * BV + ct.arange(BV, i32)
+        t = ct.where(cols < NB, top.load_tile((1, BV), (0, j)).reshape((BV,)), NEG_INF)
+        local = top_at.load_tile((1, BV), (0, j)).reshape((BV,))
+        at = ct.where(cols < NB, local + (cols // NBR) * CH, V)
+        best, idx = _fold_max(t, at, best, idx, V)
+    return idx
+
+
+@ct.kernel
+def greedy_next_sharded(history: Mut[Tensor[i32, (-1,)]], pos_t: Mut[Tensor[i32, (1,)]],
+                        n_prompt: Tensor[i32, (1,)], top: Tensor[f32, (1, -1)],
+                        top_at: Tensor[i32, (1, -1)], NB: Const[int], NBR: Const[int],
+                        CH: Const[int], V: Const[int], BV: Const[int]) -> None:
+    _advance(history, pos_t, n_prompt, _pick_sharded(top, top_at, NB, NBR, CH, V, BV))
+
+
 # -- sampling: temperature, top-k, top-p, then one draw of ct.rand (Philox) -------------------
 # Logits are ranked by an integer key with the float order (the bits, negatives flipped), so a
 # threshold is found exactly by bisection over the 2**32 keys: 32 passes over the row each.

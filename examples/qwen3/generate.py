@@ -7,6 +7,8 @@
         [--max-new-tokens N] [--greedy | --do-sample] [--temperature T] [--top-k K]
         [--top-p P] [--seed S] [--dtype float32|bfloat16] [--kv-dtype float32|bfloat16]
         [--eager] [--step-prefill] [--json] [--progress]
+    torchrun --nproc-per-node N examples/qwen3/generate.py --model DIR --prompt "text" --tp N
+        [--tp-backend nccl|gloo] [--tp-graph]
 
 DIR is a Hugging Face checkpoint directory of a family the engine runs, Qwen3 or Llama 3.x
 (config.json's model_type, else its architectures, says which; another family is an error that
@@ -22,6 +24,11 @@ Runs on the GPU when there is one, otherwise on the interpreter (tiny configs; C
 forces one). The prompt is prefilled in one batched pass; each decode step is one replay of a
 captured graph (--eager: the kernels one by one, for debugging; --step-prefill: one decode step
 per prompt token). Needs cutile's [models] extra (safetensors, tokenizers, jinja2).
+
+--tp N splits the model over the N processes torchrun starts (tensor parallel, tp.py; needs
+torch): each process takes its rank's device (CUTILE_DEVICE, default LOCAL_RANK modulo the
+GPUs seen) and joins torch.distributed with --tp-backend (nccl on CUDA, gloo on the
+interpreter by default); rank 0 prints, the others stay quiet.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from hf_tokenizer import Tokenizer, TokenizerError
 from model import DTYPES, Engine, Sampling, check_ids
 from optional_deps import MissingExtra
 from progress_bar import Bar
+from tp import SINGLE, TensorParallel
 from weights import WeightsError, checkpoint_bytes, load_weights
 
 import cutile as ct
@@ -200,6 +208,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object (per turn)")
     p.add_argument("--progress", action="store_true",
                    help="show the loading progress on stderr also when it is not a terminal")
+    p.add_argument("--tp", type=int, default=1,
+                   help="tensor parallel over this many processes (start them with torchrun "
+                        "--nproc-per-node N)")
+    p.add_argument("--tp-backend", choices=("nccl", "gloo"),
+                   help="torch.distributed's backend (default: nccl on CUDA, gloo on the "
+                        "interpreter)")
+    p.add_argument("--tp-graph", action="store_true",
+                   help="capture the collectives in the step's CUDA graph (NCCL only; "
+                        "untested); otherwise a tensor-parallel step is one synced .then chain")
     return p
 
 
@@ -216,6 +233,16 @@ def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
             (args.top_p is not None and not 0 < args.top_p <= 1) or \
             (args.top_k is not None and args.top_k < 0):
         p.error("need --temperature >= 0, 0 < --top-p <= 1 and --top-k >= 0")
+    if args.tp < 1:
+        p.error("--tp must be at least 1")
+    if args.tp_graph and args.tp == 1:
+        p.error("--tp-graph goes with --tp N (N > 1)")
+    if args.tp > 1 and args.chat and args.prompt is None:
+        p.error("--tp runs one --prompt (a chat on stdin would need every rank to read it)")
+    world = os.environ.get("WORLD_SIZE")
+    if args.tp > 1 and world != str(args.tp):
+        p.error(f"--tp {args.tp} needs {args.tp} processes started by torchrun "
+                f"--nproc-per-node {args.tp} (WORLD_SIZE is {world or 'not set'})")
 
 
 def sampling_from(args: argparse.Namespace, d: Defaults) -> tuple[Sampling, dict[str, Any]]:
@@ -249,9 +276,43 @@ class _Session:
     shown: dict[str, Any]
     model: Engine | None = None
     warm: bool = False
+    tp: TensorParallel = SINGLE
+
+
+def _join(args: argparse.Namespace) -> TensorParallel:
+    """With --tp > 1: this process's device, then its place in the group; ranks other than 0
+    stay quiet (their stdout and stderr go to /dev/null)."""
+    if args.tp == 1:
+        return SINGLE
+    try:
+        import torch
+    except ImportError:
+        raise MissingExtra("--tp needs torch (torch.distributed), which is not installed: "
+                           "pip install torch") from None
+
+    local = int(os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")))
+    if "CUTILE_DEVICE" not in os.environ and torch.cuda.is_available():
+        os.environ["CUTILE_DEVICE"] = str(local % torch.cuda.device_count())
+    from tp import from_env
+
+    tp = from_env(args.tp_backend)
+    if tp.rank > 0:
+        sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (closed at exit)
+    return tp
 
 
 def _run(args: argparse.Namespace) -> int:
+    tp = _join(args)
+    try:
+        return _run_on(args, tp)
+    finally:
+        if tp.world > 1:
+            import torch.distributed as dist
+
+            dist.destroy_process_group()
+
+
+def _run_on(args: argparse.Namespace, tp: TensorParallel) -> int:
     model_dir = Path(args.model)
     if not model_dir.is_dir():
         what = "is not a directory" if model_dir.exists() else "does not exist"
@@ -265,7 +326,7 @@ def _run(args: argparse.Namespace) -> int:
     tokenizer = None if args.prompt_ids is not None else Tokenizer.load(model_dir)
     template = load_template(model_dir, tokenizer.config) if args.chat and tokenizer else None
     sampling, shown = sampling_from(args, defaults)
-    s = _Session(args, cfg, defaults, tokenizer, template, sampling, shown)
+    s = _Session(args, cfg, defaults, tokenizer, template, sampling, shown, tp=tp)
     system = [] if args.system is None else [{"role": "system", "content": args.system}]
     if not args.chat:
         _answer(s, _prompt_ids(args) if tokenizer is None else tokenizer.encode(args.prompt))
@@ -328,12 +389,14 @@ def _load(s: _Session, prompt_len: int, new_tokens: int) -> None:
     kv = args.kv_dtype or args.dtype
     fp.check(fp.estimate(cfg, args.dtype, kv, prompt_len, new_tokens), args.dtype, kv,
              *fp.free_memory())
-    show = args.progress or sys.stderr.isatty()
+    show = s.tp.rank == 0 and (args.progress or sys.stderr.isatty())
     reading = Bar("reading weights ", checkpoint_bytes(args.model), "bytes", show)
     weights = load_weights(args.model, cfg, reading.advance)
     reading.close()
     copying = Bar("weights to device", cfg.num_hidden_layers, "layers", show)
-    s.model = Engine(cfg, weights, args.dtype, kv_dtype=args.kv_dtype, progress=copying.advance)
+    s.model = Engine(cfg, weights, args.dtype, kv_dtype=args.kv_dtype, progress=copying.advance,
+                     tp=s.tp)
+    s.model.graph_collectives = args.tp_graph
     copying.close()
 
 

@@ -46,6 +46,7 @@ ATTENTION: dict[str, Variants] = {  # by the KV cache's dtype
 }
 SAMPLING: dict[str, Variants] = {
     "greedy": {ANY: k.greedy_next},  # the pick over the LM head's block maxima
+    "greedy_sharded": {ANY: k.greedy_next_sharded},  # over every rank's (tensor parallel)
     "sample": {ANY: k.sample_next},  # temperature, top-k, top-p, one Philox draw
     "argmax": {ANY: k.argmax_row},
 }

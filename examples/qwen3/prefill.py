@@ -12,6 +12,10 @@ and set pos to P: the decode graph carries on from there exactly as after P deco
 
 The launches are `Link`s over named buffers, as in the decode step: the prefill's activations
 live in `model.buf` under `pf_*` names while it runs (shapes depend on P) and are dropped after.
+
+Split over ranks (tensor parallel), each rank runs its heads and MLP slice; a residual
+projection followed by an `AllReduce` adds its residual on rank 0 only (the others store the
+plain product), and the all-reduce of the (P, H) result then counts it once.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ from typing import TYPE_CHECKING
 
 import links as lk
 import numpy as np
-from layers import Attend, Embed, Head, Norm, Op, Project, Rope, SwiGLU
-from links import Link, pow2
+from layers import AllReduce, Attend, Embed, Head, Norm, Op, Project, Rope, SwiGLU
+from links import Link, Links, pow2
 from step import Step
 
 import cutile as ct
@@ -50,14 +54,20 @@ class Plan:
         return {self.name(a): ct.zeros((self.rows, w), ct.f32)
                 for a, w in self.m.widths.items()}
 
-    def links(self) -> list[Link]:
-        out: list[Link] = []
-        for op in self.m.ops():
-            out += self.lower(op)
+    def links(self) -> Links:
+        out: Links = []
+        ops = self.m.ops()
+        for i, op in enumerate(ops):
+            if isinstance(op, Project):
+                out.append(self.project(op, ops[i + 1:i + 2] == [AllReduce(op.out)]))
+            else:
+                out += self.lower(op)
         return out
 
-    def lower(self, op: Op) -> list[Link]:
+    def lower(self, op: Op) -> Links:
         c, m, pf = self.m.cfg, self.m, self.name
+        if isinstance(op, AllReduce):
+            return [Step(m).all_reduce(pf(op.out))]
         if isinstance(op, Embed):
             e = m.tuning.embed_rows
             return [Link(self.k.matmul("embed_rows"), (pf(op.out),),
@@ -69,8 +79,6 @@ class Plan:
         if isinstance(op, Norm):
             return [Link(self.k.norm("rms_rows"), (pf(op.out),), (self.hp,),
                          (pf(op.src), op.weight, c.rms_norm_eps), {"H": c.hidden_size})]
-        if isinstance(op, Project):
-            return [self.project(op)]
         if isinstance(op, SwiGLU):
             n, k = op.gate.w.shape
             return [Link(self.k.matmul("gate_up_rows"), (pf(op.out),),
@@ -84,22 +92,24 @@ class Plan:
                          (pf(op.q), f"k{op.layer}", f"v{op.layer}", d ** -0.5),
                          {"G": c.group, "BN": self.bm})]
         if isinstance(op, Head):  # the step's own LM head and pick, at pos = rows - 1
-            return Step(m).head(op.src, m.sampling)
+            return Step(m).head(op, m.sampling)
         raise TypeError(f"prefill: no lowering of {op!r}")
 
-    def project(self, op: Project) -> Link:
+    def project(self, op: Project, reduced: bool = False) -> Link:
+        """A GEMM, adding the residual in its store; `reduced` (an all-reduce follows): only
+        rank 0 adds it, so the sum over the ranks holds it once."""
         n, k = op.w.w.shape
         tiles = ((self.bm, min(pow2(n), self.gemm["bn"])),)
         consts = {"BK": min(pow2(k), self.gemm["bk"])}
         y, x = self.name(op.out), self.name(op.src)
-        if op.residual is None:
+        if op.residual is None or (reduced and self.m.tp.rank > 0):
             return Link(self.k.matmul("gemm"), (y,), tiles, (x, op.w.w), consts)
         return Link(self.k.matmul("gemm_residual"), (y,), tiles,
                     (self.name(op.residual), x, op.w.w), consts)
 
-    def rope(self, op: Rope) -> list[Link]:
+    def rope(self, op: Rope) -> Links:
         c, m, d, bm = self.m.cfg, self.m, self.m.cfg.head_dim, self.bm
-        nh, nkv, eps = c.num_attention_heads, c.num_key_value_heads, c.rms_norm_eps
+        (nh, nkv), eps = m.heads, c.rms_norm_eps
         caches, slab = (f"k{op.layer}", f"v{op.layer}"), ((1, m.cache_rows, d),) * 2
         q, src, consts = self.name(op.q), self.name(op.src), {"NH": nh, "NKV": nkv, "BM": bm}
         if op.q_norm is None or op.k_norm is None:
@@ -112,7 +122,7 @@ class Plan:
                      (src, op.k_norm, m.inv_freq, self.rows, eps), consts)]
 
 
-def run_links(buf: lk.Buffers, links: list[Link], eager: bool) -> None:
+def run_links(buf: lk.Buffers, links: Links, eager: bool) -> None:
     """Runs `links` on `buf`: each synced (eager), or as `.then` chains of CHUNK launches."""
     if eager:
         lk.run_each(buf, links)

@@ -7,14 +7,20 @@ into partial sums and `add_rms_norm`, which adds them to the residual and normal
 narrow matrix, more blocks than the outputs alone give); attention is split over the cache in
 parts per head (flash decoding), then merged. Each op's buffers are declared as it is lowered,
 so `reset` allocates exactly what the links name (besides the KV cache and the token state).
+
+Split over ranks (tensor parallel, layers.SHARDS): each rank runs the same links on its heads
+and its slice of the MLP and of the vocabulary; an `AllReduce` becomes a host link that sums
+the split GEMV's partial sums over the ranks before `add_rms_norm` adds the residual (on every
+rank, each holding the whole residual), and a vocabulary-split head gathers every rank's block
+maxima (greedy) or logits (sampling) so that each rank picks the same token (tp.py).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from layers import Attend, Embed, Head, Matrix, Norm, Op, Project, Rope, SwiGLU
-from links import Link, pow2
+from layers import AllReduce, Attend, Embed, Head, Matrix, Norm, Op, Project, Rope, SwiGLU
+from links import HostLink, Link, Links, pow2
 
 import cutile as ct
 
@@ -42,25 +48,28 @@ class Step:
         """An activation row (its width from the model's table unless given)."""
         return self.buffer(name, (1, self.m.widths[name] if width is None else width))
 
-    def links(self, ops: list[Op], sampling: Sampling) -> list[Link]:
-        out: list[Link] = []
+    def links(self, ops: list[Op], sampling: Sampling) -> Links:
+        out: Links = []
         i = 0
         while i < len(ops):
             op = ops[i]
             if isinstance(op, Project) and op.residual is not None:
-                nxt = ops[i + 1] if i + 1 < len(ops) else None
+                reduce = i + 1 < len(ops) and ops[i + 1] == AllReduce(op.out)
+                nxt = ops[i + 1 + reduce] if i + 1 + reduce < len(ops) else None
                 if not isinstance(nxt, Norm) or nxt.src != op.out:
                     raise ValueError("decode step: a residual projection must be followed by "
                                      "the norm of its output")
-                out += self.project_add_norm(op, nxt)
-                i += 2
+                out += self.project_add_norm(op, nxt, reduce)
+                i += 2 + reduce
                 continue
-            out += self.head(op.src, sampling) if isinstance(op, Head) else self.lower(op)
+            out += self.head(op, sampling) if isinstance(op, Head) else self.lower(op)
             i += 1
         return out
 
     def lower(self, op: Op) -> list[Link]:
         c, m = self.c, self.m
+        if isinstance(op, AllReduce):
+            raise ValueError(f"decode step: {op!r} must follow a residual projection")
         if isinstance(op, Embed):
             return [Link(self.k.matmul("embed"), (self.act(op.out),), (self.hp,),
                          (m.embed, "history", "pos"))]
@@ -83,20 +92,33 @@ class Step:
         return Link(self.k.matmul("gemv", w.hints), (y,), ((1, w.bn),), (x, w.w),
                     {"S": w.splits, "BK": w.bk, "LAT": w.latency})
 
-    def project_add_norm(self, p: Project, n: Norm) -> list[Link]:
+    def project_add_norm(self, p: Project, n: Norm, reduce: bool = False) -> Links:
         """out = residual + src @ W^T as S partial sums, then add_rms_norm adds them to the
-        residual (into out) and normalizes (into the norm's out)."""
+        residual (into out) and normalizes (into the norm's out). `reduce`: the partial sums
+        are summed over the ranks first (their sum is then the whole product)."""
         assert p.residual is not None
         h = self.c.hidden_size
         parts = self.buffer(f"{p.out}_parts", (p.w.splits, p.w.n))
         add = Link(self.k.norm("add_rms"), (self.act(p.out), self.act(n.out)), (self.hp, self.hp),
                    (self.act(p.residual), parts, n.weight, self.c.rms_norm_eps),
                    {"H": h, "S": p.w.splits})
-        return [self.gemv(parts, p.w, self.act(p.src)), add]
+        return [self.gemv(parts, p.w, self.act(p.src)),
+                *([self.all_reduce(parts)] if reduce else []), add]
+
+    def all_reduce(self, name: str) -> HostLink:
+        comm = self.m.tp.comm
+        assert comm is not None, "an AllReduce needs the tensor-parallel group's collectives"
+        return HostLink(lambda buf: comm.all_reduce(buf[name]), f"all_reduce {name}")
+
+    def all_gather(self, out: str, src: str) -> HostLink:
+        comm = self.m.tp.comm
+        assert comm is not None, "a split head needs the tensor-parallel group's collectives"
+        return HostLink(lambda buf: comm.all_gather(buf[out], buf[src]),
+                        f"all_gather {src} -> {out}")
 
     def rope(self, op: Rope) -> Link:
         c, m, d = self.c, self.m, self.c.head_dim
-        nh, nkv = c.num_attention_heads, c.num_key_value_heads
+        nh, nkv = m.heads
         slab = (1, m.cache_rows, d)
         outs = (self.buffer(op.q, (nkv, c.group, d)), f"k{op.layer}", f"v{op.layer}")
         tiles = ((1, c.group, d), slab, slab)
@@ -110,7 +132,7 @@ class Step:
 
     def attend(self, op: Attend) -> list[Link]:
         c, m, d = self.c, self.m, self.c.head_dim
-        parts = c.num_attention_heads * m.splits
+        parts = m.heads[0] * m.splits
         ao, am, al = (self.buffer("ao", (parts, d)), self.buffer("am", (parts, 1)),
                       self.buffer("al", (parts, 1)))
         return [Link(self.k.attention("decode"), (ao, am, al), ((1, d), (1, 1), (1, 1)),
@@ -119,21 +141,44 @@ class Step:
                 Link(self.k.attention("merge"), (self.act(op.out),), ((1, d),), (ao, am, al),
                      {"A": m.splits})]
 
-    def head(self, src: str, s: Sampling) -> list[Link]:
-        """The LM head on `src` and the pick: history[pos + 1] = the token, pos += 1."""
-        c, m, w = self.c, self.m, self.m.lm_head
-        v, hist = c.vocab_size, (m.cache_seq,)
-        logits = self.buffer("logits", (1, v))
+    def head(self, op: Head, s: Sampling) -> Links:
+        """The LM head on `op.src` and the pick: history[pos + 1] = the token, pos += 1.
+
+        Split by vocabulary (`op.vocab_split`), rank r's head holds the rows r·CH .. r·CH + CH
+        (CH = ceil(V / world), the last rank's padded with zero rows); its logits are those
+        CH columns. Greedy: each rank's lm_head leaves its blocks' maxima and their local
+        indices; all ranks' go to every rank (an all-gather, in rank order) and greedy_sharded
+        picks over them with the global index r·CH + i: the largest value, the lowest global
+        index on ties, as np.argmax over the whole vocabulary. Sampling: the logits are
+        gathered into the whole row (padding lanes past V are masked by the pick) and every
+        rank runs the same seeded draw on the same bytes: the same token, no broadcast."""
+        c, m, w, src = self.c, self.m, self.m.lm_head, op.src
+        v, hist, ch = c.vocab_size, (m.cache_seq,), m.vocab_rows
+        local_v = max(0, min(ch, v - m.tp.rank * ch))  # its real rows (the rest: padding)
+        logits = self.buffer("logits", (1, ch))
         if s.temperature <= 0:
             nb = m.head_blocks
             top, top_at = self.buffer("top", (1, nb)), self.buffer("top_at", (1, nb), ct.i32)
-            return [Link(self.k.matmul("lm_head", w.hints), (logits, top, top_at),
-                         ((1, w.bn), (1, 1), (1, 1)), (src, w.w),
-                         {"V": v, "BK": w.bk, "LAT": w.latency}),
-                    Link(self.k.sampling("greedy"), ("history", "pos"), (hist, (1,)),
-                         ("n_prompt", top, top_at), {"NB": nb, "V": v, "BV": min(pow2(nb), 1024)})]
+            head = Link(self.k.matmul("lm_head", w.hints), (logits, top, top_at),
+                        ((1, w.bn), (1, 1), (1, 1)), (src, w.w),
+                        {"V": local_v, "BK": w.bk, "LAT": w.latency})
+            if not op.vocab_split:
+                return [head, Link(self.k.sampling("greedy"), ("history", "pos"), (hist, (1,)),
+                                   ("n_prompt", top, top_at),
+                                   {"NB": nb, "V": v, "BV": min(pow2(nb), 1024)})]
+            n = nb * m.tp.world
+            every, every_at = (self.buffer("top_all", (1, n)),
+                               self.buffer("top_at_all", (1, n), ct.i32))
+            return [head, self.all_gather(every, top), self.all_gather(every_at, top_at),
+                    Link(self.k.sampling("greedy_sharded"), ("history", "pos"), (hist, (1,)),
+                         ("n_prompt", every, every_at),
+                         {"NB": n, "NBR": nb, "CH": ch, "V": v, "BV": min(pow2(n), 1024)})]
         top_k = v if s.top_k <= 0 else min(s.top_k, v)
         scalars: tuple[Any, ...] = (s.seed, 1.0 / s.temperature, top_k, s.top_p)
-        return [self.gemv(logits, w, src),
-                Link(self.k.sampling("sample"), ("history", "pos"), (hist, (1,)),
-                     ("n_prompt", logits, *scalars), {"V": v, "BV": min(pow2(v), 1024)})]
+        row = logits
+        out: Links = [self.gemv(logits, w, src)]
+        if op.vocab_split:
+            row = self.buffer("logits_all", (1, ch * m.tp.world))
+            out.append(self.all_gather(row, logits))
+        return [*out, Link(self.k.sampling("sample"), ("history", "pos"), (hist, (1,)),
+                           ("n_prompt", row, *scalars), {"V": v, "BV": min(pow2(v), 1024)})]

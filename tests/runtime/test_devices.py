@@ -42,6 +42,29 @@ def test_auto_selection_without_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _select(monkeypatch, "") == "interpreter"
 
 
+@pytest.mark.parametrize("value, ordinal", [("", 0), ("0", 0), ("3", 3), (" 1 ", 1)])
+def test_cutile_device_picks_the_gpu(monkeypatch: pytest.MonkeyPatch, value: str,
+                                     ordinal: int) -> None:
+    monkeypatch.setenv("CUTILE_DEVICE", value)
+    assert context.device_ordinal() == ordinal
+
+
+@pytest.mark.parametrize("value", ["cuda:1", "-1", "x"])
+def test_a_bad_cutile_device_is_ct504(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("CUTILE_DEVICE", value)
+    with pytest.raises(ct.DeviceError) as err:
+        context.device_ordinal()
+    (d,) = err.value.diagnostics
+    assert d.code == "CT504" and f"CUTILE_DEVICE={value!r} is not a device number" in d.message
+
+
+@pytest.mark.gpu
+def test_cutile_device_beyond_the_gpus_is_ct504(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUTILE_DEVICE", "999")
+    with pytest.raises(ct.DeviceError, match="device 999 does not exist"):
+        _select(monkeypatch, "cuda")
+
+
 class FakeDriver:
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
