@@ -20,7 +20,7 @@ ENGINE = ROOT / "examples" / "qwen3"
 sys.path[:0] = [str(ENGINE), str(Path(__file__).parent)]
 
 import checkpoint  # noqa: E402
-import kernels as k  # noqa: E402
+import decode_kernels as k  # noqa: E402
 from config import load_config  # noqa: E402
 from layers import SHARDS, ShardError  # noqa: E402
 from model import Engine, shard  # noqa: E402
