@@ -115,7 +115,7 @@ ENGINE_MODULES = ("config", "decode_kernels", "families", "kernel_table", "layer
                   "model", "prefill", "prefill_kernels", "rope", "step", "tuning", "weights")
 
 
-def load_engine(path: str | Path) -> Engine:
+def load_engine(path: str | Path, dtype: str = "bfloat16") -> Engine:
     # the engine's modules import each other by bare name: a module of the same name imported
     # from elsewhere first (this script's folder is on sys.path) must not stand in for one
     if str(ENGINE) in sys.path:
@@ -130,7 +130,7 @@ def load_engine(path: str | Path) -> Engine:
     from weights import load_weights
 
     cfg = load_config(path)
-    return Engine(cfg, load_weights(path, cfg), "bfloat16")
+    return Engine(cfg, load_weights(path, cfg), dtype)
 
 
 def bytes_per_token(cfg: Any, context: int, kv_bytes: int = 2) -> int:
