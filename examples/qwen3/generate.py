@@ -285,7 +285,7 @@ def _join(args: argparse.Namespace) -> TensorParallel:
     if args.tp == 1:
         return SINGLE
     try:
-        import torch
+        import torch  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise MissingExtra("--tp needs torch (torch.distributed), which is not installed: "
                            "pip install torch") from None
@@ -307,7 +307,7 @@ def _run(args: argparse.Namespace) -> int:
         return _run_on(args, tp)
     finally:
         if tp.world > 1:
-            import torch.distributed as dist
+            import torch.distributed as dist  # type: ignore[import-not-found, unused-ignore]
 
             dist.destroy_process_group()
 

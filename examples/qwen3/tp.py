@@ -57,9 +57,9 @@ class TorchComm:
     """`Comm` over an initialized torch.distributed process group (gloo or NCCL)."""
 
     def __init__(self) -> None:
-        import torch
-        import torch.distributed as dist
-        from torch.utils.dlpack import from_dlpack
+        import torch  # type: ignore[import-not-found, unused-ignore]
+        import torch.distributed as dist  # type: ignore[import-not-found, unused-ignore]
+        from torch.utils.dlpack import from_dlpack  # type: ignore[import-not-found, unused-ignore]
 
         self.torch, self.dist, self.from_dlpack = torch, dist, from_dlpack
         self.cuda = ct.backend_name() == "cuda"
@@ -93,8 +93,9 @@ class TorchComm:
         stream = self.streams.get(handle)
         if stream is None:
             device = self.torch.device("cuda", backend().device.index)
-            stream = self.streams[handle] = self.torch.cuda.ExternalStream(  # type: ignore[no-untyped-call]
-                handle, device=device)
+            external = self.torch.cuda.ExternalStream
+            stream = external(handle, device=device)  # type: ignore[no-untyped-call, unused-ignore]
+            self.streams[handle] = stream
         return self.torch.cuda.stream(stream)
 
 
@@ -103,13 +104,13 @@ def from_env(backend: str | None = None) -> TensorParallel:
     environment) with torch.distributed's `backend` (default: nccl on CUDA, gloo on the
     interpreter). Call it after choosing the device (CUTILE_DEVICE) and before any cutile
     work: the collectives are ordered on the stream cutile has then."""
-    import torch.distributed as dist
+    import torch.distributed as dist  # type: ignore[import-not-found, unused-ignore]
 
     if backend is None:
         backend = "nccl" if ct.backend_name() == "cuda" else "gloo"
     if not dist.is_initialized():
         if backend == "nccl":
-            import torch
+            import torch  # type: ignore[import-not-found, unused-ignore]
 
             torch.cuda.set_device(int(os.environ.get("CUTILE_DEVICE", "0")))
         dist.init_process_group(backend)
