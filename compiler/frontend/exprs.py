@@ -354,7 +354,8 @@ def call(scope: Scope, node: ast.Call, span: Span) -> FValue:
     if isinstance(func, ast.Attribute) and not local and root is not None and \
             root in info.assigned_globals and root not in info.constants:
         # A function of another module or object (np.exp, math.sqrt): host code.
-        scope.b.fail(msg.NON_KERNEL_CALL, scope.span(func), name=_text(info, func), hint="")
+        scope.b.fail(msg.NON_KERNEL_CALL, scope.span(func), name=_text(info, func),
+                     hint=_cutile_twin(info, func))
     if isinstance(func, ast.Attribute):
         return call_method(scope, func, node, span)
     if isinstance(func, ast.Name) and not local:
@@ -379,6 +380,16 @@ def _call_function(scope: Scope, func: ast.Name, node: ast.Call, span: Span) -> 
     if target is not None:
         hint = "; kernels cannot call other kernels (use a @ct.function helper)"
     scope.b.fail(msg.NON_KERNEL_CALL, scope.span(func), name=func.id, hint=hint)
+
+
+def _cutile_twin(info: ModuleInfo, func: ast.expr) -> str:
+    """For `math.sqrt(...)`, `np.exp(...)`: the cutile op of that name, which also folds
+    compile-time numbers (`ct.sqrt(D)` of a Const)."""
+    full = info.qualified(func) or ""
+    module, _, name = full.rpartition(".")
+    if module in ("math", "numpy") and name in FUNCTIONS:
+        return f"; use ct.{name}(...) (it folds compile-time numbers too)"
+    return ""
 
 
 def _float_of_text(node: ast.Call) -> float | None:

@@ -1,4 +1,6 @@
 """Python literals and Const ints take the dtype of the tile they meet."""
+import math
+
 import numpy as np
 
 import cutile as ct
@@ -29,6 +31,8 @@ def infinities(z: Mut[Tensor[f32, (64,)]], y: Tensor[f32, (-1,)]) -> None:
 def not_a_number(z: Mut[Tensor[f32, (64,)]], y: Tensor[f32, (-1,)]) -> None:
     t = ct.load_tile_like(y, z)
     z.store(t + float("ten"))  # E: CT104 "'float' cannot be called"
+    z.store(t * math.sqrt(64))  # E: CT104 "use ct.sqrt(...) (it folds compile-time numbers"
+    z.store(t * np.exp(t))  # E: CT104 "use ct.exp(...)"
 
 
 @ct.kernel
