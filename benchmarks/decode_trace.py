@@ -1,11 +1,13 @@
 """Each launch of the engine's decode step (examples/qwen3), one at a time: its kernel and Consts
-printed before it runs, then its synced time. A kernel that never finishes is the last name
-printed (a stack dump every 60 s says where the host waits). A seeded random checkpoint of a
+printed before it runs, then its synced time. A launch that has not finished after --hang-s
+seconds (the first step's compiles included) ends the process with exit status 1 and the host's
+stack, its kernel the last name printed, so a hung kernel costs no more device time than that.
+A seeded random checkpoint of a
 small Qwen3 shape; a prompt of 150 tokens makes the decode attention split each head's cache
 (A > 1), whose first positions leave some blocks an empty range.
 
     python benchmarks/decode_trace.py [--prompt 150] [--steps 150] [--dtype float32|bfloat16]
-        [--slow-ms 50]
+        [--slow-ms 50] [--hang-s 60]
 
 Only launches slower than --slow-ms are printed after the first step (every one of the first).
 Runs on the interpreter too (slowly); meant for the GPU.
@@ -32,8 +34,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--steps", type=int, default=150, help="decode steps from position 0")
     ap.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32")
     ap.add_argument("--slow-ms", type=float, default=50.0)
+    ap.add_argument("--hang-s", type=float, default=60.0)
     opts = ap.parse_args(argv)
-    faulthandler.dump_traceback_later(60, repeat=True, file=sys.__stderr__)
     try:
         trace(opts)
     finally:
@@ -63,7 +65,9 @@ def trace(opts: argparse.Namespace) -> None:
             if step == 0:
                 print(f"step {step} {name} {ln.consts}", end=" ", flush=True)
             t = time.perf_counter()
+            faulthandler.dump_traceback_later(opts.hang_s, exit=True, file=sys.__stderr__)
             lk.written(model.buf, ln, lk.launch(model.buf, ln).sync())
+            faulthandler.cancel_dump_traceback_later()
             ms = (time.perf_counter() - t) * 1e3
             if step == 0:
                 print(f"{ms:.2f} ms", flush=True)
