@@ -42,13 +42,18 @@ N, TILE = 4096, 1024
 GRAPH_LAUNCHES = 100
 
 
-def load_add() -> Any:
-    spec = importlib.util.spec_from_file_location("cutile_bench_add", ROOT / "examples" / "add.py")
+def _module(path: Path, name: str) -> Any:
+    """The file at `path` run as module `name` (this script runs without the repo on sys.path)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
-    return mod.add
+    return mod
+
+
+def load_add() -> Any:
+    return _module(ROOT / "examples" / "add.py", "cutile_bench_add").add
 
 
 def null_backend() -> Any:
@@ -71,11 +76,7 @@ def null_backend() -> Any:
 
 def null_cuda_backend() -> Any:
     """The CUDA backend of device 0 over `null_driver.py`'s do-nothing bindings."""
-    spec = importlib.util.spec_from_file_location("cutile_null_driver",
-                                                  ROOT / "benchmarks" / "null_driver.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _module(ROOT / "benchmarks" / "null_driver.py", "cutile_null_driver")
     from cutile.runtime.backends.cuda import CudaBackend
     from cutile.runtime.cuda import driver
 

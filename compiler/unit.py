@@ -12,9 +12,10 @@ typed IR: the interpreter runs its result and the lowering compiles it. The comp
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from ..diagnostics.diagnostic import Diagnostic
 from ..diagnostics.errors import error_for
@@ -34,6 +35,9 @@ class KernelUnit:
     info: ModuleInfo
     fn: FunctionDef
     qualname: str  # "<file stem>.<kernel>", the cache's name for it
+    # analyses with Const values, by those values: compiling, the status word's spans and the
+    # pdl facts of one specialization read one
+    _by_consts: dict[tuple[tuple[str, Any], ...], KernelResult] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -59,6 +63,16 @@ class KernelUnit:
         """The kernel analyzed without Const values: the checker's diagnostics and the editor's
         typed names (hovers, inlay hints) come from this one analysis."""
         return analyze_guarded(self.info, self.fn)
+
+    def with_consts(self, consts: dict[str, Any]) -> KernelResult:
+        """The kernel analyzed with these Const values (once per distinct values)."""
+        key = tuple(sorted(consts.items()))
+        result = self._by_consts.get(key)
+        if result is None:
+            result = analyze_guarded(self.info, self.fn, consts)
+            with _lock:
+                result = self._by_consts.setdefault(key, result)
+        return result
 
     @cached_property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -92,7 +106,7 @@ def check_kernel(source: str, path: str, name: str) -> list[Diagnostic]:
 def specialized_ir(unit: KernelUnit, spec: Specialization) -> KernelIR:
     """The IR a backend runs for one launch's specialization: KernelError on frontend errors,
     LaunchError when the launch's partitions do not fit how the kernel uses them."""
-    result = analyze_guarded(unit.info, unit.fn, spec.const_values)
+    result = unit.with_consts(spec.const_values)
     errors = [d for d in result.diagnostics if d.severity.value == "error"]
     if errors or result.ir is None:
         name = unit.name

@@ -517,10 +517,9 @@ class _Lowerer:
             self._finish(op, self._for_op(op, keys, res_t, (lb, ub, step), carried), keys)
             return
         ub = loops.unsigned_bound(self, op.operands[1])
-        with loops.entered(self.b, lb, ub, res_t, carried) as guard:
-            guard.results = self._for_op(op, keys, res_t, (lb, ub, step), carried,
-                                         unsigned_cmp=True)
-        self._finish(op, guard.branch.results, keys)
+        results = loops.entered(self.b, lb, ub, res_t, carried, lambda: self._for_op(
+            op, keys, res_t, (lb, ub, step), carried, unsigned_cmp=True))
+        self._finish(op, results, keys)
 
     def _for_op(self, op: Op, keys: list[int], res_t: list[BcTile | Scalar],
                 bounds: tuple[Value, Value, Value], carried: list[Value],

@@ -27,9 +27,7 @@ block count, which needs fewer than 2**31 - blocks tiles (docs/runtime.md says s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bytecode.attrs import AtomicMode, CmpPredicate, MemoryOrdering, MemoryScope, Signedness
@@ -99,25 +97,17 @@ def unsigned_bound(L: LowerCtx, ub: IrValue) -> Value:
     return L.b.emit("maxi", [I32_TILE], v, L.b.constant(0, I32_TILE), signedness=SIGNED)
 
 
-@dataclass
-class Entered:
-    """The `if` around an unsigned `for`: `results` are the loop's, yielded when it ran."""
-    branch: Any
-    results: list[Value] = field(default_factory=list)
-
-
-@contextmanager
-def entered(b: Builder, lb: Value, ub: Value, res_t: list[Any], skipped: list[Value]
-            ) -> Iterator[Entered]:
-    """An unsigned `for` only where it runs at least once (lb < ub): the body of the `with`
-    emits the loop in the `if`'s then-branch; an empty range yields `skipped` (the loop's
-    initial values). tileiras's handling of an empty unsigned `for` is not relied on."""
-    guard = Entered(b.op("if", res_t, _cmp(b, lb, ub, CmpPredicate.LT), regions=[[], []]))
-    with b.at(guard.branch.regions[0]):
-        yield guard
-        b.op("yield", [], guard.results)
-    with b.at(guard.branch.regions[1]):
+def entered(b: Builder, lb: Value, ub: Value, res_t: list[Any], skipped: list[Value],
+            loop: Callable[[], list[Value]]) -> list[Value]:
+    """An unsigned `for` only where it runs at least once (lb < ub): `loop()` emits it in the
+    `if`'s then-branch; an empty range yields `skipped` (the loop's initial values), so
+    tileiras's handling of an empty unsigned `for` is never relied on."""
+    branch = b.op("if", res_t, _cmp(b, lb, ub, CmpPredicate.LT), regions=[[], []])
+    with b.at(branch.regions[0]):
+        b.op("yield", [], loop())
+    with b.at(branch.regions[1]):
         b.op("yield", [], skipped)
+    return list(branch.results)
 
 
 def enter_checked(b: Builder, iv: Value, ub: Value, leave: list[Value]) -> None:
