@@ -111,8 +111,7 @@ def shape_config(size: str, family: str = "qwen3") -> SimpleNamespace:
     return SimpleNamespace(**shapes[size], **common)
 
 
-ENGINE_MODULES = ("config", "decode_kernels", "families", "kernel_table", "layers", "links",
-                  "model", "prefill", "prefill_kernels", "rope", "step", "tuning", "weights")
+ENGINE_MODULES = tuple(sorted(p.stem for p in ENGINE.glob("*.py")))
 
 
 def load_engine(path: str | Path, dtype: str = "bfloat16") -> Engine:

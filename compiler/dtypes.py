@@ -80,6 +80,9 @@ ALL_DTYPES: tuple[DType, ...] = (
     F4E2M1, F8E8M0,
 )
 BY_NAME: dict[str, DType] = {d.name: d for d in ALL_DTYPES}
+# the float dtypes with arithmetic (not storage formats, not tf32): fma, rounding and the
+# composed math functions take these
+ARITH_FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
 BY_NAME["bool"] = BOOL
 BY_ALIAS: dict[str, DType] = {a: d for d in ALL_DTYPES for a in d.aliases}
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic, Note, Span
-from .ir import Block, KernelIR, Op, Value
+from .ir import Block, KernelIR, Op, Value, walk
 from .types import SlabType
 
 WAIT = "pdl_wait"  # the IR op of ct.wait_for_predecessor() (ops/pdl.py)
@@ -79,21 +79,14 @@ def placement(body: Block, pdl: bool, name: str, name_span: Span) -> list[Diagno
 def _nested_waits(body: Block) -> Iterator[tuple[Op, str]]:
     for op in body.ops:
         for region in op.regions:
-            for inner in _walk(region):
+            for inner in walk(region):
                 if inner.name == WAIT:
                     yield inner, _WHERE.get(op.name, "a block")
 
 
-def _walk(block: Block) -> Iterator[Op]:
-    for op in block.ops:
-        yield op
-        for region in op.regions:
-            yield from _walk(region)
-
-
 def _walk_regions(op: Op) -> Iterator[Op]:
     for region in op.regions:
-        yield from _walk(region)
+        yield from walk(region)
 
 
 def early_accesses(ir: KernelIR) -> PdlFacts | None:

@@ -13,6 +13,9 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
+from ..compiler.bytecode.floats import F8_OVERFLOW as BOUNDARIES
+from ..compiler.bytecode.types import Scalar
+
 F32Array = NDArray[np.float32]
 
 
@@ -106,8 +109,10 @@ def _f8_table(exp_bits: int, man_bits: int, ieee_inf: bool) -> F32Array:
 
 FORMATS = {"f8e4m3": (4, 3, False), "f8e5m2": (5, 2, True)}
 # the smallest magnitude that overflows (rounds past the largest finite value), and whether that
-# boundary itself overflows (the tie goes to the even code: 448 is even, 57344 odd)
-F8_OVERFLOW = {"f8e4m3": (464.0, False), "f8e5m2": (61440.0, True)}
+# boundary itself overflows (the tie goes to the even code: 448 is even, 57344 odd): the
+# lowering's and the constant folder's boundaries
+F8_OVERFLOW = {name: BOUNDARIES[ty][:2] for name, ty in (("f8e4m3", Scalar.F8E4M3FN),
+                                                        ("f8e5m2", Scalar.F8E5M2))}
 
 
 def f8_bits_to_f32(bits: NDArray[np.uint8], name: str) -> F32Array:

@@ -337,7 +337,7 @@ class LaunchOp(DeviceOp):
                     # None, or the event that checks the launch's status word (status.py)
                     self._done_event = exe.enqueue(self._args, self._grid, self.stream)
                 except BaseException as err:
-                    self._fail_start(err)
+                    self._fail(err)
                     raise
         elif phase is not _ENQUEUED:
             _settle(self)  # being started by an await, or failed: raises its error
@@ -380,15 +380,9 @@ class LaunchOp(DeviceOp):
             self.phase = _ENQUEUED
             self._done_event = self._exe.enqueue(self._args, self._grid, self.stream)
         except BaseException as err:
-            self._fail_start(err)
+            self._fail(err)
             raise
         return self._results
-
-    def _fail_start(self, err: BaseException) -> None:
-        """Compiling or enqueueing failed: nothing of the launch runs (on the interpreter, blocks
-        before the failing one may have stored their slabs). It hands its arguments back."""
-        _attach_results(err, self._results)
-        self._fail(err)
 
     def _event(self) -> Event:
         event = self._done_event
@@ -524,7 +518,7 @@ class ChainOp(DeviceOp):
                                 nxt._done_event = exe.enqueue(nxt._args, nxt._grid,
                                                               nxt.stream)
                             except BaseException as err:
-                                nxt._fail_start(err)
+                                nxt._fail(err)
                                 raise
                         results = nxt._results
                     else:
@@ -571,7 +565,7 @@ def _prepared(op: LaunchOp) -> Executable:
     try:
         op._prepare()
     except BaseException as err:
-        op._fail_start(err)
+        op._fail(err)
         raise
     assert op._exe is not None
     return op._exe

@@ -38,7 +38,7 @@ class LaunchOp(Protocol):
     _reads: tuple[int, ...]
     _done_event: Event | None
 
-    def _fail_start(self, err: BaseException) -> None: ...
+    def _fail(self, err: BaseException) -> None: ...
 
 
 def start_dependent(nxt: LaunchOp, exe: Executable, facts: PdlFacts, prev: LaunchOp,
@@ -54,7 +54,7 @@ def start_dependent(nxt: LaunchOp, exe: Executable, facts: PdlFacts, prev: Launc
                 kernel_label(prev.kernel_name), nxt.site.span(), prev.site.span())])
         nxt._done_event = exe.enqueue_dependent(nxt._args, nxt._grid, nxt.stream)
     except BaseException as err:
-        nxt._fail_start(err)
+        nxt._fail(err)
         raise
 
 
@@ -91,6 +91,6 @@ def _meet(a: Any, b: Any) -> bool:
     ra, rb = a._region, b._region
     if ra is not None and rb is not None and ra.root is rb.root:
         return boxes_intersect(ra.box, rb.box)
-    lo_a, hi_a = byte_range(a._shape, a._strides, a._dtype.itemsize)
-    lo_b, hi_b = byte_range(b._shape, b._strides, b._dtype.itemsize)
+    lo_a, hi_a = byte_range(a._shape, a._strides, a._dtype.itemsize)  # tensor.byte_extent:
+    lo_b, hi_b = byte_range(b._shape, b._strides, b._dtype.itemsize)  # ops imports this module
     return bool(a._base + lo_a < b._base + hi_b and b._base + lo_b < a._base + hi_a)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import importlib.util
 import io
 import sys
 from collections.abc import Callable, Iterator
@@ -98,12 +97,9 @@ def attempt(rec: RecordingCompiler, what: str, run: Callable[[], object]) -> boo
 
 
 def load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    from lower_util import load_file  # tests/lower is on sys.path (above)
+
+    return load_file(path, name)
 
 
 def spec_cases(rec: RecordingCompiler, path: Path, cases: list[tuple[str, dict[str, Any],

@@ -32,8 +32,8 @@ def main(argv: list[str] | None, script: str, doc: str,
              if not path.exists() or path.read_text(encoding="utf-8") != text}
     if args.check:
         for path in stale:
-            print(f"{path.relative_to(ROOT)} is out of date: run scripts/{script}",
-                  file=sys.stderr)
+            shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            print(f"{shown} is out of date: run scripts/{script}", file=sys.stderr)
         return 1 if stale else 0
     for path, text in stale.items():
         path.write_text(text, encoding="utf-8")

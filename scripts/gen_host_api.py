@@ -7,14 +7,16 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 import textwrap
 from pathlib import Path
 
+import gen_common
+from gen_common import ROOT
+
 from cutile.compiler.hostapi import USE_CODES, Effect, HostEntry, Receiver, entries
 
-OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "host-api.md"
+OUTPUT = ROOT / "docs" / "host-api.md"
 
 SECTIONS: list[tuple[Receiver, str, str]] = [
     ("ct", "Constructors", "Functions of `cutile` (`import cutile as ct`). Each returns a tensor "
@@ -65,19 +67,7 @@ def _row(e: HostEntry) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only check that the file is current")
-    args = parser.parse_args(argv)
-    text = render()
-    current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
-    if args.check:
-        if current != text:
-            print(f"{OUTPUT} is out of date: run python scripts/gen_host_api.py", file=sys.stderr)
-            return 1
-        return 0
-    if current != text:
-        OUTPUT.write_text(text, encoding="utf-8")
-    return 0
+    return gen_common.main(argv, Path(__file__).name, __doc__, lambda: {OUTPUT: render()})
 
 
 if __name__ == "__main__":

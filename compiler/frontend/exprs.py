@@ -49,6 +49,7 @@ from .values import (
     const_of,
     const_value,
     literal_fvalue,
+    none_value,
 )
 
 BINARY_OPS: dict[type[ast.operator], str] = {
@@ -100,7 +101,7 @@ def unsupported(scope: Scope, node: ast.expr, span: Span) -> FValue:
 def constant(scope: Scope, node: ast.Constant, span: Span) -> FValue:
     value = node.value
     if value is None:
-        return const_value(span, None, "none")
+        return none_value(span)
     if isinstance(value, (bool, int, float, str)):
         return const_value(span, value)
     what = {complex: "Literals of complex numbers", bytes: "Bytes literals"}.get(

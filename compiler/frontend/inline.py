@@ -12,7 +12,7 @@ from ...diagnostics.diagnostic import Span
 from ...reader.source import FunctionDef, literal_value
 from .builder import Arg
 from .context import Context, Scope
-from .values import UNKNOWN, Binding, FValue, Unbound, const_value, literal_fvalue
+from .values import UNKNOWN, Binding, FValue, Unbound, literal_fvalue, none_value
 
 
 def inline(scope: Scope, fn: FunctionDef, args: list[Arg], kwargs: dict[str, Arg],
@@ -24,13 +24,24 @@ def inline(scope: Scope, fn: FunctionDef, args: list[Arg], kwargs: dict[str, Arg
     ctx.stack.append(fn.name)
     try:
         helper = scope.helper_scope(env, span)
-        helper.body(early_returns(fn.node.body))
+        helper.body(_rewritten_body(ctx, fn))
     finally:
         ctx.stack.pop()
     result = helper.env.get("__return__")
     if result is None:
-        return const_value(span, None, "none")
+        return none_value(span)
     return UNKNOWN if isinstance(result, Unbound) else result
+
+
+def _rewritten_body(ctx: Context, fn: FunctionDef) -> list[ast.stmt]:
+    """The helper's body with its early returns rewritten, once per parse (every call site
+    inlines the same body)."""
+    key = f"early_returns:{fn.name}"
+    body = ctx.info.derived.get(key)
+    if body is None:
+        body = ctx.info.derived.setdefault(key, early_returns(fn.node.body))
+    assert isinstance(body, list)
+    return body
 
 
 def check_recursion(ctx: Context, fn: FunctionDef, span: Span) -> None:

@@ -13,7 +13,6 @@ lives in the compiler because the runtime and the checker may both import the co
 from . import table as _table  # noqa: F401 (declares the entries)
 from .registry import (
     HOST_API,
-    RECEIVERS,
     USE_CODES,
     Effect,
     HostEntry,
@@ -31,5 +30,5 @@ HANDLE_ATTRIBUTES = public_names("tensor", "partition")
 # The public attributes of lazy ops and graphs.
 OP_ATTRIBUTES = public_names("op", "graph")
 
-__all__ = ["HANDLE_ATTRIBUTES", "HOST_API", "OP_ATTRIBUTES", "RECEIVERS", "USE_CODES", "Effect",
+__all__ = ["HANDLE_ATTRIBUTES", "HOST_API", "OP_ATTRIBUTES", "USE_CODES", "Effect",
            "HostEntry", "Kind", "Param", "Receiver", "entries", "lookup", "public_names"]

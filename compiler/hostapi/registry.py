@@ -24,7 +24,6 @@ Kind = Literal["function", "method", "property"]
 # strides), or none (a shape and dtype only)
 Memory = Literal["new", "imported", "none"]
 
-RECEIVERS: tuple[Receiver, ...] = ("ct", "tensor", "partition", "op", "graph")
 # how usage lines name each receiver
 SHOWN: dict[Receiver, str] = {"ct": "ct", "tensor": "t", "partition": "p", "op": "op",
                               "graph": "g"}

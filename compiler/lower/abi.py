@@ -22,7 +22,7 @@ from ..bytecode.types import PtrType, Scalar, TensorViewType
 from ..bytecode.types import TileType as BcTile
 from ..bytecode.types import Type as BcType
 from ..dtypes import DType
-from ..ir import KernelIR
+from ..ir import KernelIR, Op, walk
 from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import TensorType, TileType
 from .types import I32_TILE, LowerError, scalar
@@ -76,6 +76,13 @@ def _facts(spec: Specialization, i: int) -> tuple[TensorFacts | None, MutFacts |
     return None, None
 
 
+def range_checks(kernel: KernelIR) -> list[Op]:
+    """The kernel's `range_check` ops (loops.py), numbered in this order in the status word,
+    the entry's last parameter when there are any (the runtime walks the specialized IR the
+    same way to find each one's span)."""
+    return [op for op in walk(kernel.body) if op.name == "range_check"]
+
+
 def entry_abi(kernel: KernelIR, spec: Specialization) -> EntryABI:
     abi = EntryABI([], [], {}, {})
     for i, p in enumerate(kernel.params):
@@ -112,7 +119,7 @@ def entry_abi(kernel: KernelIR, spec: Specialization) -> EntryABI:
             abi.scalars[i] = len(abi.types)
             abi.types.append(BcTile(scalar(t.dtype)))
             abi.slots.append(EntrySlot(i, "value", 0, t.dtype.name))
-    if any(op.name == "range_check" for op in kernel.walk()):
+    if range_checks(kernel):
         # last: a pointer to this launch's status word (an i64 the runtime zeroes and reads)
         abi.status = len(abi.types)
         abi.types.append(BcTile(PtrType(Scalar.I64)))

@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..dtypes import ARITH_FLOATS
 from ..ir import Block, Op, Value
 from ..types import TileType
 
 # Tile IR fma takes these; narrower floats (f8, tf32) do no elementwise arithmetic.
-FMA_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
 
 
 @dataclass(frozen=True)
@@ -85,4 +85,4 @@ def _fma_dtype(op: Op) -> bool:
     if len(op.operands) != 2 or not all(isinstance(t, TileType) for t in types):
         return False
     names = {t.dtype.name for t in types if isinstance(t, TileType)}
-    return len(names) == 1 and names <= FMA_DTYPES
+    return len(names) == 1 and names <= ARITH_FLOATS

@@ -27,7 +27,7 @@ from ..kernel_options import entry_hints, merged, opt_level
 from ..specialization import MutFacts, Specialization, TensorFacts
 from ..types import PartitionType, TensorType
 from . import arith, gathers, loops
-from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views
+from .abi import EntryABI, EntrySlot, ViewParts, entry_abi, make_views, range_checks
 from .atomics import lower_acc
 from .contract import plan
 from .padding import along, pad_outside, run_from, splat, view_padding
@@ -101,7 +101,7 @@ class _Lowerer:
         self.ranges = Ranges(kernel)  # compile-time index ranges (gathers' bounds checks)
         self.scope = _Scope()
         self.contract = plan(kernel.body)
-        self.range_check_numbers = {op: i for i, op in enumerate(loops.range_checks(kernel))}
+        self.range_check_numbers = {op: i for i, op in enumerate(range_checks(kernel))}
         self.status: Value | None = (None if self.abi.status is None
                                      else self.fn.params[self.abi.status])
 

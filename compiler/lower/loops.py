@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..bytecode.attrs import AtomicMode, CmpPredicate, MemoryOrdering, MemoryScope, Signedness
 from ..bytecode.types import TOKEN
 from ..intervals import I32_MAX, steps_within_i32
-from ..ir import KernelIR, Op, walk
+from ..ir import Op
 from ..ir import Value as IrValue
 from .types import I1_TILE, I32_TILE, I64_TILE
 
@@ -47,12 +47,6 @@ SIGNED = Signedness.SIGNED
 _NON_NEGATIVE = frozenset({"block_id", "num_blocks", "tile_index", "tile_coords", "tile_count",
                            "tiles_start_step", "num_tiles", "slab_extent",
                            "tensor_extent"})
-
-
-def range_checks(kernel: KernelIR) -> list[Op]:
-    """The kernel's `range_check` ops, numbered in this order in the status word (the runtime
-    walks the specialized IR the same way to find each one's span)."""
-    return [op for op in walk(kernel.body) if op.name == "range_check"]
 
 
 def lower_range_check(L: LowerCtx, op: Op) -> None:

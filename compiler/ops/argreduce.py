@@ -19,6 +19,7 @@ from ..bytecode.types import TileType as BcTile
 from ..dtypes import I32, DType, integer_range
 from ..frontend.builder import Builder as FBuilder
 from ..frontend.values import FValue
+from ..intervals import I32_MAX
 from ..lower.arith import sign
 from ..lower.types import OpCtx, scalar
 from ..types import TileType, Type
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from ..bytecode import Builder
     from ..bytecode import Value as BcValue
 
-I32_MAX = 2**31 - 1
 
 
 def _rule(kind: str) -> Any:

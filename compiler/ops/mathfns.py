@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ...diagnostics import messages as msg
 from ..bytecode.attrs import CmpOrdering, CmpPredicate
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import BOOL
+from ..dtypes import ARITH_FLOATS, BOOL
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue
 from ..lower.table import Rule
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 V = TypeVar("V")
 UNSIGNED = frozenset({"u8", "u16", "u32", "u64"})
-COMPOSED = frozenset({"f16", "bf16", "f32", "f64"})  # the float dtypes with arithmetic
 _WHY = " (convert with .astype(f32))"
 
 # -- one Tile IR op each ----------------------------------------------------------------------
@@ -118,7 +117,7 @@ def _fma_lower(c: OpCtx) -> list[BcValue]:
     return [c.b.emit("fma", [c.out], *c.args)]
 
 
-FMA = Elementwise("fma", FLOAT, "fma", None, dtypes=COMPOSED, why=_WHY)
+FMA = Elementwise("fma", FLOAT, "fma", None, dtypes=ARITH_FLOATS, why=_WHY)
 ir_op("fma", _fma_np, _fma_lower)
 function("fma", "x: Any, y: Any, z: Any", "x * y + z rounded once (a fused multiply-add)",
          "elementwise")(_fma_rule)
@@ -171,14 +170,14 @@ def _exact(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
 define_unary(Elementwise(
     "sigmoid", FLOAT, "sigmoid", lambda v: 1.0 / (1.0 + math.exp(-v)) if v > -700 else 0.0,
     np=_exact(lambda v: 1.0 / (1.0 + numpy().exp(-v))), lower=lowering(sigmoid_formula),
-    dtypes=COMPOSED, why=_WHY, doc="1 / (1 + exp(-x))"))
+    dtypes=ARITH_FLOATS, why=_WHY, doc="1 / (1 + exp(-x))"))
 define_unary(Elementwise(
     "log1p", FLOAT, "log1p", math.log1p, np=_exact(lambda v: numpy().log1p(v)),
-    lower=lowering(log1p_formula), dtypes=COMPOSED, why=_WHY,
+    lower=lowering(log1p_formula), dtypes=ARITH_FLOATS, why=_WHY,
     doc="log(1 + x), accurate for small x"))
 define_unary(Elementwise(
     "expm1", FLOAT, "expm1", math.expm1, np=_exact(lambda v: numpy().expm1(v)),
-    lower=lowering(expm1_formula), dtypes=COMPOSED, why=_WHY,
+    lower=lowering(expm1_formula), dtypes=ARITH_FLOATS, why=_WHY,
     doc="exp(x) - 1, accurate for small x"))
 
 
@@ -199,7 +198,7 @@ def _class_rule(name: str) -> Callable[[Builder, Call], FValue]:
             const = b.emit1("constant", [], TileType(BOOL, ()), c.span,
                             value=CLASSES[name][1])
             return b.broadcast(const, x.type.shape, c.span)
-        if x.type.dtype.storage_only or x.type.dtype.name not in COMPOSED:
+        if x.type.dtype.storage_only or x.type.dtype.name not in ARITH_FLOATS:
             b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{name}()",
                    what=f"{x.type.dtype} tiles{_WHY}")
         return b.emit1(name, [x], out, c.span)

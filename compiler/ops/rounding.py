@@ -24,7 +24,7 @@ from ...diagnostics import messages as msg
 from ..bytecode.attrs import CmpOrdering, CmpPredicate
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import DType
+from ..dtypes import ARITH_FLOATS, DType
 from ..frontend.builder import Builder
 from ..frontend.values import FValue
 from ..lower import arith
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from ..bytecode import Value as BcValue
 
 V = TypeVar("V")
-ARITH = frozenset({"f16", "bf16", "f32", "f64"})  # float dtypes with arithmetic
 MANTISSA = {"f32": 23, "f64": 52}
 
 
@@ -52,7 +51,7 @@ def _float_operand(b: Builder, c: Call, what: str, ints: bool) -> TileType:
     x = b.tile(c["x"], what)
     assert isinstance(x.type, TileType)
     d = x.type.dtype
-    if d.is_float and d.name not in ARITH:
+    if d.is_float and d.name not in ARITH_FLOATS:
         b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{what}()",
                what=f"{d} tiles (convert with .astype(f32))")
     if not d.is_float and not (ints and d.is_integer):
@@ -86,7 +85,7 @@ def _sign(b: Builder, c: Call) -> FValue:
     x = b.tile(c["x"], "sign")
     assert isinstance(x.type, TileType)
     d = x.type.dtype
-    if d.is_bool or (d.is_float and d.name not in ARITH):
+    if d.is_bool or (d.is_float and d.name not in ARITH_FLOATS):
         b.fail(msg.BAD_OPERAND, c["x"].span, op="sign()", what=f"{d} tiles")
     return b.emit1("sign", [x], x.type, c.span)
 

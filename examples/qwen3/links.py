@@ -23,10 +23,6 @@ import cutile as ct
 Buffers = dict[str, ct.HostTensor]
 
 
-def pow2(n: int) -> int:
-    return 1 << (n - 1).bit_length()
-
-
 @dataclass(frozen=True)
 class Link:
     """One launch of a step: `kernel` with the buffers `outs` split into `tiles` slabs (its

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 import links as lk
 import numpy as np
 from layers import AllReduce, Attend, Embed, Head, Norm, Op, Project, Rope, SwiGLU
-from links import Link, Links, pow2
+from links import Link, Links
 from step import Step
+from tuning import pow2
 
 import cutile as ct
 

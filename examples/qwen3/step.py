@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from layers import AllReduce, Attend, Embed, Head, Matrix, Norm, Op, Project, Rope, SwiGLU
-from links import HostLink, Link, Links, pow2
+from links import HostLink, Link, Links
+from tuning import pow2
 
 import cutile as ct
 

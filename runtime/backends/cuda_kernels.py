@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...compiler.compile import Compiled, compile_kernel
-from ...compiler.lower.loops import range_checks
+from ...compiler.lower.abi import range_checks
 from ...compiler.specialization import Specialization
 from ...compiler.unit import kernel_unit, specialized_ir
 from .pack import Packer

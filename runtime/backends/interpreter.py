@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...compiler.lower.abi import range_checks
 from .base import Executable
 from .host import HostExecutable, HostMemoryBackend
 
@@ -19,5 +20,4 @@ class InterpreterBackend(HostMemoryBackend):
         from ..interpreter.program import build_program
 
         program = build_program(kernel, spec)
-        checks = any(op.name == "range_check" for op in program.ir.walk())
-        return HostExecutable(self, program.run, reports=checks)
+        return HostExecutable(self, program.run, reports=bool(range_checks(program.ir)))

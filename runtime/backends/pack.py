@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import struct
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -133,9 +134,14 @@ class Packer:
         self.tensor_args = tuple(sorted({s.arg for s in self.slots if s.field == "ptr"}))
         self._dynamic = tuple(dynamic)
         self._write = struct.Struct(fmt).pack_into
-        # writes one launch's values into the buffer; returns the `void*[]` address
-        self.pack: Callable[[Sequence[Any]], int] = self._generate(
+
+    @cached_property
+    def pack(self) -> Callable[[Sequence[Any]], int]:
+        """Writes one launch's values into the buffer; returns the `void*[]` address (launches
+        go through `runner`; this is made on first use)."""
+        pack: Callable[[Sequence[Any]], int] = self._generate(
             ["def pack(a):"], ["    return address"], {})
+        return pack
 
     def runner(self, launch: Callable[[tuple[int, int, int], int, int], None]
                ) -> Callable[[Sequence[Any], tuple[int, int, int], int], None]:

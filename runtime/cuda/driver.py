@@ -347,10 +347,6 @@ def end_capture(stream: int) -> int:
     return int(exe)
 
 
-def graph_launch(exe: int, stream: int) -> None:
-    _check("cuGraphLaunch", drv.cuGraphLaunch(drv.CUgraphExec(exe), drv.CUstream(stream)))
-
-
 def graph_launcher(exe: int) -> Callable[[int], None]:
     """`replay(stream)` of one executable graph, its handle built once and the stream's
     cached (as `launcher`'s): one driver call and one compare per replay."""
