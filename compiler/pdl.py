@@ -20,14 +20,16 @@ rule needs only that one launch's arguments:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic, Note, Span
 from .ir import Block, KernelIR, Op, Value, walk
 from .types import SlabType
 
+M = TypeVar("M")  # how a side sees memory: a tensor handle, an abstract value
 WAIT = "pdl_wait"  # the IR op of ct.wait_for_predecessor() (ops/pdl.py)
 
 READS = frozenset({"load", "slab_load", "load_at", "gather"})
@@ -130,15 +132,20 @@ def _params_of(op: Op, owner: dict[Value, int], names: dict[str, int]) -> list[i
     return [] if i is None else [i]
 
 
-def first_conflict(facts: PdlFacts, touched: Callable[[int], bool | None]
+def first_conflict(facts: PdlFacts, mine: Callable[[int], M | None],
+                   theirs: Sequence[tuple[M, bool]], meet: Callable[[M, M], bool]
                    ) -> tuple[Access, bool] | None:
     """The first access before the wait that meets the predecessor's, with whether the
-    predecessor writes there. `touched(i)`: None when the predecessor does not touch argument
-    i's memory, True when it writes some of it, False when it only reads it."""
+    predecessor writes there. `mine(i)`: the memory of argument i (None: none); `theirs`: the
+    predecessor's memory, each with whether it writes it; `meet`: whether two share elements
+    (the runtime's handles or the checker's abstract values)."""
     for access in facts.early:
-        theirs = touched(access.param)
-        if theirs is not None and (access.writes or theirs):
-            return access, theirs
+        memory = mine(access.param)
+        if memory is None:
+            continue
+        hits = [writes for other, writes in theirs if meet(memory, other)]
+        if hits and (access.writes or any(hits)):
+            return access, any(hits)
     return None
 
 

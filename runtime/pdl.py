@@ -45,7 +45,9 @@ def start_dependent(nxt: LaunchOp, exe: Executable, facts: PdlFacts, prev: Launc
                     prev_args: Sequence[Any]) -> None:
     """Checks `nxt` (marked enqueued by the caller) against `prev` and enqueues it as a
     dependent; CT308 fails `nxt` before anything of it runs."""
-    found = first_conflict(facts, _touched(nxt._args, prev, prev_args))
+    args = nxt._args
+    found = first_conflict(facts, lambda i: _memory(args[i]) if i < len(args) else None,
+                           _theirs(prev, prev_args), _meet)
     try:
         if found is not None:
             access, they_write = found
@@ -58,25 +60,14 @@ def start_dependent(nxt: LaunchOp, exe: Executable, facts: PdlFacts, prev: Launc
         raise
 
 
-def _touched(args: Sequence[Any], prev: LaunchOp, prev_args: Sequence[Any]) -> Any:
-    """`touched(i)` for first_conflict: how `prev` touches the memory of `args[i]`."""
+def _theirs(prev: LaunchOp, prev_args: Sequence[Any]) -> list[tuple[Any, bool]]:
+    """The memory `prev` touches, each with whether it writes it."""
     writes, reads = prev._muts, prev._reads
     if not writes and not reads:  # an unchecked launch: every tensor it got may be written
-        writes = tuple(i for i, a in enumerate(prev_args) if _memory(a) is not None)
-    theirs = ([(_memory(prev_args[i]), True) for i in writes]
-              + [(_memory(prev_args[i]), False) for i in reads])
-
-    def touched(i: int) -> bool | None:
-        mine = _memory(args[i]) if i < len(args) else None
-        if mine is None:
-            return None
-        found: bool | None = None
-        for other, writing in theirs:
-            if other is not None and _meet(mine, other):
-                found = found or writing
-        return found
-
-    return touched
+        writes = tuple(range(len(prev_args)))
+    touched = [(_memory(prev_args[i]), True) for i in writes]
+    touched += [(_memory(prev_args[i]), False) for i in reads]
+    return [(memory, w) for memory, w in touched if memory is not None]
 
 
 def _memory(value: Any) -> Any:

@@ -10,7 +10,7 @@ another file is not reported here (its lines are that file's), as for specialize
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ...compiler.launch.moves import kernel_label
 from ...compiler.launch.regions import boxes_intersect
@@ -40,27 +40,18 @@ def check_then(ctx: Ctx, st: State, call: ast.Call, op: OpVal) -> None:
     if facts is None:
         return
     theirs = [(v, p.kind in ("mut", "acc")) for v, p in zip(info.results, info.sig.params,
-                                                            strict=False)]
-    found = first_conflict(facts, _touched(args, theirs))
+                                                            strict=False)
+              if isinstance(v, TensorVal | PartitionVal)]
+    found = first_conflict(facts, lambda i: _memory(args, i), theirs, _meet)
     if found is not None:
         access, they_write = found
         ctx.report(access_diagnostic(access, they_write, kernel_label(kernel.name), info.kernel,
                                      ctx.span(site), info.span))
 
 
-def _touched(args: Sequence[Value], theirs: list[tuple[Value, bool]]
-             ) -> Callable[[int], bool | None]:
-    def touched(i: int) -> bool | None:
-        mine = args[i] if i < len(args) else UNKNOWN
-        if not isinstance(mine, TensorVal | PartitionVal):
-            return None
-        found: bool | None = None
-        for other, writes in theirs:
-            if isinstance(other, TensorVal | PartitionVal) and _meet(mine, other):
-                found = found or writes
-        return found
-
-    return touched
+def _memory(args: Sequence[Value], i: int) -> Memory | None:
+    value = args[i] if i < len(args) else UNKNOWN
+    return value if isinstance(value, TensorVal | PartitionVal) else None
 
 
 def _meet(a: Memory, b: Memory) -> bool:
