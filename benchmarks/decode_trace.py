@@ -7,7 +7,17 @@ small Qwen3 shape; a prompt of 150 tokens makes the decode attention split each 
 (A > 1), whose first positions leave some blocks an empty range.
 
     python benchmarks/decode_trace.py [--prompt 150] [--steps 150] [--dtype float32|bfloat16]
-        [--slow-ms 50] [--hang-s 60]
+        [--slow-ms 50] [--hang-s 60] [--model DIR] [--sample T K P] [--new 24]
+        [--prefill] [--prompt-ids 1,2,3] [--warm-new N]
+
+--model traces a checkpoint of your own (examples/qwen3/tiny.py writes one) instead;
+--sample picks with temperature T, top-k K and top-p P (sample_next) instead of greedily;
+--new is the reset's max_new_tokens (the cache's length, so the attention split, follows it);
+--prefill runs the prompt as one batched prefill (eager, synced) first, as generate.py does,
+and traces the decode steps after it; --prompt-ids gives the prompt's ids (default: --prompt
+ids of a fixed pattern); --warm-new first resets with N new tokens and runs the prompt's steps
+(generate.py's warm-up run, whose smaller cache gives other buffers and Consts), then traces
+after the real reset.
 
 Only launches slower than --slow-ms are printed after the first step (every one of the first).
 Runs on the interpreter too (slowly); meant for the GPU.
@@ -35,6 +45,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32")
     ap.add_argument("--slow-ms", type=float, default=50.0)
     ap.add_argument("--hang-s", type=float, default=60.0)
+    ap.add_argument("--model", type=Path, help="a checkpoint folder (default: a seeded one)")
+    ap.add_argument("--sample", nargs=3, type=float, metavar=("T", "K", "P"))
+    ap.add_argument("--new", type=int, default=24, help="max_new_tokens of the reset")
+    ap.add_argument("--prefill", action="store_true", help="a batched prefill first")
+    ap.add_argument("--prompt-ids", type=lambda v: [int(x) for x in v.split(",")])
+    ap.add_argument("--warm-new", type=int, help="a warm-up reset with this many new tokens")
     opts = ap.parse_args(argv)
     try:
         trace(opts)
@@ -48,14 +64,30 @@ def trace(opts: argparse.Namespace) -> None:
 
     from benchmarks.qwen3_decode import load_engine
 
-    root = Path(tempfile.mkdtemp())
-    cfg = {**checkpoint.TINY, **SMALL}
-    checkpoint.write(root, cfg, checkpoint.random_tensors(cfg, 9),
-                     "F32" if opts.dtype == "float32" else "BF16")
+    root = opts.model
+    if root is None:
+        root = Path(tempfile.mkdtemp())
+        cfg = {**checkpoint.TINY, **SMALL}
+        checkpoint.write(root, cfg, checkpoint.random_tensors(cfg, 9),
+                         "F32" if opts.dtype == "float32" else "BF16")
     model = load_engine(root, opts.dtype)
     import links as lk  # the engine's, on the path now
+    from model import Sampling
 
-    model.reset([(31 * i + 7) % SMALL["vocab_size"] for i in range(opts.prompt)], 24)
+    t, k, p = opts.sample or (0.0, 0, 1.0)
+    vocab = model.cfg.vocab_size
+    prompt = opts.prompt_ids or [(31 * i + 7) % vocab for i in range(opts.prompt)]
+    if opts.warm_new:
+        model.reset(prompt, opts.warm_new, Sampling(t, int(k), p))
+        model.run_eager(len(prompt))
+        print("warm-up done", flush=True)
+    model.reset(prompt, opts.new,
+                Sampling(t, int(k), p))
+    if opts.prefill:
+        faulthandler.dump_traceback_later(opts.hang_s, exit=True, file=sys.__stderr__)
+        model.prefill(eager=True)
+        faulthandler.cancel_dump_traceback_later()
+        print("prefill done", flush=True)
     for step in range(opts.steps):
         start = time.perf_counter()
         for ln in model.links:

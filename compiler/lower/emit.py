@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..bytecode import Builder, Module, Value, entry
@@ -480,9 +481,10 @@ class _Lowerer:
         return sorted(keys)
 
     def _region(self, block: Block, bc: BcBlock, args: list[IrValue], keys: list[int],
-                scope: _Scope) -> None:
+                scope: _Scope, values: list[Value] | None = None) -> None:
+        """Lower `block` into `bc`, its args bound to `values` (default: bc's own args)."""
         saved_tok, saved_scope = dict(self.tok), self.scope
-        bc_args = bc.args
+        bc_args = bc.args if values is None else values
         for a, v in zip(args, bc_args, strict=False):
             self.vals[a] = v
         for k, v in zip(keys, bc_args[len(args):], strict=True):
@@ -516,20 +518,25 @@ class _Lowerer:
         if form == "plain":
             self._finish(op, self._for_op(op, keys, res_t, (lb, ub, step), carried), keys)
             return
-        ub = loops.unsigned_bound(self, op.operands[1])
-        results = loops.entered(self.b, lb, ub, res_t, carried, lambda: self._for_op(
-            op, keys, res_t, (lb, ub, step), carried, unsigned_cmp=True))
-        self._finish(op, results, keys)
+        counter = loops.counter_bounds(self, lb, ub, op.operands[2])
+        self._finish(op, self._for_op(op, keys, res_t, counter, carried,
+                                      partial(loops.nth_value, self.b, lb, step)), keys)
 
     def _for_op(self, op: Op, keys: list[int], res_t: list[BcTile | Scalar],
                 bounds: tuple[Value, Value, Value], carried: list[Value],
-                **flags: bool) -> list[Value]:
+                iv_of: Callable[[Value], Value] | None = None) -> list[Value]:
+        """A `for`; `iv_of` maps its counter to the body's induction variable (counted form)."""
         body = op.regions[0]
         iv_t = tile_type(body.args[0].type)
         args_t = [tile_type(a.type) for a in body.args[1:]] + [TOKEN] * len(keys)
-        bc = self.b.op("for", res_t, *bounds, carried, regions=[[iv_t, *args_t]], **flags)
+        bc = self.b.op("for", res_t, *bounds, carried, regions=[[iv_t, *args_t]])
         region = bc.regions[0]
-        self._region(body, region, body.args, keys, _Scope([], _Loop(keys, region.args[1:])))
+        values = list(region.args)
+        if iv_of is not None:
+            with self.b.at(region):
+                values[0] = iv_of(values[0])
+        self._region(body, region, body.args, keys, _Scope([], _Loop(keys, region.args[1:])),
+                     values)
         return list(bc.results)
 
     def _for_as_loop(self, op: Op) -> None:

@@ -13,12 +13,12 @@ kernel language has Python's `range` semantics instead (docs/language.md):
   steps get no status parameter.
 - A `for` whose `iv + step` cannot pass 2**31 - 1 (step 1, or a constant step with an upper
   bound known to be small enough) stays a plain `for`. Otherwise, when `lb >= 0` is known, it
-  compares unsigned with `ub` raised to at least 0: `iv + step` then stays below 2**32, and a
-  value past 2**31 - 1 ends the loop as Python's range would. That `for` sits in an
-  `if lb < ub`, so an empty range never reaches it: a Qwen3 decode step did not finish on the
-  H200 once its attention loop took this form with empty ranges in some blocks (the guard is
-  one compare). Otherwise the `for` becomes a `loop` that checks `iv < ub` at the top and
-  `iv <= 2**31 - 1 - step` before stepping.
+  counts its trips instead: `t` runs over `0 .. n` by 1 with `n = (ub - lb - 1) // step + 1`
+  (0 when `lb >= ub`; exact in i32 since `lb >= 0`) and the body sees `iv = lb + t * step`. An
+  earlier form compared `iv` with `ub` unsigned (`for`'s unsignedCmp, behind an `if lb < ub`):
+  a Qwen3 decode step's attention loop (`range(r % A, pos // BN + 1, A)`) never finished in it
+  on the H200 with tileiras 13.4. Otherwise the `for` becomes a `loop` that checks `iv < ub`
+  at the top and `iv <= 2**31 - 1 - step` before stepping.
 
 (Loops with break/continue/return are `loop`s already; the frontend adds the same check before
 their step.) `for zt in z.tiles()` loops stay plain: they start at the block id and step by the
@@ -27,8 +27,7 @@ block count, which needs fewer than 2**31 - blocks tiles (docs/runtime.md says s
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..bytecode.attrs import AtomicMode, CmpPredicate, MemoryOrdering, MemoryScope, Signedness
 from ..bytecode.types import TOKEN
@@ -69,7 +68,7 @@ def lower_range_check(L: LowerCtx, op: Op) -> None:
 
 
 def for_form(L: LowerCtx, op: Op) -> str:
-    """"plain", "unsigned" or "loop" for an IR `for` (see the module docstring)."""
+    """"plain", "counted" or "loop" for an IR `for` (see the module docstring)."""
     lb, ub, step = op.operands[:3]
     made = L.ranges.defs.get(id(step))
     if made is not None and made.name == "tiles_start_step":
@@ -79,29 +78,31 @@ def for_form(L: LowerCtx, op: Op) -> str:
     if s is not None and s[0] >= 1 and steps_within_i32(s[1], None if u is None else u[1]):
         return "plain"
     if _at_least_zero(L, lb):
-        return "unsigned"
+        return "counted"
     return "loop"
 
 
-def unsigned_bound(L: LowerCtx, ub: IrValue) -> Value:
-    """`ub` for an unsigned comparison: a negative one (no iterations) becomes 0."""
-    v = L.v(ub)
-    if _at_least_zero(L, ub):
-        return v
-    return L.b.emit("maxi", [I32_TILE], v, L.b.constant(0, I32_TILE), signedness=SIGNED)
+def counter_bounds(L: LowerCtx, lb: Value, ub: Value, step: IrValue) -> tuple[Value, Value, Value]:
+    """The counted form's `for` bounds: 0 to `ceil((ub - lb) / step)` (0 when `lb >= ub`; no
+    i32 overflow for `lb >= 0`) by 1. A step not known to be at least 1 divides as
+    `max(step, 1)`: below 1 `range_check` has already emptied the range, and the division must
+    not trap."""
+    b = L.b
+    s = L.v(step)
+    known = L.ranges.of(step)
+    if known is None or known[0] < 1:
+        s = b.emit("maxi", [I32_TILE], s, b.constant(1, I32_TILE), signedness=SIGNED)
+    last = b.emit("subi", [I32_TILE], b.emit("subi", [I32_TILE], ub, lb), b.constant(1, I32_TILE))
+    n = b.emit("addi", [I32_TILE], b.emit("divi", [I32_TILE], last, s, signedness=SIGNED),
+               b.constant(1, I32_TILE))
+    zero = b.constant(0, I32_TILE)
+    return zero, b.emit("select", [I32_TILE], _cmp(b, lb, ub, CmpPredicate.LT), n, zero), \
+        b.constant(1, I32_TILE)
 
 
-def entered(b: Builder, lb: Value, ub: Value, res_t: list[Any], skipped: list[Value],
-            loop: Callable[[], list[Value]]) -> list[Value]:
-    """An unsigned `for` only where it runs at least once (lb < ub): `loop()` emits it in the
-    `if`'s then-branch; an empty range yields `skipped` (the loop's initial values), so
-    tileiras's handling of an empty unsigned `for` is never relied on."""
-    branch = b.op("if", res_t, _cmp(b, lb, ub, CmpPredicate.LT), regions=[[], []])
-    with b.at(branch.regions[0]):
-        b.op("yield", [], loop())
-    with b.at(branch.regions[1]):
-        b.op("yield", [], skipped)
-    return list(branch.results)
+def nth_value(b: Builder, lb: Value, step: Value, t: Value) -> Value:
+    """The counted form's induction variable at trip `t`: `lb + t * step`."""
+    return b.emit("addi", [I32_TILE], lb, b.emit("muli", [I32_TILE], t, step))
 
 
 def enter_checked(b: Builder, iv: Value, ub: Value, leave: list[Value]) -> None:

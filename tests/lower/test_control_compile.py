@@ -117,17 +117,19 @@ def test_a_constant_step_needs_no_status_word() -> None:
 
 
 def test_loops_from_a_non_negative_start_compare_unsigned() -> None:
-    """Split-K walks k = block_id(2), + SPLIT, ...: still a `for`, compared unsigned."""
+    """Split-K walks k = block_id(2), + SPLIT, ...: a `for` over its trip count by 1, whose body
+    sees k = start + t * SPLIT (no unsigned compare, no `loop`)."""
     from cutile import bf16
 
     mod = example("splitk_gemm")
     text = _ir(mod.splitk_gemm, ct.meta((256, 256), f32), ct.meta((256, 512), bf16),
                ct.meta((512, 256), bf16), BM=64, BN=64, BK=32, SPLIT=4, grid=(4, 4, 4))
-    assert "for unsigned" in text and "loop iter_values" not in text
+    assert "unsigned" not in text and "loop iter_values" not in text
     assert "ptr<i64>" not in text
-    guard = re.search(r"(%\w+) = cmpi less_than (%\w+), [%\w#]+, signed.*\n.*= if \1 ", text)
-    assert guard is not None  # an empty range (start >= end) never enters the unsigned `for`
-    assert re.search(rf"for unsigned %\w+ in \({guard.group(2)} to ", text)
+    trips = re.search(r"(%\w+) = select (%\w+), (%\w+), (%\w+)", text)
+    assert trips is not None and re.search(rf"= for %\w+ in \(%\w+ to {trips.group(1)}, ", text)
+    assert re.search(r"= divi %\w+, %\w+ signed", text)
+    assert re.search(r"= muli %\w+, %\w+", text)
 
 
 def test_step_one_loops_are_unchanged() -> None:
