@@ -199,8 +199,9 @@ class Engine:
         return lk.chain(self.buf, self.links).graph()
 
     def tokens(self, start: int, n: int) -> list[int]:
-        """history[start:start + n], read back (waits for the steps enqueued so far)."""
-        return [int(t) for t in self.buf["history"].numpy()[start:start + n]]
+        """history[start:start + n], read back (waits for the steps enqueued so far): only
+        those n ids cross to the host."""
+        return [int(t) for t in self.buf["history"][start:start + n].numpy()]
 
     def logits(self) -> NDArray[np.float32]:
         """The last step's logits (waits for it)."""
