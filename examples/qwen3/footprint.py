@@ -10,6 +10,11 @@ buffers and the batched prefill's (prompt rows x the layer's widths, float32); e
 rounded up to the CUDA allocator's granule. Host: every tensor as float32 while the checkpoint is
 read (weights.py widens BF16 on the host), plus the device copies on the interpreter, whose device
 is the host.
+
+With tensor parallelism (`world` ranks) the device part is one rank's: its heads' rows of q, k
+and v and columns of o, its slice of the MLP, its padded rows of the LM head (a copy of the
+embedding's when tied), its kv heads' cache; the embedding and the norms are whole on every
+rank. Each rank still reads the whole checkpoint on its host.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config import ModelConfig
+from layers import SHARDS
 from model import CACHE_TILE, attention_splits
 
 BYTES = {"float32": 4, "bfloat16": 2}
@@ -42,23 +48,29 @@ class Footprint:
 
 
 def estimate(cfg: ModelConfig, dtype: str, kv_dtype: str, prompt_len: int,
-             new_tokens: int, cache_tile: int = CACHE_TILE) -> Footprint:
+             new_tokens: int, cache_tile: int = CACHE_TILE, world: int = 1) -> Footprint:
+    """The footprint of one rank of `world` (the whole model for 1)."""
     h, d, inter, v = cfg.hidden_size, cfg.head_dim, cfg.intermediate_size, cfg.vocab_size
     nh, nkv, layers = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.num_hidden_layers
     wb, kb = BYTES[dtype], BYTES[kv_dtype]
-    matrices = [(nh + 2 * nkv) * d * h, h * nh * d, inter * h, inter * h, h * inter] * layers
-    matrices += [v * h] * (1 if cfg.tie_word_embeddings else 2)
+    whole = [(nh + 2 * nkv) * d * h, h * nh * d, inter * h, inter * h, h * inter] * layers
+    whole += [v * h] * (1 if cfg.tie_word_embeddings else 2)
+    rh, rkv, ri = nh // world, nkv // world, inter // world  # this rank's
+    vocab = SHARDS["lm_head"].size(v, world)
+    matrices = [(rh + 2 * rkv) * d * h, h * rh * d, ri * h, ri * h, h * ri] * layers
+    matrices += [v * h] + ([] if cfg.tie_word_embeddings and world == 1 else [vocab * h])
     vectors = ([h, h, d, d] if cfg.kind.qk_norm else [h, h]) * layers + [h, d // 2]
     weights = sum(_block(n * wb) for n in matrices) + sum(_block(4 * n) for n in vectors)
     seq = prompt_len + new_tokens
     rows = -(-seq // cache_tile) * cache_tile
-    cache = 2 * layers * _block(nkv * rows * d * kb)
-    parts = nh * attention_splits(nh, rows // cache_tile)
-    step = [h, h, h, (nh + 2 * nkv) * d, nh * d, nh * d, parts * d, parts, parts, 8 * h, 8 * h,
-            inter, v, 2 * (-(-v // 32)), seq, 3]
-    prefill = [prompt_len * w for w in (h, h, h, (nh + 2 * nkv) * d, nh * d, nh * d, inter)]
+    cache = 2 * layers * _block(rkv * rows * d * kb)
+    parts = rh * attention_splits(rh, rows // cache_tile)
+    step = [h, h, h, (rh + 2 * rkv) * d, rh * d, rh * d, parts * d, parts, parts, 8 * h, 8 * h,
+            ri, vocab, 2 * (-(-vocab // 32)), seq, 3]
+    step += [2 * world * (-(-vocab // 32))] if world > 1 else []  # every rank's candidates
+    prefill = [prompt_len * w for w in (h, h, h, (rh + 2 * rkv) * d, rh * d, rh * d, ri)]
     buffers = sum(_block(4 * n) for n in step + prefill)
-    host = 4 * (sum(matrices) + sum(vectors))
+    host = 4 * (sum(whole) + sum(vectors))
     return Footprint(weights, cache, buffers, host, seq)
 
 

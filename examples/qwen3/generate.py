@@ -387,8 +387,8 @@ def _load(s: _Session, prompt_len: int, new_tokens: int) -> None:
         return
     args, cfg = s.args, s.cfg
     kv = args.kv_dtype or args.dtype
-    fp.check(fp.estimate(cfg, args.dtype, kv, prompt_len, new_tokens), args.dtype, kv,
-             *fp.free_memory())
+    fp.check(fp.estimate(cfg, args.dtype, kv, prompt_len, new_tokens, world=s.tp.world),
+             args.dtype, kv, *fp.free_memory())
     show = s.tp.rank == 0 and (args.progress or sys.stderr.isatty())
     reading = Bar("reading weights ", checkpoint_bytes(args.model), "bytes", show)
     weights = load_weights(args.model, cfg, reading.advance)
