@@ -126,9 +126,9 @@ def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> 
             st.leases[storage] = ops | {new}
             world.lease_sites[(new, storage)] = world.lease_site(min(readers), storage)
     for member in sorted(members):  # and the regions its views lease
-        for storage, box, writes in world.regions.get(member, ()):
-            world.regions.setdefault(new, []).append((storage, box, writes))
-            world.lease_sites.setdefault((new, storage), world.lease_site(member, storage))
+        for region in world.regions.get(member, ()):
+            world.regions.setdefault(new, []).append(region)
+            world.lease_sites.setdefault((new, region[0]), world.lease_site(member, region[0]))
     return new
 
 

@@ -2,8 +2,10 @@
 reads or writes a region of it by a view (`World.regions`), and the errors of a use that
 clashes with one (CT303, CT307), as the runtime raises them (runtime/views.py, ownership.py).
 
-A region is known where the view's bounds are (its frame); a view of unknown bounds reports
-nothing.
+A region is a view's box where its bounds are known (its frame), the whole storage for a
+tensor that is not a view, and for a view of unknown bounds that view alone (`Unbounded`): it
+clashes with itself and with the whole storage, and whether it meets another view is left to
+the runtime, so nothing is reported that the runtime might not raise.
 """
 
 from __future__ import annotations
@@ -11,21 +13,27 @@ from __future__ import annotations
 import ast
 
 from ...compiler.launch import leased_diagnostic
-from ...compiler.launch.regions import Box, boxes_intersect
+from ...compiler.launch.regions import boxes_intersect
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Note, Span
 from .context import Ctx
 from .uses import ex_name
-from .values import PartitionVal, State, TensorVal
+from .values import PartitionVal, Region, State, TensorVal, Unbounded
 
 
-def box_of(v: TensorVal | PartitionVal) -> Box | None:
-    """None: the whole storage (or, for a view of unknown bounds, see `known`)."""
-    return v.frame.box if v.view and v.frame is not None else None
+def region_of(v: TensorVal | PartitionVal) -> Region:
+    if not v.view:
+        return None
+    return v.frame.box if v.frame is not None else Unbounded(v.obj)
 
 
-def known(v: TensorVal | PartitionVal) -> bool:
-    return not v.view or v.frame is not None
+def overlap(a: Region, b: Region) -> bool:
+    """Whether two regions of one storage surely share elements."""
+    if a is None or b is None:
+        return True
+    if isinstance(a, Unbounded) or isinstance(b, Unbounded):
+        return a == b
+    return boxes_intersect(a, b)
 
 
 def leased(ctx: Ctx, st: State, receiver: ast.expr, name: str, t: TensorVal,
@@ -52,20 +60,21 @@ def region_in_use(ctx: Ctx, st: State, v: TensorVal | PartitionVal, writes: bool
                   action: str, span: Span) -> bool:
     """CT307 when a pending launch writes a region overlapping `v`'s; CT303 when `v` is
     written and a pending launch reads one by a view. Reports and returns True on a clash."""
-    if not known(v):
-        return False
-    world, box = ctx.world, box_of(v)
+    world, region = ctx.world, region_of(v)
     for op in sorted(st.pending):
         if op in world.escaped_ops:
             continue
-        for storage, other, other_writes in world.regions.get(op, ()):
+        for storage, other, other_writes, holder in world.regions.get(op, ()):
             if storage != v.storage or not (writes or other_writes):
                 continue
-            if box is not None and other is not None and not boxes_intersect(box, other):
+            if not overlap(region, other):
                 continue
+            kernel, site = world.ops[op].kernel, world.lease_site(op, storage)
+            if holder == v.obj and not other_writes:  # the very handle it reads (ownership.py)
+                ctx.report(leased_diagnostic(name, action, span, kernel, site))
+                return True
             message = msg.REGION_WRITTEN if other_writes else msg.REGION_READ
-            kernel = world.ops[op].kernel
-            note = Note(msg.LEASED_HERE.format(kernel=kernel), world.lease_site(op, storage))
+            note = Note(msg.LEASED_HERE.format(kernel=kernel), site)
             ctx.report(message.at(span, (note,), name=name, kernel=kernel, action=action))
             return True
     return False
@@ -73,7 +82,5 @@ def region_in_use(ctx: Ctx, st: State, v: TensorVal | PartitionVal, writes: bool
 
 def lease(ctx: Ctx, op: int, v: TensorVal | PartitionVal, writes: bool, span: Span) -> None:
     """Records what a launch takes by region: a view it reads, or any Mut partition."""
-    if not known(v):
-        return
-    ctx.world.regions.setdefault(op, []).append((v.storage, box_of(v), writes))
+    ctx.world.regions.setdefault(op, []).append((v.storage, region_of(v), writes, v.obj))
     ctx.world.lease_sites.setdefault((op, v.storage), span)

@@ -13,10 +13,10 @@ import ast
 from collections.abc import Sequence
 
 from ...compiler.launch.moves import kernel_label
-from ...compiler.launch.regions import boxes_intersect
 from ...compiler.pdl import access_diagnostic, early_accesses, first_conflict
 from ...compiler.unit import kernel_unit
 from .context import Ctx
+from .leases import overlap, region_of
 from .values import UNKNOWN, KernelVal, OpVal, PartitionVal, State, TensorVal, Value
 
 Memory = TensorVal | PartitionVal
@@ -55,11 +55,8 @@ def _memory(args: Sequence[Value], i: int) -> Memory | None:
 
 
 def _meet(a: Memory, b: Memory) -> bool:
-    if a.storage != b.storage:
-        return False
-    if a.view and b.view and a.frame is not None and b.frame is not None:
-        return boxes_intersect(a.frame.box, b.frame.box)
-    return True
+    """Surely shared elements (the runtime decides views of unknown bounds)."""
+    return a.storage == b.storage and overlap(region_of(a), region_of(b))
 
 
 def _link(ctx: Ctx, st: State, fn: ast.expr, results: tuple[Value, ...]

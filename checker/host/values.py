@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ...compiler.dtypes import DType
 from ...compiler.frontend.params import KernelSignature
 from ...compiler.launch.ops_api import Form
-from ...compiler.launch.regions import Frame, Layout
+from ...compiler.launch.regions import Box, Frame, Layout
 from ...diagnostics.diagnostic import Span
 
 Dim = int | None  # a known extent, or None when the analysis cannot know it
@@ -63,6 +63,16 @@ class TensorVal:
     # on these element ranges, as the runtime decides it on bytes)
     layout: Layout | None = None
     meta: bool = False  # ct.meta: a shape and dtype without memory
+
+
+@dataclass(frozen=True)
+class Unbounded:
+    """The region of a view whose bounds are not known: the view `obj`'s (leases.py)."""
+
+    obj: int
+
+
+Region = Box | Unbounded | None  # a view's box, or None: the whole storage
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ...compiler.frontend.params import KernelSignature
-from ...compiler.launch.regions import Box
 from ...diagnostics.diagnostic import Diagnostic, Span
-from .values import Value
+from .values import Region, Value
 
 OpKind = Literal["launch", "chain", "graph", "phi"]
 
@@ -35,7 +34,8 @@ class World:
     findings: dict[Span, Diagnostic] = field(default_factory=dict)
     # per launch: the regions it leases by view (views.py): (storage, box or None for the
     # whole storage, whether it writes them)
-    regions: dict[int, list[tuple[int, Box | None, bool]]] = field(default_factory=dict)
+    # per launch: (storage, region, whether it writes, the leased handle's obj)
+    regions: dict[int, list[tuple[int, Region, bool, int]]] = field(default_factory=dict)
     # storages some view was made of: at run time their handles carry a view family, so a
     # reshape keeps it (a bounding box) instead of starting a new one
     viewed: set[int] = field(default_factory=set)

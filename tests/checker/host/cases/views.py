@@ -1,5 +1,7 @@
 """Host views: disjoint views run together; overlapping ones are reported where they are used."""
 
+import numpy as np
+
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32
 
@@ -69,3 +71,21 @@ bad.narrow(2, 0, 1)  # E: CT406
 bad.split_at(1, 9)  # E: CT406
 bad.permute(0, 0)  # E: CT406
 bad.permute(1, 0).narrow(0, 2, 4).numpy()
+
+
+# Filling the very view a launch reads is CT303, with its bounds known or not; other views of the
+# storage, of bounds the checker cannot know, are the runtime's to judge.
+k = int(np.random.default_rng(0).integers(4, 5))
+x = ct.zeros((8, 8), f32)
+lo, hi = x.split_at(0, k)
+op = double(ct.zeros((4, 8), f32).partition((4, 4)), hi)
+hi.fill_(3.0)  # E: CT303
+lo.fill_(1.0)
+op.sync()
+y = ct.zeros((8, 8), f32)
+top = y[0:4]
+op = double(ct.zeros((4, 8), f32).partition((4, 4)), top)
+top.fill_(2.0)  # E: CT303
+y[4:8].fill_(1.0)
+y.fill_(0.0)  # E: CT303
+op.sync()
