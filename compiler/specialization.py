@@ -58,6 +58,8 @@ class Specialization:
     arch: str = "sm_90"
     # `kernel.with_hints(...)`: code-generation hints over the decorator's, by name
     hints: tuple[tuple[str, int], ...] = ()
+    # `kernel.dependent()`: a programmatic-dependent-launch wait as the body's first statement
+    entry_wait: bool = False
 
     @property
     def const_values(self) -> dict[str, Any]:

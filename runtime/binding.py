@@ -90,7 +90,8 @@ class Binder:
         grid = muts[0].launch_grid if muts else verdict.grid
         assert grid is not None
         ordered = tuple((p.name, consts[p.name]) for p in params if p.kind == "const")
-        spec = Specialization(ordered, tuple(facts), hints=self.kernel.hints)
+        spec = Specialization(ordered, tuple(facts), hints=self.kernel.hints,
+                              entry_wait=self.kernel.entry_wait)
         return Bound(values, where, len(args), consts, grid, spec)
 
 

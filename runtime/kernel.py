@@ -9,7 +9,7 @@ from types import MethodType
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from ..compiler.kernel_options import KernelHints, KernelOptions, hint_problem
-from ..compiler.pdl import early_accesses, is_pdl
+from ..compiler.pdl import PdlFacts, early_accesses, is_pdl
 from ..compiler.specialization import Specialization
 from ..compiler.unit import check_kernel, kernel_unit, specialized_ir
 from ..diagnostics import messages as msg
@@ -39,10 +39,11 @@ class Kernel:
     """A kernel function: checked by the shared frontend on first use."""
 
     def __init__(self, fn: Callable[..., Any], options: dict[str, Any],
-                 hints: tuple[tuple[str, int], ...] = ()) -> None:
+                 hints: tuple[tuple[str, int], ...] = (), entry_wait: bool = False) -> None:
         self.fn = fn
         self.options = options
         self.hints = hints  # from with_hints: over the decorator's options when compiling
+        self.entry_wait = entry_wait  # `dependent()`: waits for its predecessor first thing
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self._diagnostics: list[Diagnostic] | None = None
@@ -50,6 +51,7 @@ class Kernel:
         self._binder: Binder | None = None
         self._plans: Plans | None = None
         self._executables: dict[tuple[int, Any], Executable] = {}
+        self._dependent: Kernel | None = None
 
     def __repr__(self) -> str:
         return f"<cutile kernel {self.fn.__module__}.{self.fn.__qualname__}>"
@@ -94,7 +96,9 @@ class Kernel:
         exe = self._executables.get(key)
         if exe is None:
             exe = backend.prepare(self, spec)
-            if is_pdl(self.options):  # what it touches before its wait (runtime/pdl.py)
+            if self.entry_wait:  # nothing before its wait
+                exe.pdl = PdlFacts(self.__name__, ())
+            elif is_pdl(self.options):  # what it touches before its wait (runtime/pdl.py)
                 exe.pdl = early_accesses(specialized_ir(kernel_unit(self.module(),
                                                                     self.__name__), spec))
             self._executables[key] = exe
@@ -114,7 +118,22 @@ class Kernel:
             else:
                 assert isinstance(value, int)  # hint_problem checked it
                 merged[name] = value
-        return Kernel(self.fn, self.options, tuple(sorted(merged.items())))
+        return Kernel(self.fn, self.options, tuple(sorted(merged.items())), self.entry_wait)
+
+    def dependent(self) -> Kernel:
+        """The same kernel as a programmatic dependent launch (sm_90+) that waits for its
+        predecessor before anything else: as a link of a `.then` chain (or its graph) it may be
+        launched while the launch before it still runs, its blocks get resident and wait, and
+        right after the wait it lets the next launch start. That hides the gap between short
+        kernels without touching their code; with nothing before the wait there is nothing to
+        check (CT308). A `pdl=True` kernel has its own wait and is returned as it is. Made once
+        per kernel (its launch plans and executables are kept)."""
+        if is_pdl(self.options) or self.entry_wait:
+            return self
+        if self._dependent is None:
+            self._dependent = Kernel(self.fn, {**self.options, "pdl": True}, self.hints,
+                                     entry_wait=True)
+        return self._dependent
 
     def ensure_valid(self) -> None:
         errors = [d for d in self.check() if d.severity.value == "error"]

@@ -117,6 +117,8 @@ class _Lowerer:
                 self.vals[p.value] = self.fn.params[self.abi.scalars[i]]
         self.block_ids = pro.block_ids()
         self.num_blocks = pro.op("get_num_tile_blocks", [I32_TILE] * 3).results
+        if self.spec.entry_wait:  # `kernel.dependent()`: the wait before anything else
+            _pdl_wait(self, None)
         self._block(self.k.body)
         self.b.op("return", [])
         self.fn.body.ops += self.body.ops  # prologue first: it dominates the whole body
@@ -719,7 +721,7 @@ def _printf(L: _Lowerer, op: Op) -> None:
     L.tok[PRINT] = tok
 
 
-def _pdl_wait(L: _Lowerer, op: Op) -> None:
+def _pdl_wait(L: _Lowerer, op: Op | None) -> None:
     """`ct.wait_for_predecessor()` (compiler/pdl.py): gdc_wait, whose token every later access
     follows (reads of read-only tensors too: they no longer start from the entry token, so
     tileiras cannot hoist them above the wait), then gdc_launch_dependents: the next launch may

@@ -6,7 +6,7 @@
     python examples/qwen3/generate.py --model DIR --prompt-ids 1,2,3
         [--max-new-tokens N] [--greedy | --do-sample] [--temperature T] [--top-k K]
         [--top-p P] [--seed S] [--dtype float32|bfloat16] [--kv-dtype float32|bfloat16]
-        [--eager] [--step-prefill] [--json] [--progress]
+        [--eager] [--step-prefill] [--pdl] [--json] [--progress]
     torchrun --nproc-per-node N examples/qwen3/generate.py --model DIR --prompt "text" --tp N
         [--tp-backend nccl|gloo] [--tp-graph]
 
@@ -205,6 +205,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--eager", action="store_true", help="launch one by one, no graph")
     p.add_argument("--step-prefill", action="store_true",
                    help="prefill with one decode step per prompt token (not batched)")
+    p.add_argument("--pdl", action="store_true",
+                   help="launch each kernel as a programmatic dependent launch (sm_90+): the "
+                        "graph's kernels overlap at their boundaries; the same tokens")
     p.add_argument("--json", action="store_true", help="print one JSON object (per turn)")
     p.add_argument("--progress", action="store_true",
                    help="show the loading progress on stderr also when it is not a terminal")
@@ -395,7 +398,7 @@ def _load(s: _Session, prompt_len: int, new_tokens: int) -> None:
     reading.close()
     copying = Bar("weights to device", cfg.num_hidden_layers, "layers", show)
     s.model = Engine(cfg, weights, args.dtype, kv_dtype=args.kv_dtype, progress=copying.advance,
-                     tp=s.tp)
+                     tp=s.tp, pdl=args.pdl)
     s.model.graph_collectives = args.tp_graph
     copying.close()
 

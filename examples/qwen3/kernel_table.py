@@ -65,19 +65,26 @@ def kernel(family: str, op: str, dtype: str = ANY) -> Any:
 
 @dataclass(frozen=True)
 class Kernels:
-    """The table seen by a model: its matrices' and its cache's dtypes pick the variants."""
+    """The table seen by a model: its matrices' and its cache's dtypes pick the variants.
+    `pdl`: each kernel as a programmatic dependent launch that waits for its predecessor first
+    (`kernel.dependent()`, sm_90+): in the step's chain and graph a launch's blocks get
+    resident while the one before it ends."""
     dtype: str
     kv_dtype: str
+    pdl: bool = False
 
     def norm(self, op: str) -> Any:
-        return kernel("norm", op)
+        return self._as_launched(kernel("norm", op))
 
     def matmul(self, op: str, hints: dict[str, int] | None = None) -> Any:
-        found = kernel("matmul", op, self.dtype)
+        found = self._as_launched(kernel("matmul", op, self.dtype))
         return found.with_hints(**hints) if hints else found
 
     def attention(self, op: str) -> Any:
-        return kernel("attention", op, self.kv_dtype)
+        return self._as_launched(kernel("attention", op, self.kv_dtype))
 
     def sampling(self, op: str) -> Any:
-        return kernel("sampling", op)
+        return self._as_launched(kernel("sampling", op))
+
+    def _as_launched(self, k: Any) -> Any:
+        return k.dependent() if self.pdl else k

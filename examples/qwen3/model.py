@@ -89,12 +89,15 @@ class Engine:
     attention reads). Activations and norms are float32 either way. `tuning`: the tilings
     (tuning.json's entry for the current GPU unless given); `cache_tile` overrides its cache
     tile. `progress` is called with 1 as each layer's weights reach the device. `tp`: this
-    process's rank in a tensor-parallel group (tp.py; default: one rank, nothing split)."""
+    process's rank in a tensor-parallel group (tp.py; default: one rank, nothing split).
+    `pdl`: every kernel launched as a programmatic dependent launch waiting first thing
+    (kernel_table.Kernels; the same results, sm_90+ overlaps the kernel boundaries)."""
 
     def __init__(self, cfg: ModelConfig, weights: Weights, dtype: str = "float32",
                  cache_tile: int | None = None, kv_dtype: str | None = None,
                  progress: Callable[[int], None] | None = None,
-                 tuning: tn.Tuning | None = None, tp: TensorParallel = SINGLE) -> None:
+                 tuning: tn.Tuning | None = None, tp: TensorParallel = SINGLE,
+                 pdl: bool = False) -> None:
         kv_dtype = dtype if kv_dtype is None else kv_dtype
         for name, value in (("dtype", dtype), ("kv_dtype", kv_dtype)):
             if value not in DTYPES:
@@ -102,7 +105,7 @@ class Engine:
         self.tuning = tn.load(tn.device_name()) if tuning is None else tuning
         self.cfg, self.dtype, self.kv_dtype = cfg, dtype, kv_dtype
         self.cache_tile = self.tuning.cache_tile if cache_tile is None else cache_tile
-        self.kernels = Kernels(dtype, kv_dtype)
+        self.kernels = Kernels(dtype, kv_dtype, pdl)
         check_split(cfg, tp.world)
         self.tp = tp
         self.widths = widths(cfg, tp.world)

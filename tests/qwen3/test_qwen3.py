@@ -30,7 +30,7 @@ from decode_kernels import (  # noqa: E402
     qk_rope_append,
     sample_next,
 )
-from generate import generate  # noqa: E402
+from generate import GREEDY, generate  # noqa: E402
 from model import Qwen3, Sampling  # noqa: E402
 from weights import WeightsError, load_weights  # noqa: E402
 
@@ -112,6 +112,26 @@ def test_graph_and_eager_give_the_same_tokens(tmp_path: Path, sampling: Sampling
     graph = generate(engine, PROMPT, 12, sampling).tokens
     assert generate(engine, PROMPT, 12, sampling, eager=True).tokens == graph
     assert len(set(graph)) > 2
+
+
+@pytest.mark.parametrize("step_prefill", [False, True], ids=["batched", "steps"])
+def test_dependent_launches_give_the_same_tokens(tmp_path: Path, step_prefill: bool,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """`pdl=True` (every kernel `.dependent()`): the graph and the chains of the batched
+    prefill run their links as dependent launches, with the plain engine's tokens."""
+    from cutile.runtime.backends.base import Executable
+
+    plain = _engine(tmp_path)
+    c = load_config(tmp_path)
+    dependent = Qwen3(c, load_weights(tmp_path, c), cache_tile=16, pdl=True)
+    want = generate(plain, PROMPT, 10, step_prefill=step_prefill).tokens
+    calls: list[int] = []
+    enqueue = Executable.enqueue_dependent
+    monkeypatch.setattr(Executable, "enqueue_dependent",
+                        lambda self, *a: calls.append(1) or enqueue(self, *a))
+    assert generate(dependent, PROMPT, 10, step_prefill=step_prefill).tokens == want
+    assert all(ln.kernel.entry_wait for ln in dependent.links)
+    assert len(calls) >= len(dependent.links) - 1  # the captured step's links, at least
 
 
 @pytest.mark.parametrize(("dtype", "kv_dtype"), [("float32", "bfloat16"),
@@ -444,6 +464,36 @@ def test_graph_eager_and_sampling_agree_on_the_gpu(tmp_path: Path, shape: str) -
     hot = Sampling(1.0, 50, 0.9, seed=2)
     sampled = generate(engine, PROMPT, 16, hot).tokens
     assert generate(engine, PROMPT, 16, hot, eager=True).tokens == sampled
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", ["tiny-untied", "0.6B"])
+def test_dependent_launches_on_the_gpu(tmp_path: Path, shape: str) -> None:
+    """Programmatic dependent launches for real (sm_90): the graph of `.dependent()` kernels
+    overlaps the kernel boundaries and gives the plain graph's tokens, greedy and sampled."""
+    cfg = _shape(shape)
+    checkpoint.write(tmp_path, cfg, checkpoint.random_tensors(cfg, 7), "BF16", 1)
+    c = load_config(tmp_path)
+    plain = Qwen3(c, load_weights(tmp_path, c), "bfloat16")
+    dependent = Qwen3(c, load_weights(tmp_path, c), "bfloat16", pdl=True)
+    for sampling in (GREEDY, Sampling(1.0, 50, 0.9, seed=2)):
+        want = generate(plain, PROMPT, 16, sampling).tokens
+        assert generate(dependent, PROMPT, 16, sampling).tokens == want
+
+
+def test_every_dependent_kernel_compiles_with_its_wait_first(tmp_path: Path,
+                                                              toolchain: object) -> None:
+    _make(tmp_path, True, 1, "F32", {"hidden_size": 96, "vocab_size": 997})
+    c = load_config(tmp_path)
+    engine = Qwen3(c, load_weights(tmp_path, c), "bfloat16", pdl=True)
+    engine.reset([1, 2], 6)
+    for ln, compiled in checkpoint.compiled_links(engine.buf, engine.links):
+        text = compiled.tileir
+        assert text.index("gdc_wait") < text.index("gdc_launch_dependents"), ln.kernel.__name__
+        first_access = min(text.index(op) for op in ("load_view_tko", "store_view_tko",
+                                                     "load_ptr_tko", "store_ptr_tko")
+                           if op in text)
+        assert text.index("gdc_launch_dependents") < first_access, ln.kernel.__name__
 
 
 def test_benchmark_times_both_paths_from_a_skipped_prefix(tmp_path: Path) -> None:

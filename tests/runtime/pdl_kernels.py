@@ -34,6 +34,11 @@ def peek(z: Mut[Tensor[f32, ("B",)]], h: Tensor[f32, (-1,)], B: Const[int]) -> N
     z.store(early + 1.0)
 
 
+@ct.kernel
+def peek_plain(z: Mut[Tensor[f32, ("B",)]], h: Tensor[f32, (-1,)], B: Const[int]) -> None:
+    z.store(ct.load_tile_like(h, z) + 1.0)
+
+
 @ct.kernel(pdl=True)
 def scribble(z: Mut[Tensor[f32, ("B",)]], h: Tensor[f32, (-1,)], B: Const[int]) -> None:
     z.store(ct.zeros((B,), f32))

@@ -175,3 +175,49 @@ def test_a_pdl_kernel_launched_on_its_own_runs_as_any_kernel() -> None:
     h = ct.full((N,), 2.0, f32)
     out, h = pk.peek(ct.zeros((N,), f32).partition((B,)), h).sync()
     np.testing.assert_array_equal(out.unpartition().numpy(), np.full(N, 3.0, np.float32))
+
+
+# -- kernel.dependent(): the wait as the first statement, no code change ------------------------
+def test_a_dependent_chain_gives_the_plain_chains_result(backend: str) -> None:
+    steps = 10
+    dep = pk.mix_plain.dependent()
+    np.testing.assert_array_equal(_chain(dep, steps), _chain(pk.mix_plain, steps))
+    np.testing.assert_array_equal(_chain(dep, steps, graph_replays=3),
+                                  _chain(pk.mix_plain, steps, graph_replays=3))
+
+
+def test_dependent_links_are_enqueued_as_dependents(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    plain = Executable.enqueue_dependent
+
+    def spy(self: Executable, *args: Any) -> Any:
+        calls.append("dependent")
+        return plain(self, *args)
+
+    monkeypatch.setattr(Executable, "enqueue_dependent", spy)
+    _chain(pk.mix_plain.dependent(), 5)
+    assert calls == ["dependent"] * 4
+
+
+def test_dependent_is_made_once_and_keeps_pdl_kernels() -> None:
+    dep = pk.mix_plain.dependent()
+    assert dep is pk.mix_plain.dependent() and dep.dependent() is dep
+    assert pk.mix.dependent() is pk.mix  # it has its own wait
+    assert dep.with_hints(occupancy=2).entry_wait and not pk.mix_plain.entry_wait
+
+
+def test_a_dependent_kernel_waits_before_its_first_access(toolchain: object) -> None:
+    """Tile IR: gdc_wait, then gdc_launch_dependents, before the first load; the kernel itself
+    compiles without them."""
+    args = (ct.meta((N,), f32).partition((B,)), ct.meta((N,), f32), ct.meta((N,), f32))
+    text = pk.mix_plain.dependent().compile(*args, N=N).tileir
+    wait, go = text.index("gdc_wait"), text.index("gdc_launch_dependents")
+    assert wait < go < text.index("load_view_tko")
+    assert "gdc_" not in pk.mix_plain.compile(*args, N=N).tileir
+
+
+@pytest.mark.parametrize("graph", [False, True], ids=["eager", "graph"])
+def test_the_wait_at_entry_leaves_nothing_to_check(graph: bool) -> None:
+    """After a launch that writes what it reads first thing: no CT308 (it waits first), where
+    the same read before an explicit wait is CT308 (test above)."""
+    _early_chain(pk.peek_plain.dependent(), graph)
