@@ -114,7 +114,7 @@ def shape_config(size: str, family: str = "qwen3") -> SimpleNamespace:
 ENGINE_MODULES = tuple(sorted(p.stem for p in ENGINE.glob("*.py")))
 
 
-def load_engine(path: str | Path, dtype: str = "bfloat16", pdl: bool = False) -> Engine:
+def load_engine(path: str | Path, dtype: str = "bfloat16", pdl: str | None = None) -> Engine:
     # the engine's modules import each other by bare name: a module of the same name imported
     # from elsewhere first (this script's folder is on sys.path) must not stand in for one
     if str(ENGINE) in sys.path:
@@ -277,12 +277,15 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
             hf_compile: bool, profile: bool, bw: float, prefill: bool = True,
             family: str = "qwen3", pdl: bool = False) -> dict[str, Any]:
     """One size's row: every number of the table (and the profile when asked; with `pdl` the
-    graph rate of an engine whose kernels are dependent launches too)."""
+    graph rates of engines whose kernels are dependent launches too, per PDL mode)."""
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         hf = make_checkpoint(torch, transformers, size, Path(tmp), family)
         model = load_engine(tmp)
-        dependent = load_engine(tmp, pdl=True) if pdl else None
+        from kernel_table import PDL_MODES  # the engine's, on the path now
+
+        modes = PDL_MODES if pdl else ()
+        dependent = {mode: load_engine(tmp, pdl=mode) for mode in modes}
         setup = time.perf_counter() - t0
     row: dict[str, Any] = {"family": family, "size": size, "context": context,
                            "setup_s": round(setup, 1)}
@@ -290,11 +293,12 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     print(f"  {size} graph_tok_s: {row['graph_tok_s']:.1f} (setup {setup:.0f} s)", flush=True)
     row["eager_tok_s"], eager_tokens = engine_rate(model, context, tokens, True)
     row["graph_equals_eager"] = graph_tokens == eager_tokens
-    if dependent is not None:
-        row["graph_pdl_tok_s"], pdl_tokens = engine_rate(dependent, context, tokens, False)
-        row["pdl_equals_graph"] = pdl_tokens == graph_tokens
-        print(f"  {size} graph_pdl_tok_s: {row['graph_pdl_tok_s']:.1f}", flush=True)
-        del dependent
+    for mode, engine in dependent.items():
+        rate, pdl_tokens = engine_rate(engine, context, tokens, False)
+        row[f"graph_pdl_{mode}_tok_s"] = rate
+        row[f"pdl_{mode}_equals_graph"] = pdl_tokens == graph_tokens
+        print(f"  {size} graph_pdl_{mode}_tok_s: {rate:.1f}", flush=True)
+    del dependent
     if prefill:
         guarded(row, "prefill_s", lambda: engine_prefill_s(model, context))
     guarded(row, "hf_eager_tok_s", lambda: hf_rate(torch, transformers, hf, context, tokens,
@@ -305,8 +309,8 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     roof = bw / bytes_per_token(model.cfg, context, 2 if model.kv_dtype == "bfloat16" else 4)
     row["roofline_tok_s"] = roof
     row["graph_frac_roofline"] = row["graph_tok_s"] / roof
-    if pdl:
-        row["graph_pdl_frac_roofline"] = row["graph_pdl_tok_s"] / roof
+    for mode in modes:
+        row[f"graph_pdl_{mode}_frac_roofline"] = row[f"graph_pdl_{mode}_tok_s"] / roof
     for peer in ("hf_eager", "hf_compile"):
         if row.get(f"{peer}_tok_s"):
             row[f"graph_over_{peer}"] = row["graph_tok_s"] / row[f"{peer}_tok_s"]
@@ -330,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", action="store_true", help="per-kernel times of one step")
     p.add_argument("--no-prefill", action="store_true", help="skip timing the batched prefill")
     p.add_argument("--pdl", action="store_true",
-                   help="also the graph rate with every kernel a dependent launch")
+                   help="also the graph rates with every kernel a dependent launch (each mode "
+                        "of the engine's pdl option)")
     p.add_argument("--json", help="write the rows here too")
     args = p.parse_args(argv)
     try:

@@ -98,6 +98,76 @@ def gemv_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
     y.store(_matvec(x, w, s, j, S, BN, BK, LAT))
 
 
+# -- the same products as explicit dependent launches (Engine(pdl="prefetch")) -----------------
+# Each block loads its first weight tile, then waits for the kernel before it (the one that
+# writes x), then does the rest: no launch of a step writes the weights, so that first load may
+# overlap the previous kernel's end (CT308 checks it at every link). The remaining tiles are
+# walked by a step-1 counter (k = s + t S), as the counted form of _matvec's loop.
+@ct.function
+def _weights_at(w, j, k, BN, BK, LAT):  # type: ignore[no-untyped-def]
+    lat = LAT if LAT > 0 else None
+    return w.partition((BN, BK)).load((j, k), latency=lat).astype(f32)
+
+
+@ct.function
+def _matvec_after(x, w, w0, s, j, S, BN, BK, LAT):  # type: ignore[no-untyped-def]
+    """_matvec, its first weight tile (tile s) already loaded as w0."""
+    px = x.partition((1, BK))
+    pw = w.partition((BN, BK))
+    lat = LAT if LAT > 0 else None
+    acc = w0 * px.load((0, s), latency=lat)
+    for t in range(1, ct.cdiv(ct.num_tiles(pw, 1) - s, S)):
+        k = s + t * S
+        acc = acc + pw.load((j, k), latency=lat).astype(f32) * px.load((0, k), latency=lat)
+    return ct.sum(acc, 1).reshape((1, BN))
+
+
+@ct.kernel(pdl=True)
+def gemv_f32_pdl(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
+                 w: Tensor[f32, (-1, -1)], S: Const[int], BN: Const[int], BK: Const[int],
+                 LAT: Const[int]) -> None:
+    s, j = y.tile_index()
+    w0 = _weights_at(w, j, s, BN, BK, LAT)
+    ct.wait_for_predecessor()
+    y.store(_matvec_after(x, w, w0, s, j, S, BN, BK, LAT))
+
+
+@ct.kernel(pdl=True)
+def gemv_bf16_pdl(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
+                  w: Tensor[bf16, (-1, -1)], S: Const[int], BN: Const[int], BK: Const[int],
+                  LAT: Const[int]) -> None:
+    s, j = y.tile_index()
+    w0 = _weights_at(w, j, s, BN, BK, LAT)
+    ct.wait_for_predecessor()
+    y.store(_matvec_after(x, w, w0, s, j, S, BN, BK, LAT))
+
+
+@ct.function
+def _swiglu_after(y, x, wg, wu, g0, u0, j, BN, BK, LAT):  # type: ignore[no-untyped-def]
+    g = _matvec_after(x, wg, g0, 0, j, 1, BN, BK, LAT)
+    y.store(g / (1.0 + ct.exp(-g)) * _matvec_after(x, wu, u0, 0, j, 1, BN, BK, LAT))
+
+
+@ct.kernel(pdl=True)
+def gate_up_f32_pdl(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
+                    wg: Tensor[f32, (-1, -1)], wu: Tensor[f32, (-1, -1)], BN: Const[int],
+                    BK: Const[int], LAT: Const[int]) -> None:
+    _, j = y.tile_index()
+    g0, u0 = _weights_at(wg, j, 0, BN, BK, LAT), _weights_at(wu, j, 0, BN, BK, LAT)
+    ct.wait_for_predecessor()
+    _swiglu_after(y, x, wg, wu, g0, u0, j, BN, BK, LAT)
+
+
+@ct.kernel(pdl=True)
+def gate_up_bf16_pdl(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
+                     wg: Tensor[bf16, (-1, -1)], wu: Tensor[bf16, (-1, -1)], BN: Const[int],
+                     BK: Const[int], LAT: Const[int]) -> None:
+    _, j = y.tile_index()
+    g0, u0 = _weights_at(wg, j, 0, BN, BK, LAT), _weights_at(wu, j, 0, BN, BK, LAT)
+    ct.wait_for_predecessor()
+    _swiglu_after(y, x, wg, wu, g0, u0, j, BN, BK, LAT)
+
+
 # -- the LM head for a greedy pick: the logits, and each block's largest one and its index ----
 # (the first on ties; lanes past the vocabulary never win), so the pick reads V / BN pairs
 @ct.function

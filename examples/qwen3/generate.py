@@ -6,7 +6,7 @@
     python examples/qwen3/generate.py --model DIR --prompt-ids 1,2,3
         [--max-new-tokens N] [--greedy | --do-sample] [--temperature T] [--top-k K]
         [--top-p P] [--seed S] [--dtype float32|bfloat16] [--kv-dtype float32|bfloat16]
-        [--eager] [--step-prefill] [--pdl] [--json] [--progress]
+        [--eager] [--step-prefill] [--pdl [entry|prefetch]] [--json] [--progress]
     torchrun --nproc-per-node N examples/qwen3/generate.py --model DIR --prompt "text" --tp N
         [--tp-backend nccl|gloo] [--tp-graph]
 
@@ -48,7 +48,7 @@ from chat_template import ChatTemplateError, load_template, render
 from config import ConfigError, ModelConfig, load_config
 from generation_config import Defaults, GenerationConfigError, load_defaults
 from hf_tokenizer import Tokenizer, TokenizerError
-from model import DTYPES, Engine, Sampling, check_ids
+from model import DTYPES, PDL_MODES, Engine, Sampling, check_ids
 from optional_deps import MissingExtra
 from progress_bar import Bar
 from tp import SINGLE, TensorParallel
@@ -205,9 +205,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--eager", action="store_true", help="launch one by one, no graph")
     p.add_argument("--step-prefill", action="store_true",
                    help="prefill with one decode step per prompt token (not batched)")
-    p.add_argument("--pdl", action="store_true",
+    p.add_argument("--pdl", nargs="?", const="prefetch", choices=PDL_MODES,
                    help="launch each kernel as a programmatic dependent launch (sm_90+): the "
-                        "graph's kernels overlap at their boundaries; the same tokens")
+                        "graph's kernels overlap at their boundaries, the same tokens; entry: "
+                        "each waits first thing, prefetch (the default): the matrix-vector "
+                        "kernels load their first weight tile before waiting")
     p.add_argument("--json", action="store_true", help="print one JSON object (per turn)")
     p.add_argument("--progress", action="store_true",
                    help="show the loading progress on stderr also when it is not a terminal")

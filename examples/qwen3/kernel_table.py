@@ -52,6 +52,12 @@ SAMPLING: dict[str, Variants] = {
 }
 TABLE: dict[str, dict[str, Variants]] = {"norm": NORM, "matmul": MATMUL,
                                          "attention": ATTENTION, "sampling": SAMPLING}
+# Kernels.pdl: "entry" launches every kernel `.dependent()` (the wait first thing); "prefetch"
+# takes these explicit pdl=True forms instead where they exist (the first weight tile loaded
+# before the wait) and `.dependent()` for the others.
+PDL_MODES = ("entry", "prefetch")
+PREFETCHING = {k.gemv_f32: k.gemv_f32_pdl, k.gemv_bf16: k.gemv_bf16_pdl,
+               k.gate_up_f32: k.gate_up_f32_pdl, k.gate_up_bf16: k.gate_up_bf16_pdl}
 
 
 def kernel(family: str, op: str, dtype: str = ANY) -> Any:
@@ -66,12 +72,12 @@ def kernel(family: str, op: str, dtype: str = ANY) -> Any:
 @dataclass(frozen=True)
 class Kernels:
     """The table seen by a model: its matrices' and its cache's dtypes pick the variants.
-    `pdl`: each kernel as a programmatic dependent launch that waits for its predecessor first
-    (`kernel.dependent()`, sm_90+): in the step's chain and graph a launch's blocks get
-    resident while the one before it ends."""
+    `pdl` (one of PDL_MODES, or None): every kernel a programmatic dependent launch (sm_90+):
+    in the step's chain and graph a launch's blocks get resident while the one before it
+    ends."""
     dtype: str
     kv_dtype: str
-    pdl: bool = False
+    pdl: str | None = None
 
     def norm(self, op: str) -> Any:
         return self._as_launched(kernel("norm", op))
@@ -86,5 +92,9 @@ class Kernels:
     def sampling(self, op: str) -> Any:
         return self._as_launched(kernel("sampling", op))
 
-    def _as_launched(self, k: Any) -> Any:
-        return k.dependent() if self.pdl else k
+    def _as_launched(self, kern: Any) -> Any:
+        if self.pdl is None:
+            return kern
+        if self.pdl == "prefetch" and kern in PREFETCHING:
+            return PREFETCHING[kern]
+        return kern.dependent()

@@ -30,7 +30,7 @@ import numpy as np
 import prefill as pf
 import tuning as tn
 from config import ModelConfig
-from kernel_table import Kernels
+from kernel_table import PDL_MODES, Kernels
 from layers import DTYPES, SHARDS, DeviceLayer, Matrix, Op, check_split, model_ops, widths
 from links import Links
 from numpy.typing import NDArray
@@ -90,15 +90,17 @@ class Engine:
     (tuning.json's entry for the current GPU unless given); `cache_tile` overrides its cache
     tile. `progress` is called with 1 as each layer's weights reach the device. `tp`: this
     process's rank in a tensor-parallel group (tp.py; default: one rank, nothing split).
-    `pdl`: every kernel launched as a programmatic dependent launch waiting first thing
-    (kernel_table.Kernels; the same results, sm_90+ overlaps the kernel boundaries)."""
+    `pdl` ("entry" or "prefetch", kernel_table.Kernels): every kernel launched as a
+    programmatic dependent launch (the same results; sm_90+ overlaps the kernel boundaries)."""
 
     def __init__(self, cfg: ModelConfig, weights: Weights, dtype: str = "float32",
                  cache_tile: int | None = None, kv_dtype: str | None = None,
                  progress: Callable[[int], None] | None = None,
                  tuning: tn.Tuning | None = None, tp: TensorParallel = SINGLE,
-                 pdl: bool = False) -> None:
+                 pdl: str | None = None) -> None:
         kv_dtype = dtype if kv_dtype is None else kv_dtype
+        if pdl is not None and pdl not in PDL_MODES:
+            raise ValueError(f"pdl {pdl!r}: expected one of {', '.join(PDL_MODES)}")
         for name, value in (("dtype", dtype), ("kv_dtype", kv_dtype)):
             if value not in DTYPES:
                 raise ValueError(f"{name} {value!r}: expected one of {', '.join(DTYPES)}")

@@ -114,23 +114,28 @@ def test_graph_and_eager_give_the_same_tokens(tmp_path: Path, sampling: Sampling
     assert len(set(graph)) > 2
 
 
-@pytest.mark.parametrize("step_prefill", [False, True], ids=["batched", "steps"])
-def test_dependent_launches_give_the_same_tokens(tmp_path: Path, step_prefill: bool,
+@pytest.mark.parametrize(("pdl", "step_prefill"), [("entry", False), ("entry", True),
+                                                   ("prefetch", False)])
+def test_dependent_launches_give_the_same_tokens(tmp_path: Path, pdl: str, step_prefill: bool,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """`pdl=True` (every kernel `.dependent()`): the graph and the chains of the batched
-    prefill run their links as dependent launches, with the plain engine's tokens."""
+    """`pdl=` (every kernel a dependent launch: `.dependent()`, or for "prefetch" the GEMVs'
+    explicit forms): the graph and the chains of the batched prefill run their links as
+    dependent launches (checked for CT308 at each), with the plain engine's tokens."""
     from cutile.runtime.backends.base import Executable
 
     plain = _engine(tmp_path)
     c = load_config(tmp_path)
-    dependent = Qwen3(c, load_weights(tmp_path, c), cache_tile=16, pdl=True)
+    dependent = Qwen3(c, load_weights(tmp_path, c), cache_tile=16, pdl=pdl)
     want = generate(plain, PROMPT, 10, step_prefill=step_prefill).tokens
     calls: list[int] = []
     enqueue = Executable.enqueue_dependent
     monkeypatch.setattr(Executable, "enqueue_dependent",
                         lambda self, *a: calls.append(1) or enqueue(self, *a))
     assert generate(dependent, PROMPT, 10, step_prefill=step_prefill).tokens == want
-    assert all(ln.kernel.entry_wait for ln in dependent.links)
+    kernels = [ln.kernel for ln in dependent.links]
+    assert all(kern.entry_wait or kern.options.get("pdl") for kern in kernels)
+    assert any(kern.entry_wait for kern in kernels)
+    assert (pdl == "prefetch") == any(kern.__name__.endswith("_pdl") for kern in kernels)
     assert len(calls) >= len(dependent.links) - 1  # the captured step's links, at least
 
 
@@ -272,6 +277,26 @@ def test_split_gemv_partial_sums_add_up_in_the_norm(lat: int) -> None:
     np.testing.assert_allclose(h.unpartition().numpy(), want, rtol=1e-4, atol=1e-3)
     norm = want / np.sqrt((want * want).mean() + 1e-6) * 2.0
     np.testing.assert_allclose(out.unpartition().numpy(), norm, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("splits", [1, 4, 16, 20])
+def test_prefetching_gemv_and_gate_up_equal_the_plain_ones(splits: int) -> None:
+    """The pdl=True forms (first weight tile before the wait) give the plain kernels' sums:
+    K = 1000 is 16 tiles of 64 (the last ragged); 20 splits leave some with no tile at all."""
+    import decode_kernels as dk
+
+    rng = np.random.default_rng(splits)
+    w, u, x = (rng.standard_normal(sh, dtype=np.float32) for sh in ((40, 1000), (40, 1000),
+                                                                     (1, 1000)))
+    out = [kern(ct.zeros((splits, 40), ct.f32).partition((1, 16)), ct.from_numpy(x),
+                ct.from_numpy(w), S=splits, BK=64, LAT=0).sync()[0].unpartition().numpy()
+           for kern in (dk.gemv_f32, dk.gemv_f32_pdl)]
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[1].sum(0), (x @ w.T)[0], rtol=1e-4, atol=1e-3)
+    act = [kern(ct.zeros((1, 40), ct.f32).partition((1, 16)), ct.from_numpy(x), ct.from_numpy(w),
+                ct.from_numpy(u), BK=64, LAT=0).sync()[0].unpartition().numpy()
+           for kern in (dk.gate_up_f32, dk.gate_up_f32_pdl)]
+    np.testing.assert_allclose(act[1], act[0], rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("hot", [996, 500, 31, 32])
@@ -475,25 +500,28 @@ def test_dependent_launches_on_the_gpu(tmp_path: Path, shape: str) -> None:
     checkpoint.write(tmp_path, cfg, checkpoint.random_tensors(cfg, 7), "BF16", 1)
     c = load_config(tmp_path)
     plain = Qwen3(c, load_weights(tmp_path, c), "bfloat16")
-    dependent = Qwen3(c, load_weights(tmp_path, c), "bfloat16", pdl=True)
-    for sampling in (GREEDY, Sampling(1.0, 50, 0.9, seed=2)):
-        want = generate(plain, PROMPT, 16, sampling).tokens
-        assert generate(dependent, PROMPT, 16, sampling).tokens == want
+    for mode in ("entry", "prefetch"):
+        dependent = Qwen3(c, load_weights(tmp_path, c), "bfloat16", pdl=mode)
+        for sampling in (GREEDY, Sampling(1.0, 50, 0.9, seed=2)):
+            want = generate(plain, PROMPT, 16, sampling).tokens
+            assert generate(dependent, PROMPT, 16, sampling).tokens == want, mode
 
 
-def test_every_dependent_kernel_compiles_with_its_wait_first(tmp_path: Path,
+def test_every_dependent_kernel_compiles_with_its_wait_placed(tmp_path: Path,
                                                               toolchain: object) -> None:
     _make(tmp_path, True, 1, "F32", {"hidden_size": 96, "vocab_size": 997})
     c = load_config(tmp_path)
-    engine = Qwen3(c, load_weights(tmp_path, c), "bfloat16", pdl=True)
+    engine = Qwen3(c, load_weights(tmp_path, c), "bfloat16", pdl="prefetch")
     engine.reset([1, 2], 6)
     for ln, compiled in checkpoint.compiled_links(engine.buf, engine.links):
-        text = compiled.tileir
-        assert text.index("gdc_wait") < text.index("gdc_launch_dependents"), ln.kernel.__name__
-        first_access = min(text.index(op) for op in ("load_view_tko", "store_view_tko",
-                                                     "load_ptr_tko", "store_ptr_tko")
-                           if op in text)
-        assert text.index("gdc_launch_dependents") < first_access, ln.kernel.__name__
+        text, name = compiled.tileir, ln.kernel.__name__
+        assert text.index("gdc_wait") < text.index("gdc_launch_dependents"), name
+        accesses = [text.index(op) for op in ("load_view_tko", "store_view_tko", "load_ptr_tko",
+                                              "store_ptr_tko") if op in text]
+        if name.endswith("_pdl"):  # its first weight tiles, then the wait
+            assert min(accesses) < text.index("gdc_wait"), name
+        else:
+            assert text.index("gdc_launch_dependents") < min(accesses), name
 
 
 def test_benchmark_times_both_paths_from_a_skipped_prefix(tmp_path: Path) -> None:

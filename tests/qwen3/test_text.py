@@ -138,10 +138,11 @@ def test_a_stop_inside_a_chunk_cuts_there(ckpt: tuple[Path, tiny.Tiny], engine: 
     assert first.tokens == t.reply[:1] and first.decode_tokens_per_s is None
 
 
-def test_prompt_streams_text_to_stdout(ckpt: tuple[Path, tiny.Tiny],
+@pytest.mark.parametrize("flags", [[], ["--pdl"], ["--pdl", "entry"]])
+def test_prompt_streams_text_to_stdout(ckpt: tuple[Path, tiny.Tiny], flags: list[str],
                                        capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = _main(["--model", str(ckpt[0]), "--prompt", "Tell me about tiles",
-                          "--greedy"], capsys)
+                          "--greedy", *flags], capsys)
     assert rc == 0, err
     assert out == tiny.REPLY + "\n"
     assert "end of sequence" in err and f"on {ct.backend_name()}" in err
