@@ -32,9 +32,8 @@ class World:
     escaped_ops: set[int] = field(default_factory=set)  # out of sight: their leases are unknown
     lease_sites: dict[tuple[int, int], Span] = field(default_factory=dict)  # (op, storage)
     findings: dict[Span, Diagnostic] = field(default_factory=dict)
-    # per launch: the regions it leases by view (views.py): (storage, box or None for the
-    # whole storage, whether it writes them)
-    # per launch: (storage, region, whether it writes, the leased handle's obj)
+    # per launch: the regions it leases by view (views.py, leases.py): (storage, region,
+    # whether it writes it, the leased handle's obj)
     regions: dict[int, list[tuple[int, Region, bool, int]]] = field(default_factory=dict)
     # storages some view was made of: at run time their handles carry a view family, so a
     # reshape keeps it (a bounding box) instead of starting a new one
