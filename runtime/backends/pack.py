@@ -31,30 +31,26 @@ def _scalar_encoder(ctype: str) -> Callable[[Any], Any]:
     the value given, rounded once to nearest even; f8 past its range is NaN or inf, f4
     saturates). The launch contract has refused values a format cannot hold (CT406), so none
     raises here."""
-    if ctype in ("bf16", "tf32", "f8e4m3", "f8e5m2", "f4e2m1", "f8e8m0"):
-        dt = BY_NAME[ctype]
+    dt = BY_NAME.get(ctype)
+    if dt is None or not dt.is_float:
+        return bool if ctype == "bool_" else int
+    if dt.rounded:  # narrow floats go in as their storage bits
         return lambda v: hostdtypes.encode(np.asarray([v]), dt)[0].item()
-    if ctype == "bool_":
-        return bool
-    if ctype in _FLOATS:
-        to = _FLOATS[ctype]
+    to = np.dtype(dt.numpy_name).type
 
-        def encode(v: Any) -> Any:
-            # a Python float, or an int a float64 holds exactly: struct rounds it once, as
-            # NumPy does; any other number (an int past 2**53, a NumPy scalar) through NumPy,
-            # so it is not rounded twice
-            if type(v) is float:
-                return v
-            if type(v) is int and -_EXACT <= v <= _EXACT:
-                return float(v)
-            return np.asarray(v).astype(to).item()
+    def encode(v: Any) -> Any:
+        # a Python float, or an int a float64 holds exactly: struct rounds it once, as NumPy
+        # does; any other number (an int past 2**53, a NumPy scalar) through NumPy, so it is
+        # not rounded twice
+        if type(v) is float:
+            return v
+        if type(v) is int and -_EXACT <= v <= _EXACT:
+            return float(v)
+        return np.asarray(v).astype(to).item()
 
-        return encode
-    return int
+    return encode
 
 
-_FLOATS: dict[str, type[np.floating[Any]]] = {"f16": np.float16, "f32": np.float32,
-                                             "f64": np.float64}
 _EXACT = 2**53  # ints up to this size convert to a float64 exactly
 
 
