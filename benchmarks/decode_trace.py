@@ -15,9 +15,10 @@ small Qwen3 shape; a prompt of 150 tokens makes the decode attention split each 
 --new is the reset's max_new_tokens (the cache's length, so the attention split, follows it);
 --prefill runs the prompt as one batched prefill (eager, synced) first, as generate.py does,
 and traces the decode steps after it; --prompt-ids gives the prompt's ids (default: --prompt
-ids of a fixed pattern); --warm-new first resets with N new tokens and runs the prompt's steps
+ids of a fixed pattern); --warm-new first resets with N new tokens and runs its steps, eagerly
 (generate.py's warm-up run, whose smaller cache gives other buffers and Consts), then traces
-after the real reset.
+after the real reset: with --warm-new 2 and greedy picks, the launches of
+`generate.py --chat --eager --step-prefill --greedy` (the same kernels, Consts and shapes).
 
 Only launches slower than --slow-ms are printed after the first step (every one of the first).
 Runs on the interpreter too (slowly); meant for the GPU.
@@ -79,7 +80,7 @@ def trace(opts: argparse.Namespace) -> None:
     prompt = opts.prompt_ids or [(31 * i + 7) % vocab for i in range(opts.prompt)]
     if opts.warm_new:
         model.reset(prompt, opts.warm_new, Sampling(t, int(k), p))
-        model.run_eager(len(prompt))
+        model.run_eager(len(prompt) + opts.warm_new - 1)  # its prompt, then its new tokens
         print("warm-up done", flush=True)
     model.reset(prompt, opts.new,
                 Sampling(t, int(k), p))
