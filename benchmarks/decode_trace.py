@@ -9,6 +9,7 @@ small Qwen3 shape; a prompt of 150 tokens makes the decode attention split each 
     python benchmarks/decode_trace.py [--prompt 150] [--steps 150] [--dtype float32|bfloat16]
         [--slow-ms 50] [--hang-s 60] [--model DIR] [--sample T K P] [--new 24]
         [--prefill] [--prompt-ids 1,2,3] [--warm-new N]
+    python benchmarks/decode_trace.py [--hang-s 60] --generate GENERATE.PY ARGS...
 
 --model traces a checkpoint of your own (examples/qwen3/tiny.py writes one) instead;
 --sample picks with temperature T, top-k K and top-p P (sample_next) instead of greedily;
@@ -19,6 +20,9 @@ ids of a fixed pattern); --warm-new first resets with N new tokens and runs its 
 (generate.py's warm-up run, whose smaller cache gives other buffers and Consts), then traces
 after the real reset: with --warm-new 2 and greedy picks, the launches of
 `generate.py --chat --eager --step-prefill --greedy` (the same kernels, Consts and shapes).
+--generate runs generate.py itself (its arguments follow; --eager is added) with every launch
+synced and written to stderr before it runs (its number, kernel and Consts), so the last line
+before a hang names the launch.
 
 Only launches slower than --slow-ms are printed after the first step (every one of the first).
 Runs on the interpreter too (slowly); meant for the GPU.
@@ -52,9 +56,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--prefill", action="store_true", help="a batched prefill first")
     ap.add_argument("--prompt-ids", type=lambda v: [int(x) for x in v.split(",")])
     ap.add_argument("--warm-new", type=int, help="a warm-up reset with this many new tokens")
+    ap.add_argument("--generate", nargs=argparse.REMAINDER, help="generate.py's arguments")
     opts = ap.parse_args(argv)
     try:
-        trace(opts)
+        if opts.generate is not None:
+            trace_generate(opts.generate, opts.hang_s)
+        else:
+            trace(opts)
     finally:
         faulthandler.cancel_dump_traceback_later()
 
@@ -109,6 +117,30 @@ def trace(opts: argparse.Namespace) -> None:
         if step % 25 == 0:
             print(f"step {step}: {(time.perf_counter() - start) * 1e3:.2f} ms", flush=True)
     print(f"done: {opts.steps} steps", flush=True)
+
+
+def trace_generate(args: list[str], hang_s: float) -> None:
+    """generate.py's own run, eager, each launch announced on stderr and watched."""
+    sys.path[:0] = [str(ROOT / "examples" / "qwen3")]
+    import generate
+    import links as lk
+
+    real = lk.launch
+    count = [0]
+
+    def launch(buf: dict[str, object], ln: lk.Link) -> object:
+        count[0] += 1
+        name = getattr(ln.kernel, "__name__", str(ln.kernel))
+        print(f"launch {count[0]} {name} {ln.consts}", file=sys.stderr, flush=True)
+        faulthandler.dump_traceback_later(hang_s, exit=True, file=sys.__stderr__)
+        return real(buf, ln)
+
+    lk.launch = launch  # run_each syncs each launch; the next launch re-arms the timer
+    try:
+        code = generate.main([*args, "--eager"])
+    finally:
+        lk.launch = real
+    print(f"done: {count[0]} launches, exit status {code}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
