@@ -24,7 +24,8 @@ after the real reset: with --warm-new 2 and greedy picks, the launches of
 synced and written to stderr before it runs (its number, kernel and Consts), so the last line
 before a hang names the launch.
 
-Only launches slower than --slow-ms are printed after the first step (every one of the first).
+Only launches slower than --slow-ms are printed after the first step (every one of the first),
+unless --each names every launch on stderr before it runs (a hang's kernel is then the last).
 Runs on the interpreter too (slowly); meant for the GPU.
 """
 
@@ -56,6 +57,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--prefill", action="store_true", help="a batched prefill first")
     ap.add_argument("--prompt-ids", type=lambda v: [int(x) for x in v.split(",")])
     ap.add_argument("--warm-new", type=int, help="a warm-up reset with this many new tokens")
+    ap.add_argument("--each", action="store_true",
+                    help="every launch after the first step on stderr before it runs")
     ap.add_argument("--generate", nargs=argparse.REMAINDER, help="generate.py's arguments")
     opts = ap.parse_args(argv)
     try:
@@ -105,6 +108,8 @@ def trace(opts: argparse.Namespace) -> None:
             name = getattr(ln.kernel, "__name__", str(ln.kernel))
             if step == 0:
                 print(f"step {step} {name} {ln.consts}", end=" ", flush=True)
+            elif opts.each:
+                print(f"step {step} {name} {ln.consts}", file=sys.stderr, flush=True)
             t = time.perf_counter()
             faulthandler.dump_traceback_later(opts.hang_s, exit=True, file=sys.__stderr__)
             lk.written(model.buf, ln, lk.launch(model.buf, ln).sync())
