@@ -81,9 +81,9 @@ def test_a_pdl_chain_through_a_graph_gives_the_plain_result(backend: str) -> Non
     np.testing.assert_array_equal(got, _chain(pk.mix_plain, steps, graph_replays=replays))
 
 
-def test_pdl_links_are_enqueued_as_dependents(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every link after the first launches as a dependent; the chain's first launch and the
-    plain kernel's links never do (their predecessors are not known to be chain launches)."""
+@pytest.fixture
+def dependents(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """One entry per launch enqueued as a dependent."""
     calls: list[str] = []
     plain = Executable.enqueue_dependent
 
@@ -92,6 +92,13 @@ def test_pdl_links_are_enqueued_as_dependents(monkeypatch: pytest.MonkeyPatch) -
         return plain(self, *args)
 
     monkeypatch.setattr(Executable, "enqueue_dependent", spy)
+    return calls
+
+
+def test_pdl_links_are_enqueued_as_dependents(dependents: list[str]) -> None:
+    """Every link after the first launches as a dependent; the chain's first launch and the
+    plain kernel's links never do (their predecessors are not known to be chain launches)."""
+    calls = dependents
     _chain(pk.mix, 5)
     assert calls == ["dependent"] * 4
     calls.clear()
@@ -186,17 +193,9 @@ def test_a_dependent_chain_gives_the_plain_chains_result(backend: str) -> None:
                                   _chain(pk.mix_plain, steps, graph_replays=3))
 
 
-def test_dependent_links_are_enqueued_as_dependents(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[str] = []
-    plain = Executable.enqueue_dependent
-
-    def spy(self: Executable, *args: Any) -> Any:
-        calls.append("dependent")
-        return plain(self, *args)
-
-    monkeypatch.setattr(Executable, "enqueue_dependent", spy)
+def test_dependent_links_are_enqueued_as_dependents(dependents: list[str]) -> None:
     _chain(pk.mix_plain.dependent(), 5)
-    assert calls == ["dependent"] * 4
+    assert dependents == ["dependent"] * 4
 
 
 def test_dependent_is_made_once_and_keeps_pdl_kernels() -> None:
