@@ -84,6 +84,10 @@ def _partitioning_helper(ctx: Ctx, st: State, call: ast.Call, moves: dict[int, s
     return UNKNOWN
 
 
+# kernel methods that return the same kernel compiled or launched otherwise (runtime/kernel.py)
+SAME_KERNEL = frozenset({"with_hints", "dependent"})
+
+
 def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
                 receiver: Value) -> Value:
     """`x.name(args)` where it is no entry of the host API: a kernel of an imported module,
@@ -98,6 +102,9 @@ def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
         kernel = ctx.evaluate(st, func)
         if isinstance(kernel, KernelVal):
             return launch(ctx, st, call, kernel)
+    if isinstance(receiver, KernelVal) and func.attr in SAME_KERNEL:
+        read_args(ctx, st, call)
+        return receiver  # its launches move and lease as the kernel's own
     reads = isinstance(receiver, (TensorVal, PartitionVal, KernelVal))  # k.compile()
     (read_args if reads else escape_args)(ctx, st, call)
     return UNKNOWN
