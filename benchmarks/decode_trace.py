@@ -87,14 +87,14 @@ def trace(opts: argparse.Namespace) -> None:
     from model import Sampling
 
     t, k, p = opts.sample or (0.0, 0, 1.0)
+    sampling = Sampling(t, int(k), p)
     vocab = model.cfg.vocab_size
     prompt = opts.prompt_ids or [(31 * i + 7) % vocab for i in range(opts.prompt)]
     if opts.warm_new:
-        model.reset(prompt, opts.warm_new, Sampling(t, int(k), p))
+        model.reset(prompt, opts.warm_new, sampling)
         model.run_eager(len(prompt) + opts.warm_new - 1)  # its prompt, then its new tokens
         print("warm-up done", flush=True)
-    model.reset(prompt, opts.new,
-                Sampling(t, int(k), p))
+    model.reset(prompt, opts.new, sampling)
     if opts.prefill:
         faulthandler.dump_traceback_later(opts.hang_s, exit=True, file=sys.__stderr__)
         model.prefill(eager=True)
