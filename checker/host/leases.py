@@ -4,8 +4,8 @@ clashes with one (CT303, CT307), as the runtime raises them (runtime/views.py, o
 
 A region is a view's box where its bounds are known (its frame), the whole storage for a
 tensor that is not a view, and for a view of unknown bounds that view alone (`Unbounded`): it
-clashes with itself and with the whole storage, and whether it meets another view is left to
-the runtime, so nothing is reported that the runtime might not raise.
+clashes with itself and with the whole storage (unless it is empty at run time), and whether
+it meets another view is left to the runtime.
 """
 
 from __future__ import annotations
