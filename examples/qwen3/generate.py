@@ -48,7 +48,8 @@ from chat_template import ChatTemplateError, load_template, render
 from config import ConfigError, ModelConfig, load_config
 from generation_config import Defaults, GenerationConfigError, load_defaults
 from hf_tokenizer import Tokenizer, TokenizerError
-from model import DTYPES, PDL_MODES, Engine, Sampling, check_ids
+from kernel_table import PDL_MODES
+from model import DTYPES, Engine, Sampling, check_ids
 from optional_deps import MissingExtra
 from progress_bar import Bar
 from tp import SINGLE, TensorParallel
