@@ -1,14 +1,16 @@
 """Batch-1 decode of the engine (examples/qwen3: Qwen3, Llama 3.x) on the device: row 10.
 
-Tokens/s of the engine's graph path (one CUDA graph replay per step), its eager path (one synced
-launch at a time) and HF transformers (a static KV cache, one forward per token; with
+Tokens/s of the engine's graph path (one CUDA graph replay per step; greedy, and sampled as
+Qwen3's generation_config.json samples: temperature 0.6, top-k 20, top-p 0.95), its eager path
+(one synced launch at a time; with --pdl the graph of dependent launches in each mode too) and
+HF transformers (a static KV cache, one forward per token; with
 --hf-compile that forward is `torch.compile(mode="reduce-overhead", fullgraph=True)`), the
 fraction of the HBM roofline ((weight + KV bytes read per token) / time against a measured copy
 bandwidth), the engine's batched prefill of the context, and with --profile the kernels of one
 decode step.
 
     python benchmarks/qwen3_decode.py [--family qwen3|llama] [--sizes 0.6B,1.7B,4B]
-        [--context 1024] [--tokens 64] [--hf-compile] [--profile] [--json out.json]
+        [--context 1024] [--tokens 64] [--hf-compile] [--profile] [--pdl] [--json out.json]
 
 --family picks the published config.json shapes: qwen3 (sizes 0.6B, 1.7B, 4B; the default) or
 llama (Llama-3.2 sizes 1B, 3B: no q/k norm, llama3-scaled RoPE, tied head); --sizes (or
@@ -112,6 +114,8 @@ def shape_config(size: str, family: str = "qwen3") -> SimpleNamespace:
 
 
 ENGINE_MODULES = tuple(sorted(p.stem for p in ENGINE.glob("*.py")))
+# the sampled rate's settings: Qwen3's generation_config.json (temperature, top-k, top-p)
+CHAT_SAMPLING_ARGS = (0.6, 20, 0.95)
 
 
 def load_engine(path: str | Path, dtype: str = "bfloat16", pdl: str | None = None) -> Engine:
@@ -143,8 +147,11 @@ def bytes_per_token(cfg: Any, context: int, kv_bytes: int = 2) -> int:
     return weights + kv
 
 
-def engine_rate(model: Engine, context: int, tokens: int, eager: bool) -> tuple[float, list[int]]:
-    model.reset([1] * context, tokens + 2)
+def engine_rate(model: Engine, context: int, tokens: int, eager: bool,
+                sampling: Any = None) -> tuple[float, list[int]]:
+    """Tokens per second decoding from position `context` (the prefix skipped), and the tokens;
+    greedy unless `sampling` (model.Sampling) is given."""
+    model.reset([1] * context, tokens + 2, sampling)
     model.skip_to(context - 1)
     if eager:
         model.run_eager(1)
@@ -293,6 +300,11 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     print(f"  {size} graph_tok_s: {row['graph_tok_s']:.1f} (setup {setup:.0f} s)", flush=True)
     row["eager_tok_s"], eager_tokens = engine_rate(model, context, tokens, True)
     row["graph_equals_eager"] = graph_tokens == eager_tokens
+    from model import Sampling  # the engine's, on the path now
+
+    chat = Sampling(*CHAT_SAMPLING_ARGS)
+    row["graph_sampled_tok_s"], _ = engine_rate(model, context, tokens, False, chat)
+    print(f"  {size} graph_sampled_tok_s: {row['graph_sampled_tok_s']:.1f}", flush=True)
     for mode, engine in dependent.items():
         rate, pdl_tokens = engine_rate(engine, context, tokens, False)
         row[f"graph_pdl_{mode}_tok_s"] = rate

@@ -534,6 +534,9 @@ def test_benchmark_times_both_paths_from_a_skipped_prefix(tmp_path: Path) -> Non
     graph_rate, graph = qwen3_decode.engine_rate(engine, 20, 4, eager=False)
     eager_rate, eager = qwen3_decode.engine_rate(engine, 20, 4, eager=True)
     assert graph == eager and len(graph) == 5 and graph_rate > 0 and eager_rate > 0
+    chat = Sampling(*qwen3_decode.CHAT_SAMPLING_ARGS)
+    rate, sampled = qwen3_decode.engine_rate(engine, 20, 4, eager=False, sampling=chat)
+    assert rate > 0 and sampled == qwen3_decode.engine_rate(engine, 20, 4, True, chat)[1]
     c = engine.cfg
     kv = c.num_hidden_layers * 2 * c.num_key_value_heads * 20 * c.head_dim * 4
     assert qwen3_decode.bytes_per_token(c, 20, 4) - qwen3_decode.bytes_per_token(c, 0, 4) == kv
