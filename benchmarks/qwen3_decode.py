@@ -173,6 +173,14 @@ def engine_rate(model: Engine, context: int, tokens: int, eager: bool,
     return (tokens - 1) / dt, model.tokens(context, tokens + 1)
 
 
+def same_tokens_rate(model: Engine, context: int, tokens: int, want: list[int]) -> float:
+    """The graph rate of `model`, which must pick the tokens `want` (ValueError if not)."""
+    rate, got = engine_rate(model, context, tokens, False)
+    if got != want:
+        raise ValueError(f"other tokens than the plain graph's: {got[:8]}... against {want[:8]}...")
+    return rate
+
+
 def engine_prefill_s(model: Engine, context: int) -> float:
     """Seconds of the engine's batched prefill of a `context`-token prompt, up to its first
     token read back (the second of two runs: the first compiles)."""
@@ -305,11 +313,9 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     chat = Sampling(*CHAT_SAMPLING_ARGS)
     row["graph_sampled_tok_s"], _ = engine_rate(model, context, tokens, False, chat)
     print(f"  {size} graph_sampled_tok_s: {row['graph_sampled_tok_s']:.1f}", flush=True)
-    for mode, engine in dependent.items():
-        rate, pdl_tokens = engine_rate(engine, context, tokens, False)
-        row[f"graph_pdl_{mode}_tok_s"] = rate
-        row[f"pdl_{mode}_equals_graph"] = pdl_tokens == graph_tokens
-        print(f"  {size} graph_pdl_{mode}_tok_s: {rate:.1f}", flush=True)
+    for mode, engine in dependent.items():  # a failure or other tokens: an error entry
+        guarded(row, f"graph_pdl_{mode}_tok_s",
+                lambda e=engine: same_tokens_rate(e, context, tokens, graph_tokens))
     del dependent
     if prefill:
         guarded(row, "prefill_s", lambda: engine_prefill_s(model, context))
@@ -322,7 +328,8 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     row["roofline_tok_s"] = roof
     row["graph_frac_roofline"] = row["graph_tok_s"] / roof
     for mode in modes:
-        row[f"graph_pdl_{mode}_frac_roofline"] = row[f"graph_pdl_{mode}_tok_s"] / roof
+        if row.get(f"graph_pdl_{mode}_tok_s"):
+            row[f"graph_pdl_{mode}_frac_roofline"] = row[f"graph_pdl_{mode}_tok_s"] / roof
     for peer in ("hf_eager", "hf_compile"):
         if row.get(f"{peer}_tok_s"):
             row[f"graph_over_{peer}"] = row["graph_tok_s"] / row[f"{peer}_tok_s"]
