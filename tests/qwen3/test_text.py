@@ -557,11 +557,11 @@ def test_text_generation_on_the_gpu(ckpt: tuple[Path, tiny.Tiny], dtype: str,
     base = [sys.executable, str(ENGINE / "generate.py"), "--model", str(root), "--chat",
             "--prompt", "Hi", "--dtype", dtype, *flags]
     env = {**os.environ, "CUTILE_BACKEND": "cuda"}
-    done = subprocess.run(base, capture_output=True, text=True, env=env, timeout=600)
+    done = subprocess.run(base, capture_output=True, text=True, env=env, timeout=180)
     assert done.returncode == 0, done.stderr
     assert done.stdout == tiny.REPLY + "\n" and "end of sequence" in done.stderr
     done = subprocess.run([*base, "--json"], capture_output=True, text=True, env=env,
-                          timeout=600)
+                          timeout=180)
     got = json.loads(done.stdout)
     assert got["tokens"] == [*t.reply, t.ids["<|im_end|>"]] and got["backend"] == "cuda"
     device, host, interpreter = fp.free_memory()
