@@ -474,12 +474,17 @@ def greedy_next_sharded(history: Mut[Tensor[i32, (-1,)]], pos_t: Mut[Tensor[i32,
 # probability mass (softmax at temperature T) reaches top_p. The draw u * mass walks the kept
 # probabilities in vocabulary order (an inverse CDF); the Philox counter is the position.
 @ct.function
+def _float_keys(t, valid):  # type: ignore[no-untyped-def]
+    """The float-order keys of tile t (i64; lanes not `valid` get one below every key)."""
+    bits = t.bitcast(i32)
+    return ct.where(valid, ct.where(bits < 0, bits ^ 2147483647, bits).astype(i64), -2147483649)
+
+
+@ct.function
 def _keys(x, j, V, BV):  # type: ignore[no-untyped-def]
-    """Tile j of the row: the float-order keys (i64; lanes past V get one below every key)."""
+    """Tile j of the row: its keys (lanes past V are not valid)."""
     cols = j * BV + ct.arange(BV, i32)
-    bits = x.load_tile((1, BV), (0, j)).reshape((BV,)).bitcast(i32)
-    key = ct.where(bits < 0, bits ^ 2147483647, bits).astype(i64)
-    return ct.where(cols < V, key, -2147483649)
+    return _float_keys(x.load_tile((1, BV), (0, j)).reshape((BV,)), cols < V)
 
 
 @ct.function
@@ -539,6 +544,87 @@ def _sample(x, seed, offset, inv_t, top_k, top_p, V, BV):  # type: ignore[no-unt
         found = ct.where(take, 1, found)
         run = ct.max(c, 0, keepdims=True)
     return pick
+
+
+# -- the same draw over the few blocks that can hold the kept tokens ---------------------------
+# The LM head leaves each block's largest logit (`top`, NB blocks of BN). The k-th largest key
+# of the row is at least the k-th largest block maximum L (those k maxima are k logits), so every
+# token that top-k keeps lies in a block whose maximum is >= L. When at most C blocks qualify,
+# their logits (in vocabulary order) are gathered into one (C, BN) tile and every pass of the
+# draw runs over that tile instead of the row; otherwise (ties, top_k past C blocks) the draw
+# walks the row as sample_next does. The same keys, thresholds and order: the same token.
+@ct.function
+def _kth_key(keys, k):  # type: ignore[no-untyped-def]
+    """The largest key m with at least k of `keys` (a 1-d tile) >= m: the k-th largest."""
+    lo = ct.full((1,), -2147483648, i64)
+    hi = ct.full((1,), 2147483648, i64)
+    for _ in range(32):
+        mid = (lo + hi) // 2
+        ok = ct.sum(ct.where(keys >= mid, 1, 0), 0, keepdims=True) >= k
+        lo = ct.where(ok, mid, lo)
+        hi = ct.where(ok, hi, mid)
+    return lo
+
+
+@ct.function
+def _gather_blocks(x, keep, NBP, BN, C, V):  # type: ignore[no-untyped-def]
+    """The logits of the first C blocks with `keep` (NBP lanes), in vocabulary order, as one
+    flat tile, with their token ids (V for lanes of no token: past V, or a slot left empty)."""
+    idx = ct.arange(NBP, i32)
+    slot = ct.arange(C, i32).reshape((C, 1))
+    lane = ct.arange(BN, i32).reshape((1, BN))
+    vals = ct.zeros((C, BN), f32)
+    ids = ct.full((C, BN), V, i32)
+    prev = ct.full((1,), -1, i32)
+    for i in range(C):
+        b = ct.min(ct.where(keep & (idx > prev), idx, NBP), 0, keepdims=True)
+        row = x.load_tile((1, BN), (0, b.reshape(())))
+        cols = b.reshape((1, 1)) * BN + lane
+        vals = ct.where(slot == i, row, vals)
+        ids = ct.where(slot == i, ct.where(cols < V, cols, V), ids)
+        prev = b
+    return vals.reshape((C * BN,)), ids.reshape((C * BN,))
+
+
+@ct.function
+def _sample_gathered(vals, ids, seed, offset, inv_t, top_k, top_p, V):  # type: ignore[no-untyped-def]
+    """_sample's draw over gathered logits `vals` of tokens `ids` (V: no token)."""
+    valid = ids < V
+    keys = _float_keys(vals, valid)
+    floor = _kth_key(keys, top_k)
+    top = ct.max(ct.where(valid, vals, NEG_INF), 0, keepdims=True)
+    best = ct.min(ct.where(valid & (vals == top), ids, V), 0, keepdims=True)
+    probs = ct.where(keys >= floor, ct.exp((vals - top) * inv_t), 0.0)
+    total = ct.sum(probs, 0, keepdims=True)
+    lo = floor
+    hi = ct.full((1,), 2147483648, i64)
+    for _ in range(32):  # the largest key whose kept mass still reaches top_p of the total
+        mid = (lo + hi) // 2
+        ok = ct.sum(ct.where(keys >= mid, probs, 0.0), 0, keepdims=True) >= total * top_p
+        lo = ct.where(ok, mid, lo)
+        hi = ct.where(ok, hi, mid)
+    kept = ct.where(keys >= lo, probs, 0.0)
+    target = ct.rand(seed, offset) * ct.sum(kept, 0, keepdims=True)
+    first = ct.min(ct.where(ct.cumsum(kept, 0) > target, ids, V), 0, keepdims=True)
+    return ct.where(first < V, first, best)
+
+
+@ct.kernel
+def sample_next_blocks(history: Mut[Tensor[i32, (-1,)]], pos_t: Mut[Tensor[i32, (1,)]],
+                       n_prompt: Tensor[i32, (1,)], x: Tensor[f32, (1, -1)],
+                       top: Tensor[f32, (1, -1)], seed: i64, inv_t: f32, top_k: i32,
+                       top_p: f32, V: Const[int], BV: Const[int], NB: Const[int],
+                       NBP: Const[int], BN: Const[int], C: Const[int]) -> None:
+    offset = pos_t.load()
+    lanes = ct.arange(NBP, i32)
+    maxima = _float_keys(top.load_tile((1, NBP), (0, 0)).reshape((NBP,)), lanes < NB)
+    keep = maxima >= _kth_key(maxima, top_k)
+    if ct.sum(ct.where(keep, 1, 0), 0).reshape(()) <= C:
+        vals, ids = _gather_blocks(x, keep, NBP, BN, C, V)
+        token = _sample_gathered(vals, ids, seed, offset, inv_t, top_k, top_p, V)
+    else:
+        token = _sample(x, seed, offset, inv_t, top_k, top_p, V, BV)
+    _advance(history, pos_t, n_prompt, token)
 
 
 @ct.kernel

@@ -48,6 +48,7 @@ SAMPLING: dict[str, Variants] = {
     "greedy": {ANY: k.greedy_next},  # the pick over the LM head's block maxima
     "greedy_sharded": {ANY: k.greedy_next_sharded},  # over every rank's (tensor parallel)
     "sample": {ANY: k.sample_next},  # temperature, top-k, top-p, one Philox draw
+    "sample_blocks": {ANY: k.sample_next_blocks},  # the same over the head's top blocks
     "argmax": {ANY: k.argmax_row},
 }
 TABLE: dict[str, dict[str, Variants]] = {"norm": NORM, "matmul": MATMUL,

@@ -12,7 +12,8 @@ Split over ranks (tensor parallel, layers.SHARDS): each rank runs the same links
 and its slice of the MLP and of the vocabulary; an `AllReduce` becomes a host link that sums
 the split GEMV's partial sums over the ranks before `add_rms_norm` adds the residual (on every
 rank, each holding the whole residual), and a vocabulary-split head gathers every rank's block
-maxima (greedy) or logits (sampling) so that each rank picks the same token (tp.py).
+maxima (greedy) or logits (sampling) so that each rank picks the same token (tp.py). Sampling
+with a small top-k on one rank draws over the head's top blocks only (sample_next_blocks).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from model import Engine, Sampling
 
 Shape = tuple[int, ...]
+# top-k up to this many tokens draws over the LM head's blocks that can hold them (at most one
+# block per kept token: decode_kernels.sample_next_blocks); a larger one walks the whole row
+GATHERED_TOP_K = 64
 
 
 class Step:
@@ -176,10 +180,22 @@ class Step:
                          {"NB": n, "NBR": nb, "CH": ch, "V": v, "BV": min(pow2(n), 1024)})]
         top_k = v if s.top_k <= 0 else min(s.top_k, v)
         scalars: tuple[Any, ...] = (s.seed, 1.0 / s.temperature, top_k, s.top_p)
+        consts = {"V": v, "BV": min(pow2(v), 1024)}
+        nb = m.head_blocks
+        if not op.vocab_split and top_k <= GATHERED_TOP_K:
+            # the head's block maxima tell which blocks can hold the kept tokens
+            top, top_at = self.buffer("top", (1, nb)), self.buffer("top_at", (1, nb), ct.i32)
+            head = Link(self.k.matmul("lm_head", w.hints), (logits, top, top_at),
+                        ((1, w.bn), (1, 1), (1, 1)), (src, w.w),
+                        {"V": local_v, "BK": w.bk, "LAT": w.latency})
+            blocks = {"NB": nb, "NBP": pow2(nb), "BN": w.bn, "C": min(pow2(top_k), pow2(nb))}
+            return [head, Link(self.k.sampling("sample_blocks"), ("history", "pos"),
+                               (hist, (1,)), ("n_prompt", logits, top, *scalars),
+                               consts | blocks)]
         row = logits
         out: Links = [self.gemv(logits, w, src)]
         if op.vocab_split:
             row = self.buffer("logits_all", (1, ch * m.tp.world))
             out.append(self.all_gather(row, logits))
         return [*out, Link(self.k.sampling("sample"), ("history", "pos"), (hist, (1,)),
-                           ("n_prompt", row, *scalars), {"V": v, "BV": min(pow2(v), 1024)})]
+                           ("n_prompt", row, *scalars), consts)]

@@ -245,6 +245,42 @@ def test_sampled_tokens_follow_the_numpy_reference(top_k: int, top_p: float) -> 
         assert int(pos_t.unpartition().numpy()[0]) == pos + 1
 
 
+@pytest.mark.parametrize("top_k, top_p", [(5, 1.0), (50, 0.6), (1, 1.0), (60, 0.95), (3, 0.9)])
+@pytest.mark.parametrize("blocks", [2, 4, 8])
+@pytest.mark.parametrize("ties", [False, True])
+def test_sampling_over_the_top_blocks_is_the_reference(top_k: int, top_p: float, blocks: int,
+                                                       ties: bool) -> None:
+    """sample_next_blocks: the draw over the gathered blocks whose maximum is at least the k-th
+    largest block maximum (at most `blocks` of them; more, as with a large top_k, walk the row)
+    picks sample_next's token, which is the reference's (with tied logits the two kernels keep
+    all of a tie where the reference cuts it in index order). V = 60 in blocks of 8."""
+    import decode_kernels as dk
+
+    v, bn, temp, seed = 60, 8, 0.7, 11
+    x = (np.random.default_rng(top_k).standard_normal(v) * 2).astype(np.float32)
+    if ties:  # three blocks share the largest logit
+        x[[3, 20, 41]] = x.max() + 1
+    nb = -(-v // bn)
+    top = np.full((1, nb), -1.0e30, np.float32)
+    for b in range(nb):
+        top[0, b] = x[b * bn:(b + 1) * bn].max()
+    for pos in range(12):
+        state = (np.array([pos], np.int32), np.array([0], np.int32))
+        picks = []
+        for kern, extra, consts in ((dk.sample_next_blocks, (ct.from_numpy(top),),
+                                     {"NB": nb, "NBP": 8, "BN": bn, "C": blocks}),
+                                    (sample_next, (), {})):
+            hist, pos_t, *_ = kern(
+                ct.zeros((20,), ct.i32).partition((20,)), ct.from_numpy(state[0]).partition((1,)),
+                ct.from_numpy(state[1]), ct.from_numpy(x[None]), *extra, seed, 1 / temp, top_k,
+                top_p, V=v, BV=16, **consts).sync()
+            picks.append(int(hist.unpartition().numpy()[pos + 1]))
+            assert int(pos_t.unpartition().numpy()[0]) == pos + 1
+        assert picks[0] == picks[1]
+        if not ties:
+            assert picks[0] == _reference_pick(x, seed, pos, temp, top_k, top_p)[0]
+
+
 @pytest.mark.parametrize("vocab, hot", [(997, 996), (997, 500), (2048, 1025), (5, 4)])
 def test_greedy_argmax_kernel(vocab: int, hot: int) -> None:
     """All logits negative (the zeros loaded past the vocabulary must not win), two equal
@@ -400,7 +436,7 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
     c = load_config(tmp_path)
     names: set[str] = set()
     engine = Qwen3(c, load_weights(tmp_path, c), dtype)
-    for sampling in (Sampling(), Sampling(0.7, 40, 0.9)):
+    for sampling in (Sampling(), Sampling(0.7, 40, 0.9), Sampling(0.7, 0, 0.9)):
         engine.reset([1, 2], 6, sampling)
         for ln, compiled in checkpoint.compiled_links(engine.buf, engine.links):
             names.add(ln.kernel.__name__)
@@ -411,6 +447,7 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
     kv = "_kvbf16" if dtype == "bfloat16" else ""  # the cache follows the model's dtype
     assert names == {"rms_norm", "add_rms_norm", "qk_rope_append" + kv,
                      "decode_attention" + kv, "attention_merge", "greedy_next", "sample_next",
+                     "sample_next_blocks",
                      *(f"{n}_{suffix}" for n in ("embed", "gemv", "lm_head", "gate_up"))}
 
 
@@ -527,8 +564,7 @@ def test_every_dependent_kernel_compiles_with_its_wait_placed(tmp_path: Path,
 def test_benchmark_times_both_paths_from_a_skipped_prefix(tmp_path: Path) -> None:
     """benchmarks/qwen3_decode.py's engine timing on a tiny checkpoint: decoding from position
     20 with the prefix skipped, the graph and eager paths pick the same tokens."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import qwen3_decode
+    from benchmarks import qwen3_decode  # (its folder on sys.path would shadow HF's `kernels`)
 
     engine = _engine(tmp_path)
     graph_rate, graph = qwen3_decode.engine_rate(engine, 20, 4, eager=False)
