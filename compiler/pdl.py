@@ -61,7 +61,7 @@ def is_pdl(options: Mapping[str, object]) -> bool:
 
 def placement(body: Block, pdl: bool, name: str, name_span: Span) -> list[Diagnostic]:
     """CT116: where the waits of a kernel's (analyzed) body stand."""
-    nested = [(op, where) for op, where in _nested_waits(body)]
+    nested = list(_nested_waits(body))
     top = [op for op in body.ops if op.name == WAIT]
     if not pdl:
         first = min((op for op in [*top, *(o for o, _ in nested)]),

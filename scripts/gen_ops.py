@@ -78,10 +78,16 @@ def _signature(name: str, sig: str, returns: str) -> list[str]:
 
 
 def _docstring(text: str) -> list[str]:
+    """One line when it fits; else a summary line (the text before its first parenthesis) and
+    the whole text wrapped, or, with no shorter summary, the text wrapped once."""
     one = f'    """{text}"""'
     if len(one) <= 99:
         return [one]
-    return ['    """' + text.split(" (")[0], "", *textwrap.wrap(text, 95, initial_indent="    ",
+    summary = text.split(" (")[0]
+    if summary == text:
+        return [*textwrap.wrap(text, 95, initial_indent='    """', subsequent_indent="    "),
+                '    """']
+    return ['    """' + summary, "", *textwrap.wrap(text, 95, initial_indent="    ",
             subsequent_indent="    "), '    """']
 
 

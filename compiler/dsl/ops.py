@@ -338,9 +338,8 @@ def umulhi(x: Any, y: Any) -> TileValue:
 
 
 def wait_for_predecessor() -> None:
-    """in a pdl=True kernel: wait until the launch before it has ended and its writes are visible.
-
-    in a pdl=True kernel: wait until the launch before it has ended and its writes are visible.
+    """in a pdl=True kernel: wait until the launch before it has ended and its writes are
+    visible.
     """
     _kernel_only("wait_for_predecessor")
 

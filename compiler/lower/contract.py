@@ -21,8 +21,6 @@ from ..dtypes import ARITH_FLOATS
 from ..ir import Block, Op, Value
 from ..types import TileType
 
-# Tile IR fma takes these; narrower floats (f8, tf32) do no elementwise arithmetic.
-
 
 @dataclass(frozen=True)
 class Fused:

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from ..bytecode import Value as BcValue
 
 
-
 def _rule(kind: str) -> Any:
     def rule(b: FBuilder, c: Call) -> FValue:
         x = b.tile(c["x"], kind)

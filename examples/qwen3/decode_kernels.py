@@ -16,6 +16,9 @@ import cutile as ct
 from cutile import Const, Mut, Tensor, bf16, f32, i32, i64
 
 NEG_INF = -1.0e30
+# the sampling keys (i32 bits as i64) lie in [KEY_LOW, KEY_END); an invalid lane's is below
+KEY_LOW = -2147483648
+KEY_END = 2147483648
 
 
 @ct.function
@@ -224,14 +227,37 @@ def gate_up_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
 # qkv is the (1, (NH + 2 NKV) D) row of the stacked projection: head h is its h-th D columns.
 # RoPE is rotate_half: the two halves of a head pair up.
 @ct.function
-def _head_norm_rope(qkv, head, w, eps, c, s, D):  # type: ignore[no-untyped-def]
+def _halves(qkv, head, D):  # type: ignore[no-untyped-def]
+    """Head `head`'s two halves in the row `qkv`: (1, D / 2) each."""
     x1 = qkv.load_tile((1, D // 2), (0, 2 * head))
-    x2 = qkv.load_tile((1, D // 2), (0, 2 * head + 1))
+    return x1, qkv.load_tile((1, D // 2), (0, 2 * head + 1))
+
+
+@ct.function
+def _rotated(x1, x2, c, s, D):  # type: ignore[no-untyped-def]
+    return ct.cat((x1 * c - x2 * s, x2 * c + x1 * s), 1).reshape((1, 1, D))
+
+
+@ct.function
+def _head_norm_rope(qkv, head, w, eps, c, s, D):  # type: ignore[no-untyped-def]
+    x1, x2 = _halves(qkv, head, D)
     mean_sq = (ct.sum(x1 * x1, 1, keepdims=True) + ct.sum(x2 * x2, 1, keepdims=True)) / D
     r = ct.rsqrt(mean_sq + eps)
     y1 = x1 * r * w.load_tile((D // 2,), 0).reshape((1, D // 2))
     y2 = x2 * r * w.load_tile((D // 2,), 1).reshape((1, D // 2))
-    return ct.cat((y1 * c - y2 * s, y2 * c + y1 * s), 1).reshape((1, 1, D))
+    return _rotated(y1, y2, c, s, D)
+
+
+@ct.function
+def _angles(pos, inv_freq, D):  # type: ignore[no-untyped-def]
+    """cos and sin of position `pos` times each inverse frequency: (1, D / 2) each."""
+    angle = (pos.astype(f32) * inv_freq.load_tile((D // 2,), 0)).reshape((1, D // 2))
+    return ct.cos(angle), ct.sin(angle)
+
+
+@ct.function
+def _append_v(vc, qkv, pos, h, NH, NKV, D, KV):  # type: ignore[no-untyped-def]
+    vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)).astype(KV), (0, pos, 0))
 
 
 # Block h owns kv head h: its G query heads' rows of q (NKV, G, D), and its (1, S, D) slab of
@@ -244,13 +270,11 @@ def _qk_rope_append(q, kc, vc, qkv, q_norm, k_norm, inv_freq, pos_t, eps,  # typ
                     NH, NKV, G, D, KV):
     h, _, _ = kc.tile_index()
     pos = _scalar(pos_t)
-    angle = (pos.astype(f32) * inv_freq.load_tile((D // 2,), 0)).reshape((1, D // 2))
-    c = ct.cos(angle)
-    s = ct.sin(angle)
+    c, s = _angles(pos, inv_freq, D)
     for g in range(G):
         q.store(_head_norm_rope(qkv, h * G + g, q_norm, eps, c, s, D), (0, g, 0))
     kc.store(_head_norm_rope(qkv, NH + h, k_norm, eps, c, s, D).astype(KV), (0, pos, 0))
-    vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)).astype(KV), (0, pos, 0))
+    _append_v(vc, qkv, pos, h, NH, NKV, D, KV)
 
 
 @ct.kernel
@@ -276,22 +300,19 @@ def qk_rope_append_kvbf16(q: Mut[Tensor[f32, (1, "G", "D")]],
 # The same without the q/k norm (Llama): each head only rotated, then stored as above.
 @ct.function
 def _head_rope(qkv, head, c, s, D):  # type: ignore[no-untyped-def]
-    x1 = qkv.load_tile((1, D // 2), (0, 2 * head))
-    x2 = qkv.load_tile((1, D // 2), (0, 2 * head + 1))
-    return ct.cat((x1 * c - x2 * s, x2 * c + x1 * s), 1).reshape((1, 1, D))
+    x1, x2 = _halves(qkv, head, D)
+    return _rotated(x1, x2, c, s, D)
 
 
 @ct.function
 def _rope_append(q, kc, vc, qkv, inv_freq, pos_t, NH, NKV, G, D, KV):  # type: ignore[no-untyped-def]
     h, _, _ = kc.tile_index()
     pos = _scalar(pos_t)
-    angle = (pos.astype(f32) * inv_freq.load_tile((D // 2,), 0)).reshape((1, D // 2))
-    c = ct.cos(angle)
-    s = ct.sin(angle)
+    c, s = _angles(pos, inv_freq, D)
     for g in range(G):
         q.store(_head_rope(qkv, h * G + g, c, s, D), (0, g, 0))
     kc.store(_head_rope(qkv, NH + h, c, s, D).astype(KV), (0, pos, 0))
-    vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)).astype(KV), (0, pos, 0))
+    _append_v(vc, qkv, pos, h, NH, NKV, D, KV)
 
 
 @ct.kernel
@@ -474,10 +495,16 @@ def greedy_next_sharded(history: Mut[Tensor[i32, (-1,)]], pos_t: Mut[Tensor[i32,
 # probability mass (softmax at temperature T) reaches top_p. The draw u * mass walks the kept
 # probabilities in vocabulary order (an inverse CDF); the Philox counter is the position.
 @ct.function
+def _narrowed(lo, hi, mid, ok):  # type: ignore[no-untyped-def]
+    """A bisection's step: [mid, hi) where `ok` (mid still meets the bound), else [lo, mid)."""
+    return ct.where(ok, mid, lo), ct.where(ok, hi, mid)
+
+
+@ct.function
 def _float_keys(t, valid):  # type: ignore[no-untyped-def]
     """The float-order keys of tile t (i64; lanes not `valid` get one below every key)."""
     bits = t.bitcast(i32)
-    return ct.where(valid, ct.where(bits < 0, bits ^ 2147483647, bits).astype(i64), -2147483649)
+    return ct.where(valid, ct.where(bits < 0, bits ^ 2147483647, bits).astype(i64), KEY_LOW - 1)
 
 
 @ct.function
@@ -514,23 +541,21 @@ def _mass_at_least(x, mid, floor, top, inv_t, V, BV):  # type: ignore[no-untyped
 
 @ct.function
 def _sample(x, seed, offset, inv_t, top_k, top_p, V, BV):  # type: ignore[no-untyped-def]
-    lo = ct.full((1,), -2147483648, i64)  # count(key >= lo) = V >= top_k
-    hi = ct.full((1,), 2147483648, i64)  # count(key >= hi) = 0 < top_k
+    lo = ct.full((1,), KEY_LOW, i64)  # count(key >= lo) = V >= top_k
+    hi = ct.full((1,), KEY_END, i64)  # count(key >= hi) = 0 < top_k
     for _ in range(32):
         mid = (lo + hi) // 2
         ok = _count_at_least(x, mid, V, BV) >= top_k
-        lo = ct.where(ok, mid, lo)
-        hi = ct.where(ok, hi, mid)
+        lo, hi = _narrowed(lo, hi, mid, ok)
     floor = lo  # the k-th largest key
     best = _argmax(x, V, BV)
     top = x.load_tile((1, 1), (0, best.reshape(()))).reshape((1,))  # the largest logit
     total = _mass_at_least(x, floor, floor, top, inv_t, V, BV)
-    hi = ct.full((1,), 2147483648, i64)
+    hi = ct.full((1,), KEY_END, i64)
     for _ in range(32):  # the largest key whose kept mass still reaches top_p of the total
         mid = (lo + hi) // 2
         ok = _mass_at_least(x, mid, floor, top, inv_t, V, BV) >= total * top_p
-        lo = ct.where(ok, mid, lo)
-        hi = ct.where(ok, hi, mid)
+        lo, hi = _narrowed(lo, hi, mid, ok)
     target = ct.rand(seed, offset) * _mass_at_least(x, lo, lo, top, inv_t, V, BV)
     run = ct.zeros((1,), f32)
     pick = best  # if rounding leaves the target past the last cumulative sum
@@ -556,13 +581,12 @@ def _sample(x, seed, offset, inv_t, top_k, top_p, V, BV):  # type: ignore[no-unt
 @ct.function
 def _kth_key(keys, k):  # type: ignore[no-untyped-def]
     """The largest key m with at least k of `keys` (a 1-d tile) >= m: the k-th largest."""
-    lo = ct.full((1,), -2147483648, i64)
-    hi = ct.full((1,), 2147483648, i64)
+    lo = ct.full((1,), KEY_LOW, i64)
+    hi = ct.full((1,), KEY_END, i64)
     for _ in range(32):
         mid = (lo + hi) // 2
         ok = ct.sum(ct.where(keys >= mid, 1, 0), 0, keepdims=True) >= k
-        lo = ct.where(ok, mid, lo)
-        hi = ct.where(ok, hi, mid)
+        lo, hi = _narrowed(lo, hi, mid, ok)
     return lo
 
 
@@ -597,12 +621,11 @@ def _sample_gathered(vals, ids, seed, offset, inv_t, top_k, top_p, V):  # type: 
     probs = ct.where(keys >= floor, ct.exp((vals - top) * inv_t), 0.0)
     total = ct.sum(probs, 0, keepdims=True)
     lo = floor
-    hi = ct.full((1,), 2147483648, i64)
+    hi = ct.full((1,), KEY_END, i64)
     for _ in range(32):  # the largest key whose kept mass still reaches top_p of the total
         mid = (lo + hi) // 2
         ok = ct.sum(ct.where(keys >= mid, probs, 0.0), 0, keepdims=True) >= total * top_p
-        lo = ct.where(ok, mid, lo)
-        hi = ct.where(ok, hi, mid)
+        lo, hi = _narrowed(lo, hi, mid, ok)
     kept = ct.where(keys >= lo, probs, 0.0)
     target = ct.rand(seed, offset) * ct.sum(kept, 0, keepdims=True)
     first = ct.min(ct.where(ct.cumsum(kept, 0) > target, ids, V), 0, keepdims=True)

@@ -138,11 +138,17 @@ def _norm_rope(qkv, w, inv_freq, i, c, eps, BM, D):  # type: ignore[no-untyped-d
     r = ct.rsqrt(mean_sq + eps)
     y1 = x1 * r * w.load_tile((D // 2,), 0).reshape((1, D // 2))
     y2 = x2 * r * w.load_tile((D // 2,), 1).reshape((1, D // 2))
+    return _rotate_rows(y1, y2, inv_freq, i, BM, D)
+
+
+@ct.function
+def _rotate_rows(x1, x2, inv_freq, i, BM, D):  # type: ignore[no-untyped-def]
+    """RoPE of row block i's halves, each row at its position (rotate_half)."""
     pos = (i * BM + ct.arange(BM, i32)).astype(f32).reshape((BM, 1))
     angle = pos * inv_freq.load_tile((D // 2,), 0).reshape((1, D // 2))
     c_ = ct.cos(angle)
     s_ = ct.sin(angle)
-    return ct.cat((y1 * c_ - y2 * s_, y2 * c_ + y1 * s_), 1)
+    return ct.cat((x1 * c_ - x2 * s_, x2 * c_ + x1 * s_), 1)
 
 
 # the query heads: out is (P, NH D), the layout the attention kernel reads
@@ -188,11 +194,7 @@ def kv_fill_kvbf16(kc: Mut[Tensor[bf16, (1, -1, "D")]], vc: Mut[Tensor[bf16, (1,
 def _rope_rows(qkv, inv_freq, i, c, BM, D):  # type: ignore[no-untyped-def]
     x1 = qkv.load_tile((BM, D // 2), (i, 2 * c))
     x2 = qkv.load_tile((BM, D // 2), (i, 2 * c + 1))
-    pos = (i * BM + ct.arange(BM, i32)).astype(f32).reshape((BM, 1))
-    angle = pos * inv_freq.load_tile((D // 2,), 0).reshape((1, D // 2))
-    c_ = ct.cos(angle)
-    s_ = ct.sin(angle)
-    return ct.cat((x1 * c_ - x2 * s_, x2 * c_ + x1 * s_), 1)
+    return _rotate_rows(x1, x2, inv_freq, i, BM, D)
 
 
 @ct.kernel

@@ -157,45 +157,57 @@ class Step:
         index on ties, as np.argmax over the whole vocabulary. Sampling: the logits are
         gathered into the whole row (padding lanes past V are masked by the pick) and every
         rank runs the same seeded draw on the same bytes: the same token, no broadcast."""
-        c, m, w, src = self.c, self.m, self.m.lm_head, op.src
-        v, hist, ch = c.vocab_size, (m.cache_seq,), m.vocab_rows
-        local_v = max(0, min(ch, v - m.tp.rank * ch))  # its real rows (the rest: padding)
-        logits = self.buffer("logits", (1, ch))
         if s.temperature <= 0:
-            nb = m.head_blocks
-            top, top_at = self.buffer("top", (1, nb)), self.buffer("top_at", (1, nb), ct.i32)
-            head = Link(self.k.matmul("lm_head", w.hints), (logits, top, top_at),
-                        ((1, w.bn), (1, 1), (1, 1)), (src, w.w),
-                        {"V": local_v, "BK": w.bk, "LAT": w.latency})
-            if not op.vocab_split:
-                return [head, Link(self.k.sampling("greedy"), ("history", "pos"), (hist, (1,)),
-                                   ("n_prompt", top, top_at),
-                                   {"NB": nb, "V": v, "BV": min(pow2(nb), 1024)})]
-            n = nb * m.tp.world
-            every, every_at = (self.buffer("top_all", (1, n)),
-                               self.buffer("top_at_all", (1, n), ct.i32))
-            return [head, self.all_gather(every, top), self.all_gather(every_at, top_at),
-                    Link(self.k.sampling("greedy_sharded"), ("history", "pos"), (hist, (1,)),
-                         ("n_prompt", every, every_at),
-                         {"NB": n, "NBR": nb, "CH": ch, "V": v, "BV": min(pow2(n), 1024)})]
+            return self.greedy(op)
+        return self.sampled(op, s)
+
+    def head_with_maxima(self, src: str) -> tuple[Link, str, str, str]:
+        """lm_head: this rank's logits, and each block's largest one and its local index (the
+        link and the three buffers)."""
+        c, m, w = self.c, self.m, self.m.lm_head
+        ch, nb = m.vocab_rows, m.head_blocks
+        local_v = max(0, min(ch, c.vocab_size - m.tp.rank * ch))  # its rows that are no padding
+        logits = self.buffer("logits", (1, ch))
+        top, top_at = self.buffer("top", (1, nb)), self.buffer("top_at", (1, nb), ct.i32)
+        head = Link(self.k.matmul("lm_head", w.hints), (logits, top, top_at),
+                    ((1, w.bn), (1, 1), (1, 1)), (src, w.w),
+                    {"V": local_v, "BK": w.bk, "LAT": w.latency})
+        return head, logits, top, top_at
+
+    def greedy(self, op: Head) -> Links:
+        m, v, nb, hist = self.m, self.c.vocab_size, self.m.head_blocks, (self.m.cache_seq,)
+        head, _, top, top_at = self.head_with_maxima(op.src)
+        if not op.vocab_split:
+            return [head, Link(self.k.sampling("greedy"), ("history", "pos"), (hist, (1,)),
+                               ("n_prompt", top, top_at),
+                               {"NB": nb, "V": v, "BV": min(pow2(nb), 1024)})]
+        n = nb * m.tp.world
+        every, every_at = (self.buffer("top_all", (1, n)),
+                           self.buffer("top_at_all", (1, n), ct.i32))
+        return [head, self.all_gather(every, top), self.all_gather(every_at, top_at),
+                Link(self.k.sampling("greedy_sharded"), ("history", "pos"), (hist, (1,)),
+                     ("n_prompt", every, every_at),
+                     {"NB": n, "NBR": nb, "CH": m.vocab_rows, "V": v,
+                      "BV": min(pow2(n), 1024)})]
+
+    def sampled(self, op: Head, s: Sampling) -> Links:
+        m, v, hist = self.m, self.c.vocab_size, (self.m.cache_seq,)
         top_k = v if s.top_k <= 0 else min(s.top_k, v)
         scalars: tuple[Any, ...] = (s.seed, 1.0 / s.temperature, top_k, s.top_p)
         consts = {"V": v, "BV": min(pow2(v), 1024)}
-        nb = m.head_blocks
         if not op.vocab_split and top_k <= GATHERED_TOP_K:
             # the head's block maxima tell which blocks can hold the kept tokens
-            top, top_at = self.buffer("top", (1, nb)), self.buffer("top_at", (1, nb), ct.i32)
-            head = Link(self.k.matmul("lm_head", w.hints), (logits, top, top_at),
-                        ((1, w.bn), (1, 1), (1, 1)), (src, w.w),
-                        {"V": local_v, "BK": w.bk, "LAT": w.latency})
-            blocks = {"NB": nb, "NBP": pow2(nb), "BN": w.bn, "C": min(pow2(top_k), pow2(nb))}
+            head, logits, top, _ = self.head_with_maxima(op.src)
+            nb, bn = m.head_blocks, m.lm_head.bn
+            blocks = {"NB": nb, "NBP": pow2(nb), "BN": bn, "C": min(pow2(top_k), pow2(nb))}
             return [head, Link(self.k.sampling("sample_blocks"), ("history", "pos"),
                                (hist, (1,)), ("n_prompt", logits, top, *scalars),
                                consts | blocks)]
+        logits = self.buffer("logits", (1, m.vocab_rows))
         row = logits
-        out: Links = [self.gemv(logits, w, src)]
+        out: Links = [self.gemv(logits, m.lm_head, op.src)]
         if op.vocab_split:
-            row = self.buffer("logits_all", (1, ch * m.tp.world))
+            row = self.buffer("logits_all", (1, m.vocab_rows * m.tp.world))
             out.append(self.all_gather(row, logits))
         return [*out, Link(self.k.sampling("sample"), ("history", "pos"), (hist, (1,)),
                            ("n_prompt", row, *scalars), consts)]

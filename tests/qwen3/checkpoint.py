@@ -19,7 +19,28 @@ if "tiny" not in sys.modules:  # by path: the engine's folder need not be on sys
 
 from tiny import TINY, TINY_LLAMA, bf16_round, random_tensors, write  # noqa: E402
 
-__all__ = ["TINY", "TINY_LLAMA", "bf16_round", "compiled_links", "random_tensors", "write"]
+__all__ = ["TINY", "TINY_LLAMA", "bf16_round", "check_footprint", "compiled_links",
+           "random_tensors", "write"]
+
+
+def check_footprint(model: Any, est: Any) -> None:
+    """footprint.py's estimate `est` against the engine `model` (reset here to a 5-token prompt
+    and 300 new tokens, as the estimate was asked): its weights are exactly the tensors the
+    engine holds on the device, each rounded as the allocator rounds it, its cache the KV
+    cache's, and its buffers cover every other buffer of the step."""
+    import footprint as fp
+
+    size = {"f32": 4, "bf16": 2}
+    tensors = [model.embed, model.lm_head.w, model.norm, model.inv_freq]
+    for lay in model.layers:
+        tensors += [lay.input_norm, lay.qkv.w, lay.q_norm, lay.k_norm, lay.o.w, lay.post_norm,
+                    lay.gate.w, lay.up.w, lay.down.w]
+    assert est.weights == sum(fp._block(t.size * size[t.dtype.name]) for t in tensors)
+    model.reset([1, 2, 3, 4, 5], 300)
+    cache = [t for n, t in model.buf.items() if n[0] in "kv" and n[1:].isdigit()]
+    assert est.cache == sum(fp._block(t.size * size[t.dtype.name]) for t in cache)
+    assert est.buffers >= sum(fp._block(t.size * 4) for t in model.buf.values()
+                              if t not in cache)
 
 
 def compiled_links(buf: dict[str, Any], links: Iterable[Any]) -> Iterator[tuple[Any, Any]]:

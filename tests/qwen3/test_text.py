@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "examples" / "qwen3"
 sys.path[:0] = [str(ENGINE), str(Path(__file__).parent)]
 
+import checkpoint  # noqa: E402
 import footprint as fp  # noqa: E402
 import generate as gen  # noqa: E402
 import reference  # noqa: E402
@@ -479,19 +480,7 @@ def test_footprint_weights_are_the_engines_device_tensors(ckpt: tuple[Path, tiny
     root = ckpt[0]
     cfg = load_config(root)
     model = Qwen3(cfg, load_weights(root, cfg), dtype)
-    size = {"f32": 4, "bf16": 2}
-    tensors = [model.embed, model.lm_head.w, model.norm, model.inv_freq]
-    for lay in model.layers:
-        tensors += [lay.input_norm, lay.qkv.w, lay.q_norm, lay.k_norm, lay.o.w, lay.post_norm,
-                    lay.gate.w, lay.up.w, lay.down.w]
-    got = sum(fp._block(t.size * size[t.dtype.name]) for t in tensors)
-    est = fp.estimate(cfg, dtype, dtype, 5, 300)
-    assert est.weights == got
-    model.reset([1, 2, 3, 4, 5], 300)
-    cache = [t for n, t in model.buf.items() if n[0] in "kv" and n[1:].isdigit()]
-    assert est.cache == sum(fp._block(t.size * size[t.dtype.name]) for t in cache)
-    assert est.buffers >= sum(fp._block(t.size * 4) for n, t in model.buf.items()
-                              if t not in cache)
+    checkpoint.check_footprint(model, fp.estimate(cfg, dtype, dtype, 5, 300))
 
 
 def test_progress_bar_on_request(ckpt: tuple[Path, tiny.Tiny],

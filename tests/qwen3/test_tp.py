@@ -105,19 +105,9 @@ def test_footprint_is_one_ranks(tmp_path: Path, world: int, tied: bool) -> None:
     root = _make(tmp_path, "qwen3", tied, num_attention_heads=8, num_key_value_heads=4,
                  head_dim=16, vocab_size=997)
     c = load_config(root)
-    size = {"f32": 4, "bf16": 2}
     for m in _ranks(root, world):
-        tensors = [m.embed, m.lm_head.w, m.norm, m.inv_freq]
-        for lay in m.layers:
-            tensors += [lay.input_norm, lay.qkv.w, lay.q_norm, lay.k_norm, lay.o.w,
-                        lay.post_norm, lay.gate.w, lay.up.w, lay.down.w]
         est = fp.estimate(c, "float32", "float32", 5, 300, world=world)
-        assert est.weights == sum(fp._block(t.size * size[t.dtype.name]) for t in tensors)
-        m.reset([1, 2, 3, 4, 5], 300)
-        cache = [t for n, t in m.buf.items() if n[0] in "kv" and n[1:].isdigit()]
-        assert est.cache == sum(fp._block(t.size * size[t.dtype.name]) for t in cache)
-        assert est.buffers >= sum(fp._block(t.size * 4) for t in m.buf.values()
-                                  if t not in cache)
+        checkpoint.check_footprint(m, est)
     whole = fp.estimate(c, "float32", "float32", 5, 300)
     assert est.device < whole.device and est.host_weights == whole.host_weights
 
