@@ -2,7 +2,7 @@
 for demos.
 
     python examples/qwen3/tiny.py OUTDIR [--family qwen3|llama] [--dtype F32|BF16] [--shards N]
-        [--seed S] [--hf-init]
+        [--seed S] [--shapes CONFIG_JSON] [--hf-init]
 
 writes a complete tiny checkpoint to OUTDIR: config.json, the weights (model.safetensors, or
 shards and model.safetensors.index.json), generation_config.json, and a real-format tokenizer
@@ -13,6 +13,10 @@ sees text stream and stop at the end-of-sequence token. Then:
 
     python examples/qwen3/generate.py --model OUTDIR --chat --prompt "Hi"
 
+`--shapes CONFIG_JSON` draws the same thread at a real model's sizes (a published config.json:
+Qwen3-0.6B's 28 layers, hidden 1024 and 151,936-token vocabulary, say), the family from its
+model_type: a full-size demo of streaming and stopping with the tiny tokenizer (the head is
+untied, which the thread needs; the vocabulary past the tokenizer's is never picked).
 `--family llama` writes a Llama 3 checkpoint instead (TINY_LLAMA: no q/k norm, Llama 3's
 scaled RoPE with an original context short enough that the scaling changes the tiny model's
 frequencies, the same tokenizer and thread). `--hf-init` writes no thread and no tokenizer:
@@ -60,6 +64,11 @@ TINY_LLAMA: dict[str, Any] = {
     "attention_bias": False, "mlp_bias": False, "max_position_embeddings": 512,
 }
 CONFIGS = {"qwen3": TINY, "llama": TINY_LLAMA}
+# what `--shapes` takes from a config.json: the sizes (required) and the rest of the arithmetic
+SIZE_KEYS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+             "num_key_value_heads", "vocab_size")
+ARITHMETIC_KEYS = ("head_dim", "rms_norm_eps", "rope_theta", "rope_scaling",
+                   "max_position_embeddings")
 # The tiny model's answer: multi-byte characters (an em dash, an emoji) that the byte-level BPE
 # keeps as one token per byte, so streaming must hold partial characters back.
 REPLY = "Hello from a tiny Qwen3 on cutile—🙂"
@@ -240,13 +249,20 @@ def replying_tensors(cfg: dict[str, Any], reply: list[int], eos: int, seed: int)
 
 
 def write_tiny(model_dir: Path, dtype: str = "F32", shards: int = 1, seed: int = 0,
-               family: str = "qwen3") -> Tiny:
-    """The complete demo checkpoint (see the module's docstring)."""
+               family: str = "qwen3", shapes: dict[str, Any] | None = None) -> Tiny:
+    """The complete demo checkpoint (see the module's docstring). `shapes`: a config.json
+    whose sizes (SIZE_KEYS, and ARITHMETIC_KEYS where it has them) replace the family's tiny
+    ones; its `model_type`, when given, picks the family. The head is untied either way: the
+    thread needs one."""
     tok = build_tokenizer()
     ids = {s: int(tok.token_to_id(s)) for s in (*SPECIAL, *THINK)}
     reply = list(tok.encode(REPLY, add_special_tokens=False).ids)
-    cfg = {**CONFIGS[family], "torch_dtype": "bfloat16" if dtype == "BF16"
-           else "float32", "bos_token_id": ids["<|endoftext|>"],
+    base = CONFIGS[family] if shapes is None else _with_shapes(family, shapes)
+    if base["vocab_size"] < tok.get_vocab_size():
+        raise ValueError(f"a vocabulary of {base['vocab_size']} is smaller than the tiny "
+                         f"tokenizer's {tok.get_vocab_size()} tokens")
+    cfg = {**base, "torch_dtype": "bfloat16" if dtype == "BF16" else "float32",
+           "tie_word_embeddings": False, "bos_token_id": ids["<|endoftext|>"],
            "eos_token_id": ids["<|im_end|>"]}
     stored = write(model_dir, cfg, replying_tensors(cfg, reply, ids["<|im_end|>"], seed), dtype,
                    shards)
@@ -293,18 +309,56 @@ def main(argv: list[str] | None = None) -> int:
                    help="the stored weights' dtype")
     p.add_argument("--shards", type=int, default=1, help="safetensors files (1: no index)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--shapes", type=Path, metavar="CONFIG_JSON",
+                   help="take the sizes from this config.json (a published model's: its "
+                        "layers, widths, heads, vocabulary); the family is its model_type")
     args = p.parse_args(argv)
     if args.shards < 1:
         p.error("--shards must be at least 1")
+    shapes = _read_shapes(p, args.shapes) if args.shapes else None
+    family = args.family if shapes is None else shapes.get("model_type", args.family)
+    if family not in CONFIGS:
+        p.error(f"--shapes {args.shapes}: model_type {family!r} is not one of "
+                f"{', '.join(CONFIGS)}")
     if args.hf_init:
-        write_hf(args.outdir, CONFIGS[args.family], args.seed)
-        print(f"wrote {args.outdir}: a {args.family} model with transformers' random weights")
+        write_hf(args.outdir, _with_shapes(family, shapes) if shapes else CONFIGS[family],
+                 args.seed)
+        print(f"wrote {args.outdir}: a {family} model with transformers' random weights")
         return 0
-    tiny = write_tiny(args.outdir, args.dtype, args.shards, args.seed, args.family)
+    try:
+        tiny = write_tiny(args.outdir, args.dtype, args.shards, args.seed, family, shapes)
+    except ValueError as e:
+        p.error(str(e))
     print(f"wrote {args.outdir}: {tiny.cfg['num_hidden_layers']} layers, hidden "
           f"{tiny.cfg['hidden_size']}, vocabulary {tiny.cfg['vocab_size']}; it answers "
           f"{REPLY!r}")
     return 0
+
+
+def _read_shapes(p: argparse.ArgumentParser, path: Path) -> dict[str, Any]:
+    """The size keys of a config.json (what the thread's weights are drawn at)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        p.error(f"--shapes {path}: {e}")
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), int) for k in SIZE_KEYS):
+        p.error(f"--shapes {path}: a config.json with integer {', '.join(SIZE_KEYS)}")
+    keep = ("model_type", *SIZE_KEYS, *ARITHMETIC_KEYS)
+    return {k: v for k, v in raw.items() if k in keep}
+
+
+def _with_shapes(family: str, shapes: dict[str, Any]) -> dict[str, Any]:
+    """The family's tiny config with `shapes`' sizes; an arithmetic key `shapes` lacks is
+    left out (the family's default applies, as for the published config; head_dim written
+    out, so the weights are drawn at the engine's size)."""
+    from families import FAMILIES  # (the engine's folder: on sys.path where shapes are asked)
+
+    family = shapes.get("model_type", family)
+    kept = {k: v for k, v in CONFIGS[family].items() if k not in ARITHMETIC_KEYS}
+    fam = FAMILIES[family]
+    head_dim = shapes["hidden_size"] // shapes["num_attention_heads"] \
+        if fam.head_dim_from_heads else fam.defaults["head_dim"]
+    return {**kept, "head_dim": head_dim, **shapes}
 
 
 if __name__ == "__main__":

@@ -98,6 +98,65 @@ def test_tiny_cli_writes_a_checkpoint_that_chats(tmp_path: Path) -> None:
     assert "17 tokens, end of sequence" in done.stderr
 
 
+def _tiny_cli(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ENGINE / "tiny.py"), str(out), *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+def _shapes_file(tmp_path: Path, **shapes: Any) -> Path:
+    path = tmp_path / "published.json"
+    path.write_text(json.dumps(shapes))
+    return path
+
+
+@pytest.mark.parametrize(("shapes", "head_dim"), [
+    ({"model_type": "qwen3", "hidden_size": 96, "intermediate_size": 160,
+      "num_hidden_layers": 3, "num_attention_heads": 3, "num_key_value_heads": 1,
+      "vocab_size": 4099, "tie_word_embeddings": True}, 128),  # Qwen3's default head_dim
+    ({"model_type": "llama", "hidden_size": 96, "intermediate_size": 160,
+      "num_hidden_layers": 2, "num_attention_heads": 6, "num_key_value_heads": 2,
+      "vocab_size": 1500, "rope_theta": 500000.0}, 16),  # Llama's: hidden / heads
+])
+def test_tiny_cli_takes_a_published_models_shapes(tmp_path: Path, shapes: dict[str, Any],
+                                                  head_dim: int) -> None:
+    """tiny.py --shapes CONFIG: the thread at another model's sizes (widths that are no powers
+    of two, a vocabulary far past the tokenizer's), its family from model_type, its head
+    untied; generate.py streams the reply and stops at the end of sequence."""
+    done = _tiny_cli(tmp_path / "m", "--shapes", str(_shapes_file(tmp_path, **shapes)))
+    assert done.returncode == 0, done.stderr
+    cfg = json.loads((tmp_path / "m" / "config.json").read_text())
+    assert {k: cfg[k] for k in shapes if k != "tie_word_embeddings"} == \
+        {k: v for k, v in shapes.items() if k != "tie_word_embeddings"}
+    assert cfg["head_dim"] == head_dim and cfg["tie_word_embeddings"] is False
+    assert "rope_scaling" not in cfg  # the tiny Llama's is not the published model's
+    done = subprocess.run([sys.executable, str(ENGINE / "generate.py"), "--model",
+                           str(tmp_path / "m"), "--prompt", "Tell me about the sea",
+                           "--greedy"], capture_output=True, text=True, env=ENV, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == tiny.REPLY + "\n" and "end of sequence" in done.stderr
+
+
+@pytest.mark.parametrize(("shapes", "words"), [
+    ({"model_type": "qwen3", "hidden_size": 64, "intermediate_size": 128,
+      "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1,
+      "vocab_size": 300}, "a vocabulary of 300 is smaller than the tiny tokenizer's"),
+    ({"hidden_size": 64}, "a config.json with integer hidden_size, intermediate_size"),
+    ({"model_type": "gemma3", "hidden_size": 64, "intermediate_size": 128,
+      "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1,
+      "vocab_size": 3000}, "model_type 'gemma3' is not one of qwen3, llama"),
+])
+def test_tiny_cli_shapes_errors(tmp_path: Path, shapes: dict[str, Any], words: str) -> None:
+    done = _tiny_cli(tmp_path / "m", "--shapes", str(_shapes_file(tmp_path, **shapes)))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert words in done.stderr and not (tmp_path / "m").exists()
+
+
+def test_tiny_cli_shapes_file_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_bytes(b"{\xff")
+    done = _tiny_cli(tmp_path / "m", "--shapes", str(tmp_path / "bad.json"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "--shapes" in done.stderr
+
+
 # -- streaming and the end of sequence --------------------------------------------------------
 def test_stream_hands_out_tokens_as_they_come_and_stops_at_eos(
         ckpt: tuple[Path, tiny.Tiny], engine: Qwen3) -> None:
@@ -557,6 +616,28 @@ def test_text_generation_on_the_gpu(ckpt: tuple[Path, tiny.Tiny], dtype: str,
     assert host is None or host > 0
     if ct.backend_name() == "cuda":  # (unless CUTILE_BACKEND makes this process interpret)
         assert device is not None and 0 < device[0] <= device[1] and not interpreter
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_text_generation_at_qwen3_0_6b_shapes_on_the_gpu(tmp_path: Path) -> None:
+    """Issue 29's H200 check: Qwen3-0.6B's published shapes (28 layers, hidden 1024, vocabulary
+    151,936), random bf16 weights with the reply thread, and the real-format tokenizer: the
+    prompt and the chat stream the reply and stop at <|im_end|>."""
+    from benchmarks import qwen3_decode  # (its folder on sys.path would shadow HF's `kernels`)
+
+    shapes = {"model_type": "qwen3", **qwen3_decode.SHAPES["0.6B"], **qwen3_decode.COMMON}
+    done = _tiny_cli(tmp_path / "m", "--shapes", str(_shapes_file(tmp_path, **shapes)),
+                     "--dtype", "BF16", "--shards", "2")
+    assert done.returncode == 0, done.stderr
+    env = {**os.environ, "CUTILE_BACKEND": "cuda"}
+    for flags in (["--prompt", "Tell me about the weather today", "--greedy"],
+                  ["--chat", "--prompt", "Hi"]):
+        run = subprocess.run([sys.executable, str(ENGINE / "generate.py"), "--model",
+                              str(tmp_path / "m"), *flags], capture_output=True, text=True,
+                             env=env, timeout=300)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout == tiny.REPLY + "\n" and "end of sequence" in run.stderr
 
 
 def test_the_models_extra_is_what_the_engine_imports_lazily() -> None:
