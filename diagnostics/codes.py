@@ -172,9 +172,13 @@ def k(z: Mut[Tensor[f32, (128,)]]) -> None:
     _c("CT112", "unsafe-operation", "An operation reserved for unsafe kernels",
        """Index-addressed stores, atomics and pointer tiles can break the disjointness that makes
        kernels race-free. They are only allowed in `@ct.kernel(unsafe=True)`."""),
-    _c("CT113", "unsupported-loop", "A loop that does not iterate over range() or z.tiles()",
-       """`for` loops in kernels iterate over `range(...)` (with tile or Const bounds) or over
-       `z.tiles()` of a persistent partition. Iterating over other objects is not supported."""),
+    _c("CT113", "unsupported-loop", "A loop over something other than range(), z.tiles() or a "
+       "tuple",
+       """`for` loops in kernels iterate over `range(...)` (with tile or Const bounds), over
+       `z.tiles()` of a persistent partition, or over a tuple (`ct.split(...)`, a literal,
+       `enumerate`/`zip` of tuples), which is unrolled at compile time. Iterating over a tile
+       or another object is not supported, and an unrolled loop has no `break` or `continue`
+       (there is no loop left to leave)."""),
     _c("CT114", "bad-kernel-option", "A kernel option that does not exist or a bad value",
        """`@ct.kernel(...)` takes the options in the table of docs/language.md ("Kernel options
        and hints"), each with the values it accepts; the code-generation hints among them can

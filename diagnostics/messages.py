@@ -72,8 +72,10 @@ DUPLICATE_ARG = Message("CT110", "{name}() got two values for '{param}'")
 POSSIBLY_UNBOUND = Message("CT111", "'{name}' is only bound {where}; assign it before so it has a "
                            "value on every path")
 UNSAFE_ONLY = Message("CT112", "{what} is only allowed in @ct.kernel(unsafe=True)")
-UNSUPPORTED_LOOP = Message("CT113", "for loops in kernels iterate over range(...) or z.tiles(), "
-                           "not over {what}")
+UNSUPPORTED_LOOP = Message("CT113", "for loops in kernels iterate over range(...), z.tiles() or "
+                           "a tuple (unrolled), not over {what}")
+UNROLLED_JUMP = Message("CT113", "'{kind}' in a loop over a tuple: the loop is unrolled at "
+                        "compile time, so there is no loop to leave; use an if, or range()")
 BAD_KERNEL_OPTION = Message("CT114", "kernel option '{name}' {problem}")
 
 # CT2xx

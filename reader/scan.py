@@ -39,7 +39,12 @@ def assigned_names(body: Sequence[ast.stmt]) -> list[str]:
     return names
 
 
+def first_jump(body: Sequence[ast.stmt]) -> ast.Break | ast.Continue | None:
+    """The first break or continue of this loop (not of an inner one) in its body."""
+    return next((node for node in _walk(body, into_loops=False)
+                 if isinstance(node, (ast.Break, ast.Continue))), None)
+
+
 def has_jumps(body: Sequence[ast.stmt]) -> bool:
     """Whether a break or continue of this loop (not of an inner one) occurs in its body."""
-    return any(isinstance(node, (ast.Break, ast.Continue))
-               for node in _walk(body, into_loops=False))
+    return first_jump(body) is not None

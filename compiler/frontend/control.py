@@ -39,6 +39,7 @@ from .builder import Arg, natural_dtype
 from .context import LoopCtx, Scope
 from .exprs import call_args
 from .stmts import assign
+from .unrolled import is_unrolled, unrolled
 from .values import (
     UNKNOWN,
     Binding,
@@ -70,10 +71,15 @@ class Branch:
 
 
 def run_body(scope: Scope, stmts: Sequence[ast.stmt]) -> None:
-    """The statements of a block, up to the first that ends it."""
+    """The statements of a block, up to the first that ends it; a loop over a tuple is
+    replaced by its unrolled copies (unrolled.py), followed by the rest."""
     for i, stmt in enumerate(stmts):
         if scope.terminated or scope.returned:
             return  # dead code after break/continue/return never runs
+        if isinstance(stmt, ast.For) and is_unrolled(scope, stmt):
+            _reject_loop_else(scope, stmt)
+            run_body(scope, [*unrolled(scope, stmt), *stmts[i + 1:]])
+            return
         scope.statement(stmt)
         flag, scope.exit_flag = scope.exit_flag, None
         if flag is not None:

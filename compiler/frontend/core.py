@@ -54,4 +54,4 @@ _SIMPLE: dict[type[ast.AST], _Step] = {
     ast.Expr: stmts.expression, ast.Assign: stmts.assignment,
     ast.AnnAssign: stmts.annotated_assignment, ast.AugAssign: stmts.augmented_assignment,
     ast.Pass: stmts.pass_, ast.Return: control.return_, ast.Break: control.jump,
-    ast.Continue: control.jump}
+    ast.Continue: control.jump, stmts.BindItem: stmts.bind_item}

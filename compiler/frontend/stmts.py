@@ -90,6 +90,22 @@ def pass_(scope: Scope, stmt: ast.Pass) -> None:
     pass
 
 
+class BindItem(ast.stmt):
+    """A statement of an unrolled loop (unrolled.py), never in source: binds the loop's
+    target to one item of the tuple, at the target's place."""
+
+    _fields = ("target",)
+
+    def __init__(self, target: ast.expr, value: FValue) -> None:
+        super().__init__()
+        self.target, self.value = target, value
+        ast.copy_location(self, target)
+
+
+def bind_item(scope: Scope, stmt: BindItem) -> None:
+    assign(scope, stmt.target, stmt.value)
+
+
 def rejected(scope: Scope, stmt: ast.stmt) -> None:
     """A simple statement kernels do not have (`assert`, `del`, `import`, ...)."""
     what, hint = REJECTED_SIMPLE.get(type(stmt), (type(stmt).__name__.lower(), ""))
@@ -141,7 +157,7 @@ def compound_rejected(scope: Scope, node: ast.stmt) -> None:
 def _assigned(stmt: ast.stmt) -> list[str]:
     if isinstance(stmt, ast.Assign):
         return [n for t in stmt.targets for n in target_names(t)]
-    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign, BindItem)):
         return target_names(stmt.target)
     if isinstance(stmt, ast.Return):
         return ["__return__"]

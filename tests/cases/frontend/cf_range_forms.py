@@ -33,7 +33,9 @@ def bad(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)], f: f32) -> None:
         acc = acc + p.load(i)
     for i in range(ct.zeros((2,), i32)):  # E: CT203 "scalar"
         acc = acc + p.load(i)
-    for i in (1, 2):  # E: CT113 "'(1, 2)'"
+    for i in acc:  # E: CT113 "'acc' (a tile: split it"
+        acc = acc + i
+    for i in f:  # E: CT113 "not over 'f'"
         acc = acc + p.load(i)
     for i, j in range(4):  # E: CT113
         acc = acc + p.load(i)
