@@ -11,7 +11,8 @@ bandwidth), the engine's batched prefill of the context, and with --profile the 
 decode step.
 
     python benchmarks/qwen3_decode.py [--family qwen3|llama] [--sizes 0.6B,1.7B,4B]
-        [--context 1024] [--tokens 64] [--hf-compile] [--profile] [--pdl] [--json out.json]
+        [--context 1024] [--tokens 64] [--hf-compile] [--profile] [--pdl] [--fuse-norms]
+        [--json out.json]
 
 --family picks the published config.json shapes: qwen3 (sizes 0.6B, 1.7B, 4B; the default) or
 llama (Llama-3.2 sizes 1B, 3B: no q/k norm, llama3-scaled RoPE, tied head); --sizes (or
@@ -119,7 +120,8 @@ ENGINE_MODULES = tuple(sorted(p.stem for p in ENGINE.glob("*.py")))
 CHAT_SAMPLING_ARGS = (0.6, 20, 0.95)
 
 
-def load_engine(path: str | Path, dtype: str = "bfloat16", pdl: str | None = None) -> Engine:
+def load_engine(path: str | Path, dtype: str = "bfloat16", pdl: str | None = None,
+                fuse_norms: bool = False) -> Engine:
     # the engine's modules import each other by bare name: a module of the same name imported
     # from elsewhere first (this script's folder is on sys.path) must not stand in for one
     if str(ENGINE) in sys.path:
@@ -134,7 +136,7 @@ def load_engine(path: str | Path, dtype: str = "bfloat16", pdl: str | None = Non
     from weights import load_weights
 
     cfg = load_config(path)
-    return Engine(cfg, load_weights(path, cfg), dtype, pdl=pdl)
+    return Engine(cfg, load_weights(path, cfg), dtype, pdl=pdl, fuse_norms=fuse_norms)
 
 
 def bytes_per_token(cfg: Any, context: int, kv_bytes: int = 2) -> int:
@@ -180,6 +182,21 @@ def same_tokens_rate(model: Engine, context: int, tokens: int, want: list[int]) 
     if got != want:
         raise ValueError(f"other tokens than the plain graph's: {got[:8]}... against {want[:8]}...")
     return rate
+
+
+def fused_rates(row: dict[str, Any], engines: dict[str | None, Engine], context: int,
+                tokens: int, want: list[int]) -> None:
+    """The graph rates of Engine(fuse_norms=True) engines (per PDL mode, None: plain), each
+    with whether it picked the plain graph's tokens (rounding may change a near tie)."""
+    for mode, engine in engines.items():
+        name = "graph_fused" + (f"_pdl_{mode}" if mode else "")
+
+        def rate(e: Engine = engine, name: str = name) -> float:
+            r, got = engine_rate(e, context, tokens, False)
+            row[f"{name}_same_tokens"] = got == want
+            return r
+
+        guarded(row, f"{name}_tok_s", rate)
 
 
 def engine_prefill_s(model: Engine, context: int) -> float:
@@ -291,9 +308,10 @@ def guarded(row: dict[str, Any], key: str, fn: Any) -> None:
 
 def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
             hf_compile: bool, profile: bool, bw: float, prefill: bool = True,
-            family: str = "qwen3", pdl: bool = False) -> dict[str, Any]:
+            family: str = "qwen3", pdl: bool = False, fuse: bool = False) -> dict[str, Any]:
     """One size's row: every number of the table (and the profile when asked; with `pdl` the
-    graph rates of engines whose kernels are dependent launches too, per PDL mode)."""
+    graph rates of engines whose kernels are dependent launches too, per PDL mode; with `fuse`
+    those of Engine(fuse_norms=True), plain and per PDL mode)."""
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         hf = make_checkpoint(torch, transformers, size, Path(tmp), family)
@@ -302,6 +320,8 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
 
         modes = PDL_MODES if pdl else ()
         dependent = {mode: load_engine(tmp, pdl=mode) for mode in modes}
+        fused = {mode: load_engine(tmp, pdl=mode, fuse_norms=True)
+                 for mode in (None, *modes)} if fuse else {}
         setup = time.perf_counter() - t0
     row: dict[str, Any] = {"family": family, "size": size, "context": context,
                            "setup_s": round(setup, 1)}
@@ -319,7 +339,8 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     for mode, engine in dependent.items():  # a failure or other tokens: an error entry
         guarded(row, f"graph_pdl_{mode}_tok_s",
                 lambda e=engine: same_tokens_rate(e, context, tokens, graph_tokens))
-    del dependent
+    fused_rates(row, fused, context, tokens, graph_tokens)
+    del dependent, fused
     if prefill:
         guarded(row, "prefill_s", lambda: engine_prefill_s(model, context))
     guarded(row, "hf_eager_tok_s", lambda: hf_rate(torch, transformers, hf, context, tokens,
@@ -330,9 +351,11 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     roof = bw / bytes_per_token(model.cfg, context, 2 if model.kv_dtype == "bfloat16" else 4)
     row["roofline_tok_s"] = roof
     row["graph_frac_roofline"] = row["graph_tok_s"] / roof
-    for mode in modes:
-        if row.get(f"graph_pdl_{mode}_tok_s"):
-            row[f"graph_pdl_{mode}_frac_roofline"] = row[f"graph_pdl_{mode}_tok_s"] / roof
+    for name in [f"graph_pdl_{m}" for m in modes] + [k[:-6] for k in list(row)
+                                                     if k.startswith("graph_fused")
+                                                     and k.endswith("_tok_s")]:
+        if row.get(f"{name}_tok_s"):
+            row[f"{name}_frac_roofline"] = row[f"{name}_tok_s"] / roof
     for peer in ("hf_eager", "hf_compile"):
         if row.get(f"{peer}_tok_s"):
             row[f"graph_over_{peer}"] = row["graph_tok_s"] / row[f"{peer}_tok_s"]
@@ -358,6 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pdl", action="store_true",
                    help="also the graph rates with every kernel a dependent launch (each mode "
                         "of the engine's pdl option)")
+    p.add_argument("--fuse-norms", action="store_true",
+                   help="also the graph rates with each norm inside the projection that reads "
+                        "it (Engine(fuse_norms=True); per PDL mode too with --pdl)")
     p.add_argument("--json", help="write the rows here too")
     args = p.parse_args(argv)
     try:
@@ -373,7 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for size in sizes:
         row = measure(torch, transformers, size, args.context, args.tokens, args.hf_compile,
-                      args.profile, bw, not args.no_prefill, args.family, args.pdl)
+                      args.profile, bw, not args.no_prefill, args.family, args.pdl,
+                      args.fuse_norms)
         rows.append(row)
         if isinstance(row.get("profile"), list):
             print_profile(size, row["profile"])

@@ -171,6 +171,115 @@ def gate_up_bf16_pdl(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
     _swiglu_after(y, x, wg, wu, g0, u0, j, BN, BK, LAT)
 
 
+# -- the residual add and the norm inside the projection that follows them --------------------
+# (norm_gemv, norm_gate_up: one kernel where add_rms_norm + gemv / gate_up are two.) The
+# residual stream is never stored as a row: it is the S partial sums of the last split
+# projection, whose split 0 also added the stream before it (gemv_residual). Each block of the
+# next projection adds the S rows of the whole row itself, normalizes it in registers (H <= HP
+# columns, zeros past H), then streams its weight tiles as the plain GEMV does: the row's K
+# tiles come from ct.split (an unrolled loop, k a compile-time int), so no K tile of the row is
+# loaded or recomputed between two weight tiles. benchmarks/norm_gemv.py times these forms
+# against add_rms_norm and the plain ones inside a chain of a layer's projections.
+@ct.function
+def _normed_row(parts, nw, eps, H, HP, S):  # type: ignore[no-untyped-def]
+    return _rms(ct.sum(parts.load_tile((S, HP), (0, 0)), 0, keepdims=True), nw, eps, H, HP)
+
+
+@ct.kernel
+def sum_rms_norm(out: Mut[Tensor[f32, (1, "HP")]], parts: Tensor[f32, (-1, -1)],
+                 w: Tensor[f32, (-1,)], eps: f32, H: Const[int], HP: Const[int],
+                 S: Const[int]) -> None:
+    """The norm of the stream where no projection follows it (the LM head's input)."""
+    out.store(_normed_row(parts, w, eps, H, HP, S))
+
+
+@ct.function
+def _row_matvec(x, pw, j, H, HP, BN, BK, LAT):  # type: ignore[no-untyped-def]
+    lat = LAT if LAT > 0 else None
+    acc = ct.zeros((BN, BK), f32)
+    for k, xk in enumerate(ct.split(x, HP // BK, axis=1)):
+        if k * BK < H:  # (decided while compiling: the K tiles past the row are left out)
+            acc = acc + pw.load((j, k), latency=lat).astype(f32) * xk
+    return ct.sum(acc, 1).reshape((1, BN))
+
+
+@ct.function
+def _norm_gemv(y, parts, nw, w, eps, H, HP, S, BN, BK, LAT):  # type: ignore[no-untyped-def]
+    _, j = y.tile_index()
+    x = _normed_row(parts, nw, eps, H, HP, S)
+    y.store(_row_matvec(x, w.partition((BN, BK)), j, H, HP, BN, BK, LAT))
+
+
+@ct.kernel
+def norm_gemv_f32(y: Mut[Tensor[f32, (1, "BN")]], parts: Tensor[f32, (-1, -1)],
+                  nw: Tensor[f32, (-1,)], w: Tensor[f32, (-1, -1)], eps: f32, H: Const[int],
+                  HP: Const[int], S: Const[int], BN: Const[int], BK: Const[int],
+                  LAT: Const[int]) -> None:
+    _norm_gemv(y, parts, nw, w, eps, H, HP, S, BN, BK, LAT)
+
+
+@ct.kernel
+def norm_gemv_bf16(y: Mut[Tensor[f32, (1, "BN")]], parts: Tensor[f32, (-1, -1)],
+                   nw: Tensor[f32, (-1,)], w: Tensor[bf16, (-1, -1)], eps: f32, H: Const[int],
+                   HP: Const[int], S: Const[int], BN: Const[int], BK: Const[int],
+                   LAT: Const[int]) -> None:
+    _norm_gemv(y, parts, nw, w, eps, H, HP, S, BN, BK, LAT)
+
+
+@ct.function
+def _norm_gate_up(y, parts, nw, wg, wu, eps, H, HP, S, BN, BK, LAT):  # type: ignore[no-untyped-def]
+    _, j = y.tile_index()
+    x = _normed_row(parts, nw, eps, H, HP, S)
+    g = _row_matvec(x, wg.partition((BN, BK)), j, H, HP, BN, BK, LAT)
+    u = _row_matvec(x, wu.partition((BN, BK)), j, H, HP, BN, BK, LAT)
+    y.store(g / (1.0 + ct.exp(-g)) * u)
+
+
+@ct.kernel
+def norm_gate_up_f32(y: Mut[Tensor[f32, (1, "BN")]], parts: Tensor[f32, (-1, -1)],
+                     nw: Tensor[f32, (-1,)], wg: Tensor[f32, (-1, -1)],
+                     wu: Tensor[f32, (-1, -1)], eps: f32, H: Const[int], HP: Const[int],
+                     S: Const[int], BN: Const[int], BK: Const[int], LAT: Const[int]) -> None:
+    _norm_gate_up(y, parts, nw, wg, wu, eps, H, HP, S, BN, BK, LAT)
+
+
+@ct.kernel
+def norm_gate_up_bf16(y: Mut[Tensor[f32, (1, "BN")]], parts: Tensor[f32, (-1, -1)],
+                      nw: Tensor[f32, (-1,)], wg: Tensor[bf16, (-1, -1)],
+                      wu: Tensor[bf16, (-1, -1)], eps: f32, H: Const[int], HP: Const[int],
+                      S: Const[int], BN: Const[int], BK: Const[int], LAT: Const[int]) -> None:
+    _norm_gate_up(y, parts, nw, wg, wu, eps, H, HP, S, BN, BK, LAT)
+
+
+# The split projection that carries the residual stream: y[s] = partial sum s of x @ W^T, and
+# split 0 adds the stream before it (the RS rows of `res`: the previous split projection's, or
+# the embedding's one row), so the sum of y's rows is the new stream. ADD is False on every
+# tensor-parallel rank but the first: the all-reduce of y then counts the stream once.
+@ct.function
+def _gemv_residual(y, x, w, res, S, RS, BN, BK, LAT, ADD):  # type: ignore[no-untyped-def]
+    s, j = y.tile_index()
+    t = _matvec(x, w, s, j, S, BN, BK, LAT)
+    if ADD and s == 0:
+        t = t + ct.sum(res.load_tile((RS, BN), (0, j)), 0, keepdims=True)
+    y.store(t)
+
+
+@ct.kernel
+def gemv_residual_f32(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
+                      w: Tensor[f32, (-1, -1)], res: Tensor[f32, (-1, -1)], S: Const[int],
+                      RS: Const[int], BN: Const[int], BK: Const[int], LAT: Const[int],
+                      ADD: Const[bool]) -> None:
+    _gemv_residual(y, x, w, res, S, RS, BN, BK, LAT, ADD)
+
+
+@ct.kernel
+def gemv_residual_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
+                       w: Tensor[bf16, (-1, -1)], res: Tensor[f32, (-1, -1)], S: Const[int],
+                       RS: Const[int], BN: Const[int], BK: Const[int], LAT: Const[int],
+                       ADD: Const[bool]) -> None:
+    _gemv_residual(y, x, w, res, S, RS, BN, BK, LAT, ADD)
+
+
 # -- the LM head for a greedy pick: the logits, and each block's largest one and its index ----
 # (the first on ties; lanes past the vocabulary never win), so the pick reads V / BN pairs
 @ct.function

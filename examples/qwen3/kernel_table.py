@@ -20,6 +20,7 @@ Variants = dict[str, Any]  # dtype -> kernel
 NORM: dict[str, Variants] = {
     "rms": {ANY: k.rms_norm},
     "add_rms": {ANY: k.add_rms_norm},  # the residual's partial sums added, then the norm
+    "sum_rms": {ANY: k.sum_rms_norm},  # the norm of a stream kept as partial sums
     "rms_rows": {ANY: pk.rms_norm_rows},
     "rms_row_at": {ANY: pk.rms_norm_row_at},
 }
@@ -28,6 +29,10 @@ MATMUL: dict[str, Variants] = {  # by the matrices' dtype
     "gemv": {"float32": k.gemv_f32, "bfloat16": k.gemv_bf16},
     "lm_head": {"float32": k.lm_head_f32, "bfloat16": k.lm_head_bf16},
     "gate_up": {"float32": k.gate_up_f32, "bfloat16": k.gate_up_bf16},
+    # Engine(fuse_norms=True): the norm inside the projection, the stream as partial sums
+    "norm_gemv": {"float32": k.norm_gemv_f32, "bfloat16": k.norm_gemv_bf16},
+    "norm_gate_up": {"float32": k.norm_gate_up_f32, "bfloat16": k.norm_gate_up_bf16},
+    "gemv_residual": {"float32": k.gemv_residual_f32, "bfloat16": k.gemv_residual_bf16},
     "embed_rows": {"float32": pk.embed_rows_f32, "bfloat16": pk.embed_rows_bf16},
     "gemm": {"float32": pk.gemm_f32, "bfloat16": pk.gemm_bf16},
     "gemm_residual": {"float32": pk.gemm_residual_f32, "bfloat16": pk.gemm_residual_bf16},

@@ -91,13 +91,15 @@ class Engine:
     tile. `progress` is called with 1 as each layer's weights reach the device. `tp`: this
     process's rank in a tensor-parallel group (tp.py; default: one rank, nothing split).
     `pdl` ("entry" or "prefetch", kernel_table.Kernels): every kernel launched as a
-    programmatic dependent launch (the same results; sm_90+ overlaps the kernel boundaries)."""
+    programmatic dependent launch (the same results; sm_90+ overlaps the kernel boundaries).
+    `fuse_norms`: each RMSNorm inside the projection that reads it, the residual stream kept
+    as partial sums (step.py's fused_links: 7 launches a layer instead of 9)."""
 
     def __init__(self, cfg: ModelConfig, weights: Weights, dtype: str = "float32",
                  cache_tile: int | None = None, kv_dtype: str | None = None,
                  progress: Callable[[int], None] | None = None,
                  tuning: tn.Tuning | None = None, tp: TensorParallel = SINGLE,
-                 pdl: str | None = None) -> None:
+                 pdl: str | None = None, fuse_norms: bool = False) -> None:
         kv_dtype = dtype if kv_dtype is None else kv_dtype
         if pdl is not None and pdl not in PDL_MODES:
             raise ValueError(f"pdl {pdl!r}: expected one of {', '.join(PDL_MODES)}")
@@ -108,6 +110,7 @@ class Engine:
         self.cfg, self.dtype, self.kv_dtype = cfg, dtype, kv_dtype
         self.cache_tile = self.tuning.cache_tile if cache_tile is None else cache_tile
         self.kernels = Kernels(dtype, kv_dtype, pdl)
+        self.fuse_norms = fuse_norms
         check_split(cfg, tp.world)
         self.tp = tp
         self.widths = widths(cfg, tp.world)

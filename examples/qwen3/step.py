@@ -54,6 +54,8 @@ class Step:
         return self.buffer(name, (1, self.m.widths[name] if width is None else width))
 
     def links(self, ops: list[Op], sampling: Sampling) -> Links:
+        if self.m.fuse_norms:
+            return self.fused_links(ops, sampling)
         out: Links = []
         i = 0
         while i < len(ops):
@@ -70,6 +72,65 @@ class Step:
             out += self.head(op, sampling) if isinstance(op, Head) else self.lower(op)
             i += 1
         return out
+
+    def fused_links(self, ops: list[Op], sampling: Sampling) -> Links:
+        """The ops with each norm inside the projection that reads it (Engine(fuse_norms=True)):
+        the residual stream stays the partial sums of the last residual projection, whose
+        split 0 added the stream before it (gemv_residual), and is never stored as a row;
+        norm_gemv / norm_gate_up add the rows and normalize in each block. A norm with no
+        such reader (the LM head's input) is sum_rms_norm."""
+        out: Links = []
+        stream: dict[str, tuple[str, int]] = {}  # activation -> its partial sums and rows
+        norms: dict[str, Norm] = {}  # norm outputs not lowered yet, by name
+        for op in ops:
+            src = getattr(op, "src", None)
+            if isinstance(op, Norm):
+                norms[op.out] = op
+            elif isinstance(op, Project) and op.residual is not None:
+                out.append(self.gemv_residual(op, stream[op.residual]))
+                stream[op.out] = (f"{op.out}_parts", op.w.splits)
+            elif isinstance(op, (Project, SwiGLU)) and src in norms and \
+                    (isinstance(op, SwiGLU) or op.w.splits == 1):
+                out.append(self.norm_product(op, norms.pop(op.src), stream))
+            elif isinstance(op, AllReduce):
+                out.append(self.all_reduce(stream[op.out][0]))
+            else:
+                if src in norms:  # a reader that cannot normalize: the norm on its own
+                    n = norms.pop(src)
+                    out.append(self.sum_rms(n, stream[n.src]))
+                out += self.head(op, sampling) if isinstance(op, Head) else self.lower(op)
+                if isinstance(op, Embed):
+                    stream[op.out] = (self.act(op.out), 1)
+        return out
+
+    def gemv_residual(self, p: Project, res: tuple[str, int]) -> Link:
+        w = p.w
+        parts = self.buffer(f"{p.out}_parts", (w.splits, w.n))
+        return Link(self.k.matmul("gemv_residual", w.hints), (parts,), ((1, w.bn),),
+                    (self.act(p.src), w.w, res[0]),
+                    {"S": w.splits, "RS": res[1], "BK": w.bk, "LAT": w.latency,
+                     "ADD": self.m.tp.rank == 0})
+
+    def norm_product(self, op: Project | SwiGLU, n: Norm,
+                     stream: dict[str, tuple[str, int]]) -> Link:
+        """norm_gemv or norm_gate_up: the norm of `n.src`'s stream inside the product."""
+        parts, rows = stream[n.src]
+        consts = {"H": self.c.hidden_size, "HP": self.hp[1], "S": rows}
+        weights: tuple[ct.HostTensor, ...]
+        if isinstance(op, Project):
+            w = op.w
+            kern, weights = self.k.matmul("norm_gemv", w.hints), (w.w,)
+        else:  # (the gate/up role's occupancy hint would cap the registers its row needs)
+            w = op.gate
+            kern, weights = self.k.matmul("norm_gate_up"), (w.w, op.up.w)
+        return Link(kern, (self.act(op.out),), ((1, w.bn),),
+                    (parts, n.weight, *weights, self.c.rms_norm_eps),
+                    consts | {"BK": w.bk, "LAT": w.latency})
+
+    def sum_rms(self, n: Norm, res: tuple[str, int]) -> Link:
+        return Link(self.k.norm("sum_rms"), (self.act(n.out),), (self.hp,),
+                    (res[0], n.weight, self.c.rms_norm_eps),
+                    {"H": self.c.hidden_size, "S": res[1]})
 
     def lower(self, op: Op) -> list[Link]:
         c, m = self.c, self.m

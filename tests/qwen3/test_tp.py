@@ -210,6 +210,7 @@ def _torchrun(args: list[str], world: int, base: dict[str, str]) -> list[str]:
 
 CASES: dict[str, tuple[str, bool, str, list[str]]] = {  # family, tied, stored, flags
     "qwen3-untied-greedy": ("qwen3", False, "F32", ["--greedy"]),
+    "qwen3-untied-greedy-fused": ("qwen3", False, "F32", ["--greedy", "--fuse-norms"]),
     "qwen3-tied-bf16-sampled": ("qwen3", True, "BF16",
                                 ["--do-sample", "--temperature", "1.0", "--top-k", "0",
                                  "--seed", "7", "--dtype", "bfloat16"]),
