@@ -71,8 +71,11 @@ def _items(scope: Scope, it: ast.expr) -> list[FValue]:
             it.func.id in ITERATORS and it.func.id not in scope.env and
             it.func.id not in scope.ctx.info.functions):
         return _tuple_items(scope, it)
-    if it.func.id == "zip":
-        return _zipped(scope, it)
+    return _zipped(scope, it) if it.func.id == "zip" else _enumerated(scope, it)
+
+
+def _enumerated(scope: Scope, it: ast.Call) -> list[FValue]:
+    """enumerate(t) or enumerate(t, start) of a tuple: (compile-time int, item) pairs."""
     starts = [*it.args[1:], *(kw.value for kw in it.keywords)]
     if not it.args or len(starts) > 1 or any(kw.arg != "start" for kw in it.keywords):
         scope.b.fail(msg.BAD_OPERAND, scope.span(it), op="enumerate()",
