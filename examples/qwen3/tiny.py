@@ -341,8 +341,9 @@ def _read_shapes(p: argparse.ArgumentParser, path: Path) -> dict[str, Any]:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         p.error(f"--shapes {path}: {e}")
-    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), int) for k in SIZE_KEYS):
-        p.error(f"--shapes {path}: a config.json with integer {', '.join(SIZE_KEYS)}")
+    if not isinstance(raw, dict) or not all(type(raw.get(k)) is int and raw[k] > 0
+                                            for k in SIZE_KEYS):
+        p.error(f"--shapes {path}: a config.json with positive integer {', '.join(SIZE_KEYS)}")
     keep = ("model_type", *SIZE_KEYS, *ARITHMETIC_KEYS)
     return {k: v for k, v in raw.items() if k in keep}
 
