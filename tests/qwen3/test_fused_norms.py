@@ -127,6 +127,28 @@ def test_fused_step_gives_the_reference_tokens(tmp_path: Path, case: str) -> Non
     assert names.count("sum_rms_norm") == 1 and len(names) == 7 * layers + 4
 
 
+@pytest.mark.parametrize("case", ["untied-f32", "tied-bf16-as-bf16"])
+def test_fused_llama_step_gives_the_reference_tokens(tmp_path: Path, case: str) -> None:
+    """The Llama family (no q/k norm, llama3 RoPE) through the fused step, after a batched
+    prefill: the NumPy reference's tokens."""
+    import test_llama as tl
+    from config import load_config
+    from generate import generate
+    from model import Engine
+    from weights import load_weights
+
+    tied, shards, stored, dtype, cache_tile, changes = tl.CASES[case]
+    cfg, tensors = tl._make(tmp_path, tied, shards, stored, changes)
+    if dtype == "bfloat16":
+        tensors = {n: tl.checkpoint.bf16_round(a) if a.ndim == 2 else a
+                   for n, a in tensors.items()}
+    c = load_config(tmp_path)
+    engine = Engine(c, load_weights(tmp_path, c), dtype, cache_tile, fuse_norms=True)
+    got = generate(engine, tl.PROMPT, tl.NEW).tokens
+    assert got == tl.reference.greedy(cfg, tensors, tl.PROMPT, tl.NEW,
+                                      kv_bf16=dtype == "bfloat16")
+
+
 @pytest.mark.parametrize("pdl", [None, "entry"])
 def test_fused_step_graph_eager_and_sampled_agree(tmp_path: Path, pdl: str | None) -> None:
     import test_qwen3 as tq
