@@ -3,6 +3,7 @@ chosen): each variant changes one role's tiling from the table, and the kernel t
 graph-replayed step at a 1k context is compared with the table's (torch.profiler).
 
     python benchmarks/qwen3_tilings.py [--size 4B] [--variants '[{"down": {"latency": 6}}]']
+        [--fuse-norms]
 
 A variant maps roles to Matrix fields (qkv, o, gate_up, down, head: bn, bk, splits, hints,
 latency) or "attn" to decode attention's cache `tile`. Kernel times are read
@@ -62,10 +63,13 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--size", default="4B", choices=sorted(qd.SHAPES))
     p.add_argument("--variants", default=json.dumps(DEFAULT), help="a JSON list of variants")
+    p.add_argument("--fuse-norms", action="store_true",
+                   help="sweep the step with each norm inside its projection (the qkv and "
+                        "gate_up roles' tilings are then norm_gemv's and norm_gate_up's)")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         qd.make_checkpoint(torch, transformers, args.size, Path(tmp))
-        model = qd.load_engine(tmp)
+        model = qd.load_engine(tmp, fuse_norms=args.fuse_norms)
     base = step_us(model, {})
     print(f"{args.size} table: {sum(base.values()):.1f} us of kernel time a step", flush=True)
     for variant in json.loads(args.variants):
