@@ -64,8 +64,8 @@ def main() -> int:
     p.add_argument("--size", default="4B", choices=sorted(qd.SHAPES))
     p.add_argument("--variants", default=json.dumps(DEFAULT), help="a JSON list of variants")
     p.add_argument("--fuse-norms", action="store_true",
-                   help="sweep the step with each norm inside its projection (the qkv and "
-                        "gate_up roles' tilings are then norm_gemv's and norm_gate_up's)")
+                   help="sweep the step with each norm inside its projection (the qkv "
+                        "role's tiling is then norm_gemv's; norm_gate_up's is tuning.json's)")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         qd.make_checkpoint(torch, transformers, args.size, Path(tmp))

@@ -226,13 +226,22 @@ def norm_gemv_bf16(y: Mut[Tensor[f32, (1, "BN")]], parts: Tensor[f32, (-1, -1)],
     _norm_gemv(y, parts, nw, w, eps, H, HP, S, BN, BK, LAT)
 
 
+# Both products in one unrolled pass, each K tile folded into a (BN, 1) column at once: fewer
+# registers than two (BN, BK) sums next to the row (tuning.json's norm_gate_up role).
 @ct.function
 def _norm_gate_up(y, parts, nw, wg, wu, eps, H, HP, S, BN, BK, LAT):  # type: ignore[no-untyped-def]
     _, j = y.tile_index()
     x = _normed_row(parts, nw, eps, H, HP, S)
-    g = _row_matvec(x, wg.partition((BN, BK)), j, H, HP, BN, BK, LAT)
-    u = _row_matvec(x, wu.partition((BN, BK)), j, H, HP, BN, BK, LAT)
-    y.store(g / (1.0 + ct.exp(-g)) * u)
+    pg, pu = wg.partition((BN, BK)), wu.partition((BN, BK))
+    lat = LAT if LAT > 0 else None
+    g = ct.zeros((BN, 1), f32)
+    u = ct.zeros((BN, 1), f32)
+    for k, xk in enumerate(ct.split(x, HP // BK, axis=1)):
+        if k * BK < H:
+            g = g + ct.sum(pg.load((j, k), latency=lat).astype(f32) * xk, 1, keepdims=True)
+            u = u + ct.sum(pu.load((j, k), latency=lat).astype(f32) * xk, 1, keepdims=True)
+    g = g.reshape((1, BN))
+    y.store(g / (1.0 + ct.exp(-g)) * u.reshape((1, BN)))
 
 
 @ct.kernel

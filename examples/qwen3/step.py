@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from layers import AllReduce, Attend, Embed, Head, Matrix, Norm, Op, Project, Rope, SwiGLU
 from links import HostLink, Link, Links
-from tuning import pow2
+from tuning import Gemv, pow2
 
 import cutile as ct
 
@@ -118,14 +118,14 @@ class Step:
         consts = {"H": self.c.hidden_size, "HP": self.hp[1], "S": rows}
         weights: tuple[ct.HostTensor, ...]
         if isinstance(op, Project):
-            w = op.w
-            kern, weights = self.k.matmul("norm_gemv", w.hints), (w.w,)
-        else:  # (the gate/up role's occupancy hint would cap the registers its row needs)
-            w = op.gate
-            kern, weights = self.k.matmul("norm_gate_up"), (w.w, op.up.w)
-        return Link(kern, (self.act(op.out),), ((1, w.bn),),
+            t = Gemv(op.w.bn, op.w.bk, 1, op.w.hints, op.w.latency)
+            kern, weights = "norm_gemv", (op.w.w,)
+        else:  # its own role: the row in registers leaves room for fewer weight tiles
+            t = self.m.tuning.gemv(op.gate.n, self.c.hidden_size, "norm_gate_up")
+            kern, weights = "norm_gate_up", (op.gate.w, op.up.w)
+        return Link(self.k.matmul(kern, t.hints), (self.act(op.out),), ((1, t.bn),),
                     (parts, n.weight, *weights, self.c.rms_norm_eps),
-                    consts | {"BK": w.bk, "LAT": w.latency})
+                    consts | {"BK": t.bk, "LAT": t.latency})
 
     def sum_rms(self, n: Norm, res: tuple[str, int]) -> Link:
         return Link(self.k.norm("sum_rms"), (self.act(n.out),), (self.hp,),

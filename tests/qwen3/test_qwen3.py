@@ -409,6 +409,8 @@ def test_tuning_file_gives_the_h200_sweeps_tilings() -> None:
         (2560, 4096, "o"): (32, 128, 4, {"occupancy": 3}, 6),
         (1024, 3072, "down"): (32, 128, 4, {"occupancy": 3}, 6),
         (9728, 2560, "gate_up"): (32, 128, 1, {"occupancy": 3}, 2),
+        (3072, 1024, "norm_gate_up"): (32, 128, 1, {}, 2),
+        (9728, 2560, "norm_gate_up"): (8, 256, 1, {}, 2),
         (151936, 1024, "head"): (32, 256, 1, {"occupancy": 3}, 6),
         (40, 1000, "down"): (32, 128, 4, {"occupancy": 3}, 6),
     }
