@@ -155,6 +155,9 @@ def test_example_at_ragged_shapes_lowers_for_sm_90(null_cuda: None, stem: str,
                                                    kwargs: dict[str, Any]) -> None:
     """Each ragged case through the CUDA path without a GPU: every kernel compiles for sm_90
     and every launch's parameters pack. The null driver computes nothing, so the example's own
-    NumPy check may fail; nothing else may."""
+    NumPy check may fail; nothing else may. (torch_interop's point is the exchange with another
+    library's device memory, which a null driver has none of.)"""
+    if stem == "torch_interop":
+        pytest.skip("DLPack exchange needs real device memory")
     with contextlib.suppress(AssertionError):  # (the results were never computed)
         _example(stem).main(**kwargs)
