@@ -178,8 +178,8 @@ def gate_up_bf16_pdl(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
 # next projection adds the S rows of the whole row itself, normalizes it in registers (H <= HP
 # columns, zeros past H), then streams its weight tiles as the plain GEMV does: the row's K
 # tiles come from ct.split (an unrolled loop, k a compile-time int), so no K tile of the row is
-# loaded or recomputed between two weight tiles. benchmarks/norm_gemv.py times these forms
-# against add_rms_norm and the plain ones inside a chain of a layer's projections.
+# loaded or recomputed between two weight tiles. `benchmarks/qwen3_decode.py --fuse-norms`
+# times the step made of them (Engine(fuse_norms=True)) against the plain one.
 @ct.function
 def _normed_row(parts, nw, eps, H, HP, S):  # type: ignore[no-untyped-def]
     return _rms(ct.sum(parts.load_tile((S, HP), (0, 0)), 0, keepdims=True), nw, eps, H, HP)
