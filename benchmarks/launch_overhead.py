@@ -26,6 +26,7 @@ Targets: <= 3 us per launch, <= 1 us per kernel in a graph.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import importlib.util
 import json
@@ -33,7 +34,7 @@ import pstats
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,23 @@ def null_cuda_backend() -> Any:
 
     driver.use_binding(mod.null_binding())
     return CudaBackend(0)
+
+
+@contextlib.contextmanager
+def null_cuda() -> Iterator[None]:
+    """null_cuda_backend() as the current backend inside the block (kernels compile with the
+    real tileiras, every launch is packed, nothing runs); the real bindings and the previous
+    backend after it."""
+    from cutile.runtime import context
+    from cutile.runtime.cuda import driver
+
+    real = driver.drv
+    old = context.set_backend(null_cuda_backend())
+    try:
+        yield
+    finally:
+        driver.use_binding(real)
+        context.set_backend(old)
 
 
 def per_launch(fn: Callable[[int], None], launches: int, repeats: int = 5,

@@ -138,15 +138,9 @@ def null_cuda(toolchain: object) -> Iterator[None]:
     with the real tileiras and every launch is packed, but nothing runs."""
     pytest.importorskip("cuda.bindings")
     from benchmarks import launch_overhead
-    from cutile.runtime import context
-    from cutile.runtime.cuda import driver
 
-    real, old = driver.drv, context.set_backend(launch_overhead.null_cuda_backend())
-    try:
+    with launch_overhead.null_cuda():
         yield
-    finally:
-        driver.use_binding(real)
-        context.set_backend(old)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (NumPy on never-written host copies)

@@ -26,7 +26,6 @@ from model import Engine  # noqa: E402
 from weights import load_weights  # noqa: E402
 
 from benchmarks import launch_overhead  # noqa: E402
-from cutile.runtime import context  # noqa: E402
 from cutile.runtime.backends import base, pack  # noqa: E402
 
 
@@ -79,9 +78,6 @@ class Audit:
 @pytest.fixture
 def audit(monkeypatch: pytest.MonkeyPatch, toolchain: object) -> Iterator[Audit]:
     pytest.importorskip("cuda.bindings")
-    from cutile.runtime.cuda import driver
-
-    real_binding, old = driver.drv, context._backend
     found = Audit()
     monkeypatch.setattr(pack.Packer, "runner", found.runner(pack.Packer.runner))
     init = base.Buffer.__init__
@@ -90,12 +86,8 @@ def audit(monkeypatch: pytest.MonkeyPatch, toolchain: object) -> Iterator[Audit]
         init(buf, *args, **kwargs)
         found.live.add(buf)
     monkeypatch.setattr(base.Buffer, "__init__", remembered)
-    context.set_backend(launch_overhead.null_cuda_backend())
-    try:
+    with launch_overhead.null_cuda():
         yield found
-    finally:
-        driver.use_binding(real_binding)
-        context.set_backend(old)
 
 
 def test_each_launch_block_holds_its_own_arguments_across_resets(tmp_path: Path,
