@@ -176,24 +176,21 @@ def engine_rate(model: Engine, context: int, tokens: int, eager: bool,
     return (tokens - 1) / dt, model.tokens(context, tokens + 1)
 
 
-def same_tokens_rate(model: Engine, context: int, tokens: int, want: list[int]) -> float:
-    """The graph rate of `model`, which must pick the tokens `want` (ValueError if not)."""
-    rate, got = engine_rate(model, context, tokens, False)
-    if got != want:
-        raise ValueError(f"other tokens than the plain graph's: {got[:8]}... against {want[:8]}...")
-    return rate
-
-
-def fused_rates(row: dict[str, Any], engines: dict[str | None, Engine], context: int,
-                tokens: int, want: list[int]) -> None:
-    """The graph rates of Engine(fuse_norms=True) engines (per PDL mode, None: plain), each
-    with whether it picked the plain graph's tokens (rounding may change a near tie)."""
-    for mode, engine in engines.items():
-        name = "graph_fused" + (f"_pdl_{mode}" if mode else "")
+def variant_rates(row: dict[str, Any], engines: dict[str, Engine], context: int,
+                  tokens: int, want: list[int], exact: bool) -> None:
+    """`row[name + "_tok_s"]`: the graph rate of each engine, by its row name. `exact`: tokens
+    other than the plain graph's `want` are an error entry (dependent launches change no
+    arithmetic); else `name + "_same_tokens"` says whether they match (fusing rounds otherwise,
+    which may flip a near tie)."""
+    for name, engine in engines.items():
 
         def rate(e: Engine = engine, name: str = name) -> float:
             r, got = engine_rate(e, context, tokens, False)
-            row[f"{name}_same_tokens"] = got == want
+            if exact and got != want:
+                raise ValueError(f"other tokens than the plain graph's: {got[:8]}... against "
+                                 f"{want[:8]}...")
+            if not exact:
+                row[f"{name}_same_tokens"] = got == want
             return r
 
         guarded(row, f"{name}_tok_s", rate)
@@ -319,9 +316,11 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
         from kernel_table import PDL_MODES  # the engine's, on the path now
 
         modes = PDL_MODES if pdl else ()
-        dependent = {mode: load_engine(tmp, pdl=mode) for mode in modes}
-        fused = {mode: load_engine(tmp, pdl=mode, fuse_norms=True)
-                 for mode in (None, *modes)} if fuse else {}
+        dependent = {f"graph_pdl_{mode}": load_engine(tmp, pdl=mode) for mode in modes}
+        fused = {"graph_fused" + (f"_pdl_{mode}" if mode else ""):
+                 load_engine(tmp, pdl=mode, fuse_norms=True) for mode in (None, *modes)} \
+            if fuse else {}
+        variants = [*dependent, *fused]
         setup = time.perf_counter() - t0
     row: dict[str, Any] = {"family": family, "size": size, "context": context,
                            "setup_s": round(setup, 1)}
@@ -336,10 +335,8 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
                           ("graph_sampled_all_tok_s", Sampling(t, 0, p))):
         row[key], _ = engine_rate(model, context, tokens, False, sampling)
         print(f"  {size} {key}: {row[key]:.1f}", flush=True)
-    for mode, engine in dependent.items():  # a failure or other tokens: an error entry
-        guarded(row, f"graph_pdl_{mode}_tok_s",
-                lambda e=engine: same_tokens_rate(e, context, tokens, graph_tokens))
-    fused_rates(row, fused, context, tokens, graph_tokens)
+    variant_rates(row, dependent, context, tokens, graph_tokens, exact=True)
+    variant_rates(row, fused, context, tokens, graph_tokens, exact=False)
     del dependent, fused
     if prefill:
         guarded(row, "prefill_s", lambda: engine_prefill_s(model, context))
@@ -351,9 +348,7 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
     roof = bw / bytes_per_token(model.cfg, context, 2 if model.kv_dtype == "bfloat16" else 4)
     row["roofline_tok_s"] = roof
     row["graph_frac_roofline"] = row["graph_tok_s"] / roof
-    for name in [f"graph_pdl_{m}" for m in modes] + [k[:-6] for k in list(row)
-                                                     if k.startswith("graph_fused")
-                                                     and k.endswith("_tok_s")]:
+    for name in variants:
         if row.get(f"{name}_tok_s"):
             row[f"{name}_frac_roofline"] = row[f"{name}_tok_s"] / roof
     for peer in ("hf_eager", "hf_compile"):
