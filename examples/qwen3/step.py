@@ -88,10 +88,10 @@ class Step:
                 norms[op.out] = op
             elif isinstance(op, Project) and op.residual is not None:
                 out.append(self.gemv_residual(op, stream[op.residual]))
-                stream[op.out] = (f"{op.out}_parts", op.w.splits)
-            elif isinstance(op, (Project, SwiGLU)) and src in norms and \
-                    (isinstance(op, SwiGLU) or op.w.splits == 1):
-                out.append(self.norm_product(op, norms.pop(op.src), stream))
+                stream[op.out] = (self.parts(op), op.w.splits)
+            elif src in norms and (isinstance(op, SwiGLU) or
+                                   (isinstance(op, Project) and op.w.splits == 1)):
+                out.append(self.norm_product(op, norms.pop(src), stream))
             elif isinstance(op, AllReduce):
                 out.append(self.all_reduce(stream[op.out][0]))
             else:
@@ -103,10 +103,13 @@ class Step:
                     stream[op.out] = (self.act(op.out), 1)
         return out
 
+    def parts(self, p: Project) -> str:
+        """The buffer of a residual projection's S partial sums."""
+        return self.buffer(f"{p.out}_parts", (p.w.splits, p.w.n))
+
     def gemv_residual(self, p: Project, res: tuple[str, int]) -> Link:
         w = p.w
-        parts = self.buffer(f"{p.out}_parts", (w.splits, w.n))
-        return Link(self.k.matmul("gemv_residual", w.hints), (parts,), ((1, w.bn),),
+        return Link(self.k.matmul("gemv_residual", w.hints), (self.parts(p),), ((1, w.bn),),
                     (self.act(p.src), w.w, res[0]),
                     {"S": w.splits, "RS": res[1], "BK": w.bk, "LAT": w.latency,
                      "ADD": self.m.tp.rank == 0})
@@ -164,7 +167,7 @@ class Step:
         are summed over the ranks first (their sum is then the whole product)."""
         assert p.residual is not None
         h = self.c.hidden_size
-        parts = self.buffer(f"{p.out}_parts", (p.w.splits, p.w.n))
+        parts = self.parts(p)
         add = Link(self.k.norm("add_rms"), (self.act(p.out), self.act(n.out)), (self.hp, self.hp),
                    (self.act(p.residual), parts, n.weight, self.c.rms_norm_eps),
                    {"H": h, "S": p.w.splits})

@@ -7,14 +7,23 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 ENGINE = Path(__file__).resolve().parents[2] / "examples" / "qwen3"
-sys.path[:0] = [str(ENGINE)]
+sys.path[:0] = [str(ENGINE), str(Path(__file__).parent)]
 
+import checkpoint  # noqa: E402
 import decode_kernels as k  # noqa: E402
+import test_llama  # noqa: E402
+import test_qwen3 as tq  # noqa: E402
+import tuning  # noqa: E402
+from config import load_config  # noqa: E402
+from generate import generate  # noqa: E402
+from model import Engine, Sampling  # noqa: E402
+from weights import load_weights  # noqa: E402
 
 import cutile as ct  # noqa: E402
 from cutile import bf16, f32  # noqa: E402
@@ -88,8 +97,6 @@ def test_gemv_residual_rows_sum_to_the_new_stream(splits: int, rs: int) -> None:
 def test_fused_forms_lower_for_sm_90_without_spills(toolchain: object) -> None:
     """At Qwen3-0.6B's, 1.7B's and 4B's widths, with tuning.json's tilings (norm_gate_up's
     own role), both fused products compile for sm_90 with no register spills."""
-    import tuning
-
     t = tuning.load("NVIDIA H200")
     for h, inter, qkv, s in ((1024, 3072, 4096, 8), (2048, 6144, 4096, 4),
                              (2560, 9728, 6144, 4)):
@@ -109,27 +116,30 @@ def test_fused_forms_lower_for_sm_90_without_spills(toolchain: object) -> None:
 
 
 # -- the engine with Engine(fuse_norms=True) -----------------------------------------------------
+def _engine(root: Path, *args: Any, **kwargs: Any) -> Engine:
+    c = load_config(root)
+    return Engine(c, load_weights(root, c), *args, **kwargs)
+
+
+def _reference_case(suite: Any, case: str, root: Path) -> tuple[Engine, list[int]]:
+    """A fused engine on `suite`'s (test_qwen3's or test_llama's) reference checkpoint `case`,
+    and the NumPy reference's greedy tokens for the suite's prompt."""
+    tied, shards, stored, dtype, cache_tile, changes = suite.CASES[case]
+    cfg, tensors = suite._make(root, tied, shards, stored, changes)
+    if dtype == "bfloat16":  # the engine's matrices are bf16: the reference gets the same values
+        tensors = {n: checkpoint.bf16_round(a) if a.ndim == 2 else a for n, a in tensors.items()}
+    want = suite.reference.greedy(cfg, tensors, suite.PROMPT, suite.NEW,
+                                  kv_bf16=dtype == "bfloat16")
+    return _engine(root, dtype, cache_tile, fuse_norms=True), want
+
+
 @pytest.mark.parametrize("case", ["untied-single-f32", "tied-sharded-bf16",
                                   "untied-sharded-bf16-as-bf16", "odd-heads-f32"])
 def test_fused_step_gives_the_reference_tokens(tmp_path: Path, case: str) -> None:
-    import test_qwen3 as tq
-    from config import load_config
-    from generate import generate
-    from model import Engine
-    from weights import load_weights
-
-    tied, shards, stored, dtype, cache_tile, changes = tq.CASES[case]
-    cfg, tensors = tq._make(tmp_path / case, tied, shards, stored, changes)
-    if dtype == "bfloat16":
-        tensors = {n: tq.checkpoint.bf16_round(a) if a.ndim == 2 else a
-                   for n, a in tensors.items()}
-    c = load_config(tmp_path / case)
-    engine = Engine(c, load_weights(tmp_path / case, c), dtype, cache_tile, fuse_norms=True)
-    got = generate(engine, tq.PROMPT, tq.NEW).tokens
-    want = tq.reference.greedy(cfg, tensors, tq.PROMPT, tq.NEW, kv_bf16=dtype == "bfloat16")
-    assert got == want
+    engine, want = _reference_case(tq, case, tmp_path / case)
+    assert generate(engine, tq.PROMPT, tq.NEW).tokens == want
     names = [ln.kernel.__name__ for ln in engine.links if hasattr(ln, "kernel")]
-    layers = c.num_hidden_layers
+    layers = engine.cfg.num_hidden_layers
     assert "add_rms_norm" not in names and "rms_norm" not in names
     assert names.count("sum_rms_norm") == 1 and len(names) == 7 * layers + 4
 
@@ -138,36 +148,15 @@ def test_fused_step_gives_the_reference_tokens(tmp_path: Path, case: str) -> Non
 def test_fused_llama_step_gives_the_reference_tokens(tmp_path: Path, case: str) -> None:
     """The Llama family (no q/k norm, llama3 RoPE) through the fused step, after a batched
     prefill: the NumPy reference's tokens."""
-    import test_llama as tl
-    from config import load_config
-    from generate import generate
-    from model import Engine
-    from weights import load_weights
-
-    tied, shards, stored, dtype, cache_tile, changes = tl.CASES[case]
-    cfg, tensors = tl._make(tmp_path, tied, shards, stored, changes)
-    if dtype == "bfloat16":
-        tensors = {n: tl.checkpoint.bf16_round(a) if a.ndim == 2 else a
-                   for n, a in tensors.items()}
-    c = load_config(tmp_path)
-    engine = Engine(c, load_weights(tmp_path, c), dtype, cache_tile, fuse_norms=True)
-    got = generate(engine, tl.PROMPT, tl.NEW).tokens
-    assert got == tl.reference.greedy(cfg, tensors, tl.PROMPT, tl.NEW,
-                                      kv_bf16=dtype == "bfloat16")
+    engine, want = _reference_case(test_llama, case, tmp_path)
+    assert generate(engine, test_llama.PROMPT, test_llama.NEW).tokens == want
 
 
 @pytest.mark.parametrize("pdl", [None, "entry"])
 def test_fused_step_graph_eager_and_sampled_agree(tmp_path: Path, pdl: str | None) -> None:
-    import test_qwen3 as tq
-    from config import load_config
-    from generate import generate
-    from model import Engine, Sampling
-    from weights import load_weights
-
     tq._make(tmp_path, False, 1, "F32", {})
-    c = load_config(tmp_path)
-    plain = Engine(c, load_weights(tmp_path, c), cache_tile=16)
-    fused = Engine(c, load_weights(tmp_path, c), cache_tile=16, fuse_norms=True, pdl=pdl)
+    plain = _engine(tmp_path, cache_tile=16)
+    fused = _engine(tmp_path, cache_tile=16, fuse_norms=True, pdl=pdl)
     for sampling in (Sampling(), Sampling(0.8, 20, 0.9, seed=5)):
         graph = generate(fused, tq.PROMPT, 12, sampling).tokens
         assert generate(fused, tq.PROMPT, 12, sampling, eager=True).tokens == graph
@@ -179,15 +168,8 @@ def test_every_kernel_of_a_fused_step_compiles_to_a_cubin(tmp_path: Path, toolch
                                                           dtype: str) -> None:
     """Each launch of a fused step (a hidden size that is no power of two), compiled for
     sm_90 on metadata stand-ins with the engine's own shapes and Consts."""
-    import checkpoint
-    import test_qwen3 as tq
-    from config import load_config
-    from model import Engine
-    from weights import load_weights
-
     tq._make(tmp_path, True, 1, "F32", {"hidden_size": 96, "vocab_size": 997})
-    c = load_config(tmp_path)
-    engine = Engine(c, load_weights(tmp_path, c), dtype, fuse_norms=True)
+    engine = _engine(tmp_path, dtype, fuse_norms=True)
     engine.reset([1, 2], 6)
     names = {ln.kernel.__name__ for ln, _ in checkpoint.compiled_links(engine.buf, engine.links)}
     suffix = "bf16" if dtype == "bfloat16" else "f32"
@@ -200,12 +182,6 @@ def test_every_kernel_of_a_fused_step_compiles_to_a_cubin(tmp_path: Path, toolch
 def test_fused_step_on_the_gpu(tmp_path: Path, shape: str) -> None:
     """The fused step on CUDA: at the tiny shapes transformers' tokens (float32); at Qwen3-0.6B's
     (bf16) the graph gives the eager path's tokens, plain and with dependent launches."""
-    import test_qwen3 as tq
-    from config import load_config
-    from generate import generate
-    from model import Engine
-    from weights import load_weights
-
     if shape == "tiny-untied":
         torch = pytest.importorskip("torch")
         hf = tq._hf_model(tq._shape(shape), seed=7)
@@ -214,14 +190,12 @@ def test_fused_step_on_the_gpu(tmp_path: Path, shape: str) -> None:
         with torch.no_grad():
             out = hf.generate(torch.tensor([tq.PROMPT]), max_new_tokens=tq.NEW, do_sample=False,
                               attention_mask=torch.ones(1, len(tq.PROMPT)))
-        c = load_config(tmp_path)
-        engine = Engine(c, load_weights(tmp_path, c), fuse_norms=True)
+        engine = _engine(tmp_path, fuse_norms=True)
         assert generate(engine, tq.PROMPT, tq.NEW).tokens == out[0, len(tq.PROMPT):].tolist()
         return
     cfg = tq._shape(shape)
-    tq.checkpoint.write(tmp_path, cfg, tq.checkpoint.random_tensors(cfg, 7), "BF16", 1)
-    c = load_config(tmp_path)
+    checkpoint.write(tmp_path, cfg, checkpoint.random_tensors(cfg, 7), "BF16", 1)
     for pdl in (None, "entry"):
-        engine = Engine(c, load_weights(tmp_path, c), "bfloat16", fuse_norms=True, pdl=pdl)
+        engine = _engine(tmp_path, "bfloat16", fuse_norms=True, pdl=pdl)
         graph = generate(engine, tq.PROMPT, 16).tokens
         assert generate(engine, tq.PROMPT, 16, eager=True).tokens == graph
