@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
@@ -39,7 +40,7 @@ from .builder import Arg, natural_dtype
 from .context import LoopCtx, Scope
 from .exprs import call_args
 from .stmts import assign
-from .unrolled import is_unrolled, unrolled
+from .unrolled import unrolled
 from .values import (
     UNKNOWN,
     Binding,
@@ -76,7 +77,8 @@ def run_body(scope: Scope, stmts: Sequence[ast.stmt]) -> None:
     for i, stmt in enumerate(stmts):
         if scope.terminated or scope.returned:
             return  # dead code after break/continue/return never runs
-        if isinstance(stmt, ast.For) and is_unrolled(scope, stmt):
+        if isinstance(stmt, ast.For) and not (_is_range(stmt.iter, scope) or
+                                              _is_tiles(stmt.iter)):
             _reject_loop_else(scope, stmt)
             run_body(scope, [*unrolled(scope, stmt), *stmts[i + 1:]])
             return
@@ -315,16 +317,25 @@ def _reject_loop_else(scope: Scope, node: ast.For | ast.While) -> None:
             hint="; use a flag or restructure the loop")))
 
 
+def _is_range(it: ast.expr, scope: Scope) -> TypeGuard[ast.Call]:
+    return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+        it.func.id == "range" and "range" not in scope.env
+
+
+def _is_tiles(it: ast.expr) -> TypeGuard[ast.Call]:
+    """`z.tiles(...)` (with arguments: CT113 from loop_header); any other loop that is no
+    range() is over a tuple (unrolled.py)."""
+    return isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
+        it.func.attr == "tiles"
+
+
 def loop_header(scope: Scope, node: ast.For) -> Header:
     it = node.iter
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
-            it.func.attr == "tiles" and not it.args:
+    if _is_tiles(it) and not it.args:
         return tiles_header(scope, it)
     b = scope.b
-    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and
-            it.func.id == "range" and "range" not in scope.env):
-        what = scope.ctx.info.code(it)
-        b.fail(msg.UNSUPPORTED_LOOP, scope.span(it), what=f"'{what}'")
+    if not _is_range(it, scope):
+        b.fail(msg.UNSUPPORTED_LOOP, scope.span(it), what=f"'{scope.ctx.info.code(it)}'")
     args, kwargs = call_args(scope, it)
     if kwargs or not 1 <= len(args) <= 3:
         b.fail(msg.TOO_MANY_ARGS, scope.span(it),

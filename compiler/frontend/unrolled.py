@@ -35,16 +35,6 @@ from .values import (
 ITERATORS = ("enumerate", "zip")  # the builtins that may wrap the tuples
 
 
-def is_unrolled(scope: Scope, node: ast.For) -> bool:
-    """A loop over anything but range(...) or z.tiles(...) (control.py's loops)."""
-    it = node.iter
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
-            it.func.id == "range" and "range" not in scope.env:
-        return False
-    return not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and
-                it.func.attr == "tiles")
-
-
 def unrolled(scope: Scope, node: ast.For) -> list[ast.stmt]:
     """The statements the loop stands for: per item, its target bound, then the body."""
     jump = first_jump(node.body)
