@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from config import read_text
 from optional_deps import MissingExtra, need
 
 MIN_JINJA = (3, 1, 6)  # older versions have known sandbox escapes
@@ -45,8 +46,8 @@ class ChatTemplateError(ValueError):
 def load_template(model_dir: Path, tokenizer_config: Mapping[str, Any]) -> str:
     """The checkpoint's chat template text (see the module's docstring for where from)."""
     jinja_file = model_dir / "chat_template.jinja"
-    if jinja_file.is_file():
-        return jinja_file.read_text(encoding="utf-8")
+    if jinja_file.exists():
+        return read_text(jinja_file, ChatTemplateError)
     entry = tokenizer_config.get("chat_template")
     if isinstance(entry, str):
         return entry

@@ -2,16 +2,18 @@
 read as transformers' config class of that family reads it.
 
 Keys that the family's config class gives defaults to take the same defaults here (Qwen3's
-`head_dim` defaults to 128, Llama's to hidden_size / heads). Both spellings transformers writes
-are accepted: `rope_theta` and `rope_scaling` (v4) or `rope_parameters` (v5), `torch_dtype`
-(v4) or `dtype` (v5). Anything this engine cannot run (biases, sliding windows, a RoPE scaling
-other than Llama 3's, another activation, another family) is an error that names the key,
-rather than a silently different model.
+`head_dim` defaults to 128, Llama's to hidden_size / heads; `max_position_embeddings`, the
+context generate.py holds prompt + new tokens to, to 32768 for Qwen3 and 2048 for Llama).
+Both spellings transformers writes are accepted: `rope_theta` and `rope_scaling` (v4) or
+`rope_parameters` (v5), `torch_dtype` (v4) or `dtype` (v5). Anything this engine cannot run
+(biases, sliding windows, a RoPE scaling other than Llama 3's, another activation, another
+family) is an error that names the key, rather than a silently different model.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,8 @@ class ModelConfig:
     torch_dtype: str
     family: str = "qwen3"  # a key of families.FAMILIES
     rope_scaling: RopeScaling | None = None  # None: plain RoPE
+    # the context the model was trained for: prompt + new tokens must fit in it (generate.py)
+    max_position_embeddings: int = 32768
 
     @property
     def group(self) -> int:
@@ -66,11 +70,23 @@ class ModelConfig:
         return FAMILIES[self.family]
 
 
+def read_text(path: Path, error: type[Exception]) -> str:
+    """A checkpoint's text file; `error` names the file when it cannot be read (a directory in
+    its place, no permission, not UTF-8)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise error(f"{path}: cannot read it ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise error(f"{path}: not UTF-8 text ({e})") from None
+
+
 def read_json_object(path: Path, error: type[Exception]) -> dict[str, Any]:
     """A checkpoint's JSON file as a dict; `error` names the file when it is not one."""
+    text = read_text(path, error)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
         raise error(f"{path}: not valid JSON ({e})") from None
     if not isinstance(raw, dict):
         raise error(f"{path}: expected a JSON object, got {type(raw).__name__}")
@@ -79,7 +95,7 @@ def read_json_object(path: Path, error: type[Exception]) -> dict[str, Any]:
 
 def load_config(model_dir: str | Path) -> ModelConfig:
     path = Path(model_dir) / "config.json"
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"{path}: no config.json in the model directory")
     return parse_config(read_json_object(path, ConfigError), str(path))
 
@@ -113,7 +129,8 @@ def parse_config(raw: dict[str, Any], where: str = "config.json") -> ModelConfig
         vocab_size=get.positive_int("vocab_size"),
         rms_norm_eps=get.positive_float("rms_norm_eps"), rope_theta=theta,
         tie_word_embeddings=get.boolean("tie_word_embeddings"), torch_dtype=_dtype(raw, bad),
-        family=fam.name, rope_scaling=scaling)
+        family=fam.name, rope_scaling=scaling,
+        max_position_embeddings=get.positive_int("max_position_embeddings"))
 
 
 class Reader:
@@ -137,7 +154,7 @@ class Reader:
 
     def positive_float(self, key: str) -> float:
         v = self.value(key)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
             raise self.bad(key, f"must be a positive number, not {v!r}")
         return float(v)
 

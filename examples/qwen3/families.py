@@ -46,7 +46,8 @@ class Family:
 _COMMON = {"rms_norm_eps": 1e-6, "rope_theta": 10000.0, "tie_word_embeddings": False,
            "hidden_act": "silu", "attention_bias": False, "torch_dtype": "float32"}
 QWEN3 = Family("qwen3", ("qwen3",), ("Qwen3ForCausalLM",),
-               {**_COMMON, "head_dim": 128, "use_sliding_window": False}, qk_norm=True,
+               {**_COMMON, "head_dim": 128, "use_sliding_window": False,
+                "max_position_embeddings": 32768}, qk_norm=True,
                rope_types=("default",), head_dim_from_heads=False)
 LLAMA = Family("llama", ("llama",), ("LlamaForCausalLM",),
                {**_COMMON, "mlp_bias": False, "max_position_embeddings": 2048}, qk_norm=False,

@@ -94,18 +94,31 @@ def check(fp: Footprint, dtype: str, kv_dtype: str, device: tuple[int, int, str]
     what = (f"the model needs {gib(need)} ({gib(fp.weights)} of {dtype} weights, "
             f"{gib(fp.cache)} of {kv_dtype} KV cache for {fp.positions} positions, "
             f"{gib(fp.buffers)} of buffers, {gib(MARGIN)} for kernels and the driver)")
-    hint = ("; try --dtype bfloat16" if dtype == "float32" else "") + \
-           ", a smaller --max-new-tokens or prompt, or a smaller model"
     if device is not None and not interpreter and need > device[0]:
         free, total, name = device
         raise DoesNotFit(f"{CT412} {what}, more than the {gib(free)} free on {name} "
-                         f"({gib(total)} in all){hint}")
+                         f"({gib(total)} in all){_hint(fp, dtype, kv_dtype, False)}")
     host_need = fp.host_weights + (need if interpreter else 0)
     if host_free is not None and host_need > host_free:
         on = " and runs the model there (the interpreter)" if interpreter else ""
+        # without the interpreter the device's part is elsewhere: only the model's size counts
+        hint = _hint(fp, dtype, kv_dtype, True) if interpreter else "; try a smaller model"
         raise DoesNotFit(f"{CT412} reading the checkpoint widens its weights to float32 on the "
                          f"host ({gib(fp.host_weights)}){on}: {gib(host_need)} in all, more "
                          f"than the {gib(host_free)} of host memory available{hint}")
+
+
+def _hint(fp: Footprint, dtype: str, kv_dtype: str, sizes: bool) -> str:
+    """What to change, the largest part first: the KV cache grows with the positions asked
+    for (a huge --max-new-tokens), the weights with the model and --dtype. `sizes`: say the
+    cache's (the message has not)."""
+    if fp.cache > fp.weights:
+        narrower = " or --kv-dtype bfloat16" if kv_dtype == "float32" else ""
+        size = f", {gib(fp.cache)} for {fp.positions} positions" if sizes else ""
+        return (f"; most of it is the KV cache{size} (prompt + new tokens): try a smaller "
+                f"--max-new-tokens or prompt{narrower}")
+    first = "--dtype bfloat16, " if dtype == "float32" else ""
+    return f"; try {first}a smaller --max-new-tokens or prompt, or a smaller model"
 
 
 def free_memory() -> tuple[tuple[int, int, str] | None, int | None, bool]:

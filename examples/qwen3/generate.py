@@ -17,9 +17,11 @@ names it): config.json and *.safetensors, and for text its tokenizer.json (and
 tokenizer_config.json with the chat template for --chat). The text is streamed to stdout as it
 is generated, and generation stops at the end-of-sequence ids of generation_config.json (else
 config.json) or after --max-new-tokens; the sampling defaults are generation_config.json's,
-which the flags override. --json prints one JSON object instead (per turn with a chat on stdin):
-the ids, the text and the timings. --prompt-ids takes and prints token ids and needs no
-tokenizer.
+which the flags override (checked first: values the sampler cannot take are errors). Prompt +
+new tokens are held to the model's context (config.json's max_position_embeddings): new tokens
+past it are cut with a warning, a prompt that leaves no room is an error. --json prints one
+JSON object instead (per turn with a chat on stdin): the ids, the text and the timings.
+--prompt-ids takes and prints token ids and needs no tokenizer.
 
 Runs on the GPU when there is one, otherwise on the interpreter (tiny configs; CUTILE_BACKEND
 forces one). The prompt is prefilled in one batched pass; each decode step is one replay of a
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -62,6 +65,10 @@ GREEDY = Sampling()
 NEW_TOKENS = 256  # --max-new-tokens when neither the flag nor generation_config.json sets it
 STREAM_CHUNK = 1  # decode steps between reads while text streams
 WATCH_CHUNK = 16  # decode steps between reads when only watching for the end of sequence
+# the sampler's scalar arguments (decode_kernels.sample_next*): seed i64, inv_t = 1/T f32
+SEED_RANGE = (-(2**63), 2**63 - 1)
+F32_OVERFLOW = 2.0**128 - 2.0**103  # the smallest number float32 rounds to infinity
+MIN_TEMPERATURE = 1 / F32_OVERFLOW  # below it 1/T is no float32 (about 2.94e-39)
 ERRORS = (ConfigError, WeightsError, TokenizerError, ChatTemplateError, GenerationConfigError,
           MissingExtra, fp.DoesNotFit, ValueError)
 
@@ -169,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except MemoryError:  # the estimate let it through, the host could not give it
         print(f"error: {fp.CT412} the host ran out of memory (reading the checkpoint widens its "
-              "weights to float32 on the host)", file=sys.stderr)
+              "weights to float32 on the host; on the interpreter the model and its KV cache "
+              "live there too)", file=sys.stderr)
         return 1
 
 
@@ -190,7 +198,7 @@ def _parser() -> argparse.ArgumentParser:
                         "<think> block)")
     p.add_argument("--max-new-tokens", type=int,
                    help=f"at most this many new tokens (default: generation_config.json's, "
-                        f"else {NEW_TOKENS})")
+                        f"else {NEW_TOKENS}; cut at the model's context)")
     p.add_argument("--dtype", choices=sorted(DTYPES), default="float32",
                    help="the matrices' dtype on the device")
     p.add_argument("--kv-dtype", choices=sorted(DTYPES),
@@ -202,8 +210,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="0: greedy; > 0: sample at this temperature (default: "
                         "generation_config.json's)")
     p.add_argument("--top-k", type=int, help="sample from the K largest (0: all)")
-    p.add_argument("--top-p", type=float, help="then from mass P of those")
-    p.add_argument("--seed", type=int, default=0, help="the Philox key of the draws")
+    p.add_argument("--top-p", type=float, help="then from mass P of those (0 < P <= 1)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="the Philox key of the draws (a signed 64-bit integer)")
     p.add_argument("--eager", action="store_true", help="launch one by one, no graph")
     p.add_argument("--step-prefill", action="store_true",
                    help="prefill with one decode step per prompt token (not batched)")
@@ -239,10 +248,8 @@ def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error("--system and --no-thinking go with --chat")
     if args.max_new_tokens is not None and args.max_new_tokens < 1:
         p.error("--max-new-tokens must be at least 1")
-    if (args.temperature is not None and args.temperature < 0) or \
-            (args.top_p is not None and not 0 < args.top_p <= 1) or \
-            (args.top_k is not None and args.top_k < 0):
-        p.error("need --temperature >= 0, 0 < --top-p <= 1 and --top-k >= 0")
+    for problem in _sampling_flag_problems(args):
+        p.error(problem)
     if args.tp < 1:
         p.error("--tp must be at least 1")
     if args.tp_graph and args.tp == 1:
@@ -253,6 +260,35 @@ def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.tp > 1 and world != str(args.tp):
         p.error(f"--tp {args.tp} needs {args.tp} processes started by torchrun "
                 f"--nproc-per-node {args.tp} (WORLD_SIZE is {world or 'not set'})")
+
+
+def temperature_problem(t: float) -> str | None:
+    """Why `t` cannot be the sampler's temperature (None: it can): a finite number >= 0 whose
+    inverse, which the sampler multiplies the logits by in float32, is finite there too."""
+    if not math.isfinite(t) or t < 0:
+        return f"must be a finite number >= 0 (0: greedy), not {t!r}"
+    if t > 0 and 1 / t >= F32_OVERFLOW:
+        return (f"{t!r} is too small: sampling multiplies the logits by 1/temperature in "
+                f"float32, which needs a temperature above {MIN_TEMPERATURE:.3g}; for greedy "
+                "decoding use 0 or --greedy")
+    return None
+
+
+def _sampling_flag_problems(args: argparse.Namespace) -> list[str]:
+    """The sampling flags' values the sampler cannot take, each said in words."""
+    out = []
+    t = args.temperature
+    if t is not None and (why := temperature_problem(t)) is not None:
+        out.append(f"--temperature {why}")
+    if args.top_p is not None and not 0 < args.top_p <= 1:
+        out.append(f"--top-p must be a number in (0, 1] (1: no top-p filter), not "
+                   f"{args.top_p!r}")
+    if args.top_k is not None and args.top_k < 0:
+        out.append(f"--top-k must be >= 0 (0: no top-k filter), not {args.top_k}")
+    lo, hi = SEED_RANGE
+    if not lo <= args.seed <= hi:
+        out.append(f"--seed must fit in a signed 64-bit integer ({lo}..{hi}), not {args.seed}")
+    return out
 
 
 def sampling_from(args: argparse.Namespace, d: Defaults) -> tuple[Sampling, dict[str, Any]]:
@@ -269,6 +305,8 @@ def sampling_from(args: argparse.Namespace, d: Defaults) -> tuple[Sampling, dict
     top_k = d.top_k if args.top_k is None else args.top_k
     top_p = d.top_p if args.top_p is None else args.top_p
     sample = sample and temperature > 0
+    if sample and (why := temperature_problem(temperature)) is not None:  # (flags: checked)
+        raise GenerationConfigError(f"generation_config.json's temperature {why}")
     shown = {"do_sample": sample, "temperature": temperature, "top_k": top_k, "top_p": top_p,
              "seed": args.seed}
     return (Sampling(temperature, top_k, top_p, args.seed) if sample else GREEDY), shown
@@ -339,7 +377,7 @@ def _run_on(args: argparse.Namespace, tp: TensorParallel) -> int:
     s = _Session(args, cfg, defaults, tokenizer, template, sampling, shown, tp=tp)
     system = [] if args.system is None else [{"role": "system", "content": args.system}]
     if not args.chat:
-        _answer(s, _prompt_ids(args) if tokenizer is None else tokenizer.encode(args.prompt))
+        _answer(s, _prompt_ids(args) if tokenizer is None else _encode(tokenizer, args.prompt))
     elif args.prompt is not None:
         _answer(s, _chat_prompt(s, [*system, {"role": "user", "content": args.prompt}]))
     else:
@@ -353,6 +391,14 @@ def _prompt_ids(args: argparse.Namespace) -> list[int]:
     except ValueError:
         raise ValueError(f"--prompt-ids: expected integers separated by commas, got "
                          f"{args.prompt_ids!r}") from None
+
+
+def _encode(tokenizer: Tokenizer, prompt: str) -> list[int]:
+    ids = tokenizer.encode(prompt)
+    if not ids:  # (a tokenizer that adds a BOS token gives it even for "")
+        what = "is empty" if not prompt else f"{prompt!r} encodes to no tokens"
+        raise ValueError(f"--prompt {what}: the model needs at least one prompt token")
+    return ids
 
 
 def _chat_prompt(s: _Session, messages: list[dict[str, Any]]) -> list[int]:
@@ -381,13 +427,35 @@ def _user_lines() -> Iterator[str]:
         if not line:
             return
         if line.strip():
-            yield line.rstrip("\n")
+            yield line.rstrip("\r\n")  # a CRLF line ends the turn as an LF line does
 
 
 def _new_tokens(s: _Session, prompt: list[int]) -> int:
+    """The new tokens asked for (the flag, else generation_config.json's, else NEW_TOKENS),
+    held to the model's context (fit_context)."""
     if s.args.max_new_tokens is not None:
-        return int(s.args.max_new_tokens)
-    return s.defaults.new_tokens(len(prompt), NEW_TOKENS)
+        new = int(s.args.max_new_tokens)
+    else:
+        new = s.defaults.new_tokens(len(prompt), NEW_TOKENS)
+    fitted, warning = fit_context(len(prompt), new, s.cfg.max_position_embeddings)
+    if warning is not None:
+        print(f"warning: {warning}", file=sys.stderr)
+    return fitted
+
+
+def fit_context(prompt_len: int, new: int, context: int) -> tuple[int, str | None]:
+    """The new tokens that fit the model's context after the prompt, as llama-cli stops at a
+    full context: a prompt that leaves no room is an error (ValueError), new tokens past the
+    context are cut there (with the warning to print, else None)."""
+    where = f"the model's context of {context} tokens (max_position_embeddings in config.json)"
+    if prompt_len >= context:
+        raise ValueError(f"the prompt is {prompt_len} tokens and {where} leaves no room for a "
+                         "new token")
+    if prompt_len + new <= context:
+        return new, None
+    return context - prompt_len, (f"{prompt_len} prompt tokens + {new} new tokens would pass "
+                                  f"{where}: generating at most {context - prompt_len} new "
+                                  "tokens")
 
 
 def _load(s: _Session, prompt_len: int, new_tokens: int) -> None:
@@ -419,8 +487,12 @@ def _answer(s: _Session, prompt: list[int]) -> str:
     _load(s, len(prompt), new)
     model, args = s.model, s.args
     assert model is not None
+    if not s.warm and not s.defaults.eos:
+        print("warning: the checkpoint names no end-of-sequence id (eos_token_id in "
+              "generation_config.json or config.json): each answer runs to --max-new-tokens",
+              file=sys.stderr)
     if not s.warm:  # compiles every kernel, so the timings exclude the JIT
-        generate(model, prompt, 2, s.sampling, args.eager, args.step_prefill)
+        generate(model, prompt, min(2, new), s.sampling, args.eager, args.step_prefill)
         s.warm = True
     stream = s.tokenizer is not None and not args.json
     detok = s.tokenizer.detokenizer() if s.tokenizer is not None else None
@@ -433,35 +505,29 @@ def _answer(s: _Session, prompt: list[int]) -> str:
     result = generate(model, prompt, new, s.sampling, args.eager, args.step_prefill,
                       stop=s.defaults.eos, on_tokens=show if stream else None,
                       chunk=STREAM_CHUNK if stream else WATCH_CHUNK)
-    rate = result.decode_tokens_per_s
-    out: dict[str, Any] = {"tokens": result.tokens, "prefill_s": result.prefill_s,
-                           "decode_tokens_per_s": rate, "backend": ct.backend_name()}
-    if s.tokenizer is None:
-        _print_ids(out, args.json)
-        return " ".join(map(str, result.tokens))
-    text = s.tokenizer.decode(result.tokens)
-    if args.json:
-        out |= {"prompt_tokens": prompt, "text": text, "finish_reason": result.finish_reason,
-                "sampling": s.shown}
+    text = None if s.tokenizer is None else s.tokenizer.decode(result.tokens)
+    if args.json:  # the same object with and without a tokenizer, less the text without
+        out: dict[str, Any] = {
+            "tokens": result.tokens, "prefill_s": result.prefill_s,
+            "decode_tokens_per_s": result.decode_tokens_per_s, "backend": ct.backend_name(),
+            "prompt_tokens": prompt, **({} if text is None else {"text": text}),
+            "finish_reason": result.finish_reason, "sampling": s.shown}
         print(json.dumps(out, ensure_ascii=False), flush=True)
     else:
-        assert detok is not None
-        print(detok.flush(), flush=True)
-        why = "end of sequence" if result.finish_reason == "eos" else "the token limit"
-        print(f"[{len(result.tokens)} tokens, {why}; prefill {result.prefill_s:.3f} s, decode "
-              f"{'n/a' if rate is None else f'{rate:.1f} tokens/s'} on {out['backend']}]",
-              file=sys.stderr)
-    return text
+        if detok is not None:
+            print(detok.flush(), flush=True)
+        else:
+            print(f"tokens: {' '.join(map(str, result.tokens))}", flush=True)
+        print(_summary(result), file=sys.stderr)
+    return " ".join(map(str, result.tokens)) if text is None else text
 
 
-def _print_ids(out: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        print(json.dumps(out))
-        return
-    rate = out["decode_tokens_per_s"]
-    print(f"tokens: {' '.join(map(str, out['tokens']))}")
-    print(f"prefill {out['prefill_s']:.3f} s, decode "
-          f"{'n/a' if rate is None else f'{rate:.1f} tokens/s'} on {out['backend']}")
+def _summary(r: Result) -> str:
+    """The stderr line after an answer (text or ids): counts, why it ended, timings."""
+    n, rate = len(r.tokens), r.decode_tokens_per_s
+    why = "end of sequence" if r.finish_reason == "eos" else "the token limit"
+    return (f"[{n} token{'' if n == 1 else 's'}, {why}; prefill {r.prefill_s:.3f} s, decode "
+            f"{'n/a' if rate is None else f'{rate:.1f} tokens/s'} on {ct.backend_name()}]")
 
 
 if __name__ == "__main__":

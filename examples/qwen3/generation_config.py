@@ -11,6 +11,7 @@ top_p 0.95 and eos [<|im_end|>, <|endoftext|>]. Settings this engine does not im
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,7 @@ def _number(get: Reader, key: str, lo: float, hi: float | None = None,
             integer: bool = False) -> float:
     v = get.value(key)
     number = not isinstance(v, bool) and isinstance(v, int if integer else (int, float))
-    if not number or v < lo or (hi is not None and v > hi):
+    if not number or not math.isfinite(v) or v < lo or (hi is not None and v > hi):
         want = "an integer" if integer else "a number"
         bounds = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
         raise get.bad(key, f"must be {want} {bounds}, not {v!r}")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from config import read_json_object
+from config import read_json_object, read_text
 from optional_deps import need
 
 # transformers' named special tokens (its `special_tokens_map`): the chat template sees them
@@ -38,13 +38,14 @@ class Tokenizer:
     def load(model_dir: str | Path) -> Tokenizer:
         model_dir = Path(model_dir)
         path = model_dir / "tokenizer.json"
-        if not path.is_file():
+        if not path.exists():
             raise TokenizerError(f"{model_dir}: no tokenizer.json (the Hugging Face tokenizer "
                                  "file) in the model directory; --prompt and --chat need it "
                                  "(--prompt-ids does not)")
         tokenizers = need("tokenizers")
+        text = read_text(path, TokenizerError)
         try:
-            tok = tokenizers.Tokenizer.from_file(str(path))
+            tok = tokenizers.Tokenizer.from_str(text)
         except Exception as e:  # the library raises plain Exception for a malformed file
             raise TokenizerError(f"{path}: not a tokenizer the 'tokenizers' package can read "
                                  f"({e})") from None

@@ -9,7 +9,10 @@ shards and model.safetensors.index.json), generation_config.json, and a real-for
 (a byte-level BPE in tokenizer.json, built here from a short text) with tokenizer_config.json
 holding a Qwen3-format chat template. Its weights are random except for a thread through them:
 whatever the prompt, greedy decoding answers `REPLY` and then `<|im_end|>`, so a demo or a test
-sees text stream and stop at the end-of-sequence token. Then:
+sees text stream and stop at the end-of-sequence token. Writing into a directory that holds a
+checkpoint replaces its weight files (an older index or shards are removed; other files are
+left alone). A config the engine would refuse (4 heads over 3 kv heads, say) is an error before
+anything is written. Then:
 
     python examples/qwen3/generate.py --model OUTDIR --chat --prompt "Hi"
 
@@ -21,11 +24,14 @@ untied, which the thread needs; the vocabulary past the tokenizer's is never pic
 scaled RoPE with an original context short enough that the scaling changes the tiny model's
 frequencies, the same tokenizer and thread). `--hf-init` writes no thread and no tokenizer:
 the family's transformers model with transformers' own random initialization, saved by
-`save_pretrained` (needs torch and transformers).
+`save_pretrained` (needs torch and transformers); `--dtype BF16` and `--shards N` apply to it
+too, and so does `--shapes`' tie_word_embeddings.
 
 `write` and `random_tensors` are the plain writers: seeded random weights whose logits are well
 separated (greedy choices are not near-ties), F32 or BF16 (written in the safetensors format
-directly: NumPy has no bfloat16); `random_tensors` gives a Llama config no q/k norms.
+directly: NumPy has no bfloat16); `random_tensors` gives a Llama config no q/k norms. The
+writers take a str or a Path, and the dtype as F32 or BF16 (or f32, float32, bf16, bfloat16,
+in any case; another name is a ValueError).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import struct
 import sys
 from dataclasses import dataclass
@@ -64,6 +71,10 @@ TINY_LLAMA: dict[str, Any] = {
     "attention_bias": False, "mlp_bias": False, "max_position_embeddings": 512,
 }
 CONFIGS = {"qwen3": TINY, "llama": TINY_LLAMA}
+# the stored weights' dtype: its safetensors name, by the names a caller may use for it
+STORAGE = {"f32": "F32", "float32": "F32", "bf16": "BF16", "bfloat16": "BF16"}
+# the weight files `write` (and save_pretrained) writes: a rewrite removes the old ones first
+WEIGHT_FILE = re.compile(r"model\.safetensors(\.index\.json)?|model-\d{5}-of-\d{5}\.safetensors")
 # what `--shapes` takes from a config.json: the sizes (required) and the rest of the arithmetic
 SIZE_KEYS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
              "num_key_value_heads", "vocab_size")
@@ -127,11 +138,24 @@ def bf16_round(a: A) -> A:
     return rounded.astype(np.uint32).view(np.float32).astype(np.float64)
 
 
-def write(model_dir: Path, cfg: dict[str, Any], tensors: dict[str, A], dtype: str = "F32",
-          shards: int = 1) -> dict[str, A]:
-    """Writes config.json and the weights; returns the tensors as stored (bf16-rounded for
+def storage_dtype(name: str) -> str:
+    """"F32" or "BF16" for `name` (those, or f32, float32, bf16, bfloat16, in any case)."""
+    got = STORAGE.get(name.lower()) if isinstance(name, str) else None
+    if got is None:
+        raise ValueError(f"dtype {name!r}: expected F32 or BF16 (or float32, bfloat16)")
+    return got
+
+
+def write(model_dir: str | Path, cfg: dict[str, Any], tensors: dict[str, A],
+          dtype: str = "F32", shards: int = 1) -> dict[str, A]:
+    """Writes config.json and the weights (replacing the weight files of an earlier write:
+    WEIGHT_FILE's names, nothing else); returns the tensors as stored (bf16-rounded for
     BF16)."""
+    model_dir, dtype = Path(model_dir), storage_dtype(dtype)
+    if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
+        raise ValueError(f"shards {shards!r}: expected an integer >= 1")
     model_dir.mkdir(parents=True, exist_ok=True)
+    remove_weights(model_dir)
     (model_dir / "config.json").write_text(json.dumps(cfg, indent=2))
     names = sorted(tensors)
     stored = {n: bf16_round(tensors[n]) if dtype == "BF16" else
@@ -147,6 +171,15 @@ def write(model_dir: Path, cfg: dict[str, Any], tensors: dict[str, A], dtype: st
         index = {"metadata": {"total_size": 0}, "weight_map": weight_map}
         (model_dir / "model.safetensors.index.json").write_text(json.dumps(index))
     return stored
+
+
+def remove_weights(model_dir: Path) -> None:
+    """The weight files a checkpoint of this module or of save_pretrained has (one file or
+    shards and their index): a new write with other shards would leave them beside it, and
+    the engine reads an index before the files."""
+    for path in model_dir.iterdir():
+        if WEIGHT_FILE.fullmatch(path.name) and path.is_file():
+            path.unlink()
 
 
 def _write_f32(path: Path, part: dict[str, A]) -> None:
@@ -231,8 +264,12 @@ def replying_tensors(cfg: dict[str, Any], reply: list[int], eos: int, seed: int)
     reply[k] (of `eos` after the last) reads direction k: from any prompt the walk goes
     reply[0], reply[1], ... and ends at `eos`."""
     h, v = cfg["hidden_size"], cfg["vocab_size"]
-    if len(set(reply)) != len(reply) or len(reply) + 1 > h or eos in reply:
-        raise ValueError("the reply needs distinct tokens, fewer than hidden_size, and no eos")
+    if len(reply) + 1 > h:
+        raise ValueError(f"hidden_size {h} is too small for the reply thread: it needs at least "
+                         f"{len(reply) + 1} (a direction per token of the reply, one for the "
+                         "end)")
+    if len(set(reply)) != len(reply) or eos in reply:
+        raise ValueError("the reply needs distinct tokens and no eos")
     t = random_tensors({**cfg, "tie_word_embeddings": False}, seed)  # the thread needs a head
     rng = np.random.default_rng(seed + 1)
     state = np.zeros(v, dtype=np.int64)
@@ -248,24 +285,27 @@ def replying_tensors(cfg: dict[str, Any], reply: list[int], eos: int, seed: int)
     return t
 
 
-def write_tiny(model_dir: Path, dtype: str = "F32", shards: int = 1, seed: int = 0,
+def write_tiny(model_dir: str | Path, dtype: str = "F32", shards: int = 1, seed: int = 0,
                family: str = "qwen3", shapes: dict[str, Any] | None = None) -> Tiny:
     """The complete demo checkpoint (see the module's docstring). `shapes`: a config.json
     whose sizes (SIZE_KEYS, and ARITHMETIC_KEYS where it has them) replace the family's tiny
     ones; its `model_type`, when given, picks the family. The head is untied either way: the
-    thread needs one."""
+    thread needs one. ValueError, before anything is written, for a config the engine would
+    refuse (config.py) or one too small for the thread."""
+    model_dir, dtype = Path(model_dir), storage_dtype(dtype)
     tok = build_tokenizer()
     ids = {s: int(tok.token_to_id(s)) for s in (*SPECIAL, *THINK)}
     reply = list(tok.encode(REPLY, add_special_tokens=False).ids)
-    base = CONFIGS[family] if shapes is None else _with_shapes(family, shapes)
+    base = family_config(family) if shapes is None else _with_shapes(family, shapes)
     if base["vocab_size"] < tok.get_vocab_size():
         raise ValueError(f"a vocabulary of {base['vocab_size']} is smaller than the tiny "
                          f"tokenizer's {tok.get_vocab_size()} tokens")
     cfg = {**base, "torch_dtype": "bfloat16" if dtype == "BF16" else "float32",
            "tie_word_embeddings": False, "bos_token_id": ids["<|endoftext|>"],
            "eos_token_id": ids["<|im_end|>"]}
-    stored = write(model_dir, cfg, replying_tensors(cfg, reply, ids["<|im_end|>"], seed), dtype,
-                   shards)
+    check_config(cfg)
+    tensors = replying_tensors(cfg, reply, ids["<|im_end|>"], seed)
+    stored = write(model_dir, cfg, tensors, dtype, shards)
     tok.save(str(model_dir / "tokenizer.json"))
     (model_dir / "tokenizer_config.json").write_text(
         json.dumps(tokenizer_config(tok, chat_template()), indent=2, ensure_ascii=False),
@@ -278,10 +318,39 @@ def write_tiny(model_dir: Path, dtype: str = "F32", shards: int = 1, seed: int =
     return Tiny(cfg, stored, reply, ids)
 
 
-def write_hf(model_dir: Path, cfg: dict[str, Any], seed: int = 0) -> Any:
-    """The model of `cfg` (a Qwen3 or Llama config.json) with transformers' own random
-    initialization, in float32, saved by `save_pretrained` (config.json and safetensors);
-    returns the transformers model. Needs torch and transformers."""
+def family_config(family: str) -> dict[str, Any]:
+    """The family's tiny config (CONFIGS), or ValueError naming the families."""
+    if family not in CONFIGS:
+        raise ValueError(f"family {family!r}: expected one of {', '.join(CONFIGS)}")
+    return CONFIGS[family]
+
+
+def check_config(cfg: dict[str, Any]) -> None:
+    """ValueError when the engine would refuse `cfg` (config.py's reading, the message naming
+    the key): found before a checkpoint is written."""
+    config = _engine("config")
+    try:
+        config.parse_config(cfg, "config.json")
+    except config.ConfigError as e:
+        raise ValueError(f"{e} (generate.py would refuse this checkpoint)") from None
+
+
+def _engine(name: str) -> Any:
+    """A module of the engine's folder (this file may be loaded by path, without that folder
+    on sys.path)."""
+    if str(HERE) not in sys.path:
+        sys.path.append(str(HERE))
+    return importlib.import_module(name)
+
+
+def write_hf(model_dir: str | Path, cfg: dict[str, Any], seed: int = 0, dtype: str = "F32",
+             shards: int = 1) -> Any:
+    """The model of `cfg` (a Qwen3 or Llama config.json, `tie_word_embeddings` honoured) with
+    transformers' own random initialization, saved by `save_pretrained` (config.json,
+    generation_config.json, safetensors); returns the transformers model, in float32. BF16 or
+    more than one shard: the weights rewritten by `write` in that form (the model returned
+    holds the bf16-rounded weights, as stored). Needs torch and transformers."""
+    model_dir, dtype = Path(model_dir), storage_dtype(dtype)
     try:  # by name: torch is no dependency of cutile (nor of its type check)
         torch = importlib.import_module("torch")
         transformers = importlib.import_module("transformers")
@@ -293,20 +362,41 @@ def write_hf(model_dir: Path, cfg: dict[str, Any], seed: int = 0) -> Any:
     torch.manual_seed(seed)
     config = getattr(transformers, prefix + "Config")(**keys)
     hf = getattr(transformers, prefix + "ForCausalLM")(config).float().eval()
+    if model_dir.is_dir():
+        remove_weights(model_dir)  # save_pretrained can leave an older index
     hf.save_pretrained(model_dir)
+    if dtype == "F32" and shards == 1:
+        return hf
+    _rewrite_hf(model_dir, hf, dtype, shards, torch)
     return hf
 
 
+def _rewrite_hf(model_dir: Path, hf: Any, dtype: str, shards: int, torch: Any) -> None:
+    """save_pretrained's checkpoint again at `dtype` in `shards` files; `hf` gets the stored
+    (rounded) weights."""
+    saved = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    names = [k for k in ("torch_dtype", "dtype") if k in saved] or ["torch_dtype"]
+    saved |= dict.fromkeys(names, "bfloat16" if dtype == "BF16" else "float32")
+    state = hf.state_dict()
+    tied = hf.config.tie_word_embeddings
+    tensors = {n: t.detach().double().numpy() for n, t in state.items()
+               if not (tied and n == "lm_head.weight")}
+    stored = write(model_dir, saved, tensors, dtype, shards)
+    with torch.no_grad():
+        for n, a in stored.items():
+            state[n].copy_(torch.from_numpy(a))
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("outdir", type=Path, help="the checkpoint directory to write")
     p.add_argument("--family", choices=sorted(CONFIGS), default="qwen3",
                    help="the model family (qwen3: TINY; llama: TINY_LLAMA)")
     p.add_argument("--hf-init", action="store_true",
                    help="transformers' own random weights via save_pretrained (needs torch); "
                         "no tokenizer, no reply thread")
-    p.add_argument("--dtype", choices=("F32", "BF16"), default="F32",
-                   help="the stored weights' dtype")
+    p.add_argument("--dtype", type=_dtype_flag, default="F32",
+                   help="the stored weights' dtype: F32 or BF16 (float32, bfloat16 too)")
     p.add_argument("--shards", type=int, default=1, help="safetensors files (1: no index)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--shapes", type=Path, metavar="CONFIG_JSON",
@@ -321,10 +411,17 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--shapes {args.shapes}: model_type {family!r} is not one of "
                 f"{', '.join(CONFIGS)}")
     if args.hf_init:
-        write_hf(args.outdir, _with_shapes(family, shapes) if shapes else CONFIGS[family],
-                 args.seed)
+        cfg = _with_shapes(family, shapes) if shapes else CONFIGS[family]
+        try:
+            check_config(cfg)
+        except ValueError as e:
+            p.error(str(e))
+        write_hf(args.outdir, cfg, args.seed, args.dtype, args.shards)
         print(f"wrote {args.outdir}: a {family} model with transformers' random weights")
         return 0
+    if shapes and shapes.get("tie_word_embeddings"):
+        print("tiny.py: note: the head is written untied (the reply thread needs its own); "
+              "--hf-init keeps tie_word_embeddings", file=sys.stderr)
     try:
         tiny = write_tiny(args.outdir, args.dtype, args.shards, args.seed, family, shapes)
     except ValueError as e:
@@ -333,6 +430,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{tiny.cfg['hidden_size']}, vocabulary {tiny.cfg['vocab_size']}; it answers "
           f"{REPLY!r}")
     return 0
+
+
+def _dtype_flag(name: str) -> str:
+    try:
+        return storage_dtype(name)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _read_shapes(p: argparse.ArgumentParser, path: Path) -> dict[str, Any]:
@@ -344,7 +448,7 @@ def _read_shapes(p: argparse.ArgumentParser, path: Path) -> dict[str, Any]:
     if not isinstance(raw, dict) or not all(type(raw.get(k)) is int and raw[k] > 0
                                             for k in SIZE_KEYS):
         p.error(f"--shapes {path}: a config.json with positive integer {', '.join(SIZE_KEYS)}")
-    keep = ("model_type", *SIZE_KEYS, *ARITHMETIC_KEYS)
+    keep = ("model_type", *SIZE_KEYS, *ARITHMETIC_KEYS, "tie_word_embeddings")  # (--hf-init's)
     return {k: v for k, v in raw.items() if k in keep}
 
 
@@ -352,11 +456,9 @@ def _with_shapes(family: str, shapes: dict[str, Any]) -> dict[str, Any]:
     """The family's tiny config with `shapes`' sizes; an arithmetic key `shapes` lacks is
     left out (the family's default applies, as for the published config; head_dim written
     out, so the weights are drawn at the engine's size)."""
-    from families import FAMILIES  # (the engine's folder: on sys.path where shapes are asked)
-
     family = shapes.get("model_type", family)
-    kept = {k: v for k, v in CONFIGS[family].items() if k not in ARITHMETIC_KEYS}
-    fam = FAMILIES[family]
+    kept = {k: v for k, v in family_config(family).items() if k not in ARITHMETIC_KEYS}
+    fam = _engine("families").FAMILIES[family]
     head_dim = shapes["hidden_size"] // shapes["num_attention_heads"] \
         if fam.head_dim_from_heads else fam.defaults["head_dim"]
     return {**kept, "head_dim": head_dim, **shapes}

@@ -114,6 +114,10 @@ def read_safetensors(model_dir: Path, progress: Progress | None = None) -> dict[
         if not path.exists():
             raise WeightsError(f"{path.name}: listed in model.safetensors.index.json but not in "
                                f"{model_dir}")
+        try:  # opened here first: safetensors words a directory as "No such device"
+            path.open("rb").close()
+        except OSError as e:
+            raise WeightsError(f"{path}: cannot read it ({e.strerror or e})") from None
         try:
             out |= _read_file(safe_open, path, progress)
         except WeightsError:

@@ -39,6 +39,9 @@ CASES: dict[str, tuple[bool, int, str, str, int, dict[str, Any]]] = {
     "tied-sharded-f32": (True, 2, "F32", "float32", 64, {}),
     "tied-bf16-as-bf16": (True, 1, "BF16", "bfloat16", 16,
                           {"hidden_size": 96, "num_attention_heads": 6, "vocab_size": 997}),
+    # multi-head attention: a kv head per query head (G = 1)
+    "mha-f32": (False, 1, "F32", "float32", 16,
+                {"num_attention_heads": 4, "num_key_value_heads": 4}),
 }
 
 
@@ -250,6 +253,20 @@ def test_transformers_own_checkpoint(tmp_path: Path, tied: bool) -> None:
     pytest.importorskip("torch")
     hf = tiny.write_hf(tmp_path, {**checkpoint.TINY_LLAMA, "tie_word_embeddings": tied}, seed=3)
     assert load_config(tmp_path).tie_word_embeddings == tied
+    assert generate(_engine(tmp_path), PROMPT, 16).tokens == _hf_greedy(hf, PROMPT, 16)
+
+
+def test_transformers_own_checkpoint_as_bf16_shards(tmp_path: Path) -> None:
+    """write_hf with dtype "bf16" and 2 shards (a str path): the returned model holds the
+    stored bf16 weights, so its float32 tokens are the engine's from the checkpoint."""
+    pytest.importorskip("torch")
+    hf = tiny.write_hf(str(tmp_path), {**checkpoint.TINY_LLAMA, "tie_word_embeddings": True},
+                       seed=3, dtype="bf16", shards=2)
+    cfg = load_config(tmp_path)
+    assert cfg.torch_dtype == "bfloat16" and cfg.tie_word_embeddings
+    assert (tmp_path / "model-00002-of-00002.safetensors").exists()
+    for w in hf.state_dict().values():  # each weight exactly a bf16 value
+        assert (w == w.bfloat16().float()).all()
     assert generate(_engine(tmp_path), PROMPT, 16).tokens == _hf_greedy(hf, PROMPT, 16)
 
 

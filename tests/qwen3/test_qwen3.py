@@ -51,6 +51,9 @@ CASES = {
     # an odd head count (3 query heads over 1 kv head)
     "odd-heads-f32": (False, 1, "F32", "float32", 16,
                       {"num_attention_heads": 3, "num_key_value_heads": 1}),
+    # multi-head attention: a kv head per query head (G = 1)
+    "mha-f32": (True, 1, "F32", "float32", 16,
+                {"num_attention_heads": 4, "num_key_value_heads": 4}),
 }
 
 
@@ -85,8 +88,10 @@ def test_cli_prints_json(tmp_path: Path, flags: list[str]) -> None:
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert set(out) == {"tokens", "prefill_s", "decode_tokens_per_s", "backend"}
+    assert set(out) == {"tokens", "prefill_s", "decode_tokens_per_s", "backend",
+                        "prompt_tokens", "finish_reason", "sampling"}  # text mode's, no text
     assert len(out["tokens"]) == 3 and out["backend"] == env["CUTILE_BACKEND"]
+    assert out["prompt_tokens"] == [1, 2, 3] and out["finish_reason"] == "length"
     assert out["prefill_s"] > 0 and out["decode_tokens_per_s"] > 0
 
 
