@@ -84,6 +84,17 @@ BY_NAME: dict[str, DType] = {d.name: d for d in ALL_DTYPES}
 # composed math functions take these
 ARITH_FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
 BY_NAME["bool"] = BOOL
+
+
+def arithmetic_refusal(dtype: DType) -> str | None:
+    """Why Tile IR has no arithmetic, comparison or reduction on `dtype` (None: it has):
+    tileiras refuses `addf`, `cmpf`, `maxf`, ... on tf32 and f8 tiles (mma inputs) and on the
+    MX storage formats, so the frontend refuses them on every backend alike."""
+    if dtype.storage_only:
+        return "a storage format"
+    if dtype.is_float and dtype.name not in ARITH_FLOATS:
+        return "an mma input format"
+    return None
 BY_ALIAS: dict[str, DType] = {a: d for d in ALL_DTYPES for a in d.aliases}
 
 

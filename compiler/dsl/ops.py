@@ -249,7 +249,9 @@ def printf(fmt: str, *args: Any) -> None:
 
 
 def prod(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
-    """product along axis, or of the whole tile without it; f16/bf16 accumulate in f32."""
+    """product along axis, or of the whole tile without it; f16/bf16 accumulate in f32; i8/i16
+    and bools give i32, u8/u16 u32.
+    """
     return _kernel_only("prod")
 
 
@@ -273,7 +275,11 @@ def rsqrt(x: Any) -> TileValue:
 
 
 def scan(x: Any, axis: int, op: str, reverse: bool = False) -> TileValue:
-    """running (inclusive) add, mul, max or min along axis; reverse runs from the end."""
+    """running
+
+    running (inclusive) add, mul, max or min along axis; reverse runs from the end; add and mul
+    widen as ct.sum does.
+    """
     return _kernel_only("scan")
 
 
@@ -313,7 +319,11 @@ def sqrt(x: Any) -> TileValue:
 
 
 def sum(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
-    """sum along axis, or of the whole tile (a 0-d tile) without it; f16/bf16 accumulate in f32."""
+    """sum along axis, or of the whole tile
+
+    sum along axis, or of the whole tile (a 0-d tile) without it; f16/bf16 accumulate in f32;
+    i8/i16 and bools sum to i32, u8/u16 to u32.
+    """
     return _kernel_only("sum")
 
 

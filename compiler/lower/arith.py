@@ -18,7 +18,7 @@ from ..bytecode.attrs import (
 from ..bytecode.floats import F8_OVERFLOW
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import F32, F64, I8, I32, DType
+from ..dtypes import ARITH_FLOATS, F32, F64, I8, I32, DType, integer_range
 from .table import Rule
 from .types import LowerError, scalar
 
@@ -88,20 +88,92 @@ def _floor_fix(b: Builder, r: Value, y: Value, dtype: DType) -> Value:
     return b.emit("select", [_ty(r)], fix, b.emit(add, [_ty(r)], r, y), r)
 
 
+def _select(b: Builder, cond: Value, yes: Value, no: Value) -> Value:
+    return b.emit("select", [_ty(no)], cond, yes, no)
+
+
+def _cmp(b: Builder, pred: CmpPredicate, x: Value, y: Value, signedness: Signedness) -> Value:
+    return b.emit("cmpi", [_bool_of(_ty(x))], x, y, comparison_predicate=pred,
+                  signedness=signedness)
+
+
+def _safe_divisor(b: Builder, y: Value, dtype: DType) -> tuple[Value, Value]:
+    """`y` with 1 in the lanes where Tile IR's divi/remi are undefined (y == 0, and y == -1 for
+    signed ints: MIN / -1), and those lanes. The callers give them NumPy's results: x // 0 and
+    x % 0 are 0, x // -1 is -x (wrapping), x % -1 is 0. Constant divisors fold all of it away."""
+    t = _ty(y)
+    special = _cmp(b, CmpPredicate.EQ, y, splat(b, 0, t), sign(dtype))
+    if dtype.kind == "int":
+        minus_one = _cmp(b, CmpPredicate.EQ, y, splat(b, -1, t), sign(dtype))
+        special = b.emit("ori", [_ty(special)], special, minus_one)
+    return _select(b, special, splat(b, 1, t), y), special
+
+
 def mod(b: Builder, x: Value, y: Value, dtype: DType) -> Value:
     t = _ty(x)
     if dtype.is_float:
-        return _floor_fix(b, b.emit("remf", [t], x, y), y, dtype)
-    r = b.emit("remi", [t], x, y, signedness=sign(dtype))
-    return r if dtype.kind == "uint" else _floor_fix(b, r, y, dtype)
+        r = _floor_fix(b, b.emit("remf", [t], x, y), y, dtype)
+        # NumPy's zero remainder takes the divisor's sign (remf gives the dividend's)
+        zero = splat(b, 0.0, t)
+        signed_zero = _select(b, compare(b, CmpPredicate.LT, y, zero, dtype),
+                              splat(b, -0.0, t), zero)
+        return _select(b, compare(b, CmpPredicate.EQ, r, zero, dtype), signed_zero, r)
+    d, _ = _safe_divisor(b, y, dtype)  # x % 1 == 0: NumPy's x % 0 and x % -1
+    r = b.emit("remi", [t], x, d, signedness=sign(dtype))
+    return r if dtype.kind == "uint" else _floor_fix(b, r, d, dtype)
 
 
 def floordiv(b: Builder, x: Value, y: Value, dtype: DType) -> Value:
     t = _ty(x)
     if dtype.is_float:
-        return b.emit("floor", [t], b.emit("divf", [t], x, y))
+        return _float_floordiv(b, x, y, dtype)
     rounding = RoundingMode.ZERO if dtype.kind == "uint" else RoundingMode.NEG_INF
-    return b.emit("divi", [t], x, y, signedness=sign(dtype), rounding=rounding)
+    d, special = _safe_divisor(b, y, dtype)
+    q = b.emit("divi", [t], x, d, signedness=sign(dtype), rounding=rounding)
+    return _select(b, special, b.emit("muli", [t], x, y), q)  # x * 0, x * -1
+
+
+def _float_floordiv(b: Builder, x: Value, y: Value, dtype: DType) -> Value:
+    """NumPy's floor_divide (and CPython's float //, constant folding's): the floor of the exact
+    quotient, from fmod (npy_divmod): div = (x - x % y) / y, one less where the remainder's
+    sign differs from y's, then floored with a correction; so x // y * y + x % y == x (1.0 // 0.1
+    is 9.0, not floor(1.0 / 0.1) = 10.0). y == 0 gives x / y. f16/bf16 work in f32, as NumPy's
+    f16 loop does."""
+    if _narrow(dtype):
+        return astype(b, _float_floordiv(b, astype(b, x, dtype, F32), astype(b, y, dtype, F32),
+                                         F32), F32, dtype)
+    t = _ty(x)
+    zero, one = splat(b, 0.0, t), splat(b, 1.0, t)
+    rem = b.emit("remf", [t], x, y)
+    div = b.emit("divf", [t], b.emit("subf", [t], x, rem), y)
+    nonzero = compare(b, CmpPredicate.NE, rem, zero, dtype)
+    differ = b.emit("xori", [_ty(nonzero)], compare(b, CmpPredicate.LT, y, zero, dtype),
+                    compare(b, CmpPredicate.LT, rem, zero, dtype))
+    fix = b.emit("andi", [_ty(nonzero)], nonzero, differ)
+    div = _select(b, fix, b.emit("subf", [t], div, one), div)
+    fl = b.emit("floor", [t], div)
+    up = compare(b, CmpPredicate.GT, b.emit("subf", [t], div, fl), splat(b, 0.5, t), dtype)
+    fl = _select(b, up, b.emit("addf", [t], fl, one), fl)
+    q = b.emit("divf", [t], x, y)
+    # a zero quotient takes the sign of x / y (copysign(0, x / y))
+    fl = _select(b, compare(b, CmpPredicate.EQ, div, zero, dtype),
+                 b.emit("mulf", [t], q, zero), fl)
+    return _select(b, compare(b, CmpPredicate.EQ, y, zero, dtype), q, fl)
+
+
+def shift(b: Builder, x: Value, y: Value, dtype: DType, left: bool) -> Value:
+    """`x << y` / `x >> y` as NumPy's: an amount of the width or more (a negative one too: Tile
+    IR reads amounts as unsigned) gives 0, or the sign for a signed `>>`. Tile IR leaves those
+    undefined, so the lanes are selected; a constant amount folds the compare away."""
+    t = _ty(x)
+    bits = scalar(dtype).bits
+    big = _cmp(b, CmpPredicate.GE, y, splat(b, bits, t), Signedness.UNSIGNED)
+    if not left and dtype.kind == "int":
+        amount = _select(b, big, splat(b, bits - 1, t), y)
+        return b.emit("shri", [t], x, amount, signedness=Signedness.SIGNED)
+    shifted = (b.emit("shli", [t], x, y) if left
+               else b.emit("shri", [t], x, y, signedness=Signedness.UNSIGNED))
+    return _select(b, big, splat(b, 0, t), shifted)
 
 
 # f8 formats whose conversions follow runtime/floats.py's rule (the smallest magnitude that
@@ -116,10 +188,14 @@ def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
     out = BcTile(scalar(dst), st.shape)
     if scalar(src) == scalar(dst):
         return x  # same storage (e.g. i32 <-> u32): Tile IR integers are signless
+    if src.is_float and src.name not in ARITH_FLOATS and (dst.is_bool or dst.name in F8_MEND):
+        # the test against 0 and the f8 rule compare and take absolute values, which tileiras
+        # has only for f16/bf16/f32/f64: from tf32 or f8 through f32 (exact)
+        x, src = astype(b, x, src, F32), F32
     if dst.name in F8_MEND and not src.is_bool:
         return _to_f8(b, x, src, dst)
     if dst.is_bool:
-        zero = splat(b, 0, st)
+        zero = splat(b, 0, _ty(x))
         if src.is_float:
             return b.emit("cmpf", [out], x, zero, comparison_predicate=CmpPredicate.NE,
                           comparison_ordering=CmpOrdering.UNORDERED)
@@ -133,12 +209,42 @@ def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
     if dst.is_float:  # int or bool -> float
         return b.emit("itof", [out], x, signedness=sign(src),
                       rounding_mode=RoundingMode.NEAREST_EVEN)
-    if src.is_float:  # float -> int truncates toward zero, as NumPy's astype
-        return b.emit("ftoi", [out], x, signedness=sign(dst),
-                      rounding_mode=RoundingMode.NEAREST_INT_TO_ZERO)
+    if src.is_float:
+        return _ftoi(b, x, src, dst)
     if scalar(dst).bits > scalar(src).bits:
         return b.emit("exti", [out], x, signedness=sign(src))
     return b.emit("trunci", [out], x, overflow=Overflow.NONE)
+
+
+def _float_below(n: int, digits: int) -> int:
+    """The largest float of `digits` significant bits that is at most the integer n > 0."""
+    drop = max(0, n.bit_length() - digits)
+    return (n >> drop) << drop
+
+
+def _ftoi(b: Builder, x: Value, src: DType, dst: DType) -> Value:
+    """float -> int truncates toward zero and saturates: past the range gives the dtype's min or
+    max, NaN gives 0 (PTX cvt.rzi's rule, and what tileiras makes of ftoi's 13.4 `saturating`
+    flag, which 13.3 lacks). Tile IR's plain ftoi is undefined there, so x is clamped into the
+    range first (maxf/minf without propagate_nan drop a NaN), then the lanes past the largest
+    float below the max and NaN lanes are selected. Narrow floats convert through f32 (exact)."""
+    if src not in (F32, F64):
+        x, src = astype(b, x, src, F32), F32
+    st = _ty(x)
+    out = BcTile(scalar(dst), st.shape)
+    lo, hi = integer_range(dst)
+    top = _float_below(hi, 24 if src == F32 else 53)
+    clamped = b.emit("minf", [st], b.emit("maxf", [st], x, splat(b, lo, st)), splat(b, top, st))
+    r = b.emit("ftoi", [out], clamped, signedness=sign(dst),
+               rounding_mode=RoundingMode.NEAREST_INT_TO_ZERO)
+    if top < hi:  # x > top means x >= 2**bits: the max
+        over = b.emit("cmpf", [_bool_of(st)], x, splat(b, top, st),
+                      comparison_predicate=CmpPredicate.GT,
+                      comparison_ordering=CmpOrdering.ORDERED)
+        r = _select(b, over, splat(b, hi, out), r)
+    nan = b.emit("cmpf", [_bool_of(st)], x, x, comparison_predicate=CmpPredicate.NE,
+                 comparison_ordering=CmpOrdering.UNORDERED)
+    return _select(b, nan, splat(b, 0, out), r)
 
 
 def _to_f8(b: Builder, x: Value, src: DType, dst: DType) -> Value:
@@ -190,9 +296,12 @@ def _narrow(dtype: DType) -> bool:
 
 def reduce(b: Builder, x: Value, axis: int, dtype: DType, out: BcTile, *, ops: tuple[str, str],
            identity: float | int, widen: bool, scan: bool = False, reverse: bool = False,
-           body_attrs: dict[str, object] | None = None) -> Value:
+           result: DType | None = None, body_attrs: dict[str, object] | None = None) -> Value:
     """A reduce (or scan) over `axis` whose body is one op (`ops`: float op, int op).
-    `widen`: f16/bf16 accumulate in f32, as the interpreter does."""
+    `widen`: f16/bf16 accumulate in f32, as the interpreter does; `result`: the result's dtype
+    where it is wider than x's (narrow ints and bools sum in 32 bits): x is extended first."""
+    if result is not None and result != dtype:
+        x, dtype = astype(b, x, dtype, result), result
     if dtype.is_bool:
         raise LowerError("reductions of bool tiles are not supported")
     work = dtype

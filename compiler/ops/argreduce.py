@@ -16,7 +16,7 @@ from ...diagnostics import messages as msg
 from ..bytecode.attrs import CmpOrdering, CmpPredicate, FloatAttr, IntegerAttr, Signedness
 from ..bytecode.types import Scalar
 from ..bytecode.types import TileType as BcTile
-from ..dtypes import I32, DType, integer_range
+from ..dtypes import I32, DType, arithmetic_refusal, integer_range
 from ..frontend.builder import Builder as FBuilder
 from ..frontend.values import FValue
 from ..intervals import I32_MAX
@@ -42,6 +42,10 @@ def _rule(kind: str) -> Any:
         if x.type.dtype.is_bool:
             b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{kind}()",
                    what="bool tiles (use .astype())")
+        refusal = arithmetic_refusal(x.type.dtype)
+        if refusal is not None:
+            b.fail(msg.BAD_OPERAND, c["x"].span, op=f"{kind}()",
+                   what=f"{x.type.dtype} tiles ({refusal}: .astype(f32) first)")
         axis, keep, shape = reduced_shape(b, c, x.type, kind)
         return b.emit1("argreduce", [x], TileType(I32, shape), c.span, kind=kind,
                        axis=axis, keepdims=keep)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Span
 from ..bytecode.attrs import CmpOrdering, CmpPredicate
-from ..dtypes import BOOL, DType
+from ..dtypes import BOOL, DType, arithmetic_refusal
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, const_of, const_value
 from ..lower import arith
@@ -72,11 +72,6 @@ def _nan_wins(pick: Callable[[float, float], float]) -> Callable[[float, float],
     return lambda a, b: a if a != a else b if b != b else pick(a, b)
 
 
-def _floordiv_np(a: Any, b: Any) -> Any:
-    np = numpy()
-    return np.floor(a / b) if a.dtype.kind == "f" else np.floor_divide(a, b)
-
-
 def _invert_np(x: Any) -> Any:
     np = numpy()
     return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
@@ -88,6 +83,14 @@ def _floordiv(c: OpCtx) -> BcValue:
 
 def _mod(c: OpCtx) -> BcValue:
     return arith.mod(c.b, c.args[0], c.args[1], c.dtype())
+
+
+def _shl(c: OpCtx) -> BcValue:
+    return arith.shift(c.b, c.args[0], c.args[1], c.dtype(), left=True)
+
+
+def _shr(c: OpCtx) -> BcValue:
+    return arith.shift(c.b, c.args[0], c.args[1], c.dtype(), left=False)
 
 
 def _invert(c: OpCtx) -> BcValue:
@@ -103,10 +106,12 @@ BINARY: dict[str, Elementwise] = {e.name: e for e in [
                 lower=Rule("mulf", "muli"), symbol="*", doc="multiplication"),
     Elementwise("div", FLOAT, "divide", operator.truediv, np="true_divide",
                 lower=Rule("divf"), symbol="/", doc="true division (floats)"),
-    Elementwise("floordiv", NUM, "floor-divide", operator.floordiv, np=_floordiv_np,
-                lower=_floordiv, symbol="//", doc="floor division, rounding toward -inf"),
+    Elementwise("floordiv", NUM, "floor-divide", operator.floordiv, np="floor_divide",
+                lower=_floordiv, symbol="//", doc="floor division, as NumPy's: the floor of the "
+                "exact quotient (`1.0 // 0.1 == 9.0`), `x // 0 == 0` for ints"),
     Elementwise("mod", NUM, "take the remainder of", operator.mod, np="mod", lower=_mod,
-                symbol="%", doc="remainder with the divisor's sign, as Python"),
+                symbol="%", doc="remainder with the divisor's sign, as Python (`x % 0 == 0` for "
+                "ints)"),
     Elementwise("pow", FLOAT, "raise", operator.pow, np="power", lower=Rule("pow"),
                 symbol="**", doc="power (floats)"),
     Elementwise("and", INTB, "and", operator.and_, np="bitwise_and", lower=Rule(int_op="andi"),
@@ -115,11 +120,11 @@ BINARY: dict[str, Elementwise] = {e.name: e for e in [
                 symbol="|", doc="bitwise or (ints, bools; `or` on bool tiles too)"),
     Elementwise("xor", INTB, "xor", operator.xor, np="bitwise_xor", lower=Rule(int_op="xori"),
                 symbol="^", doc="bitwise xor (ints, bools)"),
-    Elementwise("shl", INT, "shift", operator.lshift, np="left_shift",
-                lower=Rule(int_op="shli"), symbol="<<", doc="shift left (ints)"),
-    Elementwise("shr", INT, "shift", operator.rshift, np="right_shift",
-                lower=Rule(int_op="shri", signed=True), symbol=">>",
-                doc="shift right, arithmetic for signed ints"),
+    Elementwise("shl", INT, "shift", operator.lshift, np="left_shift", lower=_shl,
+                symbol="<<", doc="shift left (ints); by the width or more: 0"),
+    Elementwise("shr", INT, "shift", operator.rshift, np="right_shift", lower=_shr,
+                symbol=">>", doc="shift right, arithmetic for signed ints; by the width or "
+                "more: 0, or -1 for a negative signed int"),
     Elementwise("maximum", NUM, "take the maximum of", _nan_wins(max), np="maximum",
                 lower=Rule("maxf", "maxi", True, _NAN), doc="elementwise maximum (NaN wins)"),
     Elementwise("minimum", NUM, "take the minimum of", _nan_wins(min), np="minimum",
@@ -243,8 +248,27 @@ def binary(b: Builder, name: str, lhs: Arg, rhs: Arg, span: Span) -> FValue:
     a, c = b.unify(spec.word, [lhs, rhs], span)
     assert isinstance(a.type, TileType)
     check_kind(b, spec, a.type.dtype, span, lhs if isinstance(x.type, TileType) else rhs)
+    if isinstance(y.type, ConstType):
+        _check_literal_operand(b, spec, a.type.dtype, y.const, rhs)
     out = TileType(BOOL if spec.compare else a.type.dtype, a.type.shape)
     return b.emit1(name, [a, c], out, span)
+
+
+def _check_literal_operand(b: Builder, spec: Elementwise, dtype: DType, value: object,
+                           rhs: Arg) -> None:
+    """CT211 for a literal (or Const) right operand that has no result on integer tiles: a zero
+    divisor, a shift by the width or more or by a negative amount (the run-time rule for such
+    values, docs/language.md, is NumPy's: 0, or the sign)."""
+    if not dtype.is_integer or not isinstance(value, int) or isinstance(value, bool):
+        return
+    if spec.name in ("floordiv", "mod") and value == 0:
+        b.fail(msg.BAD_OPERAND, rhs.span, op=f"'{spec.symbol}'",
+               what=f"a divisor of 0 on {dtype} tiles (integer division by zero)")
+    bits = dtype.bits
+    if spec.name in ("shl", "shr") and not 0 <= value < bits:
+        b.fail(msg.BAD_OPERAND, rhs.span, op=f"'{spec.symbol}'",
+               what=f"a shift by {value} on {dtype} tiles (shifts of {dtype} take 0 to "
+                    f"{bits - 1})")
 
 
 def _fold(b: Builder, spec: Elementwise, x: object, y: object, span: Span, rhs: Arg) -> FValue:
@@ -288,9 +312,10 @@ def _why(err: Exception) -> str:
 
 
 def check_kind(b: Builder, spec: Elementwise, dtype: DType, span: Span, where: Arg) -> None:
-    if dtype.storage_only:
+    refusal = arithmetic_refusal(dtype)
+    if refusal is not None:
         b.fail(msg.BAD_OPERAND, where.span, op=f"'{spec.word}'",
-               what=f"{dtype} tiles (a storage format: .astype(f32) first)")
+               what=f"{dtype} tiles ({refusal}: .astype(f32) first)")
     if spec.dtypes and dtype.kind in spec.kinds and dtype.name not in spec.dtypes:
         b.fail(msg.BAD_OPERAND, where.span, op=f"'{spec.word}'", what=f"{dtype} tiles{spec.why}")
     if dtype.kind not in spec.kinds:
@@ -378,8 +403,8 @@ def _where(b: Builder, c: Call) -> FValue:
     return b.emit1("select", parts, TileType(xs.type.dtype, shape), c.span)
 
 
-@method("tile", "astype", "dtype: Any", "convert to `dtype` (float -> int truncates toward zero)",
-        "elementwise")
+@method("tile", "astype", "dtype: Any", "convert to `dtype` (float -> int truncates toward zero "
+        "and saturates at the int's range; NaN gives 0)", "elementwise")
 def _astype(b: Builder, c: Call) -> FValue:
     x = b.tile(c["self"], "astype")
     dtype = b.dtype(c["dtype"], "the dtype of astype()")

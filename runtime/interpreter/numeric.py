@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...compiler.dtypes import DType
+from ...compiler.dtypes import DType, integer_range
 from .. import floats, hostdtypes
 
 Array = NDArray[Any]
@@ -23,11 +23,11 @@ def compute_dtype(dtype: DType) -> np.dtype[Any]:
 
 
 def fit(values: Any, dtype: DType) -> Array:
-    """`values` as a tile of `dtype`: converted (C-style truncation for float -> int) and
-    rounded to the format."""
+    """`values` as a tile of `dtype`: converted (float -> int as `saturate`) and rounded to the
+    format."""
     arr = np.asarray(values)
     if dtype.is_integer and arr.dtype.kind == "f":
-        arr = np.trunc(arr)
+        return saturate(arr, dtype)
     # the narrow formats round from the values given (f64 included), once: floats.to_f32_odd
     if dtype.name == "bf16":
         return floats.round_bf16(arr)
@@ -39,6 +39,17 @@ def fit(values: Any, dtype: DType) -> Array:
         encode, decode = floats.MX_FORMATS[dtype.name]
         return decode(encode(arr))
     return arr.astype(compute_dtype(dtype))
+
+
+def saturate(arr: Array, dtype: DType) -> Array:
+    """float -> int as the GPU converts (PTX cvt.rzi, compiler/lower/arith.py's _ftoi):
+    truncated toward zero; past the range the dtype's min or max; NaN 0."""
+    lo, hi = integer_range(dtype)
+    x = np.trunc(arr.astype(np.float64))
+    low, high = x < lo, x >= float(hi + 1)  # hi + 1 is a power of two: exact as a float
+    inside = np.where(np.isnan(x) | low | high, 0.0, x).astype(compute_dtype(dtype))
+    out = np.where(high, hi, np.where(low, lo, inside))
+    return np.asarray(out, dtype=compute_dtype(dtype))
 
 
 def bits_of(values: Any, dtype: DType) -> Array:
