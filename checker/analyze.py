@@ -42,12 +42,19 @@ class TableConfig(Protocol):
 
 @dataclass(frozen=True)
 class FileFix:
-    """What fixing did to one file: its text before and after, and how many findings it fixed."""
+    """What fixing did to one file: its text and findings before and after."""
 
     path: str
     before: str
     after: str
-    fixed: int
+    found: tuple[Diagnostic, ...] = ()  # the findings of `before`
+    remaining: tuple[Diagnostic, ...] = ()  # the findings of `after`
+
+    @property
+    def fixed(self) -> int:
+        """How many fewer findings the file has, so that found = fixed + remaining: one fix
+        may settle more than its own finding (a wait for a launch also answers its CT305)."""
+        return max(0, len(self.found) - len(self.remaining))
 
 
 @dataclass
@@ -64,6 +71,16 @@ class Report:
     @property
     def fixed(self) -> int:
         return sum(f.fixed for f in self.fixes)
+
+    def revert(self, change: FileFix) -> None:
+        """The fixed text of `change` was not written: the file's text and findings are those
+        it had before fixing, at their own places, and nothing counts as fixed in it."""
+        self.fixes = [f for f in self.fixes if f is not change]
+        after = {id(d) for d in change.remaining}
+        self.diagnostics = [d for d in self.diagnostics if id(d) not in after]
+        self.diagnostics += change.found
+        self.diagnostics.sort(key=Diagnostic.sort_key)
+        self.sources[change.path] = change.before
 
     @property
     def failed(self) -> bool:
@@ -137,7 +154,7 @@ def analyze_paths(paths: Sequence[str], overrides: Overrides | None = None,
         else:
             tasks.append((item, resolver.for_file(item)))
     jobs = overrides.jobs if overrides.jobs is not None else default_jobs(len(tasks))
-    root = _project_root(paths, resolver)
+    root = _explicit_root(overrides)
     results = check_all(check_file, tasks, root, jobs)
     for (path, config), (source, diags) in zip(tasks, results, strict=True):
         report.files.append(path)
@@ -156,7 +173,8 @@ def analyze_stdin(source: str | bytes, filename: str | None,
     """Check text read from standard input as if it were the file `filename` (for config
     discovery, per-file-ignores and --force-exclude). Bytes are decoded as a file's would be.
     With `fix`, the text is fixed and checked again (`Report.fixes`)."""
-    resolver = ConfigResolver(overrides or Overrides())
+    overrides = overrides or Overrides()
+    resolver = ConfigResolver(overrides)
     path = filename if filename is not None else "-"
     report = Report()
     if isinstance(source, bytes):
@@ -171,9 +189,11 @@ def analyze_stdin(source: str | bytes, filename: str | None,
         report.files.append(path)
         report.sources[path] = source
         config = resolver.for_file(config_at)
-        diags = _guarded(path, lambda: analyze_source(source, path, config))
+        root = _explicit_root(overrides)
+        project = ProjectIndex(root, sources={path: source})
+        diags = _guarded(path, lambda: analyze_source(source, path, config, project=project))
         if fix is not None:
-            diags = _fix(report, path, source, diags, config, fix, None)
+            diags = _fix(report, path, source, diags, config, fix, root)
         report.diagnostics += diags
     report.diagnostics += resolver.diagnostics
     report.diagnostics.sort(key=Diagnostic.sort_key)
@@ -203,8 +223,9 @@ def _fix(report: Report, path: str, source: str, diags: list[Diagnostic], config
     done = _guarded_fix(path, lambda: fix_source(source, path, diags, check, mode.unsafe))
     if isinstance(done, Diagnostic):
         return [*diags, done]
-    if done.fixed:
-        report.fixes.append(FileFix(path, source, done.source, done.fixed))
+    if done.source != source:
+        report.fixes.append(
+            FileFix(path, source, done.source, tuple(diags), tuple(done.diagnostics)))
         report.sources[path] = done.source
     return done.diagnostics
 
@@ -217,12 +238,11 @@ def _guarded_fix(path: str, run: Callable[[], Fixed]) -> Fixed | Diagnostic:
         return _internal_error(path, err)
 
 
-def _project_root(paths: Sequence[str], resolver: ConfigResolver) -> str:
-    """Where absolute imports of project modules start: the directory of the pyproject.toml
-    that governs the first path, else the working directory."""
-    first = paths[0] if paths else "."
-    config = resolver.for_dir(first) if os.path.isdir(first) else resolver.for_file(first)
-    return config.root if config.root is not None else os.getcwd()
+def _explicit_root(overrides: Overrides) -> str | None:
+    """A root for absolute imports besides each file's own (`ProjectIndex`): the folder of a
+    `--config` file. Never the working directory, so findings do not depend on it."""
+    path = overrides.config_path
+    return os.path.dirname(os.path.abspath(path)) if path is not None else None
 
 
 def check_file(path: str, config: Config, project: ProjectIndex) -> FileResult:

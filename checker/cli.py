@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..diagnostics import messages as msg
-from ..diagnostics.codes import CODES
+from ..diagnostics.codes import BY_NAME, CODES
 from ..diagnostics.diagnostic import Diagnostic, Severity, Span
 from ..reader.decode import read_bytes
 from .analyze import FileFix, FixMode, Report, analyze_paths, analyze_stdin
@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the changes the fixes would make, write nothing; exit 1 when "
                              "there are some")
     parser.add_argument("--exit-zero", action="store_true",
-                        help="exit 0 even with findings (still 2 on errors)")
+                        help="exit 0 even with findings or changes --diff would make (still 2 on "
+                             "errors)")
     parser.add_argument("--force-exclude", action="store_true",
                         help="apply exclude settings to paths named on the command line too "
                              "(for pre-commit)")
@@ -79,13 +80,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="PATH",
                         help="use this pyproject.toml instead of the nearest one to each file")
     parser.add_argument("--stdin-filename", metavar="PATH",
-                        help="the file name standard input stands for (config, messages)")
-    parser.add_argument("--jobs", type=int, metavar="N",
-                        help="check files on N processes (default: one per core)")
+                        help="read standard input as the file PATH (config, messages); "
+                             "implies '-' when no path is given")
+    parser.add_argument("--jobs", type=_jobs, metavar="N",
+                        help="check files on N processes, N >= 1 (default: one per core, "
+                             "at most one per 4 files)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print findings only, no summary line")
     parser.add_argument("--version", action="version", version=f"{PROG} {tool_version()}")
     return parser
+
+
+def _jobs(text: str) -> int:
+    """`--jobs N`: a whole number of processes, at least one (argparse reports the error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -99,15 +113,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `cutile-check | head`: the reader left; stop quietly, as ruff
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1
 
 
 def _run(args: argparse.Namespace) -> int:
     if args.explain is not None:
         text = explain(args.explain)
         if text is None:
-            raise UsageError(f"CT901 unknown code '{args.explain}' (codes: "
-                             f"{', '.join(CODES)})")
-        sys.stdout.write(text)
+            hint = _did_you_mean(args.explain) or " ('--explain CT' lists every code)"
+            raise UsageError(f"--explain: '{args.explain.strip()}' is not a cutile code, code "
+                             f"prefix or code name{hint}")
+        write(text)
         return 0
     overrides = Overrides(
         select=_codes(args.select, "--select") if args.select else None,
@@ -117,7 +135,7 @@ def _run(args: argparse.Namespace) -> int:
         force_exclude=args.force_exclude,
         jobs=args.jobs,
     )
-    paths: list[str] = args.paths or ["."]
+    paths = _paths(args)
     fix = FixMode(unsafe=args.unsafe_fixes) if args.fix or args.diff else None
     if "-" in paths:
         if len(paths) > 1:
@@ -132,11 +150,22 @@ def _run(args: argparse.Namespace) -> int:
     else:
         report = analyze_paths(paths, overrides, fix)
         if args.fix and not args.diff:
-            report.diagnostics += [d for d in map(_write_fix, report.fixes) if d is not None]
-            report.diagnostics.sort(key=Diagnostic.sort_key)
+            _write_fixes(report)
     if args.diff:
-        return _print_diff(report)
+        return _print_diff(report, args.exit_zero)
     return _finish(report, args, sys.stdout)
+
+
+def _paths(args: argparse.Namespace) -> list[str]:
+    """The paths to check; `--stdin-filename` alone reads standard input (as ruff). Named paths
+    besides it are an error: ruff warns and drops them, which is easy to miss."""
+    paths: list[str] = args.paths
+    if args.stdin_filename is None:
+        return paths or ["."]
+    if any(p != "-" for p in paths):
+        raise UsageError("--stdin-filename names the file standard input stands for; it cannot "
+                         "be combined with other paths (give '-' or no path)")
+    return ["-"]
 
 
 def _finish(report: Report, args: argparse.Namespace, stream: TextIO) -> int:
@@ -146,6 +175,17 @@ def _finish(report: Report, args: argparse.Namespace, stream: TextIO) -> int:
     if report.failed and not args.exit_zero:
         return 1
     return 0
+
+
+def _write_fixes(report: Report) -> None:
+    """Writes each fixed file; one that cannot be written keeps its text and so its findings
+    (a CT907 says why), and nothing in it counts as fixed."""
+    for change in list(report.fixes):
+        failure = _write_fix(change)
+        if failure is not None:
+            report.revert(change)
+            report.diagnostics.append(failure)
+    report.diagnostics.sort(key=Diagnostic.sort_key)
 
 
 def _write_fix(change: FileFix) -> Diagnostic | None:
@@ -171,9 +211,9 @@ def _encode_like(raw: bytes, text: str) -> bytes:
     return text.encode(encoding)
 
 
-def _print_diff(report: Report) -> int:
+def _print_diff(report: Report, exit_zero: bool) -> int:
     """`--diff`: the changes on stdout as a unified diff, a count on stderr; exit 1 when there
-    is something to fix (ruff's behaviour), 2 when the run itself failed."""
+    is something to fix (ruff's behaviour; 0 with --exit-zero), 2 when the run itself failed."""
     for change in report.fixes:
         write("".join(difflib.unified_diff(
             change.before.splitlines(keepends=True), change.after.splitlines(keepends=True),
@@ -181,11 +221,11 @@ def _print_diff(report: Report) -> int:
     fatal = [d for d in report.diagnostics if d.entry.fatal]
     write(FORMATS["concise"](Report(diagnostics=fatal)), sys.stderr)
     count = report.fixed
-    print(f"Would fix {_plural(count, 'finding')}." if count else "No fixes to apply.",
+    print(f"Would fix {_plural(count, 'finding')}." if report.fixes else "No fixes to apply.",
           file=sys.stderr)
     if report.broken:
         return 2
-    return 1 if count else 0
+    return 1 if report.fixes and not exit_zero else 0
 
 
 def _diff_path(path: str) -> str:
@@ -195,15 +235,24 @@ def _diff_path(path: str) -> str:
 def _codes(values: list[str], flag: str) -> tuple[str, ...]:
     out: list[str] = []
     for value in values:
-        for item in value.split(","):
-            if not item.strip():
-                continue
+        items = [item.strip() for item in value.split(",") if item.strip()]
+        if not items:  # `--select ""` would otherwise select nothing, silently
+            raise UsageError(f"{flag} needs a code, code prefix or code name (e.g. CT3)")
+        for item in items:
             code = normalize_pattern(item)
             if code is None:
-                raise UsageError("CT901 " + msg.CONFIG_BAD_CODE.format(value=item.strip(),
-                                                                       key=flag))
+                raise UsageError(msg.CONFIG_BAD_CODE.format(value=item, key=flag)
+                                 + _did_you_mean(item))
             out.append(code)
     return tuple(out)
+
+
+def _did_you_mean(word: str) -> str:
+    """"; did you mean CT301?": the codes and names closest to a mistyped one."""
+    text = word.strip()
+    close = (difflib.get_close_matches(text.upper(), CODES, n=3, cutoff=0.75)
+             + difflib.get_close_matches(text.lower(), BY_NAME, n=2))
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 def _print(report: Report, args: argparse.Namespace, stream: TextIO) -> None:

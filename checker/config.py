@@ -16,6 +16,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from ..diagnostics import messages as msg
+from ..diagnostics.codes import CODES
 from ..diagnostics.diagnostic import Diagnostic, Severity, Span
 from ..diagnostics.messages import Message
 from .selection import Selection, always_reported, normalize_pattern
@@ -231,6 +232,10 @@ def _severity(key: str, value: Any, locate: _Locator, diags: list[Diagnostic]) -
             choices = ", ".join(f'"{s}"' for s in _SEVERITIES)
             diags.append(locate.error(msg.CONFIG_BAD_VALUE, key, value_text=pattern,
                                       key=f"{key}.{pattern}", problem=f"must be one of {choices}"))
+        elif code in CODES and always_reported(code):  # a prefix (CT9) may cover other codes
+            diags.append(locate.error(msg.CONFIG_BAD_VALUE, key, value_text=pattern,
+                                      key=f"{key}.{pattern}",
+                                      problem=f"cannot change {code}: it is always an error"))
         else:
             out.append((code, _SEVERITIES[level.lower()]))
     # Most specific first, so `{CT = "warning", CT301 = "error"}` keeps CT301 an error.

@@ -78,6 +78,8 @@ def iter_files(paths: list[str], resolver: ConfigResolver) -> Iterator[str | Dia
     for path in paths:
         if os.path.isdir(path):
             if resolver.overrides.force_exclude and _excluded(path, resolver):
+                # as for a folder without Python files: nothing checked is worth a warning
+                yield msg.NO_PYTHON_FILES.at(Span(path, 1, 0, 1, 0), path=path)
                 continue
             empty = True
             for found in _walk(path, resolver):

@@ -25,7 +25,7 @@ def default_jobs(files: int) -> int:
     return max(1, min(cpus or 1, files // MIN_FILES_PER_JOB))
 
 
-def check_all(check: CheckFile, tasks: Sequence[tuple[str, Config]], root: str,
+def check_all(check: CheckFile, tasks: Sequence[tuple[str, Config]], root: str | None,
               jobs: int) -> list[FileResult]:
     """`check(path, config, index)` for every task, in order, on `jobs` processes."""
     if jobs <= 1 or len(tasks) < 2:
@@ -40,7 +40,7 @@ def check_all(check: CheckFile, tasks: Sequence[tuple[str, Config]], root: str,
         return list(pool.map(_run, tasks, chunksize=chunk))
 
 
-def _init(check: CheckFile, root: str) -> None:
+def _init(check: CheckFile, root: str | None) -> None:
     global _worker
     _worker = (check, ProjectIndex(root))
 

@@ -138,8 +138,10 @@ def k(z: Mut[Tensor[f32, (128,)]]) -> None:
        (for example `ct.arange` instead of a list comprehension)."""),
     _c("CT103", "unknown-name", "A name that is not defined for kernels",
        """Kernels may use their parameters, local variables, `cutile` operations, `@ct.function`
-       helpers and module-level names bound once to a literal (they become compile-time
-       constants). Other globals (objects, arrays, names assigned more than once) are not
+       helpers and module-level names bound once to a constant expression: numbers, strings,
+       tuples, `math.inf`/`np.pi`, `float("-inf")`, earlier such names and arithmetic on them
+       (`NEG_INF = -math.inf`, `BLOCK = 1 << 7`); they become compile-time constants. Other
+       globals (objects, arrays, names assigned more than once, in a loop or an `if`) are not
        visible to kernels: pass them as parameters."""),
     _c("CT104", "non-kernel-call", "A call to a function that cannot run on the GPU",
        """Kernels can only call `cutile` operations, `@ct.function` helpers and `range`.
@@ -354,7 +356,8 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
        """The partition's tile shape must match the `Mut` parameter's static shape (and rank)."""),
     _c("CT402", "grid-mismatch", "Mut outputs that need different grids",
        """The launch grid is the partition grid (`ceil(shape / tile)` per axis). Every `Mut`
-       argument of one launch must give the same grid."""),
+       argument of one launch must give the same grid; trailing 1s do not count, at any rank
+       ((4, 1) and (4,) agree, as (2, 3, 5, 1) and (2, 3, 5) do)."""),
     _c("CT403", "mut-rank", "A Mut partition of rank above 5",
        """`Mut` partitions have rank 1 to 5. A launch grid has three axes: a partition of rank
        4 or 5 folds its axes 2 and up into the grid's third, row-major."""),
@@ -482,7 +485,8 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
     ]),
 ]
 
-CODES: dict[str, Code] = {c.code: c for c in _ALL}
+# In numeric order (codes.md, --explain, SARIF rules), whatever order the entries above are in.
+CODES: dict[str, Code] = {c.code: c for c in sorted(_ALL, key=lambda c: c.code)}
 BY_NAME: dict[str, Code] = {c.name: c for c in _ALL}
 
 

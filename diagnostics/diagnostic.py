@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -131,9 +132,17 @@ def _frame(span: Span, source_lines: list[str] | None) -> list[str]:
         return []
     text = source_lines[span.line - 1].rstrip("\n")
     end = span.end_col if span.end_line == span.line else len(text)
-    width = max(1, end - span.col)
+    width = max(1, sum(map(_columns, text[span.col:end])))
     gutter = str(span.line)
     pad = " " * len(gutter)
-    # Keep tabs under tabs so the carets line up however the terminal expands them.
-    lead = "".join(c if c == "\t" else " " for c in text[:span.col])
+    # Keep tabs under tabs so the carets line up however the terminal expands them; a wide
+    # character (CJK, emoji) takes two columns of a terminal, a combining mark none.
+    lead = "".join(c if c == "\t" else " " * _columns(c) for c in text[:span.col])
     return [f"{pad} |", f"{gutter} | {text}", f"{pad} | {lead}{'^' * width}"]
+
+
+def _columns(char: str) -> int:
+    """The terminal columns one character takes (what ruff's unicode-width measures)."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1

@@ -46,7 +46,8 @@ UNKNOWN_NAME = Message("CT103", "name '{name}' is not defined in this kernel")
 NON_CONSTANT_GLOBAL = Message(
     "CT103",
     "global '{name}' is not a compile-time constant; kernels only see module-level names "
-    "bound once to a literal (pass it as a parameter)",
+    "bound once to a constant expression (numbers, strings, tuples, math.inf and arithmetic "
+    "on them); pass other values as parameters",
 )
 NON_KERNEL_CALL = Message(
     "CT104", "'{name}' cannot be called in a kernel: only cutile operations and @ct.function "
@@ -112,6 +113,11 @@ CONST_DTYPE_AS_VALUE = Message("CT210", "'{name}' is a dtype, not a number")
 BAD_OPERAND = Message("CT211", "{op} does not accept {what}")
 TENSOR_AS_TILE = Message("CT211", "{what} is a tensor in global memory, not a tile; load it first "
                          "(e.g. ct.load_tile_like({name}, z) or {name}.load_tile(shape, index))")
+SCATTER_INTO_MUT = Message("CT211", "ct.scatter cannot write the Mut tensor '{name}': it writes "
+                           "shared tensors in @ct.kernel(unsafe=True) only; a block writes its "
+                           "slab in whole tiles ({name}.store(tile), or ct.where to pick the "
+                           "elements of a tile first), and adds at data-dependent places go "
+                           "through an Acc (acc.add_at(indices, values))")
 CONDITION_TYPE = Message("CT211", "the condition of '{stmt}' must be a scalar bool, got {got}")
 TYPE_CHANGES_LOOP = Message("CT212", "'{name}' changes type inside the loop: {before} before, "
                             "{after} at the end of the body")
@@ -191,11 +197,14 @@ PARENT_IN_TILES_LOOP = Message("CT409", "'{name}' cannot be used inside 'for {sl
 PERSISTENT_WITHOUT_LOOP = Message("CT410", "the argument for '{name}' is partitioned with blocks= "
                                   "(each block owns several slabs), but {kernel} reaches only "
                                   "each block's first slab of it, so the others would stay "
-                                  "unwritten; visit every slab with 'for {name}t in "
+                                  "unwritten; visit every slab with 'for slab in "
                                   "{name}.tiles()' or drop blocks=")
 PER_BLOCK_ACCESS = "here the kernel reaches one slab of '{name}' per block"
 TILES_LOOP_TARGET = Message("CT113", "'for ... in {name}.tiles()' binds one name, the slab "
-                            "(for {name}t in {name}.tiles()), not {what}")
+                            "(for slab in {name}.tiles()), not {what}")
+ZIPPED_TILES_TARGET = Message("CT113", "a loop over zip() of {count} tiles() walks binds one "
+                              "name per slab (for a_slab, b_slab in zip(a.tiles(), "
+                              "b.tiles())), not {what}")
 
 # CT5xx: the tileiras toolchain.
 TOOLCHAIN_MISSING = Message("CT501", "tileiras was not found ({searched}); install the CUDA "
@@ -352,6 +361,13 @@ ALIASED_ACC = Message("CT302", "'{name}' is passed to {kernel} both as Acc param
                       "as parameter '{other}'; an Acc argument must not share storage with "
                       "another argument")
 ACC_ARGUMENT_HERE = "'{name}' is passed here as Acc parameter '{param}'"
+# CT302 for two different values that share elements (a view and its base, overlapping views)
+OVERLAPPING_MUT = Message("CT302", "'{name}', passed to {kernel} as parameter '{other}', overlaps "
+                          "'{mut_name}', passed as Mut parameter '{mut}'; a Mut argument must "
+                          "not share storage with another argument")
+OVERLAPPING_ACC = Message("CT302", "'{name}', passed to {kernel} as parameter '{other}', overlaps "
+                          "'{mut_name}', passed as Acc parameter '{mut}'; an Acc argument must "
+                          "not share storage with another argument")
 # Host views (docs/design.md §3, views.py): view arguments and region leases.
 BAD_VIEW = Message("CT406", "view: {detail}")
 REGION_READ = Message("CT303", "'{name}' overlaps a region that a pending launch of {kernel} "

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic, Span
+from .constants import ConstValue, constant_value
 
 PACKAGE = "cutile"
 # Levels of blocks and expressions one module may nest (each `elif` is one more level, as in
@@ -31,7 +32,6 @@ PACKAGE = "cutile"
 # Python's default recursion limit even below a deep caller (pytest, an editor's thread), and
 # no hand-written code comes near it.
 MAX_NESTING = 200
-ConstValue = int | float | bool | str | tuple["ConstValue", ...]
 
 
 @dataclass
@@ -193,7 +193,7 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
             line = err.lineno or 1
             col = max(0, (err.offset or 1) - 1)
             span = Span(path, line, col, line, col + 1)
-            return msg.SYNTAX_ERROR.at(span, detail=err.msg or "cannot parse")
+            return msg.SYNTAX_ERROR.at(span, detail=_syntax_detail(err))
         except ValueError as err:  # null characters, lone surrogates
             return _unparsable_text(source, path, err)
         except (RecursionError, MemoryError):
@@ -206,6 +206,23 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
             return too_deep
         _scan_top_level(info)
     return info
+
+
+def _syntax_detail(err: SyntaxError) -> str:
+    """Python's reason, without its own "invalid syntax" (the message already says it): the
+    text it stopped at instead, and its hint ("Perhaps you forgot a comma?") if it has one."""
+    reason = err.msg or ""
+    if not reason.startswith("invalid syntax"):
+        return reason or "cannot parse"
+    hint = reason[len("invalid syntax"):].lstrip(". ")
+    if hint:
+        return hint[0].lower() + hint[1:]
+    if err.text is None:
+        return "Python cannot parse the code here"
+    start, end = (err.offset or 1) - 1, (err.end_offset or 0) - 1
+    same_line = err.end_lineno in (None, err.lineno)
+    found = err.text[start:end if same_line and end > start else start + 1].strip()
+    return f"unexpected '{found}'" if found else "unexpected end of line"
 
 
 def _unparsable_text(source: str, path: str, err: Exception) -> Diagnostic:
@@ -396,9 +413,9 @@ def _scan_top_level(info: ModuleInfo) -> None:
                 for name in target_names(tgt):
                     bump(name)
                 if isinstance(tgt, ast.Name) and stmt.value is not None:
-                    lit = literal_value(stmt.value)
-                    if lit is not None:
-                        literal[tgt.id] = lit
+                    value = constant_value(stmt.value, literal, info.qualified)
+                    if value is not None:
+                        literal[tgt.id] = value
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bump(stmt.name)
             if not isinstance(stmt, ast.ClassDef):

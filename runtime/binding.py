@@ -11,17 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..compiler.dsl.markers import as_dtype
 from ..compiler.frontend.params import KernelSignature
 from ..compiler.launch import ArgFacts, LaunchContract, contract_for
 from ..compiler.launch.contract import At, launch_consts
-from ..compiler.launch.facts import partition_grid
+from ..compiler.launch.facts import literal_facts, partition_grid
 from ..compiler.specialization import MutFacts, ParamFacts, Specialization, tensor_facts
 from ..diagnostics.diagnostic import Span
 from ..diagnostics.errors import error_for
 from .ownership import State, move_facts
 from .partition import Partition
-from .sites import Site, argument_span, argument_text
+from .sites import Site, argument_label, argument_span, keyword_span
 from .tensor import Tensor, byte_extent
 
 
@@ -50,10 +49,10 @@ class SiteLocator:
         return argument_span(self.site, at)
 
     def keyword(self, key: str) -> Span:
-        return argument_span(self.site, key)
+        return keyword_span(self.site, key)
 
     def text(self, at: At, fallback: str) -> str:
-        return argument_text(self.site, at, fallback)
+        return argument_label(self.site, at, fallback)
 
 
 class Binder:
@@ -129,22 +128,19 @@ def _plain_facts(v: Any) -> ArgFacts:
 
     from .ops import DeviceOp
 
-    if isinstance(v, (bool, np.bool_)):
-        return ArgFacts("bool", value=bool(v))
-    if isinstance(v, (int, np.integer)):
-        return ArgFacts("int", value=int(v))
-    if isinstance(v, (float, np.floating)):
-        return ArgFacts("float", value=float(v))
+    if isinstance(v, np.bool_):  # NumPy scalars count as the Python ones
+        return literal_facts(bool(v))
+    if isinstance(v, np.integer):
+        return literal_facts(int(v))
+    if isinstance(v, np.floating):
+        return literal_facts(float(v))
     if isinstance(v, DeviceOp):
         return ArgFacts("op")
     if isinstance(v, tuple):  # NumPy ints in a grid= tuple are ints
         return ArgFacts("tuple", value=tuple(
             int(x) if isinstance(x, np.integer) else bool(x) if isinstance(x, np.bool_) else x
             for x in v))
-    dtype = as_dtype(v)
-    if dtype is not None:
-        return ArgFacts("dtype", value=dtype)
-    return ArgFacts("other", text=f"{type(v).__name__} {v!r}")
+    return literal_facts(v)
 
 
 def _moved(v: Tensor | Partition, site: Site | None) -> Any:

@@ -9,17 +9,25 @@ for a persistent partition (`blocks=`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..compiler.dsl.orders import TileOrder
 from ..compiler.dtypes import DType
-from ..compiler.launch.tiles import grid_problem, partition_tile_problem
+from ..compiler.launch.tiles import (
+    Problem,
+    as_tile,
+    blocks_problem,
+    grid_problem,
+    partition_tile_problem,
+    tile_kind_problem,
+    tile_rank_problem,
+)
 from ..compiler.tiling import Tiling
 from ..diagnostics import messages as msg
 from ..diagnostics.errors import LaunchError
 from .errors import launch_error
 from .ownership import Owned, State, check_usable
-from .sites import Site, caller_site, receiver_name
+from .sites import Site, argument_span, caller_site, receiver_name
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -111,15 +119,21 @@ class Partition(Owned):
 
 def make_partition(t: Tensor, tile_shape: tuple[int, ...] | int, order: TileOrder,
                    blocks: int | None, site: Site) -> Partition:
-    if isinstance(tile_shape, int):
-        tile: tuple[int, ...] = (tile_shape,)
-    elif isinstance(tile_shape, tuple | list):
-        tile = tuple(tile_shape)
-    else:  # None, a float, a string: not a shape (iterating it would be a TypeError)
-        raise _bad(f"the tile shape must be an int or a tuple of ints, not {tile_shape!r}", site)
+    given = as_tile(tile_shape)
+    if given is None:  # None, a float, a string: not a shape (iterating it would be a TypeError)
+        raise _arg_error(tile_kind_problem(tile_shape), site, 0, "tile_shape")
+    tile = cast(tuple[int, ...], given)  # checked next: positive ints
     _validate(t, tile, order, blocks, site)
     inner = t._moved_copy("by .partition()", site)
     return Partition(inner, tile, order, blocks)
+
+
+def _arg_error(problem: Problem, site: Site, index: int, key: str) -> LaunchError:
+    """A problem of one argument of `t.partition(...)` (positional `index` or keyword `key`),
+    at that argument, where the checker reports it."""
+    call = site.call()
+    at: int | str = index if call is not None and len(call.args) > index else key
+    return launch_error(problem[0], argument_span(site, at), **problem[1])
 
 
 def _bad(detail: str, site: Site) -> LaunchError:
@@ -129,21 +143,20 @@ def _bad(detail: str, site: Site) -> LaunchError:
 def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | None,
               site: Site) -> None:
     rank = len(t._shape)
-    # the checker's rule too (compiler/launch/tiles.py); here every extent must be known
-    problem = partition_tile_problem(tile, unknown_ok=False)
+    # the checker's rules too (compiler/launch/tiles.py), at the tile shape as the checker
+    # reports them; here every extent must be known
+    problem = partition_tile_problem(tile, unknown_ok=False) or tile_rank_problem(
+        tile, t._shape, receiver_name(site, "the tensor"))
     if problem is not None:
-        raise launch_error(problem[0], site, **problem[1])
-    if len(tile) != rank:
-        raise _bad(f"tile shape {tile} has rank {len(tile)} but the tensor "
-                   f"{receiver_name(site, 'the tensor')} has shape {t._shape}", site)
+        raise _arg_error(problem, site, 0, "tile_shape")
     if not isinstance(order, TileOrder):
         raise _bad(f"order must be ct.row_major, ct.col_major or ct.grouped(n), not {order!r}",
                    site)
     if order.kind == "grouped" and rank < 2:
         raise _bad("ct.grouped(n) orders tiles of a rank-2 or rank-3 partition", site)
-    if blocks is not None and (isinstance(blocks, bool) or not isinstance(blocks, int)
-                               or blocks < 1):
-        raise _bad(f"blocks must be a positive int, not {blocks!r}", site)
+    problem = blocks_problem(blocks)
+    if problem is not None:
+        raise _arg_error(problem, site, 2, "blocks")
     if any(s == 0 and n > 1 for s, n in zip(t._strides, t._shape, strict=True)):
         # a broadcast import (stride 0): its elements share memory, so no block owns one
         raise _bad(f"the tensor has a stride 0 (strides {t._strides}, shape {t._shape}): its "

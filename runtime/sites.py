@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
 
+from ..compiler.launch.facts import argument_name
 from ..diagnostics.diagnostic import Span
 
 
@@ -203,6 +204,7 @@ class CallText:
     receiver: str | None
     args: tuple[tuple[str, Span], ...]
     keywords: dict[str, tuple[str, Span]]
+    names: dict[str, Span]  # the `k` of each `k=v`
 
 
 def _call_text(site: Site) -> CallText | None:
@@ -226,7 +228,8 @@ def _call_text(site: Site) -> CallText | None:
         receiver = ast.get_source_segment(text, call.func.value)
     args = tuple(seg(a) for a in call.args)
     keywords = {k.arg: seg(k.value) for k in call.keywords if k.arg is not None}
-    return CallText(receiver, args, keywords)
+    names = {k.arg: _name_span(span, text, k) for k in call.keywords if k.arg is not None}
+    return CallText(receiver, args, keywords, names)
 
 
 def _char_col(lines: list[str], line: int, byte_col: int) -> int:
@@ -244,7 +247,13 @@ def _slice(lines: list[str], span: Span) -> str:
     return "".join([first, *middle, last])
 
 
-def _sub_span(outer: Span, text: str, node: ast.expr) -> Span:
+def _name_span(outer: Span, text: str, keyword: ast.keyword) -> Span:
+    """The `k` of `k=v` (the checker's span for launch errors about a keyword)."""
+    whole = _sub_span(outer, text, keyword)
+    return Span(whole.path, whole.line, whole.col, whole.line, whole.col + len(keyword.arg or ""))
+
+
+def _sub_span(outer: Span, text: str, node: ast.expr | ast.keyword) -> Span:
     # Positions in the parsed snippet count from the call's first character (line 1).
     snippet = text.splitlines(keepends=True)
 
@@ -271,6 +280,26 @@ def argument_text(site: Site | None, index: int | str, fallback: str) -> str:
     if isinstance(index, int):
         return call.args[index][0] if index < len(call.args) else fallback
     return call.keywords[index][0] if index in call.keywords else fallback
+
+
+def argument_label(site: Site | None, index: int | str, fallback: str) -> str:
+    """How launch messages name an argument (`argument_name`, as the checker names it: `z` for
+    `z.partition((128,))`)."""
+    text = argument_text(site, index, fallback)
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):  # text that is no expression on its own: as written
+        return text
+    source = text.strip()
+    return argument_name(tree.body, lambda node: ast.get_source_segment(source, node) or source)
+
+
+def keyword_span(site: Site, key: str) -> Span:
+    """The name of the keyword argument `key` at a call site, else the call."""
+    call = site.call()
+    if call is not None and key in call.names:
+        return call.names[key]
+    return site.span()
 
 
 def argument_span(site: Site, index: int | str) -> Span:

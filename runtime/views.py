@@ -38,7 +38,7 @@ from ..diagnostics.errors import CutileError, error_for
 from .errors import launch_error
 from .handle import Region, TensorHandle, region_of
 from .layout import contiguous_strides, is_contiguous, resolve_shape
-from .sites import Site, argument_span, argument_text
+from .sites import Site, argument_label, argument_span
 
 if TYPE_CHECKING:
     from .ops import LaunchOp
@@ -194,7 +194,7 @@ def check_launch(values: list[Any], muts: tuple[int, ...], tensors: tuple[int, .
             at = where.get(i, i)
             action = "read by another launch" if not writes else "passed to an Acc parameter" \
                 if isinstance(values[i], TensorHandle) else "passed to a Mut parameter"
-            raise region_error(conflict, argument_text(site, at, "the argument"), action,
+            raise region_error(conflict, argument_label(site, at, "the argument"), action,
                                argument_span(site, at))
     return taken
 

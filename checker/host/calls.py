@@ -12,6 +12,7 @@ from ...compiler.frontend.params import KernelSignature, ParamSpec
 from ...compiler.hostapi import HANDLE_ATTRIBUTES
 from ...compiler.launch import ArgFacts, contract_for, moved_diagnostic
 from ...compiler.launch.contract import At
+from ...compiler.launch.facts import argument_name
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from .context import Ctx, LaunchFrame
@@ -228,17 +229,9 @@ def _launch_args(ctx: Ctx, st: State, call: ast.Call, frame: LaunchFrame
 
 
 def root_name(ctx: Ctx, expr: ast.expr) -> str:
-    """The variable an argument comes from (`z` for `z.partition((128,))`), else its text."""
-    node = expr
-    while True:
-        if isinstance(node, ast.Name):
-            return node.id
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            node = node.func.value
-        elif isinstance(node, ast.Attribute):
-            node = node.value
-        else:
-            return ctx.text(expr)
+    """The variable an argument comes from (`z` for `z.partition((128,))`), else its text (as
+    the runtime names it: `argument_name`)."""
+    return argument_name(expr, ctx.text)
 
 
 def _result(value: Value) -> Value:

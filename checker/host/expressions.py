@@ -23,6 +23,7 @@ from .values import (
     UNKNOWN,
     DTypeVal,
     IntVal,
+    LiteralVal,
     ModuleVal,
     Moved,
     OpVal,
@@ -42,7 +43,7 @@ _READS = (ast.Compare, ast.BoolOp, ast.JoinedStr, ast.FormattedValue, ast.UnaryO
 
 
 def constant(ctx: Ctx, st: State, expr: ast.Constant) -> Value:
-    return IntVal(expr.value) if type(expr.value) is int else UNKNOWN
+    return IntVal(expr.value) if type(expr.value) is int else LiteralVal(expr.value)
 
 
 def named(ctx: Ctx, st: State, expr: ast.NamedExpr) -> Value:
@@ -238,6 +239,8 @@ def _fold_int(ctx: Ctx, st: State, expr: ast.BinOp | ast.UnaryOp) -> Value | Non
         if not isinstance(expr.op, ast.USub):
             return None
         inner = ctx.evaluate(st, expr.operand)
+        if isinstance(inner, LiteralVal) and type(inner.value) is float:  # -2.5
+            return LiteralVal(-inner.value)
         return IntVal(-inner.value) if isinstance(inner, IntVal) else UNKNOWN
     fn = _INT_OPS.get(type(expr.op))
     if fn is None:

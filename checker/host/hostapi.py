@@ -10,7 +10,15 @@ from ...compiler.hostapi import Effect
 from ...compiler.hostapi.shapes import shape_problem
 from ...compiler.launch import partition_tile_problem
 from ...compiler.launch.regions import Layout
-from ...compiler.launch.tiles import grid_problem, launch_grid
+from ...compiler.launch.tiles import (
+    Problem,
+    as_tile,
+    blocks_problem,
+    grid_problem,
+    launch_grid,
+    tile_kind_problem,
+    tile_rank_problem,
+)
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic
 from ...reader.source import literal_value
@@ -24,6 +32,7 @@ from .values import (
     UNKNOWN,
     DTypeVal,
     IntVal,
+    LiteralVal,
     Moved,
     PartitionVal,
     Shape,
@@ -95,7 +104,8 @@ def partition(ctx: Ctx, st: State, use: HostCall) -> Value:
         return UNKNOWN
     tile = shape_of(args["tile_shape"][0]) if "tile_shape" in args else None
     order = _order(ctx, args["order"][1]) if "order" in args else "ct.row_major"
-    problem = _bad_partition(ctx, args, tile) or _bad_grid(ctx, call, args, t.shape, tile, order)
+    problem = _bad_partition(ctx, args, t.shape, name) or _bad_grid(ctx, call, args, t.shape,
+                                                                     tile, order)
     if problem is not None:
         ctx.report(problem)
         return UNKNOWN
@@ -146,22 +156,47 @@ def unpartition(ctx: Ctx, st: State, use: HostCall) -> Value:
                      p.meta)
 
 
-def _bad_partition(ctx: Ctx, args: Bound,
-                   tile: Shape | None) -> Diagnostic | None:
-    """The contract's tile-shape rule (CT403 rank, CT408 extents, CT208 powers of two), then
-    CT408 for literal block counts or groups below 1."""
-    if tile is not None:
-        problem = partition_tile_problem(tile)
+def _bad_partition(ctx: Ctx, args: Bound, shape: Shape | None,
+                   name: str) -> Diagnostic | None:
+    """The runtime's rules for the arguments (compiler/launch/tiles.py), at the argument:
+    the tile shape's kind, rank and extents (CT403, CT408), then `blocks=` and the order."""
+    checks: list[tuple[Problem | None, ast.expr]] = []
+    if "tile_shape" in args:
+        value, expr = args["tile_shape"]
+        checks.append((_tile_problem(value, shape, name), expr))
+    if "blocks" in args:
+        value, expr = args["blocks"]
+        checks.append((blocks_problem(_literal(value)), expr))
+    for problem, where in checks:
         if problem is not None:
-            message, fields = problem
-            return Diagnostic(message.code, message.format(**fields),
-                              ctx.span(args["tile_shape"][1]))
-    blocks = args.get("blocks")
-    if blocks is not None and isinstance(blocks[0], IntVal) and blocks[0].value < 1:
-        return msg.BAD_PARTITION.at(
-            ctx.span(blocks[1]), detail=f"blocks must be a positive integer, got {blocks[0].value}")
+            return Diagnostic(problem[0].code, problem[0].format(**problem[1]), ctx.span(where))
     order = args.get("order")
     return None if order is None else _bad_order(ctx, order[1])
+
+
+def _tile_problem(value: Value, shape: Shape | None, name: str) -> Problem | None:
+    """What the runtime says of this tile shape, as far as the analysis knows it."""
+    if isinstance(value, LiteralVal) and as_tile(value.value) is None:
+        return tile_kind_problem(value.value)
+    items = _tile_items(value)
+    if items is None:
+        return None
+    return partition_tile_problem(items) or (
+        tile_rank_problem(items, shape, name) if shape is not None else None)
+
+
+def _tile_items(value: Value) -> tuple[object, ...] | None:
+    """A tile shape's entries (None where unknown; literals as written: `(1.5,)`)."""
+    if isinstance(value, (IntVal, LiteralVal)):
+        return as_tile(value.value)
+    if isinstance(value, TupleVal):
+        return tuple(_literal(v) for v in value.items)
+    return None
+
+
+def _literal(value: Value) -> object:
+    """The Python value of an int or a literal; None when the analysis does not know it."""
+    return value.value if isinstance(value, (IntVal, LiteralVal)) else None
 
 
 def _bad_order(ctx: Ctx, expr: ast.expr) -> Diagnostic | None:

@@ -12,7 +12,7 @@ from typing import cast
 
 from ...compiler.launch import ArgFacts
 from ...compiler.launch.contract import At
-from ...compiler.launch.facts import fmt_shape, partition_grid
+from ...compiler.launch.facts import fmt_shape, literal_facts, partition_grid
 from ...compiler.launch.moves import kernel_label
 from ...compiler.launch.regions import Box
 from ...compiler.launch.tiles import launch_grid
@@ -20,6 +20,7 @@ from ...diagnostics.diagnostic import Span
 from .values import (
     DTypeVal,
     IntVal,
+    LiteralVal,
     OpVal,
     PartitionVal,
     Shape,
@@ -81,10 +82,12 @@ def facts(value: Value) -> ArgFacts:
                         region=_region(value), strides=_strides(value))
     if isinstance(value, IntVal):
         return ArgFacts("int", value=value.value)
+    if isinstance(value, LiteralVal):
+        return literal_facts(value.value)
     if isinstance(value, DTypeVal):
         return ArgFacts("dtype", value=value.dtype)
     if isinstance(value, TupleVal):
-        items = tuple(v.value for v in value.items if isinstance(v, IntVal))
+        items = tuple(v.value for v in value.items if isinstance(v, (IntVal, LiteralVal)))
         return ArgFacts("tuple", value=items if len(items) == len(value.items) else None)
     if isinstance(value, OpVal):
         return ArgFacts("op")

@@ -11,7 +11,7 @@ from ...compiler.frontend.params import read_signature
 from ...diagnostics.diagnostic import Diagnostic
 from ...reader.decode import UndecodableSource, read_source
 from ...reader.source import PACKAGE, ModuleInfo, parse_module
-from .values import IntVal, KernelVal, ModuleVal, Value
+from .values import IntVal, KernelVal, LiteralVal, ModuleVal, Value
 
 _MAX_REEXPORT_DEPTH = 8
 
@@ -19,8 +19,11 @@ _MAX_REEXPORT_DEPTH = 8
 class ProjectIndex:
     """Finds and caches the modules of a project.
 
-    `root` is the project root (where absolute imports start besides the importing file's own
-    directory); `sources` overrides file contents, e.g. unsaved editor buffers.
+    Absolute imports resolve, whatever the working directory, from the importing file's own
+    directory, the folder above its top package (walking up while folders have `__init__.py`),
+    the nearest folder above it with a pyproject.toml (and its `src/`), and `root` (and its
+    `src/`) when given (e.g. the folder of a `--config` file). `sources` overrides file
+    contents, e.g. unsaved editor buffers.
     """
 
     def __init__(self, root: str | os.PathLike[str] | None = None,
@@ -29,6 +32,7 @@ class ProjectIndex:
         self.sources = {str(Path(p).resolve()): s for p, s in (sources or {}).items()}
         self._infos: dict[Path, ModuleInfo | None] = {}
         self._kernels: dict[Path, dict[str, KernelVal]] = {}
+        self._bases: dict[Path, list[Path]] = {}
 
     def module_info(self, path: Path) -> ModuleInfo | None:
         path = path.resolve()
@@ -55,7 +59,7 @@ class ProjectIndex:
                 base = base.parent
             bases = [base]
         else:
-            bases = [here] + ([self.root, self.root / "src"] if self.root else [])
+            bases = self.absolute_bases(here)
         parts = module.split(".") if module else []
         for base in bases:
             target = base.joinpath(*parts)
@@ -64,6 +68,17 @@ class ProjectIndex:
                 if candidate is not None and (candidate.is_file() or self._buffered(candidate)):
                     return candidate.resolve()
         return None
+
+    def absolute_bases(self, here: Path) -> list[Path]:
+        """Where `import a.b` starts for a file in the folder `here` (see the class doc)."""
+        if here not in self._bases:
+            bases = [here, _package_parent(here)]
+            project = _project_dir(here)
+            for root in (project, self.root):
+                if root is not None:
+                    bases += [root, root / "src"]
+            self._bases[here] = list(dict.fromkeys(bases))
+        return self._bases[here]
 
     def _buffered(self, path: Path) -> bool:
         """A file given as text (an editor buffer), whatever is on disk."""
@@ -87,8 +102,9 @@ class ProjectIndex:
 
     def module_globals(self, info: ModuleInfo) -> dict[str, Value]:
         """What host code of `info` sees at module level: kernels, project modules, constants."""
-        out: dict[str, Value] = {n: IntVal(v) for n, v in info.constants.items()
-                                 if isinstance(v, int) and not isinstance(v, bool)}
+        out: dict[str, Value] = {n: IntVal(v) if type(v) is int else LiteralVal(v)
+                                 for n, v in info.constants.items()
+                                 if isinstance(v, (int, float, str))}  # bools are ints
         out.update(self._imports(info, 0))
         out.update(local_kernels(info))
         return out
@@ -150,6 +166,21 @@ def local_kernels(info: ModuleInfo) -> dict[str, KernelVal]:
         sig, diags = read_signature(info, fn)
         out[fn.name] = KernelVal(fn.name, None if diags else sig)
     return out
+
+
+def _package_parent(here: Path) -> Path:
+    """The folder above the top package holding `here` (`here` itself outside a package)."""
+    while (here / "__init__.py").is_file() and here.parent != here:
+        here = here.parent
+    return here
+
+
+def _project_dir(here: Path) -> Path | None:
+    """The nearest folder at or above `here` with a pyproject.toml."""
+    for folder in (here, *here.parents):
+        if (folder / "pyproject.toml").is_file():
+            return folder
+    return None
 
 
 def _top_level_imports(info: ModuleInfo) -> list[ast.Import | ast.ImportFrom]:

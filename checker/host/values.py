@@ -32,6 +32,14 @@ class IntVal:
 
 
 @dataclass(frozen=True)
+class LiteralVal:
+    """Any other literal (`2.5`, `True`, `"f32"`, `None`): launches judge it as the runtime
+    judges the value (`literal_facts`), e.g. `K=2.5` for a `Const[int]`."""
+
+    value: object
+
+
+@dataclass(frozen=True)
 class DTypeVal:
     dtype: DType
 
@@ -111,8 +119,8 @@ class ModuleVal:
     path: str
 
 
-Value = (Unknown | IntVal | DTypeVal | TupleVal | TensorVal | PartitionVal | OpVal | KernelVal
-         | ModuleVal)
+Value = (Unknown | IntVal | LiteralVal | DTypeVal | TupleVal | TensorVal | PartitionVal | OpVal
+         | KernelVal | ModuleVal)
 Owned = TensorVal | PartitionVal
 
 

@@ -25,7 +25,7 @@ from ..types import (
     num_elements,
 )
 from .ranges import Ranges
-from .values import FValue, Poisoned, Reject, TupleVal, Unknown, const_of
+from .values import FValue, Poisoned, Reject, TupleVal, Unknown, const_of, has_unknown
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,8 @@ class Builder:
 
     def const(self, arg: Arg, what: str) -> ConstVal:
         v = self.known(arg)
+        if has_unknown(v):
+            raise Poisoned
         c = const_of(v)
         if c is None:
             self.fail(msg.NOT_CONSTANT, arg.span, what=what)

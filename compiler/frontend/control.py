@@ -31,6 +31,7 @@ from ..types import (
     ConstType,
     PartitionType,
     SlabType,
+    SymInt,
     TensorType,
     TileType,
     Type,
@@ -54,13 +55,15 @@ from .values import (
     Unknown,
     const_of,
     const_value,
+    symbolic_choice,
 )
 
 # The carried flag of a loop a kernel may return from: a keyword, so no variable has its name.
 RETURN_FLAG = "return"
 FLAG = TileType(BOOL, ())
 
-Header = tuple[Value, Value, Value, str | None]  # lb, ub, step, the tiles loop's tensor
+# lb, ub, step, and a tiles loop's Mut parameters (one, or several walked together by zip)
+Header = tuple[Value, Value, Value, tuple[str, ...] | None]
 
 
 @dataclass
@@ -78,7 +81,8 @@ def run_body(scope: Scope, stmts: Sequence[ast.stmt]) -> None:
         if scope.terminated or scope.returned:
             return  # dead code after break/continue/return never runs
         if isinstance(stmt, ast.For) and not (_is_range(stmt.iter, scope) or
-                                              _is_tiles(stmt.iter)):
+                                              _is_tiles(stmt.iter) or
+                                              zipped_tiles(stmt.iter, scope)):
             _reject_loop_else(scope, stmt)
             run_body(scope, [*unrolled(scope, stmt), *stmts[i + 1:]])
             return
@@ -240,6 +244,13 @@ def _join(scope: Scope, name: str, values: list[Binding | None],
     if all(isinstance(v, Value) and v.is_const for v in values) and len(
             {repr(v.const) for v in values if isinstance(v, Value)}) == 1:
         return values[0]  # type: ignore[return-value]
+    if symbolic and len(values) == 2:  # numbers known once the Consts are: `BN = 64 if ...`
+        assert isinstance(cond, Value) and isinstance(cond.const, SymInt)
+        x, y = values
+        assert isinstance(x, (Value, TupleVal)) and isinstance(y, (Value, TupleVal))
+        chosen = symbolic_choice(cond.const, x, y, cond.span)
+        if chosen is not None:
+            return chosen
     if symbolic:
         same = [v for v in values if isinstance(v, Value) and isinstance(v.type, TileType)]
         if len(same) == len(values) and len({t.type for t in same}) == 1:
@@ -329,10 +340,24 @@ def _is_tiles(it: ast.expr) -> TypeGuard[ast.Call]:
         it.func.attr == "tiles"
 
 
+def zipped_tiles(it: ast.expr, scope: Scope) -> list[ast.Call]:
+    """The `z.tiles()` calls of `zip(a.tiles(), b.tiles(), ...)` (else none): Mut parameters
+    whose slabs a persistent kernel walks together, the same tile of each."""
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip"
+            and "zip" not in scope.env and "zip" not in scope.ctx.info.functions and
+            len(it.args) >= 2 and all(kw.arg == "strict" for kw in it.keywords)):
+        return []
+    calls = [a for a in it.args if _is_tiles(a) and not a.args]
+    return calls if len(calls) == len(it.args) else []
+
+
 def loop_header(scope: Scope, node: ast.For) -> Header:
     it = node.iter
     if _is_tiles(it) and not it.args:
         return tiles_header(scope, it)
+    zipped = zipped_tiles(it, scope)
+    if zipped:
+        return _zipped_header(scope, zipped, scope.span(it))
     b = scope.b
     if not _is_range(it, scope):
         b.fail(msg.UNSUPPORTED_LOOP, scope.span(it), what=f"'{scope.ctx.info.code(it)}'")
@@ -398,7 +423,24 @@ def tiles_header(scope: Scope, it: ast.Call) -> Header:
     span = scope.span(it)
     lb, step = b.emit("tiles_start_step", [z], [SCALAR_I32] * 2, span).results
     ub = b.emit1("tile_count", [z], SCALAR_I32, span)
-    return lb, ub, step, z.name or "z"
+    return lb, ub, step, (z.name or "z",)
+
+
+def _zipped_header(scope: Scope, calls: list[ast.Call], span: Span) -> Header:
+    """`zip(a.tiles(), b.tiles())`: the first one's walk; the launch gives every Mut
+    parameter the same tile grid (CT402), so its tile numbers name one slab of each."""
+    lb, ub, step, first = tiles_header(scope, calls[0])
+    assert first is not None
+    owners = list(first)
+    for call in calls[1:]:
+        assert isinstance(call.func, ast.Attribute)
+        z = tensor(scope.b, scope.arg(call.func.value), "tiles", mutable=True)
+        name = z.name or "z"
+        if name in owners:
+            scope.b.fail(msg.BAD_OPERAND, span, op="zip()",
+                         what=f"the slabs of '{name}' twice (one walk per Mut parameter)")
+        owners.append(name)
+    return lb, ub, step, tuple(owners)
 
 
 def loop(scope: Scope, body: Sequence[ast.stmt], header: Header | None, span: Span,
@@ -476,9 +518,10 @@ def _loop_body(scope: Scope, body: Sequence[ast.stmt], header: Header | None,
         _continue(scope, ctx, span_end(scope, body, ctx.span))
 
 
-def _bind_target(scope: Scope, target: ast.expr, iv: Value, owner: str | None) -> None:
-    if owner is not None:
-        _bind_tiles_target(scope, target, iv, owner)
+def _bind_target(scope: Scope, target: ast.expr, iv: Value,
+                 owners: tuple[str, ...] | None) -> None:
+    if owners is not None:
+        _bind_tiles_target(scope, target, iv, owners)
         return
     if not isinstance(target, ast.Name):
         scope.record(Reject(_bad_target(scope, target)))
@@ -491,25 +534,44 @@ def _bind_target(scope: Scope, target: ast.expr, iv: Value, owner: str | None) -
     scope.env[target.id] = iv
 
 
-def _bind_tiles_target(scope: Scope, target: ast.expr, iv: Value, owner: str) -> None:
-    """`zt` of `for zt in z.tiles()`: the slab at this iteration's tile (z names none)."""
-    z = scope.env.get(owner)
-    assert isinstance(z, Value) and isinstance(z.type, TensorType)
-    if not isinstance(target, ast.Name):
-        scope.record(Reject(msg.TILES_LOOP_TARGET.at(
-            scope.span(target), name=owner, what=f"'{scope.ctx.info.code(target)}'")))
+def _bind_tiles_target(scope: Scope, target: ast.expr, iv: Value,
+                       owners: tuple[str, ...]) -> None:
+    """`zt` of `for zt in z.tiles()` (the slab at this iteration's tile; z names none), or
+    `at, bt` of `for at, bt in zip(a.tiles(), b.tiles())`: the slab of each at that tile."""
+    names = _tiles_targets(target, len(owners))
+    if names is None:
+        what = f"'{scope.ctx.info.code(target)}'"
+        message = msg.TILES_LOOP_TARGET.at(scope.span(target), name=owners[0], what=what) \
+            if len(owners) == 1 else msg.ZIPPED_TILES_TARGET.at(
+                scope.span(target), count=len(owners), what=what)
+        scope.record(Reject(message))
         for name in target_names(target):
             scope.env[name] = UNKNOWN
         return
-    coords = scope.b.emit("tile_coords", [z, iv], [SCALAR_I32] * z.type.rank, iv.span)
-    slab = SlabVal(SlabType(z.type, owner), scope.span(target), target.id, base=z,
-                   index=tuple(coords.results))
-    try:
-        assign(scope, target, slab)
-    except Reject as err:
-        scope.record(err)
-        scope.env[target.id] = UNKNOWN
-    scope.env[owner] = SlabParent("inside its tiles loop", target.id)
+    first = scope.env.get(owners[0])
+    assert isinstance(first, Value) and isinstance(first.type, TensorType)
+    coords = scope.b.emit("tile_coords", [first, iv], [SCALAR_I32] * first.type.rank, iv.span)
+    for owner, (name, node) in zip(owners, names, strict=True):
+        z = scope.env.get(owner)
+        assert isinstance(z, Value) and isinstance(z.type, TensorType)
+        slab = SlabVal(SlabType(z.type, owner), scope.span(node), name, base=z,
+                       index=tuple(coords.results))
+        try:
+            assign(scope, node, slab)
+        except Reject as err:
+            scope.record(err)
+            scope.env[name] = UNKNOWN
+        scope.env[owner] = SlabParent("inside its tiles loop", name)
+
+
+def _tiles_targets(target: ast.expr, count: int) -> list[tuple[str, ast.expr]] | None:
+    """The names a tiles loop binds: one per walked Mut parameter (None: another form)."""
+    if count == 1:
+        return [(target.id, target)] if isinstance(target, ast.Name) else None
+    if not isinstance(target, ast.Tuple) or len(target.elts) != count or \
+            not all(isinstance(e, ast.Name) for e in target.elts):
+        return None
+    return [(e.id, e) for e in target.elts if isinstance(e, ast.Name)]
 
 
 def _exit_unless(scope: Scope, cond: Value, ctx: LoopCtx, values: list[Value] | None = None

@@ -10,13 +10,13 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
-import math
 from typing import NoReturn
 
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Span
+from ...reader.constants import MATH_CONSTANTS, float_of_text
 from ...reader.source import ModuleInfo
-from ..dtypes import BOOL
+from ..dtypes import BOOL, F32, I32, DType
 from ..dtypes import BY_NAME as DTYPES
 from ..ir import Value
 from ..ops import FUNCTIONS, METHODS, bind
@@ -50,6 +50,7 @@ from .values import (
     const_value,
     literal_fvalue,
     none_value,
+    symbolic_choice,
 )
 
 BINARY_OPS: dict[type[ast.operator], str] = {
@@ -258,6 +259,8 @@ def compare(scope: Scope, node: ast.Compare, span: Span) -> FValue:
 
 def subscript(scope: Scope, node: ast.Subscript, span: Span) -> FValue:
     base = scope.expr(node.value)
+    if isinstance(base, Unknown):  # not known here (a helper's parameter at edit time)
+        raise Poisoned
     index_node = node.slice
     if isinstance(base, Value) and isinstance(base.type, TileType):
         return tile_subscript(scope, base, node, span)
@@ -317,6 +320,9 @@ def if_exp(scope: Scope, node: ast.IfExp, span: Span) -> FValue:
     body, orelse = scope.arg(node.body), scope.arg(node.orelse)
     if isinstance(cond, SymInt):  # a Const not yet specialized: either side may be taken
         x, y = b.known(body), b.known(orelse)
+        chosen = symbolic_choice(cond, x, y, span)
+        if chosen is not None:
+            return chosen
         if isinstance(x, Value) and isinstance(y, Value) and x.type == y.type:
             return x
         raise Poisoned
@@ -371,7 +377,7 @@ def _call_function(scope: Scope, func: ast.Name, node: ast.Call, span: Span) -> 
     if target is not None and not target.is_kernel:
         args, kwargs = call_args(scope, node)
         return inline(scope, target, args, kwargs, span)
-    number = _float_of_text(node) if func.id == "float" and target is None else None
+    number = float_of_text(node) if func.id == "float" and target is None else None
     if number is not None:
         return const_value(span, number)
     if target is None and func.id not in info.assigned_globals and \
@@ -393,19 +399,6 @@ def _cutile_twin(info: ModuleInfo, func: ast.expr) -> str:
     return ""
 
 
-def _float_of_text(node: ast.Call) -> float | None:
-    """`float("-inf")`, `float("nan")`, `float("1e-6")`: the float literal (Triton's habit)."""
-    if len(node.args) != 1 or node.keywords:
-        return None
-    arg = node.args[0]
-    if not isinstance(arg, ast.Constant) or not isinstance(arg.value, str):
-        return None
-    try:
-        return float(arg.value)
-    except ValueError:
-        return None
-
-
 def call_op(scope: Scope, resolved: str, node: ast.Call, span: Span) -> FValue:
     spec = FUNCTIONS.get(resolved)
     if spec is None:
@@ -423,6 +416,11 @@ def call_method(scope: Scope, func: ast.Attribute, node: ast.Call, span: Span) -
     base = b.known(receiver)
     method = func.attr
     kind = "tuple" if isinstance(base, TupleVal) else _receiver(base.type)
+    if kind == "constant" and method == "astype" and isinstance(base, Value) and \
+            isinstance(base.type, ConstType) and base.type.kind in ("int", "float", "bool"):
+        # `y.shape[1].astype(f32)`: the number as a scalar tile of its own dtype, converted
+        receiver = Arg(b.materialize(base, _number_dtype(base), receiver.span), receiver.span)
+        kind = "tile"
     spec = METHODS.get((kind, method))
     if spec is None and kind == "acc" and ("tensor", method) in METHODS and method != "store":
         acc_read(b, receiver, method, span)
@@ -434,6 +432,12 @@ def call_method(scope: Scope, func: ast.Attribute, node: ast.Call, span: Span) -
     return spec.rule(b, bound)
 
 
+def _number_dtype(v: Value) -> DType:
+    """The dtype a compile-time number has on its own (a Const float: f32)."""
+    assert isinstance(v.type, ConstType)
+    return {"float": F32, "bool": BOOL}.get(v.type.kind, I32)
+
+
 def _no_method(scope: Scope, func: ast.Attribute, kind: str, span: Span) -> NoReturn:
     method = func.attr
     available = sorted(n for (k, n) in METHODS if k == kind)
@@ -442,12 +446,6 @@ def _no_method(scope: Scope, func: ast.Attribute, kind: str, span: Span) -> NoRe
         scope.b.fail(msg.UNSUPPORTED_LOOP, span, what="z.tiles() outside a for loop")
     scope.b.fail(msg.UNKNOWN_METHOD, scope.ctx.info.attr_span(func),
                  kind=_upper(_kind_from_receiver(kind)), name=method, hint=hint)
-
-
-# `math` and NumPy constants are float literals in kernels (`padding=-math.inf`, `-np.inf`).
-MATH_CONSTANTS = {f"{module}.{name}": float(getattr(math, name))
-                  for module in ("math", "numpy") for name in ("inf", "nan", "pi", "e")}
-MATH_CONSTANTS["math.tau"] = math.tau
 
 
 def math_constant(info: ModuleInfo, node: ast.expr) -> float | None:

@@ -21,9 +21,8 @@ def per_block_access(info: ModuleInfo, body: list[ast.stmt],
 
     def visit(node: ast.AST, looping: frozenset[str]) -> None:
         if isinstance(node, ast.For):
-            owner = _tiles_owner(node.iter)
             visit(node.iter, looping)
-            inner = looping | {owner} if owner in muts else looping
+            inner = looping | (_tiles_owners(node.iter) & muts)
             for stmt in [*node.body, *node.orelse]:
                 visit(stmt, inner)
             return
@@ -38,11 +37,14 @@ def per_block_access(info: ModuleInfo, body: list[ast.stmt],
     return found
 
 
-def _tiles_owner(it: ast.expr) -> str | None:
+def _tiles_owners(it: ast.expr) -> set[str]:
+    """The Mut names a loop walks the slabs of: `z.tiles()`, or `zip(a.tiles(), b.tiles())`."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip":
+        return {name for arg in it.args for name in _tiles_owners(arg)}
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
             it.func.attr == "tiles" and isinstance(it.func.value, ast.Name):
-        return it.func.value.id
-    return None
+        return {it.func.value.id}
+    return set()
 
 
 def _accessed(node: ast.AST) -> str | None:

@@ -81,7 +81,7 @@ def _enumerated(scope: Scope, it: ast.Call) -> list[FValue]:
         assert isinstance(c, int)
         start = c
     return [TupleVal((const_value(scope.span(it), start + i), item))
-            for i, item in enumerate(_tuple_items(scope, it.args[0]))]
+            for i, item in enumerate(_items(scope, it.args[0]))]
 
 
 def _zipped(scope: Scope, it: ast.Call) -> list[FValue]:
@@ -90,7 +90,7 @@ def _zipped(scope: Scope, it: ast.Call) -> list[FValue]:
     if not it.args or len(strict) != len(it.keywords):
         scope.b.fail(msg.BAD_OPERAND, scope.span(it), op="zip()",
                      what="these arguments (it takes tuples and strict=)")
-    seqs = [_tuple_items(scope, a) for a in it.args]
+    seqs = [_items(scope, a) for a in it.args]  # tuples, or zip/enumerate of them
     if strict and const_of(scope.b.known(scope.arg(strict[0]))) is True and \
             len({len(items) for items in seqs}) > 1:
         scope.b.fail(msg.BAD_OPERAND, scope.span(it), op="zip(strict=True)",
@@ -100,6 +100,12 @@ def _zipped(scope: Scope, it: ast.Call) -> list[FValue]:
 
 def _tuple_items(scope: Scope, node: ast.expr) -> list[FValue]:
     """The items of a tuple value; anything else is CT113 (a tile is told its ways)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr == "tiles":  # a run-time walk, not a tuple of known length
+        scope.b.fail(msg.UNSUPPORTED_LOOP, scope.span(node),
+                     what=f"'{scope.ctx.info.code(node)}' inside enumerate() or zip() with "
+                          "tuples (zip() takes tiles() walks only together: "
+                          "zip(a.tiles(), b.tiles()))")
     v = scope.expr(node)
     if isinstance(v, Unknown):
         raise Poisoned

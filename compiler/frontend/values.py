@@ -111,3 +111,27 @@ def literal_fvalue(value: object, span: Span) -> FValue:
 def none_value(span: Span) -> Value:
     """The value of a call made for its effect (store, printf)."""
     return const_value(span, None, "none")
+
+
+def symbolic_choice(cond: SymInt, x: FValue, y: FValue, span: Span) -> FValue | None:
+    """`x if cond else y` for a condition known only at specialization: numbers of one kind
+    (or tuples of them, item by item) become a number known then; None for anything else."""
+    if isinstance(x, TupleVal) and isinstance(y, TupleVal) and len(x.items) == len(y.items):
+        items = [symbolic_choice(cond, a, b, span) for a, b in zip(x.items, y.items, strict=True)]
+        return None if any(i is None for i in items) else \
+            TupleVal(tuple(i for i in items if i is not None))
+    if not (isinstance(x, Value) and isinstance(y, Value) and isinstance(x.type, ConstType)
+            and isinstance(y.type, ConstType) and x.type.kind == y.type.kind
+            and x.type.kind in ("int", "float", "bool")):
+        return None
+    if repr(x.const) == repr(y.const):
+        return x
+    return const_value(span, SymInt(f"({x.const} if {cond} else {y.const})"), x.type.kind)
+
+
+def has_unknown(v: FValue) -> bool:
+    """Whether v is UNKNOWN or a tuple holding it (an earlier rejection, or a value known only
+    at specialization): using it reports nothing more."""
+    if isinstance(v, TupleVal):
+        return any(has_unknown(i) for i in v.items)
+    return isinstance(v, Unknown)

@@ -137,16 +137,23 @@ class LaunchContract:
                 if (j == i or other is None or j in verdict.involved or _moved_before(other)
                         or not args_overlap(mut, other)):
                     continue
-                mat, oat = verdict.where[i], verdict.where[j]
-                assert mat is not None and oat is not None
-                p, q = self.params[i], self.params[j]
-                here = msg.ACC_ARGUMENT_HERE if is_acc else msg.MUT_ARGUMENT_HERE
-                note = Note(here.format(name=loc.text(mat, p.name), param=p.name), loc.arg(mat))
-                verdict.diags.append(self._diag(
-                    msg.ALIASED_ACC if is_acc else msg.ALIASED_MUT, loc.arg(oat), (note,),
-                    name=loc.text(oat, q.name), mut=p.name, other=q.name))
+                verdict.diags.append(self._alias_diag(verdict, i, j, loc))
                 verdict.involved |= {i, j}
                 break
+
+    def _alias_diag(self, verdict: Verdict, i: int, j: int, loc: Locator) -> Diagnostic:
+        """CT302 for argument `j` sharing elements with the Mut (Acc) argument `i`."""
+        mut, other = verdict.args[i], verdict.args[j]
+        mat, oat = verdict.where[i], verdict.where[j]
+        assert mut is not None and other is not None and mat is not None and oat is not None
+        p, q = self.params[i], self.params[j]
+        is_acc = p.kind == "acc"
+        here = msg.ACC_ARGUMENT_HERE if is_acc else msg.MUT_ARGUMENT_HERE
+        mut_name, name = loc.text(mat, p.name), loc.text(oat, q.name)
+        note = Note(here.format(name=mut_name, param=p.name), loc.arg(mat))
+        same = name == mut_name and (mut.extent, mut.region) == (other.extent, other.region)
+        return self._diag(_aliasing_message(is_acc, same), loc.arg(oat), (note,), name=name,
+                          mut=p.name, other=q.name, mut_name=mut_name)
 
     def _moved(self, verdict: Verdict, loc: Locator, skip: set[int]) -> None:
         """CT301/CT306 for arguments whose values were moved before the call."""
@@ -431,6 +438,14 @@ def _grid_value(grid_arg: ArgFacts) -> tuple[int, int, int] | None:
         g = (*value, 1, 1)
         return (g[0], g[1], g[2])
     return None
+
+
+def _aliasing_message(is_acc: bool, same: bool) -> msg.Message:
+    """CT302's wording: one value passed twice (`same`: one name, the same elements), or two
+    values that overlap (a view and its base, two views), only one of them the Mut (Acc)."""
+    if same:
+        return msg.ALIASED_ACC if is_acc else msg.ALIASED_MUT
+    return msg.OVERLAPPING_ACC if is_acc else msg.OVERLAPPING_MUT
 
 
 def _moved_before(arg: ArgFacts) -> bool:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import ast
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Literal
 
 from ...diagnostics.diagnostic import Span
+from ..dsl.markers import as_dtype
 from ..dtypes import DType
 
 Dim = int | None  # a known extent, or None when it is not known
@@ -55,6 +57,38 @@ class ArgFacts:
     strides: tuple[int, ...] | None = None  # a tensor's (a partition's tensor's) strides
 
 
+def literal_facts(value: object) -> ArgFacts:
+    """A plain Python value as a launch sees it (bool before int: True is no int here; a dtype
+    or a dtype's name such as "f32"; anything else in words): the runtime's plain arguments and
+    the checker's literals alike, so both judge `K=2.5` or `K="2"` the same way."""
+    if isinstance(value, bool):
+        return ArgFacts("bool", value=value)
+    if isinstance(value, int):
+        return ArgFacts("int", value=int(value))
+    if isinstance(value, float):
+        return ArgFacts("float", value=float(value))
+    dtype = as_dtype(value)
+    if dtype is not None:
+        return ArgFacts("dtype", value=dtype)
+    return ArgFacts("other", text=f"{type(value).__name__} {value!r}")
+
+
+# methods that hand the same elements on whole under a new handle: an argument `z.partition(t)`
+# is named `z` in launch messages
+_HANDING_ON = frozenset({"partition", "unpartition"})
+
+
+def argument_name(expr: ast.expr, text: Callable[[ast.expr], str]) -> str:
+    """How launch messages name an argument, on both sides alike: what a chain of
+    `.partition(...)` / `.unpartition()` starts from (`z` for `z.partition((128,))`,
+    `t[0:4]` for `t[0:4].partition((4, 4))`), as `text` gives an expression's source."""
+    node = expr
+    while (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+           and node.func.attr in _HANDING_ON):
+        node = node.func.value
+    return node.id if isinstance(node, ast.Name) else text(node)
+
+
 def describe_kind(facts: ArgFacts) -> str | None:
     """What an argument is, in words; None when unknown (the rule stays silent)."""
     kind = facts.kind
@@ -101,11 +135,21 @@ def partition_grid(slab_grid: tuple[int, ...], launch: tuple[int, int, int], ord
                    blocks: int | None) -> tuple[tuple[int, ...], str]:
     """A partition's `ArgFacts.grid` and `grid_text`: two Mut arguments agree when both their
     launch grids (which block runs) and their tile grids (which tile it owns) agree. `order`
-    as its repr shows it (`ct.row_major`, `ct.grouped(8)`)."""
-    padded = (*slab_grid, 1, 1, 1)[:max(3, len(slab_grid))]
+    as its repr shows it (`ct.row_major`, `ct.grouped(8)`). Tile grids compare with trailing
+    1s dropped, at every rank: (2, 3, 5, 1) and (2, 3, 5) launch the same blocks on the same
+    tiles, as (4, 1) and (4,) do."""
+    core = _drop_trailing_ones(slab_grid)
+    padded = (*core, 1, 1, 1)[:max(3, len(core))]
     text = str(padded)
     if blocks is not None:
         text += f" with blocks={blocks}"
     elif order != "ct.row_major":
         text += f" in {order} order"
     return (*launch, *padded), text
+
+
+def _drop_trailing_ones(grid: tuple[int, ...]) -> tuple[int, ...]:
+    end = len(grid)
+    while end > 0 and grid[end - 1] == 1:
+        end -= 1
+    return grid[:end]

@@ -32,6 +32,39 @@ def partition_tile_problem(tile: tuple[Dim, ...] | tuple[object, ...],
     return None
 
 
+def as_tile(tile_shape: object) -> tuple[object, ...] | None:
+    """`t.partition(tile_shape)`'s tile as a tuple (an int is one axis); None when it is not
+    an int or a sequence of ints' kind at all (`tile_kind_problem` says so)."""
+    if isinstance(tile_shape, int):
+        return (tile_shape,)
+    if isinstance(tile_shape, tuple | list):
+        return tuple(tile_shape)
+    return None
+
+
+def tile_kind_problem(tile_shape: object) -> Problem:
+    """CT408 for a tile shape that is no int and no tuple (None, a float, a string)."""
+    return msg.BAD_PARTITION, {
+        "detail": f"the tile shape must be an int or a tuple of ints, not {tile_shape!r}"}
+
+
+def tile_rank_problem(tile: tuple[object, ...], shape: tuple[object, ...],
+                      name: str) -> Problem | None:
+    """CT408 for a tile shape whose rank is not the tensor's (`name` as the call shows it)."""
+    if len(tile) == len(shape):
+        return None
+    return msg.BAD_PARTITION, {"detail": f"tile shape {_show(tile)} has rank {len(tile)} but the "
+                               f"tensor {name} has shape {_show(shape)}"}
+
+
+def blocks_problem(blocks: object) -> Problem | None:
+    """CT408 for a `blocks=` that is not a positive int (None: not persistent)."""
+    if blocks is None or (isinstance(blocks, int) and not isinstance(blocks, bool)
+                          and blocks >= 1):
+        return None
+    return msg.BAD_PARTITION, {"detail": f"blocks must be a positive int, not {blocks!r}"}
+
+
 def _show(tile: tuple[object, ...]) -> str:
     parts = ["?" if d is None else repr(d) for d in tile]
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"

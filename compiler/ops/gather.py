@@ -17,7 +17,7 @@ from ..dtypes import BOOL, I32
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal, none_value
 from ..ir import Value
-from ..types import ConstType, Shape, TensorType, TileType, describe, fmt_shape
+from ..types import ConstType, Shape, SlabType, TensorType, TileType, describe, fmt_shape
 from .defs import ir_op
 from .indices import index_values
 from .memory import tensor
@@ -110,6 +110,10 @@ def _load_at(b: Builder, c: Call) -> FValue:
           "writes `values` at index tiles of `y` (unsafe kernels; outside elements dropped)",
           "memory", returns="None")
 def _scatter(b: Builder, c: Call) -> FValue:
+    target = b.known(c["y"])
+    if isinstance(target, Value) and isinstance(target.type, (TensorType, SlabType)) and (
+            isinstance(target.type, SlabType) or target.type.mutable):
+        b.fail(msg.SCATTER_INTO_MUT, c["y"].span, name=target.name or "z")
     if not b.unsafe:
         b.fail(msg.UNSAFE_ONLY, c.span, what="ct.scatter (it may race between blocks)")
     y = tensor(b, c["y"], "scatter", mutable=False)

@@ -160,7 +160,7 @@ def _store(b: Builder, c: Call) -> FValue:
     name = _shown(c["self"], z)
     if _given(b, c["index"]):
         return _store_in_slab(b, c, z, idx, name)
-    whole = _whole_slab(b, c.span, z, "z.store(t)", "store(t, index)", name)
+    whole = _whole_slab(b, c.span, z, f"{name}.store(t)", "store(t, index)", name)
     value = b.tile_or_const(c["tile"], "store")
     if isinstance(value.type, TileType):
         _check_store(b, c, value.type, z.type, name, whole)
@@ -195,7 +195,8 @@ def _store_in_slab(b: Builder, c: Call, z: Value, idx: list[Value], name: str) -
         b.fail(msg.STORE_INDEXED_TYPE, c["tile"].span, got=f"{t.dtype} {fmt_shape(t.shape)}",
                name=name, rank=z.type.rank, dtype=z.type.dtype, hint=hint)
     inner = index_values(b, c["index"], z.type.rank, "the store index")
-    if _covers(t.shape, z.type.shape) and not _origin(b.known(c["index"])):
+    if _covers(t.shape, z.type.shape) and not _origin(b.known(c["index"])) and \
+            not _always_zero(b, inner):
         b.fail(msg.FOREIGN_TILE_INDEX, c["index"].span, name=name,
                why=f"the tile covers the whole slab {fmt_shape(z.type.shape)}, so only the "
                f"origin is inside it: write {name}.store(tile)")
@@ -209,6 +210,13 @@ def _origin(index: FValue) -> bool:
     items = index.items if isinstance(index, TupleVal) else (index,)
     return all(isinstance(i, Value) and i.is_const and i.const == 0
                and not isinstance(i.const, bool) for i in items)
+
+
+def _always_zero(b: Builder, index: list[Value]) -> bool:
+    """Whether every index value is 0 on every path (`g` of `for g in range(G)` with G = 1:
+    a kernel written for any G stores its one tile at the origin)."""
+    reached = [b.ranges.reached(v, b.blocks) for v in index]
+    return all(r is not None and r.lo == r.hi == 0 for r in reached)
 
 
 def _covers(tile: Shape, slab: Shape) -> bool:
@@ -301,7 +309,7 @@ def _load_mut(b: Builder, c: Call) -> FValue:
         check_tile_index(b, inner, c["index"], shape, None)
         return b.emit1("slab_load", [z, z, *idx, *inner], TileType(z.type.dtype, shape),
                        c.span, shape=shape, **attrs)
-    whole = _whole_slab(b, c.span, z, "z.load()", "load(shape, index)", name)
+    whole = _whole_slab(b, c.span, z, f"{name}.load()", "load(shape, index)", name)
     if whole == z.type.shape:  # the slab is one tile: its own partition view
         return b.emit1("load", [z, *idx], TileType(z.type.dtype, whole), c.span, shape=whole,
                        **attrs)
@@ -311,14 +319,19 @@ def _load_mut(b: Builder, c: Call) -> FValue:
 def slab_attr(b: Builder, arg: Arg, attr: str, span: Span) -> FValue:
     """`z.shape` (the slab's extents; dynamic ones clipped at the tensor's edge, as i32) and
     `z.tile_shape` (rounded up to powers of two) of a Mut slab."""
-    z, idx = mut_target(b, arg, attr)
+    v = b.known(arg)  # static facts need no slab: a persistent kernel may read them anywhere
+    z = v.base if isinstance(v, SlabVal) and v.base is not None else \
+        tensor(b, arg, attr, mutable=True)
     assert isinstance(z.type, TensorType)
     if attr == "tile_shape":
-        shape = _whole_slab(b, span, z, "z.tile_shape", "load(shape, index)", _shown(arg, z))
+        name = _shown(arg, z)
+        shape = _whole_slab(b, span, z, f"{name}.tile_shape", "load(shape, index)", name)
         return TupleVal(tuple(const_value(span, d) for d in shape))
     items: list[FValue] = []
+    idx: list[Value] | None = None
     for axis, d in enumerate(z.type.shape):
-        if isinstance(d, int) and d < 0:
+        if isinstance(d, int) and d < 0:  # this block's slab's extent: its coordinates
+            idx = idx or mut_target(b, arg, attr)[1]
             items.append(b.emit1("slab_extent", [z, *idx], SCALAR_I32, span, axis=axis))
         else:
             items.append(const_value(span, d))

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from checker_fixtures import BAD_SIGNATURE, CLEAN, SYNTAX_ERROR, Runner, write
 
+from cutile.checker.analyze import analyze_source
+from cutile.diagnostics.codes import CODES
 from cutile.reader import decode
 
 CT107_LINE = ("k.py:6:39: CT107 [error] kernel parameter 'x' needs an annotation such as "
@@ -109,9 +111,19 @@ def test_select_and_ignore(cli: Runner, tmp_path: Path) -> None:
 
 
 def test_unknown_code_on_the_command_line_is_a_usage_error(cli: Runner) -> None:
+    """A mistyped flag is not a configuration error (CT901): a usage error with the closest
+    codes; an empty list would select nothing, silently."""
     result = cli("--select", "CT77")
     assert result.code == 2
-    assert "CT901 'CT77' in '--select' is not a cutile code" in result.err
+    assert result.err.startswith("cutile-check: error: 'CT77' in '--select' is not a cutile code")
+    assert "CT901" not in result.err
+    typo = cli("--ignore", "CT3010,use-after-mov")
+    assert typo.code == 2 and typo.err.rstrip().endswith("did you mean CT301?")
+    assert cli("--ignore", "use-after-mov").err.rstrip().endswith("did you mean use-after-move?")
+    for flag in ("--select", "--extend-select", "--ignore"):
+        empty = cli(flag, " , ")
+        assert (empty.code, empty.err) == (
+            2, f"cutile-check: error: {flag} needs a code, code prefix or code name (e.g. CT3)\n")
 
 
 def test_unknown_option_is_a_usage_error(cli: Runner) -> None:
@@ -136,9 +148,28 @@ def test_explain_prints_the_registry_entry(cli: Runner) -> None:
 
 
 def test_explain_unknown_code(cli: Runner) -> None:
-    result = cli("--explain", "CT777")
-    assert result.code == 2
-    assert "unknown code 'CT777'" in result.err
+    """A usage error (not CT901) naming the closest codes, not a dump of all of them."""
+    result = cli("--explain", "CT000")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == ("cutile-check: error: --explain: 'CT000' is not a cutile code, code "
+                          "prefix or code name; did you mean CT100?\n")
+    far = cli("--explain", "nothing-like-it")
+    assert far.code == 2 and far.err.endswith("('--explain CT' lists every code)\n")
+
+
+def test_explain_a_prefix_lists_its_codes(cli: Runner) -> None:
+    result = cli("--explain", "ct41")
+    assert result.code == 0
+    assert [line.split()[:2] for line in result.out.splitlines()] == [
+        ["CT410", "persistent-without-loop"], ["CT411", "loop-step"], ["CT412", "too-large"]]
+    every = cli("--explain", "CT").out.splitlines()
+    assert [line.split()[0] for line in every] == sorted(CODES)
+
+
+def test_codes_are_in_numeric_order() -> None:
+    """The registry lists CT412 before CT411 (entries are grouped by topic): --explain, the
+    SARIF rules and docs/codes.md follow CODES, which is sorted."""
+    assert list(CODES) == sorted(CODES)
 
 
 def test_version(cli: Runner) -> None:
@@ -150,6 +181,17 @@ def test_version(cli: Runner) -> None:
 def test_stdin_with_filename(cli: Runner) -> None:
     result = cli("-", "--stdin-filename", "k.py", "-q", stdin=BAD_SIGNATURE)
     assert (result.code, result.out) == (1, CT107_LINE + "\n")
+
+
+def test_stdin_filename_alone_reads_standard_input(cli: Runner, tmp_path: Path) -> None:
+    """As ruff: --stdin-filename without a path reads standard input (it used to check the
+    working directory and ignore the flag); with other paths it is a usage error."""
+    write(tmp_path, {"other.py": BAD_SIGNATURE.replace("fill", "other")})
+    result = cli("--stdin-filename", "k.py", "-q", stdin=BAD_SIGNATURE)
+    assert (result.code, result.out) == (1, CT107_LINE + "\n")
+    mixed = cli("--stdin-filename", "k.py", "other.py", stdin=BAD_SIGNATURE)
+    assert (mixed.code, mixed.out) == (2, "")
+    assert "--stdin-filename" in mixed.err and "cannot be combined with other paths" in mixed.err
 
 
 def test_stdin_without_filename_is_named_dash(cli: Runner) -> None:
@@ -262,3 +304,86 @@ def test_python_dash_m_reads_stdin(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert proc.stdout.startswith(
         "::error file=k.py,line=6,col=39,endLine=6,endColumn=40,title=CT107::kernel parameter")
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
+    """`cutile-check | head -0`: the pipe is closed before the findings are written; the
+    checker stops quietly (as ruff), with no BrokenPipeError traceback on stderr."""
+    write(tmp_path, {"k.py": BAD_SIGNATURE})
+    proc = subprocess.Popen([sys.executable, "-m", "cutile.checker", "."], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before anything is printed
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1
+    assert b"Traceback" not in err and b"Broken" not in err, err
+
+
+# app.py has a safe fix (CT301), k.py a finding without one (CT107): every mode has findings
+# left or something to fix, so each would exit 1 without --exit-zero.
+SYNCED = """\
+import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
+    z.store(ct.load_tile_like(x, z))
+
+
+x = ct.ones((1024,), f32)
+z = ct.zeros((1024,), f32).partition((128,))
+add(z, x).sync()
+print(z)
+"""
+EXIT_ZERO_MODES = [
+    [], ["--statistics"], ["--fix"], ["--fix", "--unsafe-fixes"], ["--diff"],
+    ["--diff", "--fix"], ["--diff", "--unsafe-fixes"], ["--fix", "--statistics"], ["-q"],
+    *(["--output-format", fmt] for fmt in ("full", "json", "github", "sarif")),
+    ["--fix", "--output-format", "json"], ["-", "--stdin-filename", "app.py"],
+    ["-", "--diff"], ["-", "--fix"], ["--stdin-filename", "app.py", "--fix"],
+]
+
+
+@pytest.mark.parametrize("flags", EXIT_ZERO_MODES, ids=" ".join)
+def test_exit_zero_wins_in_every_mode(cli: Runner, tmp_path: Path, flags: list[str]) -> None:
+    """As ruff: --exit-zero turns every status but 2 into 0 (--diff used to exit 1)."""
+    stdin = SYNCED + BAD_SIGNATURE.replace("import cutile as ct\n", "").replace(
+        "from cutile import Mut, Tensor, f32\n", "")
+    paths = [] if "-" in flags or "--stdin-filename" in flags else ["app.py", "k.py"]
+    write(tmp_path, {"app.py": SYNCED, "k.py": BAD_SIGNATURE})
+    assert cli(*flags, *paths, stdin=stdin).code == 1
+    write(tmp_path, {"app.py": SYNCED, "k.py": BAD_SIGNATURE})
+    assert cli("--exit-zero", *flags, *paths, stdin=stdin).code == 0
+    # a configuration error is never hidden
+    write(tmp_path, {"app.py": SYNCED, "k.py": BAD_SIGNATURE,
+                     "pyproject.toml": "[tool.cutile-check]\nnope = 1\n"})
+    assert cli("--exit-zero", *flags, *paths, stdin=stdin).code == 2
+    (tmp_path / "pyproject.toml").unlink()
+
+
+@pytest.mark.parametrize("value", ["-3", "0", "two"])
+def test_jobs_must_be_a_positive_number(cli: Runner, tmp_path: Path, value: str) -> None:
+    write(tmp_path, {"k.py": CLEAN})
+    result = cli("--jobs", value, "k.py")
+    assert result.code == 2 and "argument --jobs:" in result.err
+    assert cli("--jobs", "2", "k.py").code == 0
+
+
+@pytest.mark.parametrize(("source", "detail"), [
+    ("def f(:\n", "unexpected ':'"),
+    ("a = 1 2\n", "unexpected '2'"),
+    ("x = 1 +\n", "unexpected end of line"),
+    ("else:\n", "unexpected 'else'"),
+    ("x = [a b]\n", "perhaps you forgot a comma?"),
+    ("if x\n    pass\n", "expected ':'"),
+])
+def test_syntax_error_says_what_python_stopped_at(source: str, detail: str) -> None:
+    """Python's bare "invalid syntax" used to be repeated after CT100's own words."""
+    [diag] = analyze_source(source, "s.py")
+    assert (diag.code, diag.message) == ("CT100", f"invalid syntax: {detail}")
+
+
+def test_syntax_error_from_the_cli(cli: Runner, tmp_path: Path) -> None:
+    write(tmp_path, {"s.py": SYNTAX_ERROR})
+    assert cli("-q", "s.py").out == "s.py:1:12: CT100 [error] invalid syntax: unexpected ':'\n"

@@ -163,8 +163,16 @@ def test_a_named_folder_that_matches_an_exclude_is_checked(cli: Runner, tmp_path
     assert [ln.split(":")[0] for ln in lines(named.out)] == [
         os.path.join("build", "b.py"), os.path.join("gen", "deep", "d.py"),
         os.path.join("gen", "g.py")]
-    forced = cli("--force-exclude", "build", "gen", os.path.join("gen", "deep"))
-    assert (forced.code, forced.out) == (0, "All checks passed (0 files checked).\n")
+    # a named folder that --force-exclude skips is a CT905 warning, as an empty one is
+    deep = os.path.join("gen", "deep")
+    forced = cli("--force-exclude", "build", "gen", deep)
+    assert forced.code == 0
+    assert lines(forced.out) == [
+        f"{p}:1:1: CT905 [warning] no Python files found under {p}" for p in ("build", "gen", deep)
+    ] + ["Found 3 findings in 0 files checked: 3 warnings."]
+    # a named file is skipped quietly: pre-commit names every staged file
+    quiet = cli("--force-exclude", os.path.join("build", "b.py"))
+    assert (quiet.code, quiet.out) == (0, "All checks passed (0 files checked).\n")
 
 
 def test_excluded_entry_matches_the_entry_not_its_parents(tmp_path: Path) -> None:
@@ -183,6 +191,24 @@ def test_severity_override_turns_errors_into_warnings(cli: Runner, tmp_path: Pat
     assert result.code == 0  # warnings are shown but do not fail the run
     assert result.out.startswith("k.py:6:39: warning[CT107]")
     assert result.out.endswith("Found 1 finding in 1 file checked: 1 warning.\n")
+
+
+def test_a_severity_for_an_always_error_code_is_ct901(cli: Runner, tmp_path: Path) -> None:
+    """CT901, CT904, CT907 and CT999 stay errors: a severity for one of them by its code used
+    to be ignored silently; a prefix (CT9) still applies to the other codes it covers."""
+    write(tmp_path, {"pyproject.toml": '[tool.cutile-check.severity]\nCT901 = "note"\n'
+                                       'CT9 = "note"\nCT999 = "warning"\n',
+                     "k.py": BAD_SIGNATURE + "x = 1  # cutile: ignore[CT201]\n"})
+    result = cli("-q", "k.py")
+    assert result.code == 2
+    assert lines(result.out) == [
+        "k.py:6:39: CT107 [error] kernel parameter 'x' needs an annotation such as "
+        "Tensor[f32, (-1,)], Mut[Tensor[f32, (128,)]] or Const[int]",
+        "k.py:8:8: CT902 [note] unused suppression: no CT201 finding on this statement",
+        "pyproject.toml:2:1: CT901 [error] option 'severity.CT901' cannot change CT901: it is "
+        "always an error",
+        "pyproject.toml:4:1: CT901 [error] option 'severity.CT999' cannot change CT999: it is "
+        "always an error"]
 
 
 def test_most_specific_severity_wins() -> None:

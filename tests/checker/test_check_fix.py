@@ -9,6 +9,7 @@ is gone and nothing new appears.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 from checker_fixtures import Runner, expected, write
 
+from cutile.checker import cli as cli_module
 from cutile.checker.analyze import FileFix, analyze_source
 from cutile.checker.autofix import FixFinder, fix_source, plan_fixes
 from cutile.checker.cli import _write_fix
@@ -154,12 +156,12 @@ def test_fix_from_stdin_prints_the_fixed_text(cli: Runner) -> None:
 def test_a_file_that_changed_meanwhile_is_ct907(tmp_path: Path) -> None:
     path = tmp_path / "app.py"
     path.write_text(SYNCED)
-    stale = FileFix(str(path), "x = 1\n", "x = 2\n", 1)
+    stale = FileFix(str(path), "x = 1\n", "x = 2\n")
     found = _write_fix(stale)
     assert found is not None and found.code == "CT907" and CODES["CT907"].fatal
     assert "changed while it was checked" in found.message
     assert path.read_text() == SYNCED
-    gone = _write_fix(FileFix(str(tmp_path / "gone.py"), "", "x\n", 1))
+    gone = _write_fix(FileFix(str(tmp_path / "gone.py"), "", "x\n"))
     assert gone is not None and gone.code == "CT907"
 
 
@@ -210,3 +212,63 @@ def test_display_only_fixes_are_never_applied() -> None:
     fixes = FixFinder(source, "a.py").fixes(diag)
     assert len(fixes) == 2 and {f.applicability for f in fixes} == {Applicability.DISPLAY}
     assert FixFinder(source, "a.py").fix(diag, unsafe=True) is None
+
+
+# One CT202 is reported: the second `tb + ta` is typed only once the first is fixed (round 2).
+HIDDEN = '''\
+import cutile as ct
+from cutile import Mut, Tensor, f16, f32
+
+
+@ct.kernel
+def mix(z: Mut[Tensor[f32, (128,)]], a: Tensor[f32, (-1,)], b: Tensor[f16, (-1,)]) -> None:
+    ta = ct.load_tile_like(a, z)
+    tb = ct.load_tile_like(b, z)
+    z.store((ta + tb) * (tb + ta))
+'''
+
+SUMMARY = re.compile(r"^Found (\d+) findings? \((\d+) fixed, (\d+) remaining\)", re.M)
+SOURCES = {**{p.stem: p.read_text() for p in CASES}, "pair": PAIR, "hidden": HIDDEN}
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_fix_summary_counts_add_up(cli: Runner, tmp_path: Path, name: str, unsafe: bool) -> None:
+    """"Found N" is what a plain check reports, and fixed + remaining = N: a fix that settles
+    more than its own finding (one wait for two uses, sync_forms' CT305s) counts all it
+    settled, and a finding that appears only in a later round (HIDDEN) is not counted twice."""
+    write(tmp_path, {"app.py": SOURCES[name]})
+    found = len(analyze_source(SOURCES[name], "app.py"))
+    flags = ["--fix", "--unsafe-fixes"] if unsafe else ["--fix"]
+    result = cli(*flags, "app.py")
+    remaining = len(analyze_source((tmp_path / "app.py").read_text(), "app.py"))
+    match = SUMMARY.search(result.out)
+    if match is None:  # nothing was fixable: the plain summary
+        assert found == remaining and "fixed" not in result.out, result.out
+        return
+    assert tuple(map(int, match.groups())) == (found, found - remaining, remaining), result.out
+
+
+def test_an_unwritable_file_keeps_its_findings(cli: Runner, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """CT907: the file is left as it was, so its findings are those of its text on disk, at
+    their places, and nothing in it counts as fixed; the other files are fixed as usual."""
+    write(tmp_path, {"app.py": SOURCES["sync_forms"], "ok.py": SYNCED})
+    plain = cli("-q", "app.py").out.splitlines()
+    real_open = open
+
+    def refuse_app(path: str, mode: str = "r", *args: object, **kw: object) -> object:
+        if "w" in mode and str(path).endswith("app.py"):
+            raise PermissionError(13, "Permission denied", path)
+        return real_open(path, mode, *args, **kw)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(cli_module, "open", refuse_app, raising=False)
+    result = cli("--fix", "--unsafe-fixes", "app.py", "ok.py")
+    assert result.code == 2
+    lines = result.out.splitlines()
+    assert lines[0] == "app.py:1:1: CT907 [error] cannot write the fixed file: Permission denied"
+    assert lines[1:len(plain) + 1] == plain  # the original findings, at their original lines
+    assert lines[-1] == (f"Found {len(plain) + 2} findings (1 fixed, {len(plain) + 1} "
+                         f"remaining) in 2 files checked: {len(plain) + 1} errors.")
+    assert (tmp_path / "app.py").read_text() == SOURCES["sync_forms"]
+    assert "z, x = add(z, x).sync()" in (tmp_path / "ok.py").read_text()

@@ -74,6 +74,18 @@ def test_full_format_from_the_cli(cli: Runner, tmp_path: Path) -> None:
         "  |                                       ^\n\n")
 
 
+def test_full_carets_count_terminal_columns(cli: Runner, tmp_path: Path) -> None:
+    """A wide character (CJK, emoji) takes two columns of a terminal, a combining mark none:
+    the carets pad by columns (as ruff), or they sit left of the finding; tabs stay tabs."""
+    lead = 's = "\t核😀e\u0301"; print('
+    write(tmp_path, {"k.py": MOVED.replace("print(z)\n", lead + "z)\n")})
+    out = cli("--output-format", "full", "-q", "k.py").out.splitlines()
+    assert out[0].startswith("k.py:13:20: error[CT301]")
+    assert out[2] == f"13 | {lead}z)"
+    # `s = "` (5 columns), the tab, 核 and 😀 (2 each), e and its accent (1), `"; print(` (9)
+    assert out[3] == "   | " + " " * 5 + "\t" + " " * (4 + 1 + 9) + "^"
+
+
 def test_json_fields_and_one_based_columns(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": BAD_SIGNATURE})
     result = cli("--output-format", "json", "k.py")

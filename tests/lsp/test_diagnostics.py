@@ -8,7 +8,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 
-from cutile.checker.analyze import analyze_source
+from cutile.checker.analyze import analyze_paths, analyze_source
 from cutile.compiler.api import check_source
 
 from .client import RecordingClient, initialize_params, server_config
@@ -169,3 +169,23 @@ async def test_analyzer_findings_are_published_exactly(
         related = lsp_diag.related_information or []
         assert [(r.message, r.location.range.start.line) for r in related] == [
             (n.message, n.span.line - 1) for n in diag.notes if n.span is not None]
+
+
+async def test_absolute_import_of_a_package_kernel_is_found(
+        client: RecordingClient, tmp_path: Path) -> None:
+    # the server has no workspace folder and runs elsewhere: `pkg` is found from the file
+    kern = GOOD.replace("(128,)", '("B",)').replace("x: Tensor[f32, (-1,)]",
+                                                     "x: Tensor[f32, (-1,)], B: Const[int]")
+    host = ("import cutile as ct\nfrom cutile import f32\nfrom pkg.kern import copy\n\n"
+            "def main() -> None:\n    z = ct.zeros((1000,), f32).partition((128,))\n"
+            "    copy(z, ct.ones((1000,), f32)).sync()\n    print(z)\n")
+    pkg = tmp_path / "app" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text(kern.replace("Mut, Tensor", "Const, Mut, Tensor"))
+    (pkg / "host.py").write_text(host)
+    uri = client.open(pkg / "host.py", host)
+    got = [(d.code, d.range.start.line + 1, d.range.start.character)
+           for d in await client.wait_diagnostics(uri, 1)]
+    cli = [(d.code, d.span.line, d.span.col) for d in analyze_paths([str(pkg)]).diagnostics]
+    assert got == cli == [("CT301", 8, 10)]

@@ -105,6 +105,35 @@ def persistent_scale2d(z: Mut[Tensor[f32, (2, 4)]], x: Tensor[f32, (-1, -1)]) ->
         zt.store(ct.load_tile_like(x, zt) * 2.0 + ct.full((2, 4), 0.0, f32) * (i + j).astype(f32))
 
 
+# the slab's static facts read before the loop (Liger's persistent RMSNorm backward sizes its
+# register accumulator so): no slab is reached there
+@ct.kernel
+def persistent_running_sum(z: Mut[Tensor[f32, (1, "N")]], x: Tensor[f32, (-1, "N")],
+                           N: Const[int]) -> None:
+    TN = z.tile_shape[1]
+    rows = z.shape[0]
+    acc = ct.zeros((1, TN), f32)
+    for zt in z.tiles():
+        acc = acc + ct.load_tile_like(x, zt) * rows
+        zt.store(acc)
+
+
+
+# several outputs of a persistent kernel walked together: a row of y with its mean and rstd
+@ct.kernel
+def persistent_layer_norm(y: Mut[Tensor[f32, (1, "N")]], mean: Mut[Tensor[f32, (1, 1)]],
+                          rstd: Mut[Tensor[f32, (1, 1)]], x: Tensor[f32, (-1, "N")],
+                          N: Const[int]) -> None:
+    for yt, mt, rt in zip(y.tiles(), mean.tiles(), rstd.tiles(), strict=True):
+        row = ct.load_tile_like(x, yt)
+        mu = ct.sum(row, 1, keepdims=True) / N
+        d = ct.where(ct.arange(yt.tile_shape[1], i32).reshape((1, yt.tile_shape[1])) < N,
+                     row - mu, 0.0)
+        r = 1.0 / ct.sqrt(ct.sum(d * d, 1, keepdims=True) / N + 1e-5)
+        yt.store(d * r)
+        mt.store(mu)
+        rt.store(r)
+
 @ct.kernel
 def persistent_old_form(z: Mut[Tensor[f32, (1,)]]) -> None:
     for idx in z.tiles():
@@ -126,3 +155,12 @@ def two_rank5(a: Mut[Tensor[f32, (1, 1, 1, 1, 1)]], b: Mut[Tensor[f32, (1, 1, 1,
               ) -> None:
     a.store(ct.zeros((1, 1, 1, 1, 1), f32))
     b.store(ct.zeros((1, 1, 1, 1, 1), f32))
+
+
+@ct.kernel
+def rank4_rank3(a: Mut[Tensor[f32, (1, 1, 1, 4)]], b: Mut[Tensor[f32, (1, 1, 1)]],
+                x: Tensor[f32, (-1, -1, -1)]) -> None:
+    """Tile grids (g0, g1, g2, 1) and (g0, g1, g2): one block per (i, j, k) for both."""
+    t = ct.load_tile_like(x, b)
+    a.store(ct.broadcast_to(t.reshape((1, 1, 1, 1)), (1, 1, 1, 4)))
+    b.store(t)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import rt_kernels as k
@@ -161,6 +163,73 @@ def test_rank4_grids_compare_every_axis() -> None:
     assert "'a' gets (2, 3, 4, 5, 6) and 'b' gets (2, 3, 4, 6, 5)" in str(err.value)
     c = ct.zeros((2, 3, 4, 5, 6), f32).partition((1, 1, 1, 1, 1))
     k.two_rank5(ct.zeros((2, 3, 4, 5, 6), f32).partition((1, 1, 1, 1, 1)), c).sync()
+
+
+def test_grids_drop_trailing_ones_at_every_rank() -> None:
+    """Tile grids (2, 3, 5, 1) and (2, 3, 5) are one grid, as (4, 1) and (4,) are; a 1 that is
+    not trailing still counts: (2, 3, 1, 5) is not (2, 3, 5)."""
+    ref = np.arange(30, dtype=np.float32).reshape(2, 3, 5)
+    x = ct.from_numpy(ref)
+    a = ct.zeros((2, 3, 5, 4), f32).partition((1, 1, 1, 4))
+    b = ct.zeros((2, 3, 5), f32).partition((1, 1, 1))
+    op = k.rank4_rank3(a, b, x)
+    assert op._grid == (2, 3, 5)
+    a, b, x = op.sync()
+    np.testing.assert_array_equal(b.unpartition().numpy(), ref)
+    np.testing.assert_array_equal(a.unpartition().numpy(), np.repeat(ref[..., None], 4, -1))
+    a = ct.zeros((2, 3, 1, 20), f32).partition((1, 1, 1, 4))  # tile grid (2, 3, 1, 5)
+    b = ct.zeros((2, 3, 5), f32).partition((1, 1, 1))
+    with pytest.raises(ct.LaunchError) as err:
+        k.rank4_rank3(a, b, x)  # call-site
+    (d,) = err.value.diagnostics
+    assert d.code == "CT402" and d.span.line == line_of("# call-site")
+    assert "'a' gets (2, 3, 1, 5) and 'b' gets (2, 3, 5)" in d.message
+
+
+def test_keyword_errors_point_at_the_keyword_name() -> None:
+    """An unknown or repeated keyword is reported at its name (`Q` of `Q=3`), as the checker
+    reports it, not at its value."""
+    x, y = ct.ones((256,), f32), ct.ones((256,), f32)
+    z = ct.zeros((256,), f32).partition((128,))
+    for call, key in ((lambda: k.add(z, x, y, Qq=3), "Qq"),  # unknown-kw
+                      (lambda: k.add(z, x, y, x=x), "x")):  # repeated-kw
+        with pytest.raises(ct.LaunchError) as err:
+            call()
+        (d,) = err.value.diagnostics
+        line = line_of("# unknown-kw" if key == "Qq" else "# repeated-kw")
+        text = Path(__file__).read_text().splitlines()[line - 1]
+        assert d.code == "CT406" and d.span.line == line
+        assert text[d.span.col:d.span.end_col] == key and text[d.span.end_col] == "="
+
+
+@pytest.mark.parametrize("value", [2.5, "2", True, 64.0, None, np.float32(2.0)])
+def test_const_int_refuses_other_literals(value: object) -> None:
+    z = ct.zeros((256,), f32).partition((128,))
+    with pytest.raises(ct.LaunchError) as err:
+        k.add(z, ct.ones((256,), f32), ct.ones((256,), f32), B=value)
+    (d,) = err.value.diagnostics
+    assert d.code == "CT406" and "argument 'B' of 'add': expected an int" in d.message
+
+
+def test_partition_problems_point_at_the_argument() -> None:
+    """Problems of the tile shape or of blocks= are reported at that argument (as the
+    checker reports them)."""
+    cases = [(lambda: ct.zeros((1000,), f32).partition((128, 2)), "(128, 2)",  # rank
+              "tile shape (128, 2) has rank 2 but the tensor ct.zeros((1000,), f32) has shape "
+              "(1000,)"),
+             (lambda: ct.zeros((64,), f32).partition(2.5), "2.5",  # kind
+              "the tile shape must be an int or a tuple of ints, not 2.5"),
+             (lambda: ct.zeros((64,), f32).partition(tile_shape=(0,)), "(0,)",  # zero
+              "tile dimensions are positive ints, got 0 in (0,)"),
+             (lambda: ct.zeros((64,), f32).partition((16,), blocks=True), "True",  # blocks
+              "blocks must be a positive int, not True")]
+    lines = Path(__file__).read_text().splitlines()
+    for make, arg, message in cases:
+        with pytest.raises(ct.LaunchError) as err:
+            make()
+        (d,) = err.value.diagnostics
+        assert d.code == "CT408" and d.message == message
+        assert lines[d.span.line - 1][d.span.col:d.span.end_col] == arg
 
 
 def test_bad_partitions() -> None:

@@ -69,8 +69,10 @@ def test_aliased_mut_and_input() -> None:
         k.add(zp, b, y)  # alias-site
     (d,) = err.value.diagnostics
     assert d.code == "CT302"
-    assert d.message == ("'b' is passed to 'add' both as Mut parameter 'z' and as parameter 'x'; "
-                         "a Mut argument must not share storage with another argument")
+    # 'b' is not passed as 'z' ('zp' is): the message says which value is the Mut argument
+    assert d.message == ("'b', passed to 'add' as parameter 'x', overlaps 'zp', passed as Mut "
+                         "parameter 'z'; a Mut argument must not share storage with another "
+                         "argument")
     assert d.span.line == line_of("# alias-site")
     assert d.notes[0].span is not None and "'zp' is passed here as Mut" in d.notes[0].message
     assert zp.state is State.LIVE and b.state is State.LIVE  # nothing was committed
@@ -81,6 +83,8 @@ def test_same_partition_as_two_mut_arguments() -> None:
     with pytest.raises(ct.OwnershipError) as err:
         k.pair(zp, zp)
     assert err.value.diagnostics[0].code == "CT302"
+    assert err.value.diagnostics[0].message.startswith(
+        "'zp' is passed to 'pair' both as Mut parameter")
 
 
 def test_partition_while_leased_then_after_sync() -> None:

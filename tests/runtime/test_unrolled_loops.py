@@ -71,3 +71,33 @@ def test_unrolled_kernels_lower_for_sm_90(toolchain: object, backend: str) -> No
     c = k.stop_on_flag.compile(ct.meta((4, 64), f32).partition((1, 64)),
                                ct.meta((4, 6), i32), R=2)
     assert c.cubin
+
+
+@pytest.mark.parametrize(("b", "s"), [(16, 4), (8, 2), (32, 8)])
+def test_a_tuple_whose_length_is_a_const_is_indexed(b: int, s: int) -> None:
+    x = np.random.default_rng(b).standard_normal((5, 2 * b)).astype(np.float32)
+    z, _ = k.split_by_const(ct.zeros((5, b), f32).partition((1, b)), ct.from_numpy(x),
+                            S=s).sync()
+    last = x[:, (s - 1) * (2 * b // s):][:, :1]
+    want = x[:, :b] * (x * x).sum(1, keepdims=True) + last
+    np.testing.assert_allclose(z.unpartition().numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("e", "te", "tw"), [(20, 64, 32), (60, 64, 64), (100, 128, 128)])
+def test_widths_chosen_by_const_conditions(e: int, te: int, tw: int) -> None:
+    x = np.random.default_rng(e).standard_normal((3, e)).astype(np.float32)
+    z, _ = k.row_sums_at_chosen_widths(ct.zeros((3, 4), f32).partition((1, 4)),
+                                       ct.from_numpy(x)).sync()
+    sums = x.sum(1)
+    want = np.stack([sums, sums, np.full(3, te + tw), np.full(3, te + tw)], axis=1)
+    np.testing.assert_allclose(z.unpartition().numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_enumerate_of_zip_and_zip_of_enumerate() -> None:
+    rng = np.random.default_rng(3)
+    x, y = (rng.standard_normal((4, 4)).astype(np.float32) for _ in range(2))
+    o, _, _ = k.weighted_pairs(ct.zeros((4, 1), f32).partition((4, 1)), ct.from_numpy(x),
+                               ct.from_numpy(y)).sync()
+    d = x - y
+    want = (x * y * np.arange(4)).sum(1) + d[:, :2].sum(1) + 2 * d[:, 2:].sum(1)
+    np.testing.assert_allclose(o.unpartition().numpy()[:, 0], want, rtol=1e-5, atol=1e-5)

@@ -26,3 +26,23 @@ def static(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], B: Const[int],
     if True:
         w = t
     z.store(w)
+
+
+# A number chosen by a Const condition is a number known once the Consts are: a tile width
+# rounded up (Triton's next_power_of_2 habit), by an if statement or an expression, a tuple too.
+@ct.kernel
+def chosen_widths(z: Mut[Tensor[f32, (1, 128)]], x: Tensor[f32, (-1, "E")],
+                  E: Const[int]) -> None:
+    TE = 64 if E <= 64 else 128
+    if E <= 32:
+        TW = 32
+    elif E <= 64:
+        TW = 64
+    else:
+        TW = 128
+    SHAPE = (1, 64) if E <= 64 else (1, 128)
+    a = x.load_tile((1, TE), (0, 0))
+    b = x.load_tile((1, TW), (0, 0))
+    c = x.load_tile(SHAPE, (0, 0))
+    z.store(ct.broadcast_to(ct.sum(a, 1, keepdims=True) + ct.sum(b, 1, keepdims=True)
+                            + ct.sum(c, 1, keepdims=True), (1, 128)))

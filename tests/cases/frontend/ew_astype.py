@@ -9,7 +9,8 @@ def casts(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)], D: Const[DType]) ->
     c = a.astype(i32).astype(i8).astype(f32)
     d = a.astype(a.dtype)
     e = a.astype(D).astype(f32)
-    z.store(b + c + d + e)
+    n = z.shape[0].astype(f32) + (2.5).astype(i32).astype(f32)  # numbers: a scalar of their own
+    z.store(b + c + d + e + n)
 
 
 @ct.kernel

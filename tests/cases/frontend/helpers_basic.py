@@ -32,3 +32,24 @@ def fill(n):
 @ct.function
 def split(t: ct.TileValue):
     return t * 0.5, t * 0.5
+
+
+# A helper indexing its parameter (a sub-tile, a tuple item): unknown when the helper is checked
+# on its own, known at each call.
+@ct.function
+def first_half(t, n):
+    return t[:, 0:n]
+
+
+@ct.function
+def second(parts):
+    return parts[1]
+
+
+@ct.kernel
+def slices_in_helpers(z: Mut[Tensor[f32, (1, "B")]], x: Tensor[f32, (-1, -1)],
+                      B: Const[int], S: Const[int]) -> None:
+    row = x.load_tile((1, 2 * B), (z.tile_index()[0], 0))
+    parts = ct.split(row, S, axis=1)  # S parts: a tuple known once S is
+    z.store(first_half(row, B) + ct.broadcast_to(ct.sum(second(parts) * parts[0], 1,
+                                                        keepdims=True), (1, B)))

@@ -30,6 +30,7 @@ def bad(z: Mut[Tensor[f32, (16, 32)]], x: Tensor[f32, (-1, -1)], h: Tensor[u8, (
     g = x.load_at((16,), (0, 0))  # E: CT203 "shape of load_at()"
     k = x.load_at((16, 32), (0, 1.5))  # E: CT211
     ct.scatter(y, (r,), r.astype(f32))  # E: CT112 "ct.scatter"
+    ct.scatter(z, (r,), t)  # E: CT211 "cannot write the Mut tensor 'z'"
     z.store(t)
 
 
@@ -43,6 +44,6 @@ def spread(y: Tensor[f32, (-1,)], w: Tensor[f16, (-1, -1)], z: Mut[Tensor[f32, (
     ct.scatter(w, (r.reshape((16, 1)), ct.arange(4, i32).reshape((1, 4))), 1.0)
     ct.scatter(y, (r,), t.astype(f16))  # E: CT213 "astype(f32)"
     ct.scatter(y, (r,), t, mask=t)  # E: CT211 "bool tile"
-    ct.scatter(z, (r,), t)  # E: CT211 "read-only tensor"
+    ct.scatter(z, (r,), t)  # E: CT211 "cannot write the Mut tensor"
     ct.scatter(y, (r, r), t)  # E: CT203
     z.store(t)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hostcheck import expected, found, run
 
 from cutile.checker.host import ProjectIndex
@@ -103,3 +104,22 @@ def test_parsed_modules_are_cached(tmp_path: Path) -> None:
     index = ProjectIndex(tmp_path)
     first = index.module_info(tmp_path / "mykernels.py")
     assert first is not None and index.module_info(tmp_path / "mykernels.py") is first
+
+
+def test_absolute_imports_resolve_from_the_file_not_the_working_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `pkg/sub/main.py` imports `pkg.ops.kernels`: found from the top of its package chain,
+    # with no root given, whatever the working folder
+    pkg = tmp_path / "pkg"
+    (pkg / "ops").mkdir(parents=True)
+    (pkg / "sub").mkdir()
+    for init in (pkg, pkg / "ops", pkg / "sub"):
+        (init / "__init__.py").write_text("")
+    (pkg / "ops" / "kernels.py").write_text(KERNELS)
+    monkeypatch.chdir(pkg / "ops")
+    source = USER.format(imports="from pkg.ops.kernels import scale", call="scale")
+    diags = run(source, str(pkg / "sub" / "main.py"), ProjectIndex())
+    assert found(diags) == expected(source), diags
+    index = ProjectIndex()
+    assert index.absolute_bases((pkg / "sub").resolve()) == [(pkg / "sub").resolve(),
+                                                             tmp_path.resolve()]

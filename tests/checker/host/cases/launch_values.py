@@ -16,6 +16,12 @@ def scaled(z: Mut[Tensor[f32, (16,)]], a: f32, n: i32, b: u8, c: Const[float]) -
 
 
 @ct.kernel
+def ranks(a: Mut[Tensor[f32, (1, 1, 1, 4)]], b: Mut[Tensor[f32, (1, 1, 1)]]) -> None:
+    a.store(ct.zeros((1, 1, 1, 4), f32))
+    b.store(ct.zeros((1, 1, 1), f32))
+
+
+@ct.kernel
 def pair(a: Mut[Tensor[f32, (4, 4)]], b: Mut[Tensor[f32, (4, 4)]]) -> None:
     a.store(ct.zeros((4, 4), f32))
     b.store(ct.zeros((4, 4), f32))
@@ -45,6 +51,11 @@ pair(r.partition((4, 4)), g.partition((4, 4), order=ct.grouped(2))).sync()  # E:
 c1 = ct.zeros((16, 16), f32).partition((4, 4), order=ct.col_major)
 c2 = ct.zeros((16, 16), f32).partition((4, 4), order=ct.grouped(2))
 pair(c1, c2).sync()
+# trailing 1s of a tile grid do not count, at any rank: (2, 3, 5, 1) is (2, 3, 5)
+ranks(ct.zeros((2, 3, 5, 4), f32).partition((1, 1, 1, 4)),
+      ct.zeros((2, 3, 5), f32).partition((1, 1, 1))).sync()
+ranks(ct.zeros((2, 3, 1, 20), f32).partition((1, 1, 1, 4)),
+      ct.zeros((2, 3, 5), f32).partition((1, 1, 1))).sync()  # E: CT402
 
 ct.meta((2**20, 2**20), f32).partition((1, 1), order=ct.col_major)  # E: CT408
 ct.meta((1, 1, 300, 300, 1), f32).partition((1, 1, 1, 1, 1))  # E: CT408
