@@ -240,8 +240,8 @@ t = ct.zeros((128,), f32) + ct.zeros((64,), f32)  # E: CT201
        (M, N) (optionally with a shared leading batch dimension)."""),
     _c("CT205", "mma-dtype", "An unsupported matrix-multiply dtype combination",
        """Supported operand -> accumulator pairs: f16 -> f16 or f32, bf16 -> f32, tf32 -> f32,
-       f32 -> f32, f8 (e4m3/e5m2) -> f16 or f32, f64 -> f64, i8 -> i32. Both operands must have
-       the same dtype."""),
+       f32 -> f32, f8 (e4m3/e5m2) -> f16 or f32, f64 -> f64, i8 or u8 -> i32. Both operands must
+       have the same dtype (tileiras takes one element type for both)."""),
     _c("CT206", "bad-axis", "An axis that the tile does not have",
        """Reductions, scans, `expand_dims`, `cat` and `permute` take axes in `[-rank, rank)`;
        `permute` needs every axis exactly once."""),

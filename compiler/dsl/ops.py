@@ -65,7 +65,7 @@ def broadcast_to(x: Any, shape: Any) -> TileValue:
 
 
 def cat(tiles: tuple[Any, ...], axis: int = 0) -> TileValue:
-    """concatenate two tiles along axis."""
+    """concatenate tiles along axis (two or more, joined pairwise into powers of two)."""
     return _kernel_only("cat")
 
 
@@ -217,8 +217,9 @@ def minimum(x: Any, y: Any) -> TileValue:
 def mma(a: Any, b: Any, acc: Any, fast_acc: bool = False) -> TileValue:
     """acc + a @ b
 
-    acc + a @ b (f16->f16/f32, bf16->f32, tf32->f32, f32->f32, f8->f16/f32, f64->f64, i8->i32);
-    fast_acc=True (f8 only) lets the tensor cores keep the running sum.
+    acc + a @ b (f16->f16/f32, bf16->f32, tf32->f32, f32->f32, f8->f16/f32, f64->f64,
+    i8/u8->i32; both operands one dtype); fast_acc=True (f8 only) lets the tensor cores keep
+    the running sum.
     """
     return _kernel_only("mma")
 
@@ -256,7 +257,7 @@ def prod(x: Any, axis: int | None = None, keepdims: bool = False) -> TileValue:
 
 
 def randint(seed: Any, offsets: Any) -> TileValue:
-    """Philox 4x32-10 random u32 for each offset, as Triton's tl.randint."""
+    """Philox 4x32-10 random u32 for each offset (i32, u32, i64 or u64), as Triton's tl.randint."""
     return _kernel_only("randint")
 
 

@@ -54,7 +54,8 @@ def check_mma(b: Builder, a: TileType, w: TileType, acc: TileType, span: Span) -
 
 @function("mma", "a: Any, b: Any, acc: Any, fast_acc: bool = False",
           "acc + a @ b (f16->f16/f32, bf16->f32, tf32->f32, f32->f32, f8->f16/f32, f64->f64, "
-          "i8->i32); `fast_acc=True` (f8 only) lets the tensor cores keep the running sum",
+          "i8/u8->i32; both operands one dtype); `fast_acc=True` (f8 only) lets the tensor cores "
+          "keep the running sum",
           "matmul")
 def _mma(b: Builder, c: Call) -> FValue:
     x, y, acc = (b.tile(c[k], "mma") for k in ("a", "b", "acc"))

@@ -2,8 +2,10 @@
 (f32 in [0, 1)), bit for bit what Triton's `tl.randint` / `tl.rand` give.
 
 Philox 4x32 with 10 rounds. The key is the seed as 64 bits (an i32 seed sign-extends, a u32 one
-zero-extends): its low word k0 and high word k1. The counter is (offset, 0, 0, 0) for each 32-bit
-offset (i32 or u32 tiles, any shape); `randint` is the first output word. A round maps
+zero-extends): its low word k0 and high word k1. The counter is (lo, hi, 0, 0) for each offset: its
+low and high 32-bit words (hi = 0 for i32 or u32 offsets; i64/u64 offsets give their high word,
+as Triton does, so a 64-bit base offset such as torch's (seed, offset) pairs works); `randint` is
+the first output word. A round maps
 (c0, c1, c2, c3) to (hi(B*c2) ^ c1 ^ k0, lo(B*c2), hi(A*c0) ^ c3 ^ k1, lo(A*c0)) and then adds
 the Weyl constants to the key. `rand` reads that word as an i32 x, takes ~x where x < 0, and
 multiplies by 4.6566127342e-10 in f32, so it never reaches 1.0. The interpreter runs the same
@@ -54,9 +56,9 @@ def _seed(b: FBuilder, arg: Arg, what: str) -> Value:
 def _offsets(b: FBuilder, arg: Arg, what: str) -> Value:
     v = b.tile(arg, what)
     assert isinstance(v.type, TileType)
-    if v.type.dtype.name not in ("i32", "u32"):
+    if v.type.dtype.name not in ("i32", "u32", "i64", "u64"):
         b.fail(msg.BAD_OPERAND, arg.span, op=f"the offsets of {what}()",
-               what=f"{v.type.dtype} tiles (they need i32 or u32: one 32-bit counter each)")
+               what=f"{v.type.dtype} tiles (they need i32, u32, i64 or u64)")
     return v
 
 
@@ -69,10 +71,10 @@ def _rule(kind: str, dtype: DType) -> Any:
     return rule
 
 
-function("randint", "seed: Any, offsets: Any", "Philox 4x32-10 random u32 for each offset, as "
-         "Triton's tl.randint", "random")(_rule("randint", U32))
-function("rand", "seed: Any, offsets: Any", "uniform f32 in [0, 1) for each offset, as "
-         "Triton's tl.rand", "random")(_rule("rand", F32))
+function("randint", "seed: Any, offsets: Any", "Philox 4x32-10 random u32 for each offset (i32, "
+         "u32, i64 or u64), as Triton's tl.randint", "random")(_rule("randint", U32))
+function("rand", "seed: Any, offsets: Any", "uniform f32 in [0, 1) for each offset (i32, u32, "
+         "i64 or u64), as Triton's tl.rand", "random")(_rule("rand", F32))
 
 
 # -- the same arithmetic in NumPy ----------------------------------------------------------------
@@ -100,9 +102,10 @@ def uniform(words: Any) -> Any:
 def _interp(args: Sequence[Any], attrs: dict[str, Any], outs: Sequence[Type]) -> list[Any]:
     np = numpy()
     seed = int(np.asarray(args[0]).reshape(())) & (2**64 - 1)
-    offsets = np.asarray(args[1]).astype(np.int64) & MASK
-    zero = np.zeros_like(offsets)
-    word = philox4x32([offsets, zero, zero, zero], (seed & MASK, seed >> 32))[0]
+    wide = np.asarray(args[1]).astype(np.uint64)  # i64 wraps to its two's complement bits
+    lo, hi = wide & np.uint64(MASK), wide >> np.uint64(32)
+    zero = np.zeros_like(lo)
+    word = philox4x32([lo, hi, zero, zero], (seed & MASK, seed >> 32))[0]
     return [word if attrs["kind"] == "randint" else uniform(word)]
 
 
@@ -138,12 +141,24 @@ def _keys(b: Builder, seed: BcValue, dtype: DType) -> tuple[BcValue, BcValue]:
     return k0, b.emit("trunci", [I32_TILE], high, overflow=Overflow.NONE)
 
 
+def _counter(c: OpCtx, e: _Emit, zero: BcValue) -> tuple[BcValue, BcValue]:
+    """The offsets' low and high 32-bit words (the high one 0 for 32-bit offsets)."""
+    offsets = c.args[1]
+    if c.dtype(1).bits == 32:
+        return offsets, zero
+    wide = BcTile(Scalar.I64, e.t.shape)
+    high = c.b.emit("shri", [wide], offsets, c.b.constant(32, wide),
+                    signedness=Signedness.UNSIGNED)
+    return (c.b.emit("trunci", [e.t], offsets, overflow=Overflow.NONE),
+            c.b.emit("trunci", [e.t], high, overflow=Overflow.NONE))
+
+
 def _lower(c: OpCtx) -> list[BcValue]:
     out = c.out
     e = _Emit(c.b, out.shape)
     k0, k1 = _keys(c.b, c.args[0], c.dtype(0))
     zero = e.const(0)
-    w = [c.args[1], zero, zero, zero]
+    w = [*_counter(c, e, zero), zero, zero]
     for r in range(ROUNDS):
         if r:
             k0 = c.b.emit("addi", [I32_TILE], k0, c.b.constant(_i32(KEY_A), I32_TILE))

@@ -7,11 +7,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...diagnostics import messages as msg
+from ...diagnostics.diagnostic import Span
 from ..bytecode.types import TileType as BcTile
 from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal
+from ..ir import Value
 from ..lower.types import OpCtx
-from ..types import TileType, Type, fmt_shape, is_static
+from ..types import Dim, SymInt, TileType, Type, fmt_shape, is_static
 from .defs import ir_op, numpy
 from .registry import Call, function, method
 
@@ -89,30 +91,63 @@ def _expand_dims(b: Builder, c: Call) -> FValue:
     return b.emit1("reshape", [x], TileType(t.dtype, shape), c.span, shape=shape)
 
 
-@function("cat", "tiles: tuple[Any, ...], axis: int = 0", "concatenate two tiles along `axis`",
-          "shape")
+@function("cat", "tiles: tuple[Any, ...], axis: int = 0", "concatenate tiles along `axis` (two "
+          "or more, joined pairwise into powers of two)", "shape")
 def _cat(b: Builder, c: Call) -> FValue:
     seq = b.known(c["tiles"])
-    if not isinstance(seq, TupleVal) or len(seq.items) != 2:
-        b.fail(msg.BAD_OPERAND, c["tiles"].span, op="cat", what="this (pass a tuple of two "
-               "tiles)")
-    args = [Arg(v, c["tiles"].span) for v in seq.items]
-    values = [b.tile(a, "cat") for a in args]
-    first, second = (v.type for v in values)
-    assert isinstance(first, TileType) and isinstance(second, TileType)
+    if not isinstance(seq, TupleVal) or len(seq.items) < 2:
+        got = f"a tuple of {len(seq.items)}" if isinstance(seq, TupleVal) else "this"
+        b.fail(msg.BAD_OPERAND, c["tiles"].span, op="cat",
+               what=f"{got} (pass a tuple of two or more tiles)")
+    values = [b.tile(Arg(v, c["tiles"].span), "cat") for v in seq.items]
+    first = values[0].type
+    assert isinstance(first, TileType)
     axis = norm_axis(b, c["axis"], first.rank, "the axis of cat()")
-    if first.dtype != second.dtype:
-        b.fail(msg.DTYPE_MIX, c["tiles"].span, op="concatenate", a=first.dtype, b=second.dtype)
-    if first.rank != second.rank or any(
-            i != axis and x != y for i, (x, y) in enumerate(zip(first.shape, second.shape,
+    for v in values:
+        assert isinstance(v.type, TileType)
+        _check_cat_pair(b, c, first, v.type, axis)
+    while len(values) > 2:  # Tile IR joins two tiles, each result a power of two
+        values = _join_equal_pair(b, c, values, axis)
+    return _cat2(b, c.span, values[0], values[1], axis)
+
+
+def _extent(v: Value, axis: int) -> Dim:
+    assert isinstance(v.type, TileType)
+    return v.type.shape[axis]
+
+
+def _join_equal_pair(b: Builder, c: Call, values: list[Value], axis: int) -> list[Value]:
+    """The first two neighbours of equal extent joined (their sum a power of two again), or
+    CT211 when no two are: every step of Tile IR's cat must be a power of two."""
+    for i in range(len(values) - 1):
+        if str(_extent(values[i], axis)) == str(_extent(values[i + 1], axis)):
+            joined = _cat2(b, c.span, values[i], values[i + 1], axis)
+            return [*values[:i], joined, *values[i + 2:]]
+    extents = ", ".join(str(_extent(v, axis)) for v in values)
+    b.fail(msg.BAD_OPERAND, c["tiles"].span, op="cat",
+           what=f"tiles of extents {extents} along axis {axis} (Tile IR joins two tiles at a "
+                "time into a power of two: neighbours of equal extent, e.g. 16, 16, 32)")
+
+
+def _cat2(b: Builder, span: Span, x: Value, y: Value, axis: int) -> Value:
+    t = x.type
+    assert isinstance(t, TileType)
+    da, db = _extent(x, axis), _extent(y, axis)
+    dim: Dim = da + db if isinstance(da, int) and isinstance(db, int) else SymInt(f"{da}+{db}")
+    shape = (*t.shape[:axis], dim, *t.shape[axis + 1:])
+    b.check_pow2(shape, span)
+    return b.emit1("cat", [x, y], TileType(t.dtype, shape), span, axis=axis)
+
+
+def _check_cat_pair(b: Builder, c: Call, first: TileType, t: TileType, axis: int) -> None:
+    """One more tile of a cat: the first one's dtype and rank, its extents off the axis."""
+    if first.dtype != t.dtype:
+        b.fail(msg.DTYPE_MIX, c["tiles"].span, op="concatenate", a=first.dtype, b=t.dtype)
+    if first.rank != t.rank or any(
+            i != axis and x != y for i, (x, y) in enumerate(zip(first.shape, t.shape,
                                                                  strict=True))):
         b.fail(msg.CAT_SHAPES, c["tiles"].span, a=fmt_shape(first.shape),
-               b=fmt_shape(second.shape), axis=axis)
-    da, db = first.shape[axis], second.shape[axis]
-    dim = da + db if isinstance(da, int) and isinstance(db, int) else da
-    shape = (*first.shape[:axis], dim, *first.shape[axis + 1:])
-    b.check_pow2(shape, c.span)
-    return b.emit1("cat", values, TileType(first.dtype, shape), c.span, axis=axis)
+               b=fmt_shape(t.shape), axis=axis)
 
 
 # -- interpreter and lowering of the IR ops these rules emit ------------------------------------

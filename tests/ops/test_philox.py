@@ -25,7 +25,17 @@ def draws_2d(r: Mut[Tensor[f32, (16, 16)]], seed: i64, o: Tensor[u32, (-1, -1)])
     r.store(ct.rand(seed, offs) + ct.rand(7, offs).astype(f32) * 0.0)
 
 
-CASES = [("draws", {}), ("draws_2d", {})]
+# 64-bit offsets (a base offset past 2**32, as torch's (seed, offset) pairs): the high word is
+# the counter's second word, as Triton's randint4x has it
+@ct.kernel
+def draws_wide(w: Mut[Tensor[u32, (256,)]], r: Mut[Tensor[f32, (256,)]], seed: i64,
+               base: i64) -> None:
+    offs = (ct.arange(256) + ct.block_id(0) * 256).astype(i64) + base
+    w.store(ct.randint(seed, offs))
+    r.store(ct.rand(seed, offs))
+
+
+CASES = [("draws", {}), ("draws_2d", {}), ("draws_wide", {})]
 
 # Known answers of Philox 4x32-10 (Random123's kat_vectors): (counter, key) -> output
 KAT = [
@@ -76,6 +86,25 @@ def test_negative_and_wide_seeds_use_both_key_words() -> None:
     assert not np.array_equal(r, r2)
 
 
+def _draws_wide(seed: int, base: int) -> list[np.ndarray]:
+    outs = [ct.zeros((512,), u32).partition((256,)), ct.zeros((512,), f32).partition((256,))]
+    return host(draws_wide(*outs, np.int64(seed), np.int64(base)).sync())
+
+
+@pytest.mark.parametrize("base", [0, 2**32 - 100, 3 * 2**32 + 5, -(2**40) - 7])
+def test_wide_offsets_put_their_high_word_in_the_second_counter(base: int) -> None:
+    w, r = on_interpreter(lambda: _draws_wide(9, base))[:2]
+    wide = (np.arange(512, dtype=np.int64) + base).astype(np.uint64)
+    lo, hi = (wide & np.uint64(0xFFFFFFFF)).astype(np.uint32), (wide >> np.uint64(32)).astype(
+        np.uint32)
+    zero = np.zeros_like(lo)
+    word = philox4x32([lo, hi, zero, zero], (9, 0))[0]
+    np.testing.assert_array_equal(w, word)
+    np.testing.assert_array_equal(r, uniform(word))
+    if base == 0:  # below 2**32 the draws are the 32-bit offsets' own
+        np.testing.assert_array_equal(w, philox4x32([lo, zero, zero, zero], (9, 0))[0])
+
+
 def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     for text in assemble(compiler, __file__, CASES):
         assert "mulhii" in text and "xori" in text
@@ -86,6 +115,7 @@ def test_gpu_matches_interpreter_bit_for_bit(on_cuda: object) -> None:
     for seed in (0, 1234, -7):
         same(_draws(seed), on_interpreter(lambda seed=seed: _draws(seed)))
     same(_draws_2d(2**40 + 3), on_interpreter(lambda: _draws_2d(2**40 + 3)))
+    same(_draws_wide(5, 3 * 2**32 + 5), on_interpreter(lambda: _draws_wide(5, 3 * 2**32 + 5)))
 
 
 @pytest.mark.gpu
@@ -104,5 +134,17 @@ def test_gpu_matches_triton(on_cuda: object) -> None:
     r = torch.empty(1024, dtype=torch.float32, device="cuda")
     ref[(1,)](w, r, 1234)
     ours_w, ours_r, _ = _draws(1234)
+    np.testing.assert_array_equal(w.cpu().numpy().view(np.uint32), ours_w)
+    np.testing.assert_array_equal(r.cpu().numpy(), ours_r)
+
+    @triton.jit
+    def wide(w_ptr, r_ptr, seed, base):  # type: ignore[no-untyped-def]
+        offs = tl.arange(0, 512).to(tl.int64) + base
+        tl.store(w_ptr + tl.arange(0, 512), tl.randint(seed, offs))
+        tl.store(r_ptr + tl.arange(0, 512), tl.rand(seed, offs))
+
+    w, r = w.new_empty(512), r.new_empty(512)
+    wide[(1,)](w, r, 5, 3 * 2**32 + 5)
+    ours_w, ours_r = _draws_wide(5, 3 * 2**32 + 5)[:2]
     np.testing.assert_array_equal(w.cpu().numpy().view(np.uint32), ours_w)
     np.testing.assert_array_equal(r.cpu().numpy(), ours_r)

@@ -1,4 +1,4 @@
-"""Static sub-tiles: t[a:b, ...], t[i], ct.split and ct.extract."""
+"""Static sub-tiles: t[a:b, ...], t[i], ct.split and ct.extract; ct.cat of several tiles."""
 
 from __future__ import annotations
 
@@ -30,7 +30,16 @@ def blocks(z: Mut[Tensor[i32, (4, 8)]], x: Tensor[i32, (-1, -1)]) -> None:
     z.store(ct.extract(t, (2, 1), (4, 8)) + q[3][:, 8:16] + ct.extract(q[1], (0, 0), (4, 8)))
 
 
-CASES = [("halves", {}), ("blocks", {})]
+@ct.kernel
+def joined(z: Mut[Tensor[f32, (4, 128)]], x: Tensor[f32, (-1, -1)]) -> None:
+    """Several tiles joined pairwise into powers of two: 16 + 16 + 32 + 64 and a split put
+    back in another order."""
+    t = x.load_tile((4, 64), (0, 0))
+    a, b, c, d = ct.split(t, 4, axis=1)
+    z.store(ct.cat((a, b * 2.0, t[:, 32:64], t), axis=1) + ct.cat((d, c, b, a, t), 1))
+
+
+CASES = [("halves", {}), ("blocks", {}), ("joined", {})]
 
 
 def _x() -> np.ndarray:
@@ -46,6 +55,18 @@ def _halves() -> list[np.ndarray]:
 def _blocks() -> list[np.ndarray]:
     x = np.arange(256, dtype=np.int32).reshape(16, 16)
     return host(blocks(ct.zeros((4, 8), i32).partition((4, 8)), ct.from_numpy(x)).sync())
+
+
+def _joined() -> list[np.ndarray]:
+    return host(joined(ct.zeros((4, 128), f32).partition((4, 128)), ct.from_numpy(_x())).sync())
+
+
+def test_cat_of_several_tiles_matches_numpy() -> None:
+    z, x = on_interpreter(_joined)
+    t = x[:4, :64]
+    a, b, c, d = np.split(t, 4, axis=1)
+    want = np.concatenate([a, b * 2, t[:, 32:], t], 1) + np.concatenate([d, c, b, a, t], 1)
+    np.testing.assert_array_equal(z, want)
 
 
 def test_interpreter_matches_numpy_slicing() -> None:
@@ -69,3 +90,4 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
 def test_gpu_matches_interpreter(on_cuda: object) -> None:
     same(_halves(), on_interpreter(_halves))
     same(_blocks(), on_interpreter(_blocks))
+    same(_joined(), on_interpreter(_joined))

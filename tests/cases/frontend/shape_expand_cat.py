@@ -21,4 +21,15 @@ def bad(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
     f = ct.cat((a, a), 1)  # E: CT206
     g = ct.expand_dims(a, 2)  # E: CT206
     h = ct.cat(a)  # E: CT211
-    z.store(c + d + e + f + g + h)
+    i = ct.cat((a,))  # E: CT211 "a tuple of 1"
+    q = x.load_tile((32,), 0)
+    j = ct.cat((q, a, q))  # E: CT211 "extents 32, 64, 32"
+    k = ct.cat((a, a, a))  # E: CT208 "192"
+    z.store(c + d + e + f + g + h + i + j + k)
+
+
+@ct.kernel
+def many(z: Mut[Tensor[f32, (256,)]], x: Tensor[f32, (-1,)]) -> None:
+    a = x.load_tile((32,), 0)
+    b = x.load_tile((64,), 0)
+    z.store(ct.cat((a, a * 2.0, b, ct.cat((b, a, a), 0))) + ct.cat((b, a, a, b, b)))
