@@ -15,7 +15,7 @@ def bad(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)], seed: f32) -> None:
     t = ct.load_tile_like(x, z)
     a = ct.rand(seed, offs)  # E: CT211 "integer scalar"
     b = ct.rand(offs, offs)  # E: CT211 "integer scalar"
-    c = ct.rand(1, t)  # E: CT211 "i32 or u32"
+    c = ct.rand(1, t)  # E: CT211 "i32, u32, i64 or u64"
     d = ct.randint(1, offs.astype(i64))  # E: CT211 "i64 tiles"
     e = ct.rand(1)  # E: CT110
     z.store(t)
