@@ -1,5 +1,5 @@
 import cutile as ct
-from cutile import Mut, Tensor, f32, i32, i64, u32
+from cutile import Mut, Tensor, f32, i16, i32, i64, u32
 
 
 @ct.kernel
@@ -16,6 +16,7 @@ def bad(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)], seed: f32) -> None:
     a = ct.rand(seed, offs)  # E: CT211 "integer scalar"
     b = ct.rand(offs, offs)  # E: CT211 "integer scalar"
     c = ct.rand(1, t)  # E: CT211 "i32, u32, i64 or u64"
-    d = ct.randint(1, offs.astype(i64))  # E: CT211 "i64 tiles"
+    d = ct.randint(1, offs.astype(i64))  # 64-bit offsets: the high word is the second counter
+    f = ct.randint(1, offs.astype(i16))  # E: CT211 "i16 tiles"
     e = ct.rand(1)  # E: CT110
     z.store(t)
