@@ -26,7 +26,7 @@ def check_module(info: ModuleInfo) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
     for fn in info.functions.values():
         if fn.is_kernel:  # the unit's analysis: the checker's launches compare with it
-            found = list(kernel_unit(info, fn.name).diagnostics)
+            found = list(kernel_unit(info, fn.key).diagnostics)
         else:
             try:
                 with analysis_guard():
@@ -50,5 +50,5 @@ def typed_names(info: ModuleInfo, lines: tuple[int, int] | None = None) -> list[
         node = fn.node
         if lines is None or (node.lineno <= lines[1]
                              and lines[0] <= (node.end_lineno or node.lineno)):
-            names += kernel_unit(info, fn.name).analysis.names
+            names += kernel_unit(info, fn.key).analysis.names
     return names

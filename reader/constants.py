@@ -99,3 +99,19 @@ def _small(fn: Callable[..., Any], base: Any, exponent: Any) -> bool:
     if fn is operator.lshift:
         return exponent <= MAX_BITS
     return exponent <= 0 or base in (0, 1, -1) or base.bit_length() * exponent <= MAX_BITS
+
+
+def bind_constants(target: ast.AST, value: ConstValue | None,
+                   known: dict[str, ConstValue]) -> None:
+    """Record the names `target` binds to `value` (a name, or a tuple of targets unpacking a
+    tuple of the same length, nested); nothing where the value is not a constant or does not
+    unpack so."""
+    if value is None:
+        return
+    if isinstance(target, ast.Name):
+        known[target.id] = value
+    elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, tuple) and \
+            len(value) == len(target.elts) and \
+            not any(isinstance(e, ast.Starred) for e in target.elts):
+        for e, v in zip(target.elts, value, strict=True):
+            bind_constants(e, v, known)

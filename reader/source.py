@@ -23,7 +23,7 @@ from typing import Any
 
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic, Span
-from .constants import ConstValue, constant_value
+from .constants import ConstValue, bind_constants, constant_value
 
 PACKAGE = "cutile"
 # Levels of blocks and expressions one module may nest (each `elif` is one more level, as in
@@ -42,6 +42,12 @@ class FunctionDef:
     node: ast.FunctionDef | ast.AsyncFunctionDef  # async is rejected (CT107), not ignored
     is_kernel: bool
     options: dict[str, ConstValue] = field(default_factory=dict)  # @ct.kernel(unsafe=True, ...)
+    # its key in ModuleInfo.functions: Python's __qualname__ (`make.<locals>.copy` for a kernel
+    # defined in a function, `Ops.copy` in a class body), the name itself at module level
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        self.key = self.key or self.name
 
 
 @dataclass
@@ -412,14 +418,13 @@ def _scan_top_level(info: ModuleInfo) -> None:
             for tgt in targets:
                 for name in target_names(tgt):
                     bump(name)
-                if isinstance(tgt, ast.Name) and stmt.value is not None:
-                    value = constant_value(stmt.value, literal, info.qualified)
-                    if value is not None:
-                        literal[tgt.id] = value
+                if stmt.value is not None:
+                    bind_constants(tgt, constant_value(stmt.value, literal, info.qualified),
+                                   literal)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bump(stmt.name)
-            if not isinstance(stmt, ast.ClassDef):
-                _register_function(info, stmt)
+            for node, key in _definitions(stmt, stmt.name):
+                _register_function(info, node, key)
         else:
             # Names bound by augmented assignment or inside if/for/with/try are never constants.
             for name in _bound_names(stmt):
@@ -465,7 +470,36 @@ def _bound_names(stmt: ast.stmt) -> set[str]:
     return names
 
 
-def _register_function(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+def _definitions(node: ast.stmt, key: str
+                 ) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    """Each function defined by `node` or inside it (a kernel made in a factory function or a
+    class body), with its __qualname__: the name at module level, `outer.<locals>.name` in a
+    function, `Cls.name` in a class."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield node, key
+        inner = f"{key}.<locals>."
+    elif isinstance(node, ast.ClassDef):
+        inner = f"{key}."
+    else:
+        return
+    for stmt in _nested_statements(node.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield from _definitions(stmt, inner + stmt.name)
+
+
+def _nested_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a scope, through if/for/while/with/try blocks (which make none)."""
+    for stmt in body:
+        yield stmt
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field_name in ("body", "orelse", "finalbody"):
+                yield from _nested_statements(getattr(stmt, field_name, []) or [])
+            for handler in getattr(stmt, "handlers", []) or []:
+                yield from _nested_statements(handler.body)
+
+
+def _register_function(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
+                       key: str) -> None:
     for deco in node.decorator_list:
         call = deco if isinstance(deco, ast.Call) else None
         target = info.resolve(call.func if call else deco)
@@ -476,5 +510,5 @@ def _register_function(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFuncti
             value = literal_value(kw.value)
             if kw.arg is not None and value is not None:
                 options[kw.arg] = value
-        info.functions[node.name] = FunctionDef(node.name, node, target == "kernel", options)
+        info.functions[key] = FunctionDef(node.name, node, target == "kernel", options, key)
         return

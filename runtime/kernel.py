@@ -45,6 +45,8 @@ class Kernel:
         self.hints = hints  # from with_hints: over the decorator's options when compiling
         self.entry_wait = entry_wait  # `dependent()`: waits for its predecessor first thing
         self.__name__ = fn.__name__
+        self.qualname = fn.__qualname__  # its key in the module's parse (a kernel made in a
+        # function or a class body is `make.<locals>.copy`)
         self.__doc__ = fn.__doc__
         self._diagnostics: list[Diagnostic] | None = None
         self._module: ModuleInfo | None = None
@@ -60,7 +62,7 @@ class Kernel:
         """The frontend's diagnostics for this kernel (the same the checker reports)."""
         if self._diagnostics is None:
             path, source = _module_source(self.fn)
-            self._diagnostics = check_kernel(source, path, self.fn.__name__)
+            self._diagnostics = check_kernel(source, path, self.qualname)
         return self._diagnostics
 
     def module(self) -> ModuleInfo:
@@ -78,7 +80,7 @@ class Kernel:
         """Matches launch arguments to the signature (built once)."""
         if self._binder is None:
             self.ensure_valid()
-            sig, diags = kernel_unit(self.module(), self.fn.__name__).signature
+            sig, diags = kernel_unit(self.module(), self.qualname).signature
             if diags:
                 raise error_for(list(diags))
             self._binder = Binder(self, sig)
@@ -100,7 +102,7 @@ class Kernel:
                 exe.pdl = PdlFacts(self.__name__, ())
             elif is_pdl(self.options):  # what it touches before its wait (runtime/pdl.py)
                 exe.pdl = early_accesses(specialized_ir(kernel_unit(self.module(),
-                                                                    self.__name__), spec))
+                                                                    self.qualname), spec))
             self._executables[key] = exe
         return exe
 
@@ -162,7 +164,7 @@ class Kernel:
         bound = self.binder().bind(tuple(_stand_in(a) for a in args),
                                    {k: _stand_in(v) for k, v in consts.items()}, caller_site(),
                                    aliasing=False)
-        return compile_kernel(self.module(), self.__name__, bound.spec, arch)
+        return compile_kernel(self.module(), self.qualname, bound.spec, arch)
 
 
 # `.then(kernel)` and `.then(kernel.unchecked)` launch with the link's site

@@ -8,6 +8,7 @@ from typing import Literal
 
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Span
+from ...reader.constants import ConstValue, constant_value
 from ...reader.source import FunctionDef, ModuleInfo, literal_value, parse_expression
 from ..dtypes import BY_NAME as DTYPES
 from ..dtypes import DType
@@ -184,7 +185,7 @@ def _parse_annotation(info: ModuleInfo, name: str, span: Span, expr: ast.expr) -
     if head == "Tensor":
         if len(args) != 2:
             raise _BadAnnotation("write Tensor[dtype, shape], e.g. Tensor[f32, (-1,)]", expr)
-        return ParamSpec(name, "tensor", span, _dtype(info, args[0]), _shape(args[1]))
+        return ParamSpec(name, "tensor", span, _dtype(info, args[0]), _shape(info, args[1]))
     if head == "Const":
         kind = dotted_kind(info, args[0]) if len(args) == 1 else None
         if kind is None:
@@ -253,19 +254,26 @@ def _dtype(info: ModuleInfo, expr: ast.expr) -> DType:
     return DTYPES[name]
 
 
-def _shape(expr: ast.expr) -> tuple[ShapeEntry, ...]:
-    value = literal_value(expr)
-    if not isinstance(value, tuple):
-        raise _BadAnnotation("the shape must be a tuple such as (-1,), (128, 64) or (\"B\",)",
-                             expr)
-    out: list[ShapeEntry] = []
-    for entry in value:
-        if isinstance(entry, bool) or not isinstance(entry, (int, str)) or (
-                isinstance(entry, int) and entry < -1):
-            raise _BadAnnotation(f"shape entries are ints, -1 or Const names, not {entry!r}",
-                                 expr)
-        out.append(entry)
-    return tuple(out)
+def _shape(info: ModuleInfo, expr: ast.expr) -> tuple[ShapeEntry, ...]:
+    """A tensor annotation's shape: a tuple of ints, -1, Const names in quotes and module-level
+    constants (`(BM, BN)` with `BM = 64` at module level)."""
+    if not isinstance(expr, ast.Tuple):
+        value = constant_value(expr, info.constants, info.qualified)  # SHAPE = (64, 64)
+        if not isinstance(value, tuple):
+            raise _BadAnnotation("the shape must be a tuple such as (-1,), (128, 64) or "
+                                 "(\"B\",)", expr)
+        return tuple(_shape_entry(v, expr) for v in value)
+    return tuple(_shape_entry(constant_value(e, info.constants, info.qualified), e)
+                 for e in expr.elts)
+
+
+def _shape_entry(entry: ConstValue | None, node: ast.expr) -> ShapeEntry:
+    if isinstance(entry, bool) or not isinstance(entry, (int, str)) or (
+            isinstance(entry, int) and entry < -1):
+        shown = ast.unparse(node) if entry is None else repr(entry)
+        raise _BadAnnotation(f"shape entries are ints, -1, Const names in quotes (\"B\") or "
+                             f"module-level int constants, not {shown}", node)
+    return entry
 
 
 def _check_shape_names(params: list[ParamSpec]) -> list[Diagnostic]:

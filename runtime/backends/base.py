@@ -30,6 +30,11 @@ class KernelSource(Protocol):
     @property
     def __name__(self) -> str: ...
 
+    @property
+    def qualname(self) -> str:
+        """Its key in the module's parse (Python's __qualname__)."""
+        ...
+
     def module(self) -> ModuleInfo: ...
 
 DLPACK_CPU, DLPACK_CUDA = 1, 2

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def compile_for(backend: CudaBackend, kernel: KernelSource, spec: Specialization) -> Compiled:
     """The launcher's specialization compiled for the backend's device (its arch)."""
-    return compile_kernel(kernel.module(), kernel.__name__, spec, backend.arch, tileir=False)
+    return compile_kernel(kernel.module(), kernel.qualname, spec, backend.arch, tileir=False)
 
 
 def load_kernel(backend: CudaBackend, kernel: KernelSource, spec: Specialization
@@ -32,5 +32,5 @@ def load_kernel(backend: CudaBackend, kernel: KernelSource, spec: Specialization
     exe = backend.executable(function, Packer(compiled.slots))
     if not any(slot.field == "status" for slot in compiled.slots):
         return exe
-    ir = specialized_ir(kernel_unit(kernel.module(), kernel.__name__), spec)
+    ir = specialized_ir(kernel_unit(kernel.module(), kernel.qualname), spec)
     return StatusExecutable(exe, backend, kernel.__name__, [op.span for op in range_checks(ir)])

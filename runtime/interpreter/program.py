@@ -86,7 +86,7 @@ class Program:
 
 
 def build_program(kernel: KernelSource, spec: Specialization) -> Program:
-    ir = specialized_ir(kernel_unit(kernel.module(), kernel.__name__), spec)
+    ir = specialized_ir(kernel_unit(kernel.module(), kernel.qualname), spec)
     _check_tiles(ir.body, ir.name)
     return Program(ir, [p.kind for p in ir.params])
 

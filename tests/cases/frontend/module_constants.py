@@ -30,6 +30,8 @@ HUGE = 1 << 100000
 POWER = 10 ** 10 ** 10
 NOT_A_NUMBER = "a" * 3
 NESTED_BAD = (BLOCK, TABLE)
+ROWS2, (COLS2, DEPTH2) = 32, (64, 2)
+FIRST, *REST = (1, 2, 3)
 
 for _i in range(3):
     LOOPED = _i
@@ -42,6 +44,7 @@ def use(z: Mut[Tensor[f32, (128, 64)]], x: Tensor[f32, (-1, -1)]) -> None:
     if ENABLED:
         t = t * SCALE * RATE
     m = ct.max(x.load_tile(TILE, (0, 0), padding=NEG_INF), 0, keepdims=True)
+    m = m + ct.sum(x.load_tile((ROWS2, COLS2 // DEPTH2 * 2), (0, 0)), 0, keepdims=True)
     n = ct.maximum(m, ALSO_NEG_INF) * THIRD * TAU_HALF
     z.store(t + u + ct.zeros((BLOCK, WIDTH), f32) + ct.broadcast_to(n, (128, 64)))
 
@@ -57,4 +60,5 @@ def bad(z: Mut[Tensor[f32, (128, 64)]], x: Tensor[f32, (-1, -1)]) -> None:
     g = HUGE + POWER  # E: CT103
     h = NOT_A_NUMBER  # E: CT103
     i = NESTED_BAD  # E: CT103
-    z.store(a + b + c + d + e + f + g + h + i)
+    j = FIRST  # E: CT103
+    z.store(a + b + c + d + e + f + g + h + i + j)

@@ -1,0 +1,40 @@
+"""A kernel defined in a function or a class body is found by its __qualname__ (two factories
+may each define a kernel of one name); a name of the enclosing function is no constant: CT103
+at the same line from the checker and the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nested_kernels as k
+import numpy as np
+import pytest
+
+import cutile as ct
+from cutile import f32
+from cutile.compiler.api import check_source
+
+pytestmark = pytest.mark.usefixtures("backend")
+X = np.arange(37 * 80, dtype=np.float32).reshape(37, 80) / 7
+
+
+def _run(kernel: ct.Kernel) -> np.ndarray:
+    y, _ = kernel(ct.zeros((37, 80), f32).partition((8, 32)), ct.from_numpy(X)).sync()
+    return y.unpartition().numpy()
+
+
+def test_kernels_made_by_factories_and_in_a_class_body() -> None:
+    np.testing.assert_allclose(_run(k.make_scale()), 2 * X)
+    np.testing.assert_allclose(_run(k.make_shift()), X + 1)  # same name, other factory
+    np.testing.assert_allclose(_run(k.Ops.negate), -X)
+
+
+def test_a_local_of_the_factory_is_ct103_at_edit_time_and_run_time() -> None:
+    with pytest.raises(ct.KernelError) as err:
+        _run(k.make_with_local())
+    (diag,) = err.value.diagnostics
+    source = Path(k.__file__).read_text(encoding="utf-8")
+    line = 1 + source.splitlines().index("        y.store(ct.load_tile_like(x, y) * factor)")
+    assert (diag.code, diag.span.line) == ("CT103", line)
+    edit_time = [(d.code, d.span.line) for d in check_source(source, k.__file__)]
+    assert edit_time == [("CT103", line)]
