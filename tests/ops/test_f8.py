@@ -1,8 +1,9 @@
 """The f8 conversion rule (runtime/floats.py) and f8 bitcasts, on the host, the interpreter and
 (with -m gpu) the GPU.
 
-The rule is ml_dtypes' (and torch's through 2.11): round to nearest even; past the largest finite value (and
-+-inf) f8e4m3 gives NaN with the input's sign, f8e5m2 +-inf; NaN gives 0x7F. It is checked
+The rule is ml_dtypes' (and torch's through 2.11): round to nearest even; past the largest
+finite value (and +-inf) f8e4m3 gives NaN with the input's sign, f8e5m2 +-inf; NaN gives 0x7F.
+It is checked
 against an independent reference (frexp and rint) on sweeps that hold every f16 and bf16 value,
 every f8 midpoint and its float32 neighbours, subnormals, zeros, infinities and NaNs."""
 
