@@ -32,6 +32,6 @@ def make_with_local():  # type: ignore[no-untyped-def]
 
     @ct.kernel
     def uses_local(y: Mut[Tensor[f32, (8, 32)]], x: Tensor[f32, (-1, -1)]) -> None:
-        y.store(ct.load_tile_like(x, y) * factor)
+        y.store(ct.load_tile_like(x, y) * factor)  # cutile: ignore[CT103] (on purpose)
 
     return uses_local
