@@ -300,6 +300,9 @@ class _Rebind:
         stmt = None if launch is None else self._enclosing(launch, (cst.Expr, cst.Assign))
         if launch is None or stmt is None:
             return None
+        scope = self._enclosing(launch, (cst.FunctionDef,))
+        if scope is not None and not covers(self.parsed.range(scope), self.use):
+            return None  # moved inside a helper: rebinding there leaves the caller's name moved
         targets = self._targets(launch, stmt)
         if targets is None or self.name not in targets:
             return None

@@ -401,6 +401,17 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
        `CUTILE_INTERPRETER_MAX_ITERATIONS` (default 16,777,216 per launch; the interpreter stops
        instead of seeming to hang). Use smaller
        shapes, or run on the GPU."""),
+    _c("CT413", "write-to-copied-import", "A kernel or fill writes a DLPack import that was copied",
+       """`ct.from_dlpack(obj)` uses the producer's memory in place only where the backend
+       computes on it (host memory for the interpreter, GPU memory for CUDA); otherwise it
+       copies it once, for example a NumPy array or a CPU torch tensor on the CUDA backend.
+       Partitioning such a tensor for a `Mut` parameter, passing it to an `Acc` parameter or
+       calling `fill_` on it then writes the copy only, and the producer's array keeps its old
+       values, while the interpreter writes through. The runtime warns
+       (`ct.CopiedImportWarning`) at that call. Read the results back with `.numpy()` or
+       `np.from_dlpack(t)` / `torch.from_dlpack(t)`, or import device memory (a CUDA torch
+       tensor) to write in place.""",
+       severity=Severity.WARNING, suppressible=False),
     _c("CT411", "loop-step", "A kernel loop whose step is zero or negative",
        """`for i in range(start, stop, step)` in a kernel counts up: a step of 0 (or below)
        would never finish on the GPU. A constant step is rejected by the frontend (CT211); a
@@ -440,8 +451,9 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
        the interpreter (`CUTILE_BACKEND=interpreter`), or compile for a newer `arch`."""),
     _c("CT508", "layout-not-on-gpu", "A tensor layout the GPU backend cannot read",
        """Compiled kernels address tensors through TMA descriptors, whose strides must be
-       positive: a tensor with a negative stride (NumPy's `a[::-1]` brought in through
-       DLPack) would make the kernel read outside its memory, so the launch is refused. Copy
+       positive: a tensor with a negative stride (CuPy's `a[::-1]` brought in through DLPack;
+       host memory such as NumPy's is copied compact, positive strides) would make the kernel
+       read outside its memory, so the launch is refused. Copy
        it to a fresh tensor first (e.g. `ct.from_numpy(np.ascontiguousarray(a))`), or run on
        the interpreter, which takes any strides."""),
     ]),

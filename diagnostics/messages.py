@@ -179,6 +179,19 @@ META_TENSOR_DATA = Message("CT406", "{name} is a meta tensor (ct.meta): it has a
                            "but no memory, so it cannot be {action}")
 BAD_CONSTRUCTOR_ARG = Message("CT406", "{what}: expected {want}, got {got!r}")
 BAD_DLPACK = Message("CT406", "from_dlpack: {detail}")
+# a DLPack import of read-only memory (np.broadcast_to, np.frombuffer, a read-only memmap):
+# kernels may read it; writing it is refused (CT408 for a partition, CT406 otherwise)
+_READ_ONLY = ("'{name}' is read-only memory (a {source} imported with ct.from_dlpack) and cannot "
+              "be {action}; kernels may read it, but to write one, copy it into memory of its "
+              "own first (ct.from_numpy(...) copies)")
+READ_ONLY_WRITE = Message("CT406", _READ_ONLY)
+READ_ONLY_PARTITION = Message("CT408", _READ_ONLY)
+# a write to a DLPack import the backend copied (host memory on the CUDA backend)
+COPIED_IMPORT_WRITE = Message("CT413", "'{name}' is a copy of the {source} imported with "
+                              "ct.from_dlpack (the {backend} backend cannot compute on that "
+                              "memory): {action} here, it is written in the copy only, never in "
+                              "the {source}; read the results back with .numpy() (or "
+                              "np.from_dlpack / torch.from_dlpack of the tensor)")
 GRAPH_OF_STARTED_OP = Message("CT406", "this op was already enqueued (by .start(), .then or "
                               "await), so .graph() has nothing left to capture; call .graph() on "
                               "an op that has not run")

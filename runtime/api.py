@@ -17,6 +17,7 @@ from .constructors import (
     zeros,
 )
 from .context import backend, current_stream, set_current_stream
+from .dlpack import CopiedImportWarning
 from .hostimpl import verify
 from .ops import DeviceOp, GraphOp, LaunchNeverRunWarning
 from .partition import Partition
@@ -29,8 +30,8 @@ verify()  # every host API entry (compiler/hostapi) has its implementation, and 
 HostTensor = Tensor
 
 __all__ = [
-    "DeviceOp", "GraphOp", "HostTensor", "LaunchNeverRunWarning", "Partition", "Stream", "Tensor",
-    "arange",
+    "CopiedImportWarning", "DeviceOp", "GraphOp", "HostTensor", "LaunchNeverRunWarning",
+    "Partition", "Stream", "Tensor", "arange",
     "backend_name", "empty", "from_dlpack", "from_numpy", "full", "meta", "ones", "rand",
     "randn", "synchronize", "zeros",
 ]

@@ -15,9 +15,11 @@ from ..compiler.frontend.params import KernelSignature
 from ..compiler.launch import ArgFacts, LaunchContract, contract_for
 from ..compiler.launch.contract import At, launch_consts
 from ..compiler.launch.facts import literal_facts, partition_grid
+from ..compiler.launch.regions import Box
 from ..compiler.specialization import MutFacts, ParamFacts, Specialization, tensor_facts
 from ..diagnostics.diagnostic import Span
 from ..diagnostics.errors import error_for
+from .dlpack import check_write
 from .ownership import State, move_facts
 from .partition import Partition
 from .sites import Site, argument_label, argument_span, keyword_span
@@ -84,6 +86,8 @@ class Binder:
             assert at is not None
             values[i] = args[at] if isinstance(at, int) else kwargs[at]
             where[i] = at
+            if p.kind == "acc" and getattr(values[i]._buf, "owner", None) is not None:
+                check_write(values[i], "passed to an Acc parameter", site, at)  # an import
             facts[i] = _facts(p.kind, values[i], p.dtype)
         muts = [values[i] for i in self.contract.muts]
         grid = muts[0].launch_grid if muts else verdict.grid
@@ -155,5 +159,5 @@ def _extent(t: Tensor) -> tuple[str, int, int] | None:
     return (str(t._buf.device), base + lo, base + hi)
 
 
-def _region(v: Tensor | Partition) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+def _region(v: Tensor | Partition) -> tuple[int, Box] | None:
     return v._region.key() if v._region is not None else None

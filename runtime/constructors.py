@@ -16,7 +16,14 @@ from numpy.typing import NDArray
 
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType
-from ..compiler.hostapi.shapes import shape_problem
+from ..compiler.hostapi.shapes import (
+    Problem,
+    count_problem,
+    dtype_problem,
+    float_dtype_problem,
+    seed_problem,
+    shape_problem,
+)
 from ..compiler.launch.regions import contiguous_strides
 from ..diagnostics import messages as msg
 from . import hostdtypes, limits
@@ -34,9 +41,7 @@ ShapeLike = tuple[int, ...] | int
 def _shape(shape: ShapeLike, what: str) -> tuple[int, ...]:
     """A tuple of non-negative ints (an int is a rank-1 shape) whose element count fits in 63
     bits; anything else is a coded error, never a TypeError from iterating it."""
-    problem = shape_problem(what, shape)
-    if problem is not None:
-        raise launch_error(problem[0], caller_site(), **problem[1])
+    _raise(shape_problem(what, shape))
     return tuple(int(d) for d in ((shape,) if not isinstance(shape, tuple | list) else shape))
 
 
@@ -57,11 +62,24 @@ def _host_values(what: str, dims: tuple[int, ...], dt: DType,
     return limits.allocating(what, dims, dt, scratch, site, draw)
 
 
+def _raise(problem: Problem | None) -> None:
+    """A constructor argument's problem (compiler/hostapi/shapes.py: the checker's rule too) as
+    CT406 at the user's call."""
+    if problem is not None:
+        raise launch_error(problem[0], caller_site(), **problem[1])
+
+
 def _dtype(dtype: object) -> DType:
+    _raise(dtype_problem(dtype))
     d = as_dtype(dtype)
-    if d is None:
-        raise launch_error(_BAD_ARG, caller_site(), what="dtype", want="a cutile dtype such as "
-                           "ct.f32", got=dtype)
+    assert d is not None
+    return d
+
+
+def _float_dtype(dtype: object, what: str) -> DType:
+    """The dtype of `ct.rand`/`ct.randn`: a float one."""
+    d = _dtype(dtype)
+    _raise(float_dtype_problem(what, d))
     return d
 
 
@@ -102,25 +120,21 @@ def ones(shape: ShapeLike, dtype: object) -> Tensor:
 
 def arange(n: int, dtype: object) -> Tensor:
     """0, 1, ..., n-1 (like the kernel-side `ct.arange`)."""
-    if isinstance(n, bool) or not isinstance(n, int | np.integer):
-        raise launch_error(_BAD_ARG, caller_site(), what="ct.arange", want="a non-negative int",
-                           got=n)
+    _raise(count_problem("ct.arange", n))
     dims, dt = _shape((int(n),), "ct.arange"), _dtype(dtype)
     values = _host_values("ct.arange", dims, dt, lambda: np.arange(dims[0]))
     return tensor_from_storage(backend(), hostdtypes.encode(values, dt), dt)
 
 
 def _seed(seed: object, what: str) -> int | None:
-    if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool)
-                        and seed >= 0):
-        return None if seed is None else int(seed)
-    raise launch_error(_BAD_ARG, caller_site(), what=f"{what} seed", want="None or a "
-                       "non-negative int", got=seed)
+    _raise(seed_problem(what, seed))
+    return None if seed is None else int(seed)  # type: ignore[call-overload]
 
 
 def rand(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
     """Uniform in [0, 1)."""
-    dims, dt, seed = _shape(shape, "ct.rand"), _dtype(dtype), _seed(seed, "ct.rand")
+    dims, seed = _shape(shape, "ct.rand"), _seed(seed, "ct.rand")
+    dt = _float_dtype(dtype, "ct.rand")
     values = _host_values("ct.rand", dims, dt,
                           lambda: np.random.default_rng(seed).random(dims, dtype=np.float64))
     return tensor_from_storage(backend(), hostdtypes.encode(values, dt), dt)
@@ -128,7 +142,8 @@ def rand(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
 
 def randn(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
     """Standard normal."""
-    dims, dt, seed = _shape(shape, "ct.randn"), _dtype(dtype), _seed(seed, "ct.randn")
+    dims, seed = _shape(shape, "ct.randn"), _seed(seed, "ct.randn")
+    dt = _float_dtype(dtype, "ct.randn")
     values = _host_values("ct.randn", dims, dt,
                           lambda: np.random.default_rng(seed).standard_normal(dims))
     return tensor_from_storage(backend(), hostdtypes.encode(values, dt), dt)
@@ -137,6 +152,8 @@ def randn(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
 def from_numpy(array: NDArray[Any], dtype: object = None) -> Tensor:
     """A copy of a NumPy array. `dtype=ct.bf16` (or another dtype) converts while copying."""
     arr = np.asarray(array)
+    if arr.dtype.kind in "biuf" and not arr.dtype.isnative:  # big-endian data ('>f4'): the
+        arr = arr.astype(arr.dtype.newbyteorder("="))  # copy is made anyway, so swap in it
     dt = _dtype(dtype) if dtype is not None else hostdtypes.from_numpy_dtype(arr.dtype)
     # the source must be numbers too when converting (strings, objects, ints beyond 64 bits
     # would fail inside NumPy's cast)

@@ -1,17 +1,24 @@
 """DLPack in both directions, with ctypes: `ct.from_dlpack(obj)` and `Tensor.__dlpack__`.
 
-Imports are zero copy when the producer's memory is where the active backend computes (host
-memory for the interpreter, the GPU for CUDA); the producer's managed tensor is kept until the
-last cutile tensor on it is gone. Otherwise the data is copied once. Exports hand out the
-tensor's memory (never a copy) in a legacy `dltensor` capsule, which every consumer accepts.
+Imports ask for DLPack 1.x (`max_version=(1, 0)`, whose flags say when memory is read-only),
+falling back to the legacy call for producers that do not take it. They are zero copy when the
+producer's memory is where the active backend computes (host memory for the interpreter, the GPU
+for CUDA); the producer's managed tensor is kept until the last cutile tensor on it is gone.
+Otherwise the data is copied once, compacted (row-major, positive strides; a broadcast axis keeps
+its stride 0). The buffer's `owner` is then an `Origin` saying so: writes to such a tensor warn
+(CT413, they never reach the producer's memory), and writes to a read-only import are refused.
+Exports hand out the tensor's memory (never a copy) in a legacy `dltensor` capsule, which every
+consumer accepts.
 """
 
 from __future__ import annotations
 
 import ctypes
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..compiler import dtypes as d
 from ..compiler.dtypes import DType
@@ -20,7 +27,7 @@ from .backends.base import CPU, DLPACK_CUDA, Backend, Buffer, Device
 from .errors import launch_error
 from .handle import TensorHandle
 from .layout import byte_range, contiguous_strides
-from .sites import Site
+from .sites import Site, argument_label, argument_span, receiver_name
 from .streams import stream_of
 
 _BAD = msg.BAD_DLPACK
@@ -50,6 +57,20 @@ _Deleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
                             ("deleter", _Deleter)]
 
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+_VersionedDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
+DLManagedTensorVersioned._fields_ = [
+    ("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("manager_ctx", ctypes.c_void_p),
+    ("deleter", _VersionedDeleter), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
+_VERSIONED, _USED_VERSIONED = b"dltensor_versioned", b"used_dltensor_versioned"
+_LEGACY_NAME, _USED = b"dltensor", b"used_dltensor"
+_MAX_VERSION = (1, 0)
+
 _CODES: dict[tuple[int, int], DType] = {
     (0, 8): d.I8, (0, 16): d.I16, (0, 32): d.I32, (0, 64): d.I64,
     (1, 8): d.U8, (1, 16): d.U16, (1, 32): d.U32, (1, 64): d.U64,
@@ -68,6 +89,8 @@ _api.PyCapsule_SetName.restype = ctypes.c_int
 _api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _api.PyCapsule_IsValid.restype = ctypes.c_int
 _api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_IsCapsule = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_IsValid", _api))
 _GetPointerRaw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
     ("PyCapsule_GetPointer", _api))
 
@@ -153,17 +176,73 @@ def _order_for_consumer(t: TensorHandle, stream: int | None) -> None:
 
 
 # -- import ------------------------------------------------------------------------------------
-class _Imported:
-    """Holds a consumed DLManagedTensor (and its producer) and calls its deleter when dropped."""
+class Origin:
+    """An imported buffer's `owner`: what the producer was (for messages), whether its memory is
+    read-only (DLPack 1.x's flag), and whether the backend copied it (then kernel writes reach
+    the copy only)."""
 
-    def __init__(self, addr: int, producer: object) -> None:
+    def __init__(self, source: str, readonly: bool, copied: bool) -> None:
+        self.source = source
+        self.readonly = readonly
+        self.copied = copied
+
+
+class _Imported(Origin):
+    """Holds a consumed DLPack tensor (and its producer) and calls its deleter when dropped."""
+
+    def __init__(self, addr: int, producer: object, versioned: bool, readonly: bool) -> None:
+        super().__init__(_source(producer), readonly, False)
         self.addr = addr
         self.producer = producer
+        self.versioned = versioned
 
     def __del__(self) -> None:
-        managed = DLManagedTensor.from_address(self.addr)
+        kind = DLManagedTensorVersioned if self.versioned else DLManagedTensor
+        managed = kind.from_address(self.addr)
         if managed.deleter:
             managed.deleter(ctypes.pointer(managed))
+
+
+def _source(producer: object) -> str:
+    """The producer as messages name it: `numpy.ndarray`, `torch.Tensor`."""
+    cls = type(producer)
+    return f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
+
+
+def origin_of(t: TensorHandle) -> Origin | None:
+    """How an imported tensor's memory came (None: cutile's own memory, or a meta tensor)."""
+    owner = t._buf.owner if t._buf is not None else None
+    return owner if isinstance(owner, Origin) else None
+
+
+class CopiedImportWarning(UserWarning):
+    """CT413: a write (Mut partition, Acc argument, fill_) to a DLPack import that the backend
+    copied: the producer's memory never sees it."""
+
+
+_warned: dict[Any, Any] = {}  # the warnings registry of CT413: once per line and text
+
+
+def check_write(t: TensorHandle, action: str, site: Site, at: int | str | None = None,
+                refuse: msg.Message = msg.READ_ONLY_WRITE) -> None:
+    """A write about to reach an imported tensor's memory, by the call at `site` (on launch
+    argument `at`, else on the receiver): `refuse` for read-only memory (the interpreter would
+    write the producer's read-only pages), CT413 for a copy (the write would never reach the
+    producer, on this backend only)."""
+    origin = origin_of(t)
+    if origin is None:
+        return
+    name = (receiver_name(site, "the tensor") if at is None
+            else argument_label(site, at, "the argument"))
+    span = site.span() if at is None else argument_span(site, at)
+    if origin.readonly:
+        raise launch_error(refuse, span, name=name, source=origin.source, action=action)
+    if origin.copied:
+        assert t._backend is not None
+        text = msg.COPIED_IMPORT_WRITE.format(name=name, source=origin.source, action=action,
+                                             backend=t._backend.name)
+        warnings.warn_explicit(f"{msg.COPIED_IMPORT_WRITE.code} {text}", CopiedImportWarning,
+                               span.path, span.line, registry=_warned)
 
 
 class Foreign(NamedTuple):
@@ -189,18 +268,46 @@ def import_dlpack(obj: Any, be: Backend, site: Site) -> Foreign:
     if on_gpu:
         stream = to_dlpack_stream(stream_of(be)) if be.device.kind == "cuda" else _LEGACY
     try:
-        capsule = obj.__dlpack__(stream=stream) if on_gpu else obj.__dlpack__()
+        capsule = _request(obj, {"stream": stream} if on_gpu else {})
     except (BufferError, TypeError, ValueError, RuntimeError) as err:
-        raise launch_error(_BAD, site, detail=str(err)) from None
+        raise launch_error(_BAD, site, detail=str(err) + _hint(obj)) from None
     return _consume(capsule, obj, be, Device("cuda", dev_id) if on_gpu else CPU, site)
+
+
+def _hint(obj: Any) -> str:
+    """What to do instead, for the refusals we can tell apart (a big-endian NumPy array)."""
+    dtype = getattr(obj, "dtype", None)
+    if getattr(dtype, "isnative", True) is False:
+        return (f" (its dtype {dtype} is big-endian; ct.from_numpy copies it with the bytes "
+                "swapped to the host's order)")
+    return ""
+
+
+def _request(obj: Any, kwargs: dict[str, Any]) -> object:
+    """A DLPack 1.x capsule where the producer makes one (read-only memory needs it); else the
+    legacy one (a producer from before DLPack 1.0 refuses `max_version` with a TypeError)."""
+    try:
+        return obj.__dlpack__(max_version=_MAX_VERSION, **kwargs)
+    except TypeError:
+        return obj.__dlpack__(**kwargs)
 
 
 def _consume(capsule: object, producer: object, be: Backend, device: Device,
              site: Site) -> Foreign:
-    addr = _api.PyCapsule_GetPointer(capsule, b"dltensor")
-    _api.PyCapsule_SetName(capsule, b"used_dltensor")
-    keep = _Imported(addr, producer)
-    dl = DLManagedTensor.from_address(addr).dl_tensor
+    versioned = bool(_IsCapsule(capsule, _VERSIONED))
+    addr = _api.PyCapsule_GetPointer(capsule, _VERSIONED if versioned else _LEGACY_NAME)
+    # the capsule keeps the name's pointer, not a copy: module constants outlive it
+    _api.PyCapsule_SetName(capsule, _USED_VERSIONED if versioned else _USED)
+    if versioned:
+        managed = DLManagedTensorVersioned.from_address(addr)
+        keep = _Imported(addr, producer, True, bool(managed.flags & _READ_ONLY))
+        if managed.major > _MAX_VERSION[0]:  # the version leads every layout: read it first
+            raise launch_error(_BAD, site, detail=f"the producer sent DLPack {managed.major}."
+                               f"{managed.minor}, newer than cutile reads (1.x)")
+        dl = managed.dl_tensor
+    else:
+        keep = _Imported(addr, producer, False, False)
+        dl = DLManagedTensor.from_address(addr).dl_tensor
     dtype = _CODES.get((dl.dtype.code, dl.dtype.bits))
     if dtype is None or dl.dtype.lanes != 1:
         raise launch_error(_BAD, site, detail=f"unsupported DLPack dtype (code {dl.dtype.code}, "
@@ -214,7 +321,9 @@ def _consume(capsule: object, producer: object, be: Backend, device: Device,
     if device.kind == be.device.kind:
         buf = _wrap(device, start, nbytes, keep)
         return Foreign(be, buf, -lo, shape, strides, dtype)
-    return _copy_across(be, device, start, nbytes, -lo, shape, strides, dtype)
+    raw = _fetch(device, start, nbytes)
+    return _copy_across(be, raw, -lo, shape, strides, dtype,
+                        Origin(keep.source, keep.readonly, True))
 
 
 def _wrap(device: Device, start: int, nbytes: int, keep: _Imported) -> Buffer:
@@ -225,9 +334,8 @@ def _wrap(device: Device, start: int, nbytes: int, keep: _Imported) -> Buffer:
     return Buffer(device, start, nbytes, host=host, owner=keep)
 
 
-def _copy_across(be: Backend, device: Device, start: int, nbytes: int, offset: int,
-                 shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType) -> Foreign:
-    """Producer memory the backend cannot compute on: bring the bytes over once."""
+def _fetch(device: Device, start: int, nbytes: int) -> NDArray[np.uint8]:
+    """The producer's bytes [start, start + nbytes), in host memory."""
     raw = np.empty(nbytes, dtype=np.uint8)
     if device.kind == "cpu" and nbytes:
         raw[:] = np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(start))
@@ -237,7 +345,28 @@ def _copy_across(be: Backend, device: Device, start: int, nbytes: int, offset: i
         driver.init_context(device.index)
         driver.memcpy_dtoh(int(raw.ctypes.data), start, nbytes, 0)
         driver.stream_synchronize(0)
+    return raw
+
+
+def _copy_across(be: Backend, raw: NDArray[np.uint8], offset: int, shape: tuple[int, ...],
+                 strides: tuple[int, ...], dtype: DType, origin: Origin) -> Foreign:
+    """Producer memory the backend cannot compute on, brought over once as a compact copy: the
+    copy is made anyway, so it is row-major with positive strides (a negative one would be
+    CT508 at every compiled launch); a broadcast axis (stride 0) stays one element, stride 0."""
+    if all(n > 0 for n in shape):
+        item = dtype.itemsize
+        src = np.ndarray(shape, dtype=np.uint8 if item == 1 else f"V{item}", buffer=raw,
+                         offset=offset, strides=tuple(s * item for s in strides))
+        kept = tuple(0 if s == 0 else slice(None) for s in strides)
+        raw = np.ascontiguousarray(src[(*kept, Ellipsis)]).reshape(-1).view(np.uint8)
+        dense = contiguous_strides(tuple(n for n, s in zip(shape, strides, strict=True) if s))
+        it = iter(dense)
+        strides = tuple(0 if s == 0 else next(it) for s in strides)
+    else:
+        raw, strides = raw[:0], contiguous_strides(shape)
     stream = stream_of(be)
-    buf = be.allocate(max(nbytes, 1), stream)
-    be.write(buf, 0, raw, stream)
-    return Foreign(be, buf, offset, shape, strides, dtype)
+    buf = be.allocate(max(raw.size, 1), stream)
+    buf.owner = origin
+    if raw.size:
+        be.write(buf, 0, raw, stream)
+    return Foreign(be, buf, 0, shape, strides, dtype)

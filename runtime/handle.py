@@ -128,7 +128,7 @@ def region_of(t: TensorHandle) -> Region:
     region = t._region
     if region is None:
         root = Root()
-        frame = Frame.root(t._shape)
+        frame = Frame.root(t._shape, t._strides)
         region = Region(root, frame)
         for op in t.active_leases():
             root.pending.append((frame.box, False, op._own_ref()))

@@ -9,14 +9,12 @@ two-per-byte layout is `floats.pack_f4e2m1`, and a GPU launch with f4e2m1 tensor
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import NDArray
 
 from ..compiler import dtypes as d
 from ..compiler.dtypes import DType
-from ..diagnostics import messages as msg
+from ..compiler.hostapi.shapes import fill_number, fill_problem
 from . import floats
 from .errors import launch_error
 from .sites import caller_site
@@ -67,33 +65,8 @@ def decode(stored: NDArray[np.generic], dtype: DType) -> NDArray[np.generic]:
 def fill_pattern(value: object, dt: DType) -> bytes:
     """The bytes of `value` as one stored element of `dt` (`ct.full`'s value); a value that
     does not fit is CT406 at the user's call (as the kernel-side literal rule, CT214), not a
-    silent wrap or an OverflowError."""
-    number: int | float | None = None
-    if isinstance(value, bool | int | np.bool_ | np.integer):
-        number = int(value)
-    elif isinstance(value, float | np.floating):
-        number = float(value)
-    if number is not None and dt.is_integer:
-        number = _as_int(number, dt)
-    elif number is not None and dt.is_float and isinstance(number, int):
-        number = _as_float(number)
-    if number is None:
-        raise launch_error(msg.BAD_CONSTRUCTOR_ARG, caller_site(), what="fill value",
-                           want=f"a number that fits in {dt.name}", got=value)
-    return encode(np.array([number]), dt).tobytes()
-
-
-def _as_int(number: int | float, dt: DType) -> int | None:
-    """The integer a float truncates to (as torch.full does), if it fits in `dt`."""
-    if isinstance(number, float) and not math.isfinite(number):
-        return None
-    n = int(number)
-    info = np.iinfo(storage(dt))  # type: ignore[type-var]
-    return n if int(info.min) <= n <= int(info.max) else None
-
-
-def _as_float(number: int) -> float | None:
-    try:
-        return float(number)  # past the dtype's range it rounds to inf, as on the device
-    except OverflowError:  # beyond float64: no float dtype can even round it
-        return None
+    silent wrap or an OverflowError (the checker's rule too: compiler/hostapi/shapes.py)."""
+    problem = fill_problem(value, dt)
+    if problem is not None:
+        raise launch_error(problem[0], caller_site(), **problem[1])
+    return encode(np.array([fill_number(value, dt)]), dt).tobytes()

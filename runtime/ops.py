@@ -25,7 +25,7 @@ import warnings
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator
-from types import CodeType
+from types import CodeType, TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..compiler.hostapi import HANDLE_ATTRIBUTES
@@ -98,9 +98,11 @@ def _settle(op: DeviceOp) -> None:
     fut = _starting.get(op)
     if fut is not None:
         concurrent.futures.wait((fut,))
-    failure: BaseException | None = getattr(op, "_error", None)
+    failure: tuple[BaseException, TracebackType | None] | None = getattr(op, "_error", None)
     if failure is not None:
-        raise failure
+        # with the traceback it failed with: re-raising the object as it is would stack each
+        # wait's frames onto the last one's
+        raise failure[0].with_traceback(failure[1])
 
 
 def _start_in_worker(op: DeviceOp) -> concurrent.futures.Future[Results] | None:
@@ -145,6 +147,7 @@ class DeviceOp(ABC):
 
     # `_error` is set only when the op fails (so launches do not pay for it): read it with
     # getattr. Kept on the op, not in a table, so a failed op and its arguments can be freed.
+    # It is the error and its traceback when it failed (each wait raises it from there).
     __slots__ = ("__weakref__", "_error", "_graph_site", "_graphed", "backend", "phase", "site",
                  "stream")
 
@@ -209,7 +212,7 @@ class DeviceOp(ABC):
     def _fail(self, err: BaseException) -> None:
         """Finishes the op with `err`: nothing of it is pending any more, so its arguments are
         handed back (on the error) and every later wait raises `err` again."""
-        self._error = err
+        self._error = (err, err.__traceback__)
         _attach_results(err, getattr(self, "_results", ()))  # unless a nearer op set them
         if self.phase is not _DONE:
             self._complete()

@@ -12,15 +12,16 @@ move that makes a new handle makes one object, not two.
 from __future__ import annotations
 
 import enum
+import sys
 import weakref
-from types import CodeType
+from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Self
 
 from ..compiler.launch import MoveFacts, leased_diagnostic, moved_diagnostic
 from ..compiler.launch.moves import kernel_label
 from ..diagnostics.diagnostic import Span
 from ..diagnostics.errors import OwnershipError, error_for, expected_error
-from .sites import Site, caller_site, in_loop
+from .sites import Site, caller_site, in_loop, is_internal
 
 if TYPE_CHECKING:
     from .ops import LaunchOp
@@ -146,7 +147,53 @@ def use_after_move(own: Owned, name: str, site: Site | Span | None) -> Ownership
         facts = MoveFacts(how, moved_span, shown, None, loop)
         return expected_error(OwnershipError, [moved_diagnostic(shown, use_span, facts)])
     span = site if isinstance(site, Span) else (site or caller_site()).span()
-    return expected_error(OwnershipError, [moved_diagnostic(name, span, move_facts(own, use))])
+    facts = move_facts(own, use)
+    return expected_error(OwnershipError, [moved_diagnostic(
+        facts.use_name or name, facts.use_at or span, facts)])
+
+
+def _called_again(moved_at: Site | None, use: Site) -> bool:
+    """The use is at or before the move's instruction in the same function, and no loop of
+    that function encloses the move: only another call of the function gets there (a move
+    whose caller was not recorded, such as a launch's: recording it would slow every launch)."""
+    return (moved_at is not None and moved_at.parent is None and moved_at.code is use.code
+            and use.lasti <= moved_at.lasti and not in_loop(moved_at))
+
+
+def _earlier_call(own: Owned, use: Site, pending: str | None) -> MoveFacts:
+    """Moved by an earlier call of the function running `use`: reported at the later call
+    (its argument, when the handle came in as a parameter), with the move's note inside the
+    function."""
+    moved_at = own._site
+    assert moved_at is not None
+    callee = moved_at.code
+    frame = _frame_running(use)
+    back = frame.f_back if frame is not None else None
+    param = _parameter_holding(frame, own) if frame is not None else None
+    use_name: str | None = None
+    use_at: Span | None = None
+    if back is not None and not is_internal(back.f_code.co_filename):
+        call = Site((back.f_code, back.f_lasti))
+        if param is not None:
+            use_name, use_at = _argument(call, callee, param)
+        else:
+            use_at = call.span()
+    return MoveFacts(f"{own._how} by an earlier call of '{callee.co_name}'", moved_at.span(),
+                     param, pending, use_at=use_at, use_name=use_name)
+
+
+def _frame_running(use: Site) -> FrameType | None:
+    """The frame running `use` now (the error is raised from inside it)."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and not (frame.f_code is use.code and frame.f_lasti == use.lasti):
+        frame = frame.f_back
+    return frame
+
+
+def _parameter_holding(frame: FrameType, own: Owned) -> str | None:
+    code = frame.f_code
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return next((p for p in params if frame.f_locals.get(p) is own), None)
 
 
 def _argument(call: Site, callee: CodeType | None, param: str) -> tuple[str, Span]:
@@ -196,6 +243,8 @@ def move_facts(own: Owned, use: Site | None) -> MoveFacts:
     op = own._op() if own._op is not None else None
     pending = kernel_label(op.kernel_name) if op is not None and not op.finished else None
     moved_at = own._site
+    if use is not None and _called_again(moved_at, use):
+        return _earlier_call(own, use, pending)
     return MoveFacts(own._how, moved_at.span() if moved_at is not None else None, None,
                      pending, _loop_back(moved_at, use), _within(moved_at, use))
 

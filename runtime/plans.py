@@ -55,6 +55,10 @@ def handle_id(v: Tensor | Partition) -> int:
         # the low 4 bits decide the alignment fact (capped at 16 bytes); None: a meta tensor
         align = None if v._buf is None else v._base & 15
         desc = (v._dtype.name, v._shape, v._strides, align)  # names hash faster than DTypes
+        if v._buf is not None and v._buf.owner is not None:
+            # a DLPack import: its own plans, so its first launch binds, where an Acc
+            # argument is checked for read-only or copied memory (binding.py)
+            desc += (type(v._buf.owner), getattr(v._buf.owner, "readonly", None))
     kid = _ids.get(desc)
     if kid is None:
         # a fresh number, and setdefault (atomic: the key hashes in C): two threads meeting a

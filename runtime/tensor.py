@@ -19,6 +19,7 @@ from ..compiler.dsl.orders import TileOrder, row_major
 from ..compiler.dtypes import DType
 from ..compiler.hostapi import HostEntry, lookup
 from ..compiler.launch.regions import contiguous_strides
+from ..diagnostics import messages as msg
 from . import dlpack, hostdtypes, limits, views
 from .access import enter
 from .backends.base import Backend, Buffer, Device
@@ -109,13 +110,16 @@ class Tensor(TensorHandle):
         """Moves this tensor into a Partition of `tile_shape` tiles (the argument for `Mut`)."""
         site = caller_with_parent()  # a helper that partitions, called twice: CT301 or CT306
         enter(self, _PARTITION, site)
+        if self._buf is not None and self._buf.owner is not None:  # a DLPack import
+            dlpack.check_write(self, "partitioned", site, refuse=msg.READ_ONLY_PARTITION)
         return make_partition(self, tile_shape, order, blocks, site)
 
-    def reshape(self, shape: tuple[int, ...] | int) -> Tensor:
-        """Moves this tensor into a new handle of another shape (a view when contiguous)."""
+    def reshape(self, shape: tuple[int, ...] | int, *dims: int) -> Tensor:
+        """Moves this tensor into a new handle of another shape (a view when contiguous):
+        `t.reshape((3, 4))` or `t.reshape(3, 4)`."""
         site = caller_site()
         enter(self, _RESHAPE, site)
-        new_shape = resolve_shape(shape, self.size, self._shape, site)
+        new_shape = resolve_shape(_shape_arg(shape, dims), self.size, self._shape, site)
         if self.is_contiguous() or self._buf is None:
             return self._moved_copy("by reshape()", site, new_shape,
                                     contiguous_strides(new_shape))
@@ -150,11 +154,14 @@ class Tensor(TensorHandle):
         order = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         return views.permute(self, tuple(order), site)  # type: ignore[arg-type]
 
-    def view(self, shape: tuple[int, ...] | int) -> Tensor:
-        """A view of another shape over the same elements (contiguous tensors only)."""
+    def view(self, shape: tuple[int, ...] | int, *dims: int) -> Tensor:
+        """A view of another shape over the same elements (contiguous tensors only):
+        `t.view((3, 4))` or `t.view(3, 4)`."""
         site = caller_site()
         enter(self, _VIEW, site)
-        return views.view(self, (shape,) if isinstance(shape, int) else tuple(shape), site)
+        given = _shape_arg(shape, dims)
+        return views.view(self, (given,) if not isinstance(given, tuple | list) else tuple(given),
+                          site)
 
     def fill_(self, value: float | bool) -> Tensor:
         """Writes `value` into every element in place (a view: its elements only), enqueued on
@@ -162,6 +169,7 @@ class Tensor(TensorHandle):
         site = caller_site()
         enter(self, _FILL, site)
         pattern = hostdtypes.fill_pattern(value, self._dtype)
+        dlpack.check_write(self, "filled", site)
         if self._backend is not None and self._buf is not None:
             self._backend.fill_strided(self._buf, self._offset, pattern, self._shape,
                                        self._strides, stream_of(self._backend))
@@ -171,6 +179,17 @@ class Tensor(TensorHandle):
         """A host copy, waiting for pending work on the tensor. bf16/f8 come back as float32."""
         enter(self, _NUMPY, caller_site())
         return hostdtypes.decode(read_storage(self), self._dtype)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray[Any]:
+        """`np.asarray(t)`, `np.array(t)`: what `numpy()` returns (always a copy, so
+        `copy=False` is a ValueError, as NumPy 2 asks), converted to `dtype` if given."""
+        site = caller_site()
+        if copy is False:
+            raise ValueError("a cutile tensor cannot be viewed as a NumPy array without a copy; "
+                             "use np.asarray(t) or t.numpy()")
+        enter(self, _NUMPY, site)
+        out = hostdtypes.decode(read_storage(self), self._dtype)
+        return out if dtype is None else out.astype(dtype, copy=False)
 
     def __dlpack__(self, *, stream: int | None = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
@@ -182,6 +201,11 @@ class Tensor(TensorHandle):
     def __dlpack_device__(self) -> tuple[int, int]:
         self._use()
         return self._buf.device.dlpack if self._buf is not None else (1, 0)
+
+
+def _shape_arg(shape: Any, dims: tuple[int, ...]) -> Any:
+    """`reshape(3, 4)` as `reshape((3, 4))` (both forms, as NumPy and torch take them)."""
+    return (shape, *dims) if dims else shape
 
 
 def read_storage(t: Tensor) -> NDArray[Any]:

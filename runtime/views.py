@@ -25,8 +25,8 @@ from ..compiler.launch.regions import (
     Layout,
     axis_problem,
     boxes_intersect,
-    count_problem,
     index_problem,
+    key_problem,
     narrow_problem,
     permute_problem,
     split_problem,
@@ -71,19 +71,10 @@ def getitem(t: H, key: Any, site: Site) -> H:
 
 def _expand(key: tuple[Any, ...], rank: int, site: Site) -> list[int | slice]:
     """The key with `...` expanded and missing trailing axes as full slices."""
-    if sum(k is Ellipsis for k in key) > 1:
-        raise _bad(site, "an index can have only one ellipsis ('...')")
-    for k in key:
-        if not (k is Ellipsis or isinstance(k, slice) or _is_int(k)):
-            raise _bad(site, f"views take ints, slices and '...'; got {k!r} (copy with "
-                       "numpy() for fancy indexing)")
-        if isinstance(k, slice) and not all(v is None or _is_int(v)
-                                            for v in (k.start, k.stop, k.step)):
-            raise _bad(site, f"slice bounds must be ints, not {k!r}")
-    explicit = [k for k in key if k is not Ellipsis]
-    problem = count_problem(len(explicit), rank)
+    problem = key_problem(key, rank)  # the checker's rule for keys it can read too
     if problem is not None:
         raise _bad(site, problem)
+    explicit = [k for k in key if k is not Ellipsis]
     fill = [slice(None)] * (rank - len(explicit))
     if Ellipsis in key:
         at = next(i for i, k in enumerate(key) if k is Ellipsis)

@@ -10,19 +10,22 @@ from typing import cast
 
 from ...compiler.frontend.params import KernelSignature, ParamSpec
 from ...compiler.hostapi import HANDLE_ATTRIBUTES
-from ...compiler.launch import ArgFacts, contract_for, moved_diagnostic
+from ...compiler.launch import ArgFacts, MoveFacts, contract_for, moved_diagnostic
 from ...compiler.launch.contract import At
 from ...compiler.launch.facts import argument_name
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
+from .autotune import as_tuned, tuned
 from .context import Ctx, LaunchFrame
 from .handlers import escape_args, read_args
+from .helpers import ParamMove
 from .launches import Arg, CallLocator, facts, kernel_label
 from .leases import lease, region_in_use
 from .specialize import report_specialized
 from .syntax import call_args, keyword_name_span
 from .uses import escape, ex_name, read, unsynced
 from .values import (
+    ESCAPED,
     UNKNOWN,
     IntVal,
     KernelVal,
@@ -35,6 +38,7 @@ from .values import (
     Value,
     move,
 )
+from .values import move as move_value
 from .world import OpInfo
 
 # Builtins that only look at their arguments (they keep no reference and run nothing).
@@ -51,9 +55,9 @@ def call_function(ctx: Ctx, st: State, call: ast.Call) -> Value:
     if isinstance(callee, KernelVal):
         return launch(ctx, st, call, callee)
     if isinstance(func, ast.Name) and callee == UNKNOWN:
-        moves = ctx.index.movers(func.id)
+        moves = ctx.index.movers(func.id, ctx.globals)
         if moves:
-            return _partitioning_helper(ctx, st, call, moves)
+            return _moving_helper(ctx, st, call, moves)
     reads = isinstance(func, ast.Name) and func.id in _READ_BUILTINS and callee == UNKNOWN
     values: list[Value] = []
     for arg in call_args(call):
@@ -69,20 +73,67 @@ def call_function(ctx: Ctx, st: State, call: ast.Call) -> Value:
     return UNKNOWN
 
 
-def _partitioning_helper(ctx: Ctx, st: State, call: ast.Call, moves: dict[int, str]) -> Value:
-    """A call of a helper that certainly partitions some parameters (helpers.py): those
-    arguments are moved as by `.partition()` at this call; the rest are handed on unseen."""
+def autotune_call(ctx: Ctx, st: State, call: ast.Call) -> Value:
+    """`ct.autotune(kernel, configs=...)` in host code: the kernel, launched as autotuned."""
+    values = [ctx.evaluate(st, a.value) for a in call_args(call)]
+    for value in values:
+        read(ctx, value)
+    kernel = values[0] if len(call.args) == 1 and not isinstance(call.args[0], ast.Starred) \
+        else None
+    return tuned(ctx.info, call, kernel) if isinstance(kernel, KernelVal) else UNKNOWN
+
+
+def _moving_helper(ctx: Ctx, st: State, call: ast.Call, moves: dict[int, ParamMove]
+                   ) -> Value:
+    """A call of a helper that certainly moves some parameters (helpers.py): those arguments
+    are moved as the helper moves them, at this call; the rest are handed on unseen."""
     assert isinstance(call.func, ast.Name)
+    helper = call.func.id
     for i, arg in enumerate(call_args(call)):
+        move = moves.get(i) if not arg.star and arg.name is None else None
+        if move is not None and move.kernel is not None and _moved_by_earlier_call(
+                ctx, st, arg.value, helper, move.param):
+            continue
         value = ctx.evaluate(st, arg.value)
-        if (i in moves and not arg.star and arg.name is None and isinstance(value, TensorVal)
-                and not st.leases.get(value.storage, frozenset()) & st.pending):  # CT303 inside
-            move(st, value.obj, Moved(ctx.span(arg.value), f"by .partition() in "
-                                      f"'{call.func.id}'", ex_name(ctx, arg.value), None,
-                                      tuple(ctx.loops)))
-        else:
+        if move is None or not _helper_moves(ctx, st, move, value, arg.value, helper):
             escape(ctx, st, value)
     return UNKNOWN
+
+
+def _helper_moves(ctx: Ctx, st: State, move: ParamMove, value: Value, expr: ast.expr,
+                  helper: str) -> bool:
+    """Moves the argument as the helper does; False when its value is not what the helper's
+    move takes (then the call may raise inside: stay silent)."""
+    name = ex_name(ctx, expr)
+    if move.kernel is None:  # partitioned: the runtime names the helper's call (its parent)
+        if not isinstance(value, TensorVal) or st.leases.get(value.storage, frozenset()) & (
+                st.pending):  # CT303 inside
+            return False
+        move_value(st, value.obj, Moved(ctx.span(expr), f"by .partition() in '{helper}'", name,
+                                        None, tuple(ctx.loops)))
+        return True
+    wanted = PartitionVal if move.kind == "mut" else TensorVal
+    if not isinstance(value, wanted) or move.site is None:
+        return False
+    move_value(st, value.obj, Moved(ctx.span(move.site), f"into a launch of "
+                                    f"{kernel_label(move.kernel)}", name, by_call=helper))
+    return True
+
+
+def _moved_by_earlier_call(ctx: Ctx, st: State, expr: ast.expr, helper: str,
+                           param: str) -> bool:
+    """CT301 at the argument of a helper call when an earlier call of the same helper moved
+    it inside (into its launch), as the runtime reports that call."""
+    value = st.env.get(expr.id) if isinstance(expr, ast.Name) else None
+    if not isinstance(value, (TensorVal, PartitionVal)):
+        return False
+    state = st.obj(value.obj)
+    if not (isinstance(state, Moved) and state.by_call == helper):
+        return False
+    st.objs[value.obj] = ESCAPED  # one root cause, one diagnostic
+    facts = MoveFacts(f"{state.how} by an earlier call of '{helper}'", state.site, param)
+    ctx.report(moved_diagnostic(ex_name(ctx, expr), ctx.span(expr), facts))
+    return True
 
 
 # kernel methods that return the same kernel compiled or launched otherwise (runtime/kernel.py)
@@ -120,6 +171,8 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     finally:
         ctx.launches.pop()
     sig = kernel.sig
+    if kernel.tuning is not None and sig is not None:
+        positional, keywords = as_tuned(kernel.tuning, sig, positional, keywords, frame.span)
     given = positional + [a for _, _, a in keywords]
     if frame.failed:  # an argument raised: the launch is never made, nor its moved ones used
         for _mf, obj, moved in frame.moves.values():

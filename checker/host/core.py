@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...compiler.hostapi import HostEntry, Kind, lookup
-from .calls import call_function, call_method
+from .calls import autotune_call, call_function, call_method
 from .context import Ctx
 from .effects import HANDLERS as EFFECTS
 from .expressions import (
@@ -39,7 +39,9 @@ from .flow import definition, for_, if_, match, try_, while_, with_
 from .handlers import Handlers, HostCall, receiver_of
 from .hostapi import HANDLERS as CONSTRUCTORS
 from .lazyops import HANDLERS as LAZY_OPS
+from .plain import as_plain_call, attribute_of, is_getattr
 from .statements import run_small
+from .survive import Mark, survive
 from .uses import head_name, read
 from .values import UNKNOWN, State, Value
 from .views import HANDLERS as VIEWS
@@ -57,10 +59,19 @@ class Evaluator(Ctx):
 
     def run_stmt(self, st: State, stmt: ast.stmt) -> State | None:
         rule = _STATEMENTS.get(type(stmt))
-        return rule(self, st, stmt) if rule is not None else run_small(self, st, stmt)
+        mark = Mark.of(self)
+        try:
+            return rule(self, st, stmt) if rule is not None else run_small(self, st, stmt)
+        except Exception as err:  # a checker bug: lose this statement, not the scope's findings
+            return survive(self, st, stmt, err, mark)
 
 
 def _call(ev: Evaluator, st: State, call: ast.Call) -> Value:
+    plain = as_plain_call(ev, st, call)
+    if plain is not None:  # `f.__call__(a)`, `getattr(x, "name")(a)`: as `f(a)`, `x.name(a)`
+        return ev.evaluate(st, plain)
+    if is_getattr(ev, st, call):  # `getattr(x, "name")`: as `x.name`
+        return ev.evaluate(st, attribute_of(ev, call))
     value = _calling(ev, st, call)
     if ev.facts is not None:  # what the call left its receiver and arguments in
         ev.facts.record_names(ev.world, st, call_names(call), ev.span)
@@ -70,6 +81,8 @@ def _call(ev: Evaluator, st: State, call: ast.Call) -> Value:
 def _calling(ev: Evaluator, st: State, call: ast.Call) -> Value:
     func = call.func
     if head_name(func) not in st.env:
+        if ev.info.resolve(func) == "autotune":
+            return autotune_call(ev, st, call)
         entry = lookup("ct", ev.info.resolve(func) or "")
         if entry is not None:
             return _host(ev, st, HostCall(entry, call), func)

@@ -6,8 +6,20 @@ from __future__ import annotations
 import ast
 from typing import cast
 
+from ...compiler.dsl.markers import as_dtype
+from ...compiler.dtypes import DType
 from ...compiler.hostapi import Effect
-from ...compiler.hostapi.shapes import shape_problem
+from ...compiler.hostapi.shapes import (
+    Problem as ArgProblem,
+)
+from ...compiler.hostapi.shapes import (
+    count_problem,
+    dtype_problem,
+    fill_problem,
+    float_dtype_problem,
+    seed_problem,
+    shape_problem,
+)
 from ...compiler.launch import partition_tile_problem
 from ...compiler.launch.regions import Layout
 from ...compiler.launch.tiles import (
@@ -26,11 +38,11 @@ from .context import Ctx
 from .handlers import Bound, Handlers, HostCall, bind, read_args
 from .launches import slab_grid
 from .leases import write_in_use
+from .literals import NOT_KNOWN, known_object
 from .syntax import call_args
 from .uses import ex_name
 from .values import (
     UNKNOWN,
-    DTypeVal,
     IntVal,
     LiteralVal,
     Moved,
@@ -57,40 +69,79 @@ def shape_of(value: Value) -> Shape | None:
 @HANDLERS.effect(Effect.CREATES)
 def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
     """A new tensor: its dtype and shape where the arguments show them (a rank-1 `n`), its
-    layout where its memory is new, no memory for `ct.meta`."""
+    layout where its memory is new, no memory for `ct.meta`; CT406/CT412 where the runtime
+    refuses the arguments the analysis can read (then nothing follows from the call)."""
     entry = use.entry
     args = bind(ctx, st, use.call, entry)
-    dtype = args.get("dtype") if args else None
+    if args is not None:
+        problem, dtype = _argument_problem(ctx, st, entry.name, args)
+        if problem is not None:
+            ctx.report(problem[0].at(ctx.span(use.call), **problem[1]))
+            return UNKNOWN
     shape: Shape | None = None
     if args is not None and "n" in entry.positional:
         n = args.get("n")
         shape = (n[0].value if n and isinstance(n[0], IntVal) else None,)
     elif args is not None and "shape" in args:
         shape = shape_of(args["shape"][0])
-        if _bad_shape(ctx, use, *args["shape"]):
-            shape = None  # refused at run time (CT406, CT412): what follows is unknown
     if shape is not None and any(n is not None and n < 0 for n in shape):
         shape = None  # a negative extent, which the constructor refuses at run time: unknown
     obj = ctx.world.fresh()
     known = entry.memory != "imported" and shape is not None and None not in shape
-    return TensorVal(obj, obj, dtype[0].dtype if dtype and isinstance(dtype[0], DTypeVal)
-                     else None, shape,
+    return TensorVal(obj, obj, dtype if args is not None else None, shape,
                      layout=Layout.root(cast(tuple[int, ...], shape)) if known else None,
                      meta=entry.memory == "none")
 
 
-def _bad_shape(ctx: Ctx, use: HostCall, value: Value, expr: ast.expr) -> bool:
+# The runtime's order of checks per constructor (runtime/constructors.py): the first problem
+# is the one raised. Every other constructor checks its shape, then its dtype.
+_ORDER: dict[str, tuple[str, ...]] = {
+    "arange": ("n", "shape", "dtype"), "full": ("shape", "dtype", "value"),
+    "rand": ("shape", "seed", "dtype", "float"), "randn": ("shape", "seed", "dtype", "float"),
+    "from_numpy": ("dtype",), "from_dlpack": ()}
+
+
+def _argument_problem(ctx: Ctx, st: State, name: str, args: Bound
+                      ) -> tuple[ArgProblem | None, DType | None]:
+    """The first problem the runtime raises for the arguments the analysis knows, and the
+    dtype where it is known."""
+    what = f"ct.{name}"
+    dtype: DType | None = None
+    for check in _ORDER.get(name, ("shape", "dtype")):
+        problem: ArgProblem | None = None
+        if check == "n" and "n" in args:
+            n = known_object(ctx, st, *args["n"])
+            problem = None if n is NOT_KNOWN else (count_problem(what, n) or shape_problem(
+                what, (n,)))
+        elif check == "shape" and "shape" in args:
+            problem = _shape_problem(what, *args["shape"])
+        elif check == "dtype" and "dtype" in args:
+            given = known_object(ctx, st, *args["dtype"])
+            if given is not NOT_KNOWN and not (given is None and name == "from_numpy"):
+                problem = dtype_problem(given)
+                dtype = as_dtype(given)
+        elif check == "float" and dtype is not None:
+            problem = float_dtype_problem(what, dtype)
+        elif check == "value" and "value" in args and dtype is not None:
+            value = known_object(ctx, st, *args["value"])
+            problem = None if value is NOT_KNOWN else fill_problem(value, dtype)
+        elif check == "seed" and "seed" in args:
+            seed = known_object(ctx, st, *args["seed"])
+            problem = None if seed is NOT_KNOWN else seed_problem(what, seed)
+        if problem is not None:
+            return problem, None
+    return None, dtype
+
+
+def _shape_problem(what: str, value: Value, expr: ast.expr) -> ArgProblem | None:
     """The constructors' shape rule (shapes.py, as at run time) on a shape the checker knows:
     a literal as written (`(1.5,)`), or ints it computed."""
     shape: object = literal_value(expr)
     if shape is None:
         shape = value.value if isinstance(value, IntVal) else shape_of(value)
         if shape is None or (isinstance(shape, tuple) and None in shape):
-            return False
-    problem = shape_problem(f"ct.{use.entry.name}", shape)
-    if problem is not None:
-        ctx.report(problem[0].at(ctx.span(use.call), **problem[1]))
-    return problem is not None
+            return None
+    return shape_problem(what, shape)
 
 
 @HANDLERS.entry("tensor", "partition")

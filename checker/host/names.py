@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ...reader.source import ModuleInfo, target_names
+
+if TYPE_CHECKING:
+    from .helpers import ParamMove
+    from .values import Value
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -55,15 +60,17 @@ class ModuleIndex:
         self._frames = [_Frame()]
         self.bindings: Counter[str] = Counter()  # how often each name is bound, anywhere
         self._walk(info.tree)
-        self._movers: dict[str, dict[int, str]] = {}
+        self._movers: dict[str, dict[int, ParamMove]] = {}
 
-    def movers(self, name: str) -> dict[int, str]:
-        """The parameters the module-level helper `name` certainly partitions (helpers.py)."""
+    def movers(self, name: str, scope: Mapping[str, Value]) -> dict[int, ParamMove]:
+        """The parameters the module-level helper `name` certainly moves (helpers.py);
+        `scope`: the module's globals (its kernels)."""
         found = self._movers.get(name)
         if found is None:
             from .helpers import moved_params
 
-            found = self._movers[name] = moved_params(self.info, name, self.bindings[name])
+            found = self._movers[name] = moved_params(self.info, name, self.bindings[name],
+                                                      scope)
         return found
 
     def names(self, node: ast.AST) -> frozenset[str]:

@@ -11,7 +11,8 @@ from ...compiler.frontend.params import read_signature
 from ...diagnostics.diagnostic import Diagnostic
 from ...reader.decode import UndecodableSource, read_source
 from ...reader.source import PACKAGE, ModuleInfo, parse_module
-from .values import IntVal, KernelVal, LiteralVal, ModuleVal, Value
+from .autotune import module_tuned
+from .values import IntVal, KernelVal, LiteralVal, ModuleVal, TupleVal, Value
 
 _MAX_REEXPORT_DEPTH = 8
 
@@ -102,9 +103,7 @@ class ProjectIndex:
 
     def module_globals(self, info: ModuleInfo) -> dict[str, Value]:
         """What host code of `info` sees at module level: kernels, project modules, constants."""
-        out: dict[str, Value] = {n: IntVal(v) if type(v) is int else LiteralVal(v)
-                                 for n, v in info.constants.items()
-                                 if isinstance(v, (int, float, str))}  # bools are ints
+        out: dict[str, Value] = {n: _constant(v) for n, v in info.constants.items()}
         out.update(self._imports(info, 0))
         out.update(local_kernels(info))
         return out
@@ -165,6 +164,7 @@ def local_kernels(info: ModuleInfo) -> dict[str, KernelVal]:
     for fn in info.kernels:
         sig, diags = read_signature(info, fn)
         out[fn.name] = KernelVal(fn.name, None if diags else sig)
+    out.update(module_tuned(info, out))  # and the autotuned ones, launched as their kernel
     return out
 
 
@@ -189,3 +189,13 @@ def _top_level_imports(info: ModuleInfo) -> list[ast.Import | ast.ImportFrom]:
 
 def _from_names(node: ast.ImportFrom) -> set[str]:
     return {a.asname or a.name for a in node.names if a.name != "*"}
+
+
+def _constant(value: object) -> Value:
+    """A module constant (reader/constants.py: numbers, strings, tuples of them, whatever
+    constant expression computed them) as host code sees it: `SHAPE = (M, N)` is a shape."""
+    if type(value) is int:
+        return IntVal(value)
+    if isinstance(value, tuple):
+        return TupleVal(tuple(_constant(v) for v in value))
+    return LiteralVal(value)

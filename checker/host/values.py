@@ -107,9 +107,18 @@ class OpVal:
 
 
 @dataclass(frozen=True)
+class Tuning:
+    """What the configs of an autotuned kernel add to each of its launches (autotune.py)."""
+
+    consts: frozenset[str] | None  # the Consts they pass (None: not known, so any)
+    retiles: bool  # one re-partitions the Mut argument: the tile the kernel sees is not known
+
+
+@dataclass(frozen=True)
 class KernelVal:
     name: str
     sig: KernelSignature | None  # None when the signature has errors (reported by the frontend)
+    tuning: Tuning | None = None  # an autotuned kernel's (`ct.autotune`)
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,7 @@ class Moved:
     name: str  # the name it had where it was moved
     op: int | None = None  # the launch it was moved into
     loops: tuple[tuple[int, int], ...] = ()  # (loop, pass) of every enclosing loop at the move
+    by_call: str | None = None  # moved inside this helper, at its call (helpers.py)
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,12 @@ from ...diagnostics import messages as msg
 from .context import Ctx
 from .handlers import Handlers, HostCall
 from .leases import write_in_use
-from .syntax import call_args
+from .syntax import call_args, sub_expressions
 from .uses import ex_name, read
 from .values import (
     UNKNOWN,
     IntVal,
+    LiteralVal,
     Moved,
     Shape,
     State,
@@ -65,29 +66,79 @@ def _ints(shape: Shape | None) -> tuple[int, ...] | None:
 # -- making views ----------------------------------------------------------------------------
 @HANDLERS.entry("tensor", "__getitem__")
 def subscript(ctx: Ctx, st: State, use: HostCall) -> Value:
-    """`t[a:b, :, c]`: a view, or CT406 for an index the runtime rejects."""
-    expr, t = use.node, use.value
-    assert isinstance(expr, ast.Subscript) and isinstance(t, TensorVal)
-    nodes = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
-    items: list[object] = [_item(ctx, st, node) for node in nodes]
-    if t.shape is None or items.count(_ELLIPSIS) > 1:
+    """`t[a:b, :, c]` (or `t.__getitem__(key)`): a view, or CT406 for a key the runtime
+    rejects."""
+    t = use.value
+    assert isinstance(t, TensorVal)
+    items = _key_items(ctx, st, use.node)
+    if items is None:  # a key whose items the analysis cannot count
         return _unknown_view(ctx, t)
-    rank = len(t.shape)
-    explicit = [i for i in items if i is not _ELLIPSIS]
-    problem = regions.count_problem(len(explicit), rank)
+    rank = len(t.shape) if t.shape is not None else None
+    problem = regions.key_problem(tuple(_as_key(i) for i in items), rank)
     if problem is not None:
-        return _bad(ctx, expr, problem)
-    fill: list[object] = [(None, None, None)] * (rank - len(explicit))
+        return _bad(ctx, use.node, problem)
+    if t.shape is None:
+        return _unknown_view(ctx, t)
+    explicit = [i for i in items if i is not _ELLIPSIS]
+    fill: list[object] = [(None, None, None)] * (len(t.shape) - len(explicit))
     at = items.index(_ELLIPSIS) if _ELLIPSIS in items else len(items)
     full = [*explicit[:at], *fill, *explicit[at:]]
     for axis, (item, n) in enumerate(zip(full, t.shape, strict=True)):
-        problem = None if item is None else regions.index_problem(
+        problem = None if not _known(item) else regions.index_problem(
             axis, item, n)  # type: ignore[arg-type]
         if problem is not None:
-            return _bad(ctx, expr, problem)
-    if None in full:
+            return _bad(ctx, use.node, problem)
+    if not all(_known(i) for i in full):
         return _unknown_view(ctx, t)
     return _indexed(ctx, t, tuple(full))  # type: ignore[arg-type]
+
+
+def _key_items(ctx: Ctx, st: State, node: ast.expr) -> list[object] | None:
+    """The items of the key (`t[a, b]`, `t[a]`, `t.__getitem__(a)`), each evaluated once;
+    None when their number is not known (`t[*idx]`, a key that may hold a tuple)."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+    elif isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        key = node.args[0]
+    else:
+        for child in sub_expressions(node)[1:]:
+            read(ctx, ctx.evaluate(st, child))
+        return None
+    if isinstance(key, (ast.Tuple, ast.Slice)) or (
+            isinstance(key, ast.Constant) and key.value is Ellipsis):
+        nodes = key.elts if isinstance(key, ast.Tuple) else [key]
+        if any(isinstance(n, ast.Starred) for n in nodes):
+            for n in nodes:
+                read(ctx, ctx.evaluate(st, n.value if isinstance(n, ast.Starred) else n))
+            return None
+        return [_item(ctx, st, n) for n in nodes]
+    value = ctx.evaluate(st, key)
+    read(ctx, value)
+    if isinstance(value, TupleVal):
+        items = [_scalar(v) for v in value.items]
+        return None if _UNSEEN in items else items
+    item = _scalar(value)
+    return None if item is _UNSEEN else [item]
+
+
+class _Unknown:
+    """An index whose value the analysis does not know: it may be any valid index."""
+
+
+_UNSEEN = _Unknown()
+
+
+def _known(item: object) -> bool:
+    return item is not _UNSEEN and not (isinstance(item, tuple) and _UNSEEN in item)
+
+
+def _as_key(item: object) -> object:
+    """An item as the runtime's key would hold it (an unknown one: a valid int or bound)."""
+    if isinstance(item, tuple):
+        return slice(*(0 if v is _UNSEEN else v for v in item))
+    if item is _ELLIPSIS:
+        return Ellipsis
+    return 0 if item is _UNSEEN else item
 
 
 def _bad(ctx: Ctx, node: ast.AST, problem: str) -> Value:
@@ -97,21 +148,28 @@ def _bad(ctx: Ctx, node: ast.AST, problem: str) -> Value:
 
 
 def _item(ctx: Ctx, st: State, node: ast.expr) -> object:
-    """One index: an int, (start, stop, step) with Nones, `_ELLIPSIS`, or None when unknown."""
+    """One index: an int or a literal the runtime would be handed (`None`, `1.5`), (start,
+    stop, step) of those, `_ELLIPSIS`, or `_UNSEEN` (also in a slice) where not known."""
     if isinstance(node, ast.Constant) and node.value is Ellipsis:
         return _ELLIPSIS
     if isinstance(node, ast.Slice):
-        parts = [None if p is None else ctx.evaluate(st, p)
-                 for p in (node.lower, node.upper, node.step)]
-        for p in parts:
-            if p is not None:
-                read(ctx, p)
-        if any(p is not None and not isinstance(p, IntVal) for p in parts):
-            return None
-        return tuple(p.value if isinstance(p, IntVal) else None for p in parts)
+        return tuple(None if p is None else _index_value(ctx, st, p)
+                     for p in (node.lower, node.upper, node.step))
+    return _index_value(ctx, st, node)
+
+
+def _index_value(ctx: Ctx, st: State, node: ast.expr) -> object:
     value = ctx.evaluate(st, node)
     read(ctx, value)
-    return value.value if isinstance(value, IntVal) else None
+    return _scalar(value)
+
+
+def _scalar(value: Value) -> object:
+    if isinstance(value, IntVal):
+        return value.value
+    if isinstance(value, LiteralVal) and isinstance(value.value, (str, float, bool, type(None))):
+        return value.value
+    return _UNSEEN
 
 
 def _indexed(ctx: Ctx, t: TensorVal, items: tuple[Index, ...]) -> Value:

@@ -8,6 +8,7 @@ to `Annotated` and `Mut`/`Const` to `Union` (one argument: the type itself), so
 
 from __future__ import annotations
 
+import sys
 from typing import Any, ClassVar, NoReturn
 
 from .. import dtypes as _d
@@ -205,10 +206,25 @@ DTypeLike = type[TileValue] | DType
 
 
 def as_dtype(value: object) -> DType | None:
-    """The DType behind `ct.f32` (a class), a DType, or a NumPy/torch dtype name; else None."""
+    """The DType behind `ct.f32` (a class), a DType, a NumPy/torch dtype or its name, or a NumPy
+    scalar type (`np.float32`); else None."""
     if isinstance(value, DType):
         return value
     if isinstance(value, type) and issubclass(value, TileValue) and hasattr(value, "dtype"):
         return value.dtype
+    if isinstance(value, type):
+        value = _numpy_dtype(value)
     name = str(getattr(value, "name", value)).replace("torch.", "")
     return _d.BY_ALIAS.get(name) or _d.BY_NAME.get(name)
+
+
+def _numpy_dtype(cls: type) -> object:
+    """A NumPy scalar type's dtype (`np.float32` -> float32; ml_dtypes' bfloat16 too), else the
+    class. NumPy is not imported for it: a program holding `np.float32` has imported it."""
+    np = sys.modules.get("numpy")
+    if np is None or not issubclass(cls, np.generic):
+        return cls
+    try:
+        return np.dtype(cls)
+    except TypeError:  # an abstract type such as np.floating
+        return cls

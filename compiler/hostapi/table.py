@@ -67,10 +67,10 @@ _method("tensor", "partition",
         "blocks: int | None = None", "Partition", Effect.MOVES,
         "Moves the tensor into a partition of slabs of `tile_shape` (the argument of a `Mut` "
         "parameter); `blocks=` makes it persistent.",
-        msg.MUT_RANK, msg.BAD_PARTITION, action="partitioned")
-_method("tensor", "reshape", SHAPE, "Tensor", Effect.MOVES,
+        msg.MUT_RANK, msg.BAD_PARTITION, msg.READ_ONLY_PARTITION, action="partitioned")
+_method("tensor", "reshape", f"{SHAPE}, *dims: int", "Tensor", Effect.MOVES,
         "Moves the tensor into a handle of another shape (one extent may be -1): the same "
-        "memory when contiguous, else a copy.",
+        "memory when contiguous, else a copy. `t.reshape((3, 4))` or `t.reshape(3, 4)`.",
         msg.BAD_CONSTRUCTOR_ARG, msg.BAD_RESHAPE, action="reshaped")
 _method("tensor", "__getitem__", "key: Any", "Tensor", Effect.VIEWS,
         "`t[a:b, :, c]`: a view (ints drop their axis, slice steps are positive, one `...`).",
@@ -83,13 +83,14 @@ _method("tensor", "split_at", "axis: int, k: int", "tuple[Tensor, Tensor]", Effe
 _method("tensor", "permute", "*axes: int", "Tensor", Effect.VIEWS,
         "A view with its axes reordered: `t.permute(1, 0)` or `t.permute((1, 0))`.",
         msg.BAD_VIEW)
-_method("tensor", "view", SHAPE, "Tensor", Effect.VIEWS,
-        "A view of another shape over the same elements (contiguous tensors only).",
+_method("tensor", "view", f"{SHAPE}, *dims: int", "Tensor", Effect.VIEWS,
+        "A view of another shape over the same elements (contiguous tensors only): "
+        "`t.view((3, 4))` or `t.view(3, 4)`.",
         msg.BAD_VIEW, msg.BAD_RESHAPE)
 _method("tensor", "fill_", "value: float | bool", "Tensor", Effect.WRITES,
         "Writes `value` into every element in place (enqueued on the current stream, as "
         "`ct.full`'s fill; the value must fit the dtype) and returns the tensor.",
-        msg.BAD_CONSTRUCTOR_ARG, msg.META_TENSOR_DATA, action="filled")
+        msg.BAD_CONSTRUCTOR_ARG, msg.META_TENSOR_DATA, msg.READ_ONLY_WRITE, action="filled")
 _method("tensor", "numpy", "", "NDArray[Any]", Effect.READS,
         "A host copy, once pending work on the tensor is done (bf16 and f8 come back as "
         "float32).", msg.META_TENSOR_DATA, action="copied to the host")

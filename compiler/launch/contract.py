@@ -161,8 +161,9 @@ class LaunchContract:
             at = verdict.where[i]
             if arg is None or arg.moved is None or i in skip or at is None:
                 continue
-            name = loc.text(at, self.params[i].name)
-            verdict.diags.append(moved_diagnostic(name, loc.arg(at), arg.moved))
+            name = arg.moved.use_name or loc.text(at, self.params[i].name)
+            verdict.diags.append(moved_diagnostic(name, arg.moved.use_at or loc.arg(at),
+                                                  arg.moved))
             skip.add(i)
 
     # -- Consts, kinds, dtypes ---------------------------------------------------------------

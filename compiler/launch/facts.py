@@ -10,13 +10,14 @@ from typing import Literal
 from ...diagnostics.diagnostic import Span
 from ..dsl.markers import as_dtype
 from ..dtypes import DType
+from .regions import Box, boxes_intersect
 
 Dim = int | None  # a known extent, or None when it is not known
 ArgKind = Literal["tensor", "partition", "int", "float", "bool", "dtype", "op", "tuple", "other"]
 # (storage, lo, hi): two arguments alias when their storages are equal and [lo, hi) overlap.
 # The runtime gives (device, first byte, past last byte); the checker (storage id, 0, 1).
 Extent = tuple[Hashable, int, int]
-Region = tuple[Hashable, tuple[tuple[int, int], ...]]
+Region = tuple[Hashable, Box]  # a view's family and its box there (regions.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,10 @@ class MoveFacts:
     pending: str | None = None  # the label of the unsynced launch it was moved into
     in_loop: bool = False  # moved by an earlier iteration of a loop around the use
     within_call: bool = False  # moved while this call's own arguments were evaluated
+    # reported at another call than the use's, under another name: a function that moved its
+    # argument, called again, is reported at its later call (its argument there)
+    use_at: Span | None = None
+    use_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +75,35 @@ def literal_facts(value: object) -> ArgFacts:
     dtype = as_dtype(value)
     if dtype is not None:
         return ArgFacts("dtype", value=dtype)
+    if isinstance(value, list):
+        return ArgFacts("other", text=list_text(len(value)))
+    if hasattr(value, "__dlpack__") or hasattr(value, "__array_interface__"):
+        cls = type(value)
+        shape = getattr(value, "shape", None)
+        return ArgFacts("other", text=array_text(
+            f"{cls.__module__.split('.')[0]}.{cls.__qualname__}", getattr(value, "dtype", None),
+            tuple(shape) if isinstance(shape, tuple | list) else None))  # torch.Size too
     return ArgFacts("other", text=f"{type(value).__name__} {value!r}")
+
+
+# Another library's array where a tensor goes: its type, dtype and shape, never its values (a
+# repr prints them all), and how to make it a tensor. The checker words what it sees this way.
+WRAP_HINT = "wrap it with ct.from_numpy(...) (a copy) or ct.from_dlpack(...) (shares its memory)"
+
+
+def array_text(type_name: str, dtype: object, shape: tuple[Dim, ...] | None) -> str:
+    """`a numpy.ndarray (float32, shape (100,)); wrap it with ...` (what is known of it)."""
+    known = [str(dtype).replace("torch.", "")] if dtype is not None else []
+    if shape is not None:
+        known.append(f"shape {fmt_shape(shape)}")
+    detail = f" ({', '.join(known)})" if known else ""
+    return f"a {type_name}{detail}; {WRAP_HINT}"
+
+
+def list_text(length: int | None) -> str:
+    """A list where a tensor goes (its items are not shown)."""
+    items = "" if length is None else f" of {length} item{'s' if length != 1 else ''}"
+    return f"a list{items}; wrap it with ct.from_numpy(np.array(...)) (a copy)"
 
 
 # methods that hand the same elements on whole under a new handle: an argument `z.partition(t)`
@@ -120,15 +153,14 @@ def overlaps(a: Extent | None, b: Extent | None) -> bool:
 
 def args_overlap(a: ArgFacts, b: ArgFacts) -> bool:
     """Two arguments share elements: their extents overlap and, for two views of one family,
-    their boxes intersect on every axis (a bounding-box test: conservative for strided
-    views, exact for slices of contiguous tensors)."""
+    their boxes share an element (regions.py: exact for strided views of one root, so
+    `t[::2]` and `t[1::2]` do not overlap; conservative after `view(shape)`)."""
     if not overlaps(a.extent, b.extent):
         return False
     ra, rb = a.region, b.region
     if ra is None or rb is None or ra[0] != rb[0] or len(ra[1]) != len(rb[1]):
         return True
-    return all(alo < bhi and blo < ahi for (alo, ahi), (blo, bhi) in zip(ra[1], rb[1],
-                                                                          strict=True))
+    return boxes_intersect(ra[1], rb[1])
 
 
 def partition_grid(slab_grid: tuple[int, ...], launch: tuple[int, int, int], order: str,

@@ -1,11 +1,12 @@
 """The element region a host view covers, worked out once for the runtime and the checker.
 
 A family of views shares a frame: the axes of the tensor first viewed (its root). A view's
-region is a box there, `[lo, hi)` per root axis, and a map from each of its own axes to a root
-axis (with the origin and step of the slice that made it). The box is exact through slicing,
-integer indexing and permuting; `view(shape)` keeps the box (the same elements) but loses the
-map, so later slices of it keep the whole box. Overlap is box intersection: conservative for
-strided views (a bounding box), exact for the slices of a contiguous tensor.
+region is a box there, `[lo, hi)` and a step per root axis (the indices lo, lo + step, ... below
+hi), and a map from each of its own axes to a root axis (with the origin and step of the slice
+that made it). The box is exact through slicing, integer indexing and permuting; `view(shape)`
+keeps the box (the same elements) but loses the map, so later slices of it keep the whole box.
+Two boxes meet where, on every root axis, their index progressions share an index: exact for
+views of one root (`t[::2]` and `t[1::2]` share none), conservative after `view(shape)`.
 
 The checker works with extents it may not know (None); an unknown extent's axis is
 `[0, UNBOUNDED)`. It asks only where every index is a known int; the runtime validates the
@@ -15,9 +16,10 @@ indices first (CT406) and so never sees an out-of-range one here.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
-Box = tuple[tuple[int, int], ...]  # per root axis: [lo, hi) element indices
+Box = tuple[tuple[int, int, int], ...]  # per root axis: [lo, hi) element indices, step
 AxisMap = tuple[int, int, int] | None  # a view axis: (root axis, origin, step); None: unknown
 UNBOUNDED = 2**62
 # one index of a view: an int (drops the axis) or (start, stop, step) with Nones as in Python
@@ -35,9 +37,14 @@ class Frame:
     exact: bool = True
 
     @staticmethod
-    def root(shape: tuple[int | None, ...]) -> Frame:
-        return Frame(tuple((0, UNBOUNDED if n is None else n) for n in shape),
-                     tuple((a, 0, 1) for a in range(len(shape))))
+    def root(shape: tuple[int | None, ...], strides: tuple[int, ...] | None = None) -> Frame:
+        """A family's frame. An axis of stride 0 (a broadcast import: its indices are one
+        element) maps to none of the frame's, so every view covers all of it and two views
+        that differ only there overlap, as their memory does."""
+        shared = [strides is not None and strides[a] == 0 and n != 1
+                  for a, n in enumerate(shape)]
+        return Frame(tuple((0, UNBOUNDED if n is None else n, 1) for n in shape),
+                     tuple(None if shared[a] else (a, 0, 1) for a in range(len(shape))))
 
     def permuted(self, order: tuple[int, ...]) -> Frame:
         return Frame(self.box, tuple(self.axes[a] for a in order), self.exact)
@@ -60,7 +67,7 @@ class Frame:
                     return None
                 if m is not None:
                     r, origin, s = m
-                    box[r] = (origin + k * s, origin + k * s + 1)
+                    box[r] = (origin + k * s, origin + k * s + 1, 1)
                 continue
             norm = _slice(item, n)
             if norm is None:
@@ -74,7 +81,7 @@ class Frame:
             lo = origin + start * s
             hi = UNBOUNDED if count is None else lo + max(count - 1, 0) * s * step + (
                 1 if count else 0)
-            box[r] = (lo, hi)
+            box[r] = (lo, hi, s * step)
             axes.append((r, lo, s * step))
         return Frame(tuple(box), tuple(axes), self.exact), tuple(dims)
 
@@ -164,8 +171,23 @@ def element_range(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int
 
 
 def boxes_intersect(a: Box, b: Box) -> bool:
-    return len(a) == len(b) and all(alo < bhi and blo < ahi
-                                    for (alo, ahi), (blo, bhi) in zip(a, b, strict=True))
+    """Whether two boxes of one frame share an element: on every axis an index both step to."""
+    return len(a) == len(b) and all(_progressions_meet(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _progressions_meet(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Whether lo_a + i * step_a and lo_b + j * step_b (below their his) share a value: the
+    common values are one residue modulo lcm(steps) when the starts differ by a multiple of
+    gcd(steps) (none otherwise); the first at or past both starts must be below both ends."""
+    (alo, ahi, sa), (blo, bhi, sb) = a, b
+    lo, hi = max(alo, blo), min(ahi, bhi)
+    g = math.gcd(sa, sb)
+    if lo >= hi or (blo - alo) % g:
+        return False
+    m = sb // g
+    k = (blo - alo) // g * pow(sa // g, -1, m) % m if m > 1 else 0
+    first, period = alo + sa * k, sa // g * sb  # a common value, and the lcm
+    return first + -((first - lo) // period) * period < hi
 
 
 # -- what is wrong with a view's arguments (CT406 `view: ...`), worded once for both sides -------
@@ -176,6 +198,27 @@ def axis_problem(axis: int, rank: int) -> str | None:
 
 def count_problem(count: int, rank: int) -> str | None:
     return None if count <= rank else f"too many indices ({count}) for a tensor of rank {rank}"
+
+
+def key_problem(key: tuple[object, ...], rank: int | None) -> str | None:
+    """What is wrong with a key `t[key]` before its extents are looked at: one `...` at most,
+    only ints, slices of ints and `...`, no more indices than axes (rank None: not known)."""
+    if sum(k is Ellipsis for k in key) > 1:
+        return "an index can have only one ellipsis ('...')"
+    for k in key:
+        if not (k is Ellipsis or isinstance(k, slice) or is_index_int(k)):
+            return f"views take ints, slices and '...'; got {k!r} (copy with numpy() for fancy " \
+                   "indexing)"
+        if isinstance(k, slice) and not all(v is None or is_index_int(v)
+                                            for v in (k.start, k.stop, k.step)):
+            return f"slice bounds must be ints, not {k!r}"
+    count = sum(k is not Ellipsis for k in key)
+    return None if rank is None else count_problem(count, rank)
+
+
+def is_index_int(v: object) -> bool:
+    """An int index: Python's or NumPy's integers (they register as Integral), never a bool."""
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
 def index_problem(axis: int, item: Index, n: int | None) -> str | None:

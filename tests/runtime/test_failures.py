@@ -6,11 +6,13 @@ sync hands them back) or, if the start failed, handed back: never both."""
 import asyncio
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
 import rt_kernels as k
+from rt_util import line_of
 
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32, i32
@@ -56,6 +58,36 @@ def test_a_failed_launch_hands_its_arguments_back_and_fails_again() -> None:
     x.partition((4,))  # the lease ended: writing x is allowed
     z3, _, _ = stepped(z2, ct.ones((8,), f32), 1).sync()  # the handed-back partition works
     assert z3.numpy().tolist() == [5.0] * 8
+
+
+def test_each_wait_on_a_failed_op_raises_with_a_traceback_of_its_own() -> None:
+    z, x = fresh()
+    chain = stepped(z, x, 1).then(lambda z, x, s: k.inc(z, x))  # inc takes one argument
+
+    def depth(wait: Callable[[], Any]) -> tuple[int, list[int]]:
+        with pytest.raises(ct.CutileError) as err:
+            wait()
+        tb = traceback.extract_tb(err.value.__traceback__)
+        return len(tb), [f.lineno for f in tb if f.filename == __file__]
+    first = depth(chain.sync)
+    again = [depth(chain.sync) for _ in range(3)]
+    assert again[0] == again[1] == again[2]  # nothing accumulates from earlier waits
+    assert again[0][0] <= first[0] + 1 and len(again[0][1]) == len(first[1])
+
+
+def test_a_failed_callback_keeps_its_own_frames_in_every_wait() -> None:
+    z, x = fresh()
+
+    def broken(z: Any, x: Any, s: Any) -> Any:
+        raise ValueError("user bug")  # marker: user bug
+    chain = stepped(z, x, 1).then(broken)
+    for _ in range(3):
+        with pytest.raises(ValueError) as err:
+            chain.sync()
+        lines = [f.lineno for f in traceback.extract_tb(err.value.__traceback__)
+                 if f.filename == __file__]
+        assert lines.count(line_of("marker: user bug")) == 1
+        assert len(lines) == 2  # this wait, and the callback's raise
 
 
 def test_a_launch_that_fails_to_compile_is_finished_without_a_never_run_warning() -> None:

@@ -3,6 +3,8 @@ strided tensors in kernels (interpreter, compared with NumPy)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import view_kernels as vk
@@ -202,6 +204,66 @@ def test_view_of_view_shape_leases_conservatively() -> None:
     np.testing.assert_array_equal(t.numpy()[0:4], np.ones((4, 4)))
 
 
+def test_interleaved_strided_views_do_not_overlap() -> None:
+    a = _grid((8, 6))
+    t = ct.from_numpy(a)
+    # red-black by rows, then by columns: no element is shared, so one launch may take both
+    vk.double2(t[::2].partition((4, 6)), t[1::2]).sync()
+    want = a.copy()
+    want[::2] = 2 * a[1::2]
+    np.testing.assert_array_equal(t.numpy(), want)
+    vk.double2(t[:, 1::2].partition((8, 3)), t[:, ::2]).sync()
+    want[:, 1::2] = 2 * want[:, ::2]
+    np.testing.assert_array_equal(t.numpy(), want)
+    vk.pair2(t[::3, ::2].partition((2, 2)), t[1::3, ::2].partition((2, 2))).sync()
+    np.testing.assert_array_equal(t.numpy()[1::3, ::2], np.full((3, 3), 2.0))
+    # two pending writers of the two colours run together
+    red = vk.inc2(t[::2].partition((4, 6)))
+    black = vk.inc2(t[1::2].partition((4, 6)))
+    red.start()
+    black.sync()
+    red.sync()
+
+
+@pytest.mark.parametrize(("mut", "other"), [
+    (lambda t: t[::2], lambda t: t[2::2]),  # rows 2, 4, 6 in both
+    (lambda t: t[::3], lambda t: t[1::2]),  # row 3 in both
+    (lambda t: t[:, ::2], lambda t: t[:, 4:5]),  # column 4
+    (lambda t: t[1::2, ::3], lambda t: t.permute(1, 0)[3, 5:6]),  # element (5, 3)
+])
+def test_strided_views_sharing_an_element_are_ct302(mut: Any, other: Any) -> None:
+    t = ct.zeros((8, 6), f32)
+    m, o = mut(t), other(t)
+    with pytest.raises(ct.OwnershipError) as err:
+        vk.double2(m.partition(m.shape), o if o.ndim == 2 else o.view((1, 1)))
+    assert err.value.diagnostics[0].code == "CT302"
+
+
+def test_a_pending_writer_of_one_colour_leases_only_its_elements() -> None:
+    t = ct.zeros((8, 6), f32)
+    writer = vk.inc2(t[::2].partition((4, 6)))
+    writer.start()
+    t[1::2].numpy()  # the other colour: fine
+    with pytest.raises(ct.OwnershipError, match="CT307"):
+        t[2::4].numpy()  # rows 2 and 6: written
+    writer.sync()
+
+
+def test_boxes_intersect_is_exact_for_index_progressions() -> None:
+    from cutile.compiler.launch.regions import boxes_intersect
+
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        lo = rng.integers(0, 12, 2)
+        step = rng.integers(1, 6, 2)
+        count = rng.integers(0, 6, 2)
+        hi = lo + np.maximum(count - 1, 0) * step + (count > 0)
+        a, b = ((int(lo[i]), int(hi[i]), int(step[i])) for i in range(2))
+        want = bool(set(range(*a)) & set(range(*b)))
+        assert boxes_intersect((a, (0, 4, 1)), (b, (2, 3, 1))) is want, (a, b)
+        assert not boxes_intersect((a, (0, 4, 2)), (b, (1, 4, 2)))  # never on axis 1
+
+
 # -- strided tensors in kernels (interpreter; test_views_gpu.py runs the same on the GPU) ------
 def test_strided_input_matches_numpy() -> None:
     a = _grid((16, 12))
@@ -334,3 +396,15 @@ def test_negative_strides_compile_to_ct508_for_the_gpu() -> None:
         vk.double2.compile(out, src, arch="sm_90")
     assert err.value.diagnostics[0].code == "CT508"
     assert "negative strides (-32, 1)" in err.value.diagnostics[0].message
+
+
+def test_views_of_a_broadcast_import_differing_on_its_stride_0_axis_overlap() -> None:
+    """A writable import whose rows are one row in memory (stride 0): `t[0]` written and
+    `t[1]` read are the same elements, so CT302, whatever their indices say."""
+    a = np.zeros(8, np.float32)
+    b = np.lib.stride_tricks.as_strided(a, shape=(4, 8), strides=(0, 4), writeable=True)
+    t = ct.from_dlpack(b)
+    with pytest.raises(ct.OwnershipError) as err:
+        vk.add_one(t[0].partition((8,)), t[1]).sync()
+    assert err.value.diagnostics[0].code == "CT302"
+    np.testing.assert_array_equal(a, 0)  # nothing ran

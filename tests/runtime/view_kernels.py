@@ -25,3 +25,8 @@ def pair2(a: Mut[Tensor[f32, ("BM", "BN")]], b: Mut[Tensor[f32, ("BM", "BN")]], 
           BN: Const[int]) -> None:
     a.store(ct.full((BM, BN), 1.0, f32))
     b.store(ct.full((BM, BN), 2.0, f32))
+
+
+@ct.kernel
+def add_one(y: Mut[Tensor[f32, (8,)]], x: Tensor[f32, (-1,)]) -> None:
+    y.store(ct.load_tile_like(x, y) + 1.0)

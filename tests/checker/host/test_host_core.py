@@ -56,3 +56,32 @@ def test_topic_modules_sit_below_the_core() -> None:
     for module, targets in edges.items():
         if module.startswith(host + ".") and module not in above:
             assert not targets & above, (module, targets & above)
+
+
+def test_a_statement_the_analysis_fails_on_costs_that_statement_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checker bug (here: the `.sync()` handler raising) is CT999 at its statement; the
+    scope's other findings stay, and the names the statement touched report nothing more."""
+    from hostcheck import run, with_prelude
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(HANDLERS.by_entry, ("op", "sync"), broken)
+    source = with_prelude('''
+def f():
+    x = ct.ones((256,), f32)
+    z = ct.zeros((256,), f32).partition((128,))
+    y = ct.zeros((256,), f32).partition((128,))
+    z.unpartition()
+    op = scale(z, x, 2.0)  # E: CT301
+    scale(y, x, 2.0).sync()  # E: CT999
+    w = y.unpartition()
+    return op, w
+''')
+    found = sorted((d.span.line, d.code) for d in run(source))
+    lines = source.splitlines()
+    assert found == [(i + 1, code) for i, line in enumerate(lines)
+                     for code in ("CT301", "CT999") if f"# E: {code}" in line]
+    diag = next(d for d in run(source) if d.code == "CT999")
+    assert diag.message == "internal error in cutile: host analysis failed: RuntimeError: boom"
