@@ -42,6 +42,22 @@ def fill(z: Mut[Tensor[f32, (128,)]], x) -> None:
 '''
 
 SYNTAX_ERROR = "def broken(:\n    pass\n"
+# a partition used after the launch it moved into was synced (CT301, with a safe fix)
+MOVED = '''\
+import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def add(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
+    z.store(ct.load_tile_like(x, z))
+
+
+x = ct.ones((1024,), f32)
+z = ct.zeros((1024,), f32).partition((128,))
+add(z, x).sync()
+print(z)
+'''
 
 
 def write(root: Path, files: dict[str, str]) -> None:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from checker_fixtures import BAD_SIGNATURE, CLEAN, SYNTAX_ERROR, Runner, write
+from checker_fixtures import BAD_SIGNATURE, CLEAN, MOVED, SYNTAX_ERROR, Runner, write
 
 from cutile.checker.analyze import analyze_source
 from cutile.diagnostics.codes import CODES
@@ -322,21 +322,6 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
 
 # app.py has a safe fix (CT301), k.py a finding without one (CT107): every mode has findings
 # left or something to fix, so each would exit 1 without --exit-zero.
-SYNCED = """\
-import cutile as ct
-from cutile import Mut, Tensor, f32
-
-
-@ct.kernel
-def add(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
-    z.store(ct.load_tile_like(x, z))
-
-
-x = ct.ones((1024,), f32)
-z = ct.zeros((1024,), f32).partition((128,))
-add(z, x).sync()
-print(z)
-"""
 EXIT_ZERO_MODES = [
     [], ["--statistics"], ["--fix"], ["--fix", "--unsafe-fixes"], ["--diff"],
     ["--diff", "--fix"], ["--diff", "--unsafe-fixes"], ["--fix", "--statistics"], ["-q"],
@@ -349,15 +334,15 @@ EXIT_ZERO_MODES = [
 @pytest.mark.parametrize("flags", EXIT_ZERO_MODES, ids=" ".join)
 def test_exit_zero_wins_in_every_mode(cli: Runner, tmp_path: Path, flags: list[str]) -> None:
     """As ruff: --exit-zero turns every status but 2 into 0 (--diff used to exit 1)."""
-    stdin = SYNCED + BAD_SIGNATURE.replace("import cutile as ct\n", "").replace(
+    stdin = MOVED + BAD_SIGNATURE.replace("import cutile as ct\n", "").replace(
         "from cutile import Mut, Tensor, f32\n", "")
     paths = [] if "-" in flags or "--stdin-filename" in flags else ["app.py", "k.py"]
-    write(tmp_path, {"app.py": SYNCED, "k.py": BAD_SIGNATURE})
+    write(tmp_path, {"app.py": MOVED, "k.py": BAD_SIGNATURE})
     assert cli(*flags, *paths, stdin=stdin).code == 1
-    write(tmp_path, {"app.py": SYNCED, "k.py": BAD_SIGNATURE})
+    write(tmp_path, {"app.py": MOVED, "k.py": BAD_SIGNATURE})
     assert cli("--exit-zero", *flags, *paths, stdin=stdin).code == 0
     # a configuration error is never hidden
-    write(tmp_path, {"app.py": SYNCED, "k.py": BAD_SIGNATURE,
+    write(tmp_path, {"app.py": MOVED, "k.py": BAD_SIGNATURE,
                      "pyproject.toml": "[tool.cutile-check]\nnope = 1\n"})
     assert cli("--exit-zero", *flags, *paths, stdin=stdin).code == 2
     (tmp_path / "pyproject.toml").unlink()

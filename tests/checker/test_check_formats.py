@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from checker_fixtures import BAD_SIGNATURE, CLEAN, Runner, write
+from checker_fixtures import BAD_SIGNATURE, CLEAN, MOVED, Runner, write
 
 from cutile.checker.analyze import Report
 from cutile.checker.formats import FORMATS, full, github, sarif
@@ -201,21 +201,6 @@ def test_every_format_shows_the_severity(cli: Runner, tmp_path: Path, severity: 
     assert sarif_doc["runs"][0]["results"][0]["level"] == severity
 
 
-MOVED = '''\
-import cutile as ct
-from cutile import Mut, Tensor, f32
-
-
-@ct.kernel
-def add(z: Mut[Tensor[f32, (128,)]], x: Tensor[f32, (-1,)]) -> None:
-    z.store(ct.load_tile_like(x, z))
-
-
-x = ct.ones((1024,), f32)
-z = ct.zeros((1024,), f32).partition((128,))
-add(z, x).sync()
-print(z)
-'''
 
 
 def test_github_keeps_the_place_of_each_note(cli: Runner, tmp_path: Path) -> None:
