@@ -205,3 +205,8 @@ __all__ += [  # the host API (runtime)
     "empty", "from_dlpack", "from_numpy", "full", "meta", "ones", "rand", "randn", "synchronize",
     "zeros",
 ]
+
+
+def __dir__() -> list[str]:
+    """The public names (the host API loads lazily, so a plain dir() would miss it)."""
+    return sorted(set(__all__))

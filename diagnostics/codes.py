@@ -133,9 +133,10 @@ def k(z: Mut[Tensor[f32, (128,)]]) -> None:
         pass
 """),
     _c("CT102", "unsupported-expression", "An expression kernels cannot contain",
-       """Comprehensions, lambdas, f-strings, dict/set/list literals, slicing, starred arguments,
-       `await` and the walrus operator have no tile equivalent. Use tile operations instead
-       (for example `ct.arange` instead of a list comprehension)."""),
+       """Comprehensions, lambdas, f-strings, dict/set/list literals, stepped slices
+       (`t[::2]`; a plain sub-tile `t[:, 32:64]` is fine), starred arguments, `await` and the
+       walrus operator have no tile equivalent. Use tile operations instead (for example
+       `ct.arange` instead of a list comprehension)."""),
     _c("CT103", "unknown-name", "A name that is not defined for kernels",
        """Kernels may use their parameters, local variables, `cutile` operations, `@ct.function`
        helpers and module-level names bound once to a constant expression: numbers, strings,
@@ -436,7 +437,9 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
        on the CPU.""",
        raises=Raises.DEVICE),
     _c("CT505", "driver-error", "The CUDA driver reported an error",
-       """A driver call failed; the message names the call and the driver's error.""",
+       """A driver call failed; the message names the call and the driver's error. A failed
+       `ct.device_assert` in a kernel is this code too: on the interpreter the message gives
+       the assert's text, block and line; on the GPU it is the driver's error for the trap.""",
        raises=Raises.DEVICE),
     _c("CT506", "unreadable-cubin", "A cubin whose resource usage cannot be read",
        """`Compiled.resources` reads registers, threads and memory sizes from the cubin's ELF
@@ -483,7 +486,10 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
        otherwise. Nothing in it was checked; Python would not import it either. The finding points
        at the first byte that does not decode, or at the cookie. Save the file as UTF-8 (or fix
        the cookie, the permissions or the link); the other files are still checked. Like ruff's
-       E902.""",
+       E902. At run time, a kernel whose source cannot be read (defined in `python -c`,
+       standard input or an interactive prompt, where Python keeps no source) is CT906 at its
+       launch: cutile compiles a kernel from its source, so define it in a file or a notebook
+       cell.""",
        suppressible=False),
     _c("CT907", "unwritable-file", "A fixed file that cannot be written back",
        """`cutile-check --fix` fixed findings in the file but could not write the result (no

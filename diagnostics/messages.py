@@ -280,6 +280,10 @@ EMPTY_SUPPRESSION = Message("CT903", "this suppression names no code; write "
 INTERNAL_ERROR = Message("CT999", "internal error in cutile: {detail}")
 UNREADABLE_FILE = Message("CT906", "cannot read this file: {detail}")
 UNDECODABLE_FILE = Message("CT906", "cannot decode the file: {detail}")
+KERNEL_SOURCE_MISSING = Message("CT906", "cannot read the source of kernel '{name}' ({path}): "
+                                "cutile compiles a kernel from its source text; define it in a "
+                                "file or a notebook cell, not in `python -c`, standard input or "
+                                "an interactive prompt")
 UNWRITABLE_FILE = Message("CT907", "cannot write the fixed file: {detail}")
 UNSUPPRESSIBLE = Message("CT902", "this suppression has no effect: {codes} cannot be suppressed; "
                          "fix the finding instead")

@@ -408,6 +408,10 @@ def _scan_top_level(info: ModuleInfo) -> None:
         elif isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 if alias.name == "*":
+                    if stmt.module == PACKAGE and stmt.level == 0:  # every public name
+                        for name in _public_names():
+                            info.aliases[name] = f"{PACKAGE}.{name}"
+                            bump(name)
                     continue
                 local = alias.asname or alias.name
                 if stmt.module and stmt.level == 0:
@@ -468,6 +472,12 @@ def _bound_names(stmt: ast.stmt) -> set[str]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
     return names
+
+
+def _public_names() -> list[str]:
+    """What `from cutile import *` binds: the package's __all__ (this module is part of it,
+    so the package is loaded; its host API stays unloaded)."""
+    return list(getattr(sys.modules.get(PACKAGE), "__all__", []))
 
 
 def _definitions(node: ast.stmt, key: str

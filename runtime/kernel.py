@@ -13,7 +13,7 @@ from ..compiler.pdl import PdlFacts, early_accesses, is_pdl
 from ..compiler.specialization import Specialization
 from ..compiler.unit import check_kernel, kernel_unit, specialized_ir
 from ..diagnostics import messages as msg
-from ..diagnostics.diagnostic import Diagnostic
+from ..diagnostics.diagnostic import Diagnostic, Span
 from ..diagnostics.errors import error_for
 from ..reader.source import ModuleInfo, read_module
 from .backends.base import CPU, Backend, Buffer, Executable
@@ -73,6 +73,10 @@ class Kernel:
             info = read_module(source, path)
             if isinstance(info, Diagnostic):
                 raise error_for([info])
+            if self.qualname not in info.functions:  # no source: `python -c`, stdin, a REPL
+                line = self.fn.__code__.co_firstlineno
+                raise error_for([msg.KERNEL_SOURCE_MISSING.at(
+                    Span(path, line, 0, line, 0), name=self.__name__, path=path)])
             self._module = info
         return self._module
 

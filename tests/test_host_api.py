@@ -77,3 +77,14 @@ def test_a_bad_signature_does_not_parse() -> None:
     bad = HostEntry("tensor", "nonexistent_", "method", Effect.INSPECTS, "X.", "a b")
     with pytest.raises(SyntaxError):
         bad.params  # noqa: B018
+
+
+def test_dir_of_the_package_lists_every_public_name() -> None:
+    """The host API loads lazily: dir(cutile) (what REPLs and editors complete from) must
+    still list it, and every name in __all__ must resolve."""
+    import cutile
+
+    names = dir(cutile)
+    assert set(cutile.__all__) <= set(names) and "zeros" in names and "kernel" in names
+    assert all(hasattr(cutile, n) for n in cutile.__all__)
+    assert "compiler" not in names  # the package's parts are not its API

@@ -103,6 +103,10 @@ def return_(scope: Scope, node: ast.Return) -> None:
             scope.b.fail(msg.KERNEL_RETURNS_VALUE, span)
         exit_kernel(scope, span)
         return
+    if scope.loops:  # a helper's value cannot leave a run-time loop (it is inlined)
+        scope.b.fail(msg.UNSUPPORTED_STATEMENT, span, what="return inside a loop of a helper",
+                     hint="; helpers are inlined, so carry the value in a variable and return "
+                          "after the loop (a loop over a tuple, which is unrolled, may return)")
     value = scope.expr(node.value) if node.value is not None else const_value(
         span, None, "none")
     scope.env["__return__"] = value
@@ -226,8 +230,8 @@ def _live_branches(scope: Scope, then: Branch, other: Branch, cond: FValue,
     else:  # a helper's return gives its value: the merge joins it (`__return__`)
         live = [br for br in (then, other) if not br.terminated]
         scope.terminated = not live
-        if dynamic and len(live) == 2 and then.returned != other.returned:
-            scope.record(Reject(_early_return(span)))
+        if dynamic and len(live) == 2 and then.returned != other.returned and not scope.loops:
+            scope.record(Reject(_early_return(span)))  # (in a loop: CT101 at the return)
         scope.returned = bool(live) and all(br.returned for br in live)
     return live
 

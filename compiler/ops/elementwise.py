@@ -49,6 +49,16 @@ class Elementwise:
     why: str = ""  # the hint when a dtype outside `dtypes` is given
 
 
+def _exp2_np(x: Any) -> Any:
+    """2**x as the GPU's f32 ex2 gives it: results below 2**-126 (subnormal) are 0 (bf16,
+    computed in f32 here, likewise)."""
+    np = numpy()
+    out = np.exp2(x)
+    if out.dtype == np.float32:
+        out = np.where(np.abs(out) < np.float32(2.0**-126), np.float32(0), out)
+    return out
+
+
 NUM = frozenset({"float", "int", "uint"})
 INT = frozenset({"int", "uint"})
 INTB = frozenset({"int", "uint", "bool"})
@@ -155,7 +165,7 @@ UNARY: dict[str, Elementwise] = {e.name: e for e in [
     Elementwise("exp", FLOAT, "exp", math.exp, np="exp", lower=Rule("exp"), doc="e**x"),
     # the hardware ex2 flushes subnormals; keeping them costs 3 instructions per element, for
     # results below 2**-126 only (softmax and attention are dominated by this op)
-    Elementwise("exp2", FLOAT, "exp2", lambda x: 2.0 ** x, np="exp2",
+    Elementwise("exp2", FLOAT, "exp2", lambda x: 2.0 ** x, np=lambda x: _exp2_np(x),
                 lower=Rule("exp2", f32_attrs={"flush_to_zero": True}),
                 doc="2**x (f32 flushes subnormal results to zero)"),
     Elementwise("log", FLOAT, "log", math.log, np="log", lower=Rule("log"),

@@ -4,6 +4,9 @@ at the same line from the checker and the run."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import nested_kernels as k
@@ -39,3 +42,15 @@ def test_a_local_of_the_factory_is_ct103_at_edit_time_and_run_time() -> None:
     assert (diag.code, diag.span.line) == ("CT103", line)
     edit_time = [(d.code, d.span.line) for d in check_source(source, k.__file__)]
     assert edit_time == [("CT103", line)]
+
+
+def test_a_kernel_without_source_is_ct906_not_a_traceback_from_cutile() -> None:
+    """`python -c` (and stdin, a REPL) keeps no source: the launch says so with CT906."""
+    program = ("import cutile as ct\nfrom cutile import Mut, Tensor, f32\n@ct.kernel\n"
+               "def k(z: Mut[Tensor[f32, (16,)]]) -> None:\n    z.store(ct.zeros((16,), f32))\n"
+               "k(ct.zeros((16,), f32).partition((16,))).sync()\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "CUTILE_BACKEND": "interpreter"})
+    assert done.returncode == 1
+    assert "CT906" in done.stderr and "cannot read the source of kernel 'k'" in done.stderr
+    assert "KeyError" not in done.stderr

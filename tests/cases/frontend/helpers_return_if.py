@@ -48,16 +48,30 @@ def mixed(t):
 @ct.function
 def in_loop(t, n):
     for _ in range(n):
-        if ct.sum(t, 0) > 0.0:  # E: CT101 "return in only one branch"
-            return t
+        if ct.sum(t, 0) > 0.0:
+            return t  # E: CT101 "return inside a loop of a helper"
         t = t * 2.0
     return t
+
+
+@ct.function
+def first_iteration(a):  # a return the loop would drop: the helper gives no value from a loop
+    for i in range(3):
+        return a + 1.0  # E: CT101 "return inside a loop of a helper"
+    return a * 100.0
+
+
+@ct.function
+def unrolled_return(a):  # an unrolled loop is straight-line code: its return is the helper's
+    for k in (1, 2):
+        return a + k
 
 
 @ct.kernel
 def use(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)], NEG: Const[bool]) -> None:
     t = ct.load_tile_like(x, z)
-    z.store(relu_or_neg(t, True) + relu_or_neg(t, False) + relu_or_neg(t, NEG) + sign(t))
+    z.store(relu_or_neg(t, True) + relu_or_neg(t, False) + relu_or_neg(t, NEG) + sign(t)
+            + unrolled_return(t))
     z.store(early(t) + clamp(t, 0.0, 1.0) + clamp(t, 2.0, 1.0))
     z.store(mixed(t))
     z.store(in_loop(t, 3))
