@@ -52,7 +52,64 @@ def render() -> str:
         out += ["", f"## {title}", "", *_wrap(intro), "", "| call | returns | ownership | errors | "
                 "what it does |", "|---|---|---|---|---|"]
         out += [_row(e) for e in entries(receiver)]
-    return "\n".join(out) + "\n"
+    return "\n".join([*out, *_others()]) + "\n"
+
+
+KERNEL_METHODS = ("check", "compile", "with_hints", "dependent", "unchecked")
+# names whose docstring says nothing useful in a table (annotations, dataclasses, orders)
+DESCRIPTIONS = {
+    "Acc": "`Acc[Tensor[dtype, shape], op]`: a kernel parameter every block accumulates into "
+           "(language.md, Accumulators).",
+    "Const": "`Const[int]`, `Const[bool]`, `Const[float]`, `Const[DType]`: a compile-time "
+             "kernel parameter.",
+    "Mut": "`Mut[Tensor[dtype, shape]]`: a kernel parameter that is the block's own slab of a "
+           "partitioned output.",
+    "Tensor": "`Tensor[dtype, shape]` in a kernel's annotations; on the host, what the "
+              "constructors return (the same as `ct.HostTensor`).",
+    "Tile": "`Tile[dtype, shape]`: a tile value's annotation in helpers.",
+    "CutileError": "The base class of every cutile error: `.diagnostics` holds the coded "
+                   "findings.",
+    "DType": "A dtype (`ct.f32`, ...); `Const[DType]` makes one a kernel parameter.",
+    "TileOrder": "The order tiles of a partition go to blocks: `ct.row_major`, `ct.col_major`, "
+                 "`ct.grouped(n)`.",
+    "row_major": "Tiles to blocks row by row (the default of `t.partition`).",
+    "col_major": "Tiles to blocks column by column.",
+    "with_hints": "The same kernel compiled with other code-generation hints than its "
+                  "decorator gives (per GPU, from a tuning table).",
+}
+
+
+def _others() -> list[str]:
+    """The package's other public names (kernels, autotuning, streams, annotations, orders,
+    errors), each with the first sentence of its docstring, and a kernel's methods: so the
+    reference names everything `dir(cutile)` offers besides the kernel ops and dtypes."""
+    import cutile
+    from cutile.compiler.dtypes import BY_NAME
+    from cutile.compiler.ops.registry import FUNCTIONS
+
+    listed = {e.usage.split("(")[0].removeprefix("ct.") for e in entries("ct")}
+    names = [n for n in cutile.__all__ if n not in listed and n not in FUNCTIONS
+             and n not in BY_NAME]
+    out = ["", "## Other names", "", *_wrap(
+        "The rest of `cutile`'s public names (the kernel ops are in "
+        "[language.md](language.md), the dtypes there too), and the methods of a kernel."),
+        "", "| name | what it is |", "|---|---|"]
+    out += [f"| `ct.{n}` | {_describe(n, getattr(cutile, n))} |" for n in sorted(names)]
+    out += [f"| `kernel.{m}` | {_describe(m, getattr(cutile.Kernel, m))} |"
+            for m in KERNEL_METHODS]
+    return out
+
+
+def _describe(name: str, obj: object) -> str:
+    return DESCRIPTIONS.get(name) or _first_sentence(obj)
+
+
+def _first_sentence(obj: object) -> str:
+    doc = " ".join((getattr(obj, "__doc__", None) or "").split())
+    if not doc:
+        return "-"
+    end = doc.find(". ")
+    return (doc if end < 0 else doc[:end + 1]).replace("|", "\\|")
 
 
 def _wrap(text: str) -> list[str]:
