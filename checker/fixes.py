@@ -29,7 +29,7 @@ from ..diagnostics.messages import (
 )
 from ..reader.source import read_module
 from .edits import Applicability, Edit, Fix
-from .regions import Outline, Parsed, covers, outline, parse, parse_region, size
+from .regions import Outline, Parsed, covers, outline, parse, parse_region, physical_lines, size
 
 # Operands that take `.astype(...)` without parentheses.
 _PRIMARY = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
@@ -221,7 +221,7 @@ def _astype(parsed: Parsed, node: cst.BaseExpression, dtype: str) -> tuple[Edit,
 def _after_parentheses(parsed: Parsed, line: int, col: int, count: int) -> int | None:
     """The column after `count` closing parentheses from `col` on (spaces between); None when
     they do not close on that line."""
-    lines = parsed.module.code.splitlines()
+    lines = physical_lines(parsed.module.code)  # Python's line breaks only
     index = line - parsed.first_line
     text = lines[index] if 0 <= index < len(lines) else ""
     for _ in range(count):

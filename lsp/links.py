@@ -20,7 +20,8 @@ def code_anchor(code: str) -> str:
 
 def code_url(code: str, docs_url: str | None) -> str | None:
     base = docs_url or default_codes_url()
-    return f"{base}#{code_anchor(code)}" if base else None
+    # a base with its own fragment (`codes.md#top`): the code's anchor replaces it
+    return f"{base.split('#', 1)[0]}#{code_anchor(code)}" if base else None
 
 
 @functools.cache

@@ -7,12 +7,13 @@ server off.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from lsprotocol import types
+
+from cutile.checker.selection import normalize_pattern
 
 SECTION = "cutile"
 
@@ -24,7 +25,8 @@ SEVERITIES: dict[str, types.DiagnosticSeverity | None] = {
     "hint": types.DiagnosticSeverity.Hint,
     "off": None,
 }
-_CODE_SELECTOR = re.compile(r"^CT\d{0,3}$")
+# Keys of the section; `trace` is the client's own (`cutile.trace.server`), `settings` a wrapper.
+KNOWN_KEYS = ("enable", "severityOverrides", "inlayHints", "docsUrl", "trace", "settings")
 
 
 @dataclass(frozen=True)
@@ -55,11 +57,15 @@ def parse_options(raw: object) -> tuple[ClientOptions, list[str]]:
     errors: list[str] = []
     if raw is None:
         return ClientOptions(), errors
+    if isinstance(raw, Mapping) and SECTION in raw and not isinstance(raw[SECTION], Mapping):
+        return ClientOptions(), [f"settings must be an object, got {type(raw[SECTION]).__name__}"]
     section = settings_section(raw)
     if isinstance(section, Mapping) and isinstance(section.get("settings"), Mapping):
         section = settings_section(section["settings"])
     if not isinstance(section, Mapping):
         return ClientOptions(), [f"settings must be an object, got {type(section).__name__}"]
+    errors += [f"unknown setting {key!r} (known: {', '.join(KNOWN_KEYS[:4])})"
+               for key in section if key not in KNOWN_KEYS]
     defaults = ClientOptions()
     enable = _bool(section, "enable", defaults.enable, errors)
     inlay = _bool(section, "inlayHints", defaults.inlay_hints, errors)
@@ -86,9 +92,10 @@ def _overrides(section: Mapping[str, object], errors: list[str]) -> dict[str, Se
         return {}
     out: dict[str, SeverityName] = {}
     for key, value in raw.items():
-        selector = str(key).upper()
-        if not _CODE_SELECTOR.match(selector):
-            errors.append(f"severityOverrides: {key!r} is not a code or a prefix (CT201, CT2)")
+        selector = normalize_pattern(str(key))
+        if selector is None:
+            errors.append(f"severityOverrides: {key!r} is not a code, a prefix or a code name "
+                          "(CT201, CT2, use-after-move)")
         elif value not in SEVERITIES:
             errors.append(f"severityOverrides[{key!r}]: {value!r} is not one of "
                           f"{', '.join(SEVERITIES)}")

@@ -12,6 +12,8 @@ from lsprotocol import types
 
 from cutile.diagnostics.diagnostic import Span
 
+from .document import BOM
+
 UTF8 = "utf-8"
 UTF16 = "utf-16"
 UTF32 = "utf-32"
@@ -30,6 +32,12 @@ def _line(lines: Sequence[str], index: int) -> str:
     return lines[index].rstrip("\r\n") if 0 <= index < len(lines) else ""
 
 
+def _bom(lines: Sequence[str], index: int) -> int:
+    """1 on a first line that starts with a byte order mark: the checker's columns skip it
+    (document.analysed_text), the client's count it."""
+    return 1 if index == 0 and lines and lines[0].startswith(BOM) else 0
+
+
 def to_client_column(text: str, column: int, encoding: str = UTF16) -> int:
     """Code-point `column` of `text` in client code units (clamped to the line's end)."""
     return sum(_units(c, encoding) for c in text[: max(0, column)])
@@ -46,10 +54,12 @@ def from_client_column(text: str, units: int, encoding: str = UTF16) -> int:
 
 
 def to_position(lines: Sequence[str], line: int, column: int, encoding: str) -> types.Position:
-    """1-based `line` and code-point `column` as an LSP position."""
+    """1-based `line` and code-point `column` as an LSP position; `lines` as LSP splits them
+    (document.split_lines)."""
     index = max(0, line - 1)
     if index >= len(lines):
         return types.Position(line=len(lines), character=0)
+    column += _bom(lines, index)
     return types.Position(line=index, character=to_client_column(_line(lines, index), column,
                                                                  encoding))
 
@@ -64,7 +74,8 @@ def from_position(lines: Sequence[str], position: types.Position,
                   encoding: str = UTF16) -> tuple[int, int]:
     """An LSP position as (1-based line, code-point column)."""
     text = _line(lines, position.line)
-    return position.line + 1, from_client_column(text, position.character, encoding)
+    column = from_client_column(text, position.character, encoding)
+    return position.line + 1, max(0, column - _bom(lines, position.line))
 
 
 def contains(span: Span, line: int, column: int) -> bool:

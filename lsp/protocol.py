@@ -10,16 +10,26 @@ keeps plain JSON values and `handle_message` checks the envelope, then builds th
 - not a JSON-RPC 2.0 request, notification or response (`[]`, `1`, a bad `jsonrpc`, `id` or
   `method`): invalid request (-32600), with the id when it can be read, else null;
 - a request whose params do not fit its method: invalid params (-32602) with its id;
-- a notification or a response that does not fit: logged and ignored (neither gets an answer).
+- a notification or a response that does not fit: logged and ignored (neither gets an answer);
+- a request after `shutdown`: invalid request (-32600), as LSP says (pygls leaves it unanswered);
+- a `didChange` for a document that is not open: a warning in the log.
+
+After `exit` nothing more is written: answers still being computed are dropped, not written to
+the closed stream (pygls logged a traceback for each).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
+from collections.abc import Generator
 from typing import Any
+from urllib.parse import unquote
 
 from cattrs import transform_error  # cattrs comes with pygls (2.1 needs cattrs >= 23.1.2)
+from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import (
     JsonRpcException,
@@ -33,6 +43,7 @@ from pygls.protocol.json_rpc import (
     JsonRPCRequestMessage,
     JsonRPCResponseMessage,
 )
+from pygls.protocol.language_server import lsp_method
 
 log = logging.getLogger(__name__)
 JSONRPC = "2.0"
@@ -49,10 +60,37 @@ class CutileProtocol(LanguageServerProtocol):
         # here and build the message once the whole body is known (handle_message).
         return data
 
+    exiting = False
+
+    @property
+    def shut_down(self) -> bool:
+        """Whether the client sent `shutdown` (the exit status is 0 only then)."""
+        return bool(self._shutdown)
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        self.exiting = True
+        # handlers still awaiting are cancelled on the way out: nothing to report (no event
+        # loop in pygls's synchronous mode)
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().set_exception_handler(_quiet_on_exit)
+        yield from super().lsp_exit(*args)
+
+    def _send_data(self, data: Any) -> None:
+        if not self.exiting:
+            super()._send_data(data)
+
     def handle_message(self, message: Any) -> None:
         problem = envelope_problem(message)
         if problem is not None:
             self.reject(readable_id(message), JsonRpcInvalidRequest, problem)
+            return
+        if self._shutdown and "id" in message and message.get("method", types.EXIT) != types.EXIT:
+            self.reject(message["id"], JsonRpcInvalidRequest,
+                        f"{_shown(message['method'])} came after shutdown")
+            return
+        if message.get("method") == types.TEXT_DOCUMENT_DID_CHANGE and not self._is_open(message):
+            self._warn(f"ignored a change to a document that is not open: {_uri(message)}")
             return
         try:
             structured = self._structure(message)
@@ -60,6 +98,16 @@ class CutileProtocol(LanguageServerProtocol):
             self._misfit(message, err)
             return
         super().handle_message(structured)
+
+    def _is_open(self, message: dict[str, Any]) -> bool:
+        uri = _uri(message)
+        return self._workspace is None or not isinstance(uri, str) or \
+            unquote(uri) in self._workspace.text_documents
+
+    def _warn(self, text: str) -> None:
+        log.warning("%s", text)
+        self.notify(types.WINDOW_LOG_MESSAGE,
+                    types.LogMessageParams(type=types.MessageType.Warning, message=text))
 
     def _structure(self, data: dict[str, Any]) -> Any:
         """The message as pygls builds it (the same types for the same body)."""
@@ -86,8 +134,7 @@ class CutileProtocol(LanguageServerProtocol):
 
     def reject(self, ident: int | str | None, error: type[JsonRpcException], why: str) -> None:
         """Answer a message with a JSON-RPC error, and log it in one line."""
-        log.warning("answered a malformed message with %s (%d): %s", error.MESSAGE, error.CODE,
-                    why)
+        log.warning("answered a message with %s (%d): %s", error.MESSAGE, error.CODE, why)
         # a plain object: JSON-RPC wants `"id": null` written out when the id is unknown
         self._send_data({"jsonrpc": JSONRPC, "id": ident,
                          "error": {"code": error.CODE, "message": f"{error.MESSAGE}: {why}"}})
@@ -118,6 +165,17 @@ def envelope_problem(message: Any) -> str | None:
     if "result" not in message and "error" not in message:
         return 'a response needs a "result" or an "error"'
     return None
+
+
+def _quiet_on_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    if not isinstance(context.get("exception"), (asyncio.CancelledError, SystemExit)):
+        loop.default_exception_handler(context)
+
+
+def _uri(message: dict[str, Any]) -> Any:
+    params = message.get("params")
+    document = params.get("textDocument") if isinstance(params, dict) else None
+    return document.get("uri") if isinstance(document, dict) else None
 
 
 def readable_id(message: Any) -> int | str | None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import urlsplit
 
 from lsprotocol import types
 from pygls import uris
@@ -34,6 +36,7 @@ from cutile.diagnostics.diagnostic import Diagnostic
 
 from . import SERVER_NAME, engine
 from .convert import to_lsp
+from .document import adopt, analysed_text, split_lines
 from .engine import is_config_file
 from .facts import DocumentFacts
 from .hover import api_hover, hover_at, ownership_hover
@@ -87,6 +90,11 @@ class CutileLanguageServer(LanguageServer):
         self.scheduler: Scheduler[engine.FileResult] = Scheduler(
             debounce_s, self._snapshot, self._analyze, self._publish, self._analysis_failed)
 
+    @property
+    def shut_down(self) -> bool:
+        protocol = self.protocol
+        return isinstance(protocol, CutileProtocol) and protocol.shut_down
+
     # -- errors and logging: never a dialog, always the log ------------------------------------
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -121,9 +129,13 @@ class CutileLanguageServer(LanguageServer):
         return self.workspace.get_text_document(uri)
 
     def open_document(self, uri: str) -> TextDocument | None:
-        """The document if the client opened it; requests about others get empty answers
-        (pygls would read the file from disk, which may not exist or not be the editor's)."""
-        return self.document(uri) if uri in self.workspace.text_documents else None
+        """The document if the client opened it and it is Python; requests about others get
+        empty answers (pygls would read the file from disk, which may not exist or not be the
+        editor's)."""
+        if uri not in self.workspace.text_documents:
+            return None
+        doc = self.document(uri)
+        return doc if is_python(uri, doc.language_id) else None
 
     def path_of(self, uri: str) -> str:
         return uris.to_fs_path(uri) or uri
@@ -137,17 +149,30 @@ class CutileLanguageServer(LanguageServer):
         for uri in list(self.workspace.text_documents):
             self.scheduler.schedule(uri, immediate=True)
 
+    def reanalyze_importers(self, saved: str) -> None:
+        """Other files read a saved module from disk: re-check the open documents that may
+        import it (those naming it; a superset is only slower)."""
+        path = PurePosixPath(urlsplit(saved).path)
+        stem = path.parent.name if path.stem == "__init__" else path.stem  # a package
+        if not stem.isidentifier():
+            return
+        names = re.compile(rf"\b{stem}\b")
+        for uri in list(self.workspace.text_documents):
+            doc = self.open_document(uri) if uri != saved else None
+            if doc is not None and names.search(doc.source):
+                self.scheduler.schedule(uri, immediate=True)
+
     def _snapshot(self, uri: str, generation: int) -> Snapshot | None:
-        if uri not in self.workspace.text_documents:
+        doc = self.open_document(uri)
+        if doc is None:
             return None
-        doc = self.document(uri)
         return Snapshot(uri, self.path_of(uri), doc.version, doc.source, generation)
 
     def _analyze(self, snap: Snapshot) -> engine.FileResult:
         """Runs on the analysis thread."""
         if not self.options.enable:
             return engine.FileResult((), ())
-        return self.analyzer.analyze(snap.source, snap.path)
+        return self.analyzer.analyze(analysed_text(snap.source), snap.path)
 
     def _publish(self, snap: Snapshot, result: engine.FileResult) -> None:
         self.published[snap.uri] = Analysis(snap, result.diagnostics)
@@ -163,7 +188,7 @@ class CutileLanguageServer(LanguageServer):
 
     def _send(self, uri: str, version: int | None, source: str,
               diagnostics: Sequence[Diagnostic]) -> None:
-        lines = source.splitlines(keepends=True)
+        lines = split_lines(source)
         converted: list[types.Diagnostic] = []
         for diag in diagnostics:
             lsp_diag = to_lsp(diag, uri, lines, self.options, self.encoding)
@@ -199,7 +224,7 @@ class CutileLanguageServer(LanguageServer):
     def facts(self, uri: str, doc: TextDocument) -> DocumentFacts:
         """The facts of the document the request started with: a didClose handled meanwhile
         (requests run off the event loop) would make pygls read the file from disk."""
-        source = doc.source
+        source = analysed_text(doc.source)
         facts = self._facts.get(uri)
         if facts is None or not facts.matches(source, doc.version):
             facts = DocumentFacts(source, self.path_of(uri), doc.version)
@@ -279,6 +304,16 @@ class CutileLanguageServer(LanguageServer):
                                 edit=types.WorkspaceEdit(changes={uri: edits}))
 
 
+PYTHON_SUFFIXES = ("", ".py", ".pyi", ".pyw")
+
+
+def is_python(uri: str, language_id: str | None) -> bool:
+    """Whether to analyse a document: a client may attach the server to every file."""
+    if language_id and language_id.lower() != "python":
+        return False
+    return PurePosixPath(urlsplit(uri).path).suffix.lower() in PYTHON_SUFFIXES
+
+
 def _read(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
@@ -302,6 +337,7 @@ def create_server(debounce_s: float = DEFAULT_DEBOUNCE_S) -> CutileLanguageServe
 def _register(server: CutileLanguageServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: CutileLanguageServer, params: types.InitializeParams) -> None:
+        adopt(ls.workspace)
         ls.set_options(params.initialization_options)
 
     @server.feature(types.INITIALIZED)
@@ -334,6 +370,7 @@ def _register(server: CutileLanguageServer) -> None:
             ls.config_changed()
         else:
             ls.scheduler.schedule(params.text_document.uri, immediate=True)
+            ls.reanalyze_importers(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: CutileLanguageServer, params: types.DidCloseTextDocumentParams) -> None:

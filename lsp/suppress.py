@@ -13,6 +13,7 @@ import tokenize
 from cutile.checker.edits import Edit, Fix
 from cutile.diagnostics.codes import CODES
 
+from .document import split_lines
 from .syntax import region_tokens
 
 SUPPRESSION = re.compile(r"#\s*cutile:\s*ignore\[(?P<codes>[^\]]*)\]")
@@ -24,11 +25,12 @@ Tokens = list[tokenize.TokenInfo] | None
 def suppression_fix(source: str, line: int, code: str, lines: list[str] | None = None,
                     tokens: Tokens | None = None) -> Fix | None:
     """None where the registry says the code cannot be suppressed (the checker would not honour
-    the comment) or where no comment can be added safely. `lines` (`source.splitlines()`) and
-    `tokens` (those of the statements around `line`) when the caller keeps them."""
+    the comment) or where no comment can be added safely. `lines` (those of `source`, without
+    their breaks) and `tokens` (those of the statements around `line`) when the caller has
+    them."""
     if not CODES[code].suppressible:
         return None
-    lines = source.splitlines() if lines is None else lines
+    lines = [t.rstrip("\r\n") for t in split_lines(source)] if lines is None else lines
     if not 1 <= line <= len(lines):
         return None
     text = lines[line - 1]

@@ -12,9 +12,11 @@ from cutile.diagnostics.diagnostic import Diagnostic, Note, Span
 from cutile.diagnostics.messages import DTYPE_MIX, MOVED_HERE, USE_AFTER_MOVE_LAUNCH, WHERE_DTYPES
 from cutile.lsp import engine
 from cutile.lsp.convert import to_lsp
+from cutile.lsp.document import split_lines
 from cutile.lsp.engine import TypedName
 from cutile.lsp.hover import hover_at, ownership_hover
 from cutile.lsp.inlay import inlay_hints
+from cutile.lsp.links import code_url
 from cutile.lsp.options import ClientOptions, parse_options
 from cutile.lsp.positions import UTF8, UTF16, from_position, to_range
 from cutile.lsp.suppress import suppression_fix
@@ -237,3 +239,28 @@ def test_hover_shows_slabs_of_mut_parameters_and_of_a_tiles_loop() -> None:
         at("a.add")
     hints = inlay_hints(names, SLABS, 9, 9)
     assert [h.label for h in hints] == [": Slab[f32, (3, 5)] of z"]
+
+
+def test_lines_break_only_where_lsp_says() -> None:
+    assert split_lines("a\x0cb\u2028c\x85d\r\ne\rf\ng") == ["a\x0cb\u2028c\x85d\r\n", "e\r",
+                                                            "f\n", "g"]
+    assert split_lines("") == []
+
+
+def test_options_accept_code_names_and_log_unknown_keys() -> None:
+    options, errors = parse_options({"cutile": {"enabel": False, "severityOverride": {},
+                                                "severityOverrides": {"use-after-move": "off",
+                                                                      "CT77": "off"}}})
+    assert options.enable is True
+    assert options.severity_for("CT301") == (True, None)
+    assert options.severity_for("CT302") == (False, None)
+    assert [e.split(" (")[0] for e in errors] == [
+        "unknown setting 'enabel'", "unknown setting 'severityOverride'",
+        "severityOverrides: 'CT77' is not a code, a prefix or a code name"]
+    assert parse_options({"cutile": {"trace": {"server": "off"}}})[1] == []
+    assert parse_options({"cutile": "bad"})[1] == ["settings must be an object, got str"]
+
+
+def test_a_docs_url_fragment_gives_way_to_the_code_anchor() -> None:
+    assert code_url("CT202", "https://x.example/codes.md?v=1#top") == (
+        "https://x.example/codes.md?v=1#ct202")
