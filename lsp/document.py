@@ -7,19 +7,16 @@ break (^L) line would otherwise shift every position below it and corrupt increm
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from pygls.workspace import TextDocument, Workspace
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+from ..checker.regions import physical_lines
+
 BOM = "\ufeff"
-
-
-def split_lines(source: str) -> list[str]:
-    """The lines of `source` as LSP numbers them, each with its line break."""
-    return _LINE.findall(source)
+# the lines of a source as LSP numbers them, each with its line break: Python's own lines
+split_lines = physical_lines
 
 
 def analysed_text(source: str) -> str:
