@@ -118,8 +118,8 @@ def ones(shape: ShapeLike, dtype: object) -> Tensor:
     return _full(shape, 1, dtype, "ct.ones")
 
 
-def arange(n: int, dtype: object) -> Tensor:
-    """0, 1, ..., n-1 (like the kernel-side `ct.arange`)."""
+def arange(n: int, dtype: object = "i32") -> Tensor:
+    """0, 1, ..., n-1 (like the kernel-side `ct.arange`, i32 unless `dtype` says)."""
     _raise(count_problem("ct.arange", n))
     dims, dt = _shape((int(n),), "ct.arange"), _dtype(dtype)
     values = _host_values("ct.arange", dims, dt, lambda: np.arange(dims[0]))

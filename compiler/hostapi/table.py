@@ -45,7 +45,8 @@ _function("full", f"{SHAPE}, value: float | bool, dtype: DType",
           "truncates a finite float).")
 _function("empty", f"{SHAPE}, dtype: DType",
           "A new tensor whose elements are whatever the allocator hands out.")
-_function("arange", "n: int, dtype: DType", "A new rank-1 tensor 0, 1, ..., n - 1.")
+_function("arange", "n: int, dtype: DType = i32", "A new rank-1 tensor 0, 1, ..., n - 1 (i32 "
+          "unless `dtype` says, as the kernel op).")
 _function("rand", f"{SHAPE}, dtype: DType, seed: int | None = None",
           "A new tensor uniform in [0, 1), drawn on the host (`seed=` repeats the draw on every "
           "backend).")

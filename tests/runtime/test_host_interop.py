@@ -195,3 +195,11 @@ def test_numpy_reads_tensors_on_the_cuda_backend_too() -> None:
         t = ct.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
         np.testing.assert_array_equal(np.asarray(t), np.arange(6).reshape(2, 3))
         assert np.asarray(t.permute(1, 0), dtype=np.int64).tolist() == [[0, 3], [1, 4], [2, 5]]
+
+
+def test_arange_is_i32_unless_a_dtype_is_given() -> None:
+    """As the kernel op and NumPy's habit of a default: `ct.arange(5)` needs no dtype."""
+    t = ct.arange(5)
+    assert t.dtype == ct.i32
+    np.testing.assert_array_equal(t.numpy(), np.arange(5, dtype=np.int32))
+    np.testing.assert_array_equal(ct.arange(3, ct.f32).numpy(), [0.0, 1.0, 2.0])
