@@ -32,6 +32,17 @@ class DType:
     def __str__(self) -> str:
         return self.name
 
+    def __eq__(self, other: object) -> bool:
+        """The same dtype: another DType of that name, or its class in the DSL (`t.dtype ==
+        ct.f32` on the host, as `a.dtype == np.float32` is in NumPy)."""
+        if isinstance(other, DType):
+            return self.name == other.name
+        marked = getattr(other, "dtype", None) if isinstance(other, type) else None
+        return isinstance(marked, DType) and marked.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
     @property
     def is_float(self) -> bool:
         return self.kind == "float"

@@ -136,7 +136,7 @@ _method("op", "graph", "", "GraphOp", Effect.ENQUEUES,
 # -- properties -------------------------------------------------------------------------------
 _properties("""
 tensor partition; shape; tuple[int, ...]; The extents (a partition's: its tensor's).
-tensor partition; dtype; DType; The element type.
+tensor partition; dtype; DType; The element type (`t.dtype == ct.f32` compares it with a DSL dtype).
 tensor partition; state; State; Live, moved, shared-leased or exclusively-leased.
 tensor partition; readers; int; How many pending launches read it.
 tensor; strides; tuple[int, ...]; The strides, in elements.
