@@ -17,6 +17,7 @@ from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from .autotune import as_tuned, tuned
 from .context import Ctx, LaunchFrame
+from .expressions import call_closure
 from .handlers import escape_args, read_args
 from .helpers import ParamMove
 from .launches import Arg, CallLocator, facts, kernel_label
@@ -27,6 +28,7 @@ from .uses import escape, ex_name, read, unsynced
 from .values import (
     ESCAPED,
     UNKNOWN,
+    ClosureVal,
     IntVal,
     KernelVal,
     ModuleVal,
@@ -54,6 +56,15 @@ def call_function(ctx: Ctx, st: State, call: ast.Call) -> Value:
     callee = ctx.evaluate(st, func)
     if isinstance(callee, KernelVal):
         return launch(ctx, st, call, callee)
+    if isinstance(callee, ClosureVal):
+        result = _plain_call(ctx, st, call, UNKNOWN)
+        call_closure(ctx, st, callee.node)
+        return result
+    return _plain_call(ctx, st, call, callee)
+
+
+def _plain_call(ctx: Ctx, st: State, call: ast.Call, callee: Value) -> Value:
+    func = call.func
     if isinstance(func, ast.Name) and callee == UNKNOWN:
         moves = ctx.index.movers(func.id, ctx.globals)
         if moves:

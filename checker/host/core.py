@@ -25,6 +25,7 @@ from .expressions import (
     arithmetic,
     attribute,
     constant,
+    container,
     dtype_of,
     if_exp,
     load_name,
@@ -149,7 +150,7 @@ _EXPRESSIONS: dict[type[ast.AST], _Rule] = {
     ast.Attribute: _attribute, ast.Call: _call, ast.Await: _await, ast.NamedExpr: named,
     ast.Subscript: _subscript, ast.IfExp: if_exp, ast.BinOp: arithmetic,
     ast.UnaryOp: arithmetic, ast.Lambda: nested, ast.ListComp: nested, ast.SetComp: nested,
-    ast.DictComp: nested, ast.GeneratorExp: nested}
+    ast.DictComp: nested, ast.GeneratorExp: nested, ast.List: container, ast.Dict: container}
 _Step = Callable[[Evaluator, State, Any], State | None]
 _STATEMENTS: dict[type[ast.AST], _Step] = {
     ast.If: if_, ast.For: for_, ast.AsyncFor: for_, ast.While: while_, ast.Try: try_,

@@ -9,6 +9,7 @@ import ast
 import operator
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from ...compiler.dtypes import BY_NAME as DTYPES
 from ...compiler.hostapi import HANDLE_ATTRIBUTES
@@ -16,11 +17,14 @@ from ...compiler.launch import MoveFacts, moved_diagnostic
 from ...compiler.launch.ops_api import sync_unpack_diagnostic
 from .context import Ctx, contains
 from .joins import join_states, join_value
+from .names import own_nodes
 from .syntax import sub_expressions
 from .uses import capture, escape, head_name, read, unsynced
 from .values import (
     ESCAPED,
     UNKNOWN,
+    ClosureVal,
+    ContainerVal,
     DTypeVal,
     IntVal,
     LiteralVal,
@@ -58,9 +62,36 @@ def arithmetic(ctx: Ctx, st: State, expr: ast.BinOp | ast.UnaryOp) -> Value:
 
 
 def nested(ctx: Ctx, st: State, expr: ast.expr) -> Value:
-    """A lambda or comprehension: the names it can see escape."""
+    """A lambda or comprehension: the names it can see escape (a lambda the scope only calls:
+    when it is called)."""
+    if isinstance(expr, ast.Lambda) and id(expr) in ctx.index.local_closures:
+        return ClosureVal(expr)
     capture(ctx, st, expr)
     return UNKNOWN
+
+
+def container(ctx: Ctx, st: State, expr: ast.List | ast.Dict) -> Value:
+    """A list or dict literal: its elements are handed on, unless the scope only indexes it
+    by literals (names.py `fixed_containers`): then they are followed."""
+    if id(expr) not in ctx.index.fixed_containers:
+        return other(ctx, st, expr)
+    if isinstance(expr, ast.List):
+        return ContainerVal(tuple(ctx.evaluate(st, e) for e in expr.elts))
+    keys = tuple(cast(str, cast(ast.Constant, k).value) for k in expr.keys)
+    return ContainerVal(tuple(ctx.evaluate(st, v) for v in expr.values), keys)
+
+
+def call_closure(ctx: Ctx, st: State, node: ast.Lambda | ast.FunctionDef) -> None:
+    """A call of a closure the scope only calls: its reads of outer names that are moved by
+    now are CT301 there, as at run time; then what it sees escapes (it may move it)."""
+    free = ctx.index.names(node)
+    body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+    loads = [n for n in own_nodes(body) if isinstance(n, ast.Name) and n.id in free
+             and isinstance(n.ctx, ast.Load)]
+    for name in sorted(loads, key=lambda n: (n.lineno, n.col_offset)):
+        if name.id in st.env:
+            check_use(ctx, st, name, name.id, st.env[name.id])
+    capture(ctx, st, node)
 
 
 def other(ctx: Ctx, st: State, expr: ast.expr) -> Value:
@@ -212,7 +243,11 @@ def subscript(ctx: Ctx, st: State, expr: ast.Subscript, base: Value) -> Value:
             read(ctx, ctx.evaluate(st, child))
     else:
         index = ctx.evaluate(st, expr.slice)
-    if isinstance(base, TupleVal) and isinstance(index, IntVal) and (
+    if isinstance(base, ContainerVal):
+        item = base.item(index)
+        if item is not None:  # `outs[0]`: a use of the element, checked as a name's is
+            return UNKNOWN if check_use(ctx, st, expr, ctx.text(expr), item) else item
+    elif isinstance(base, TupleVal) and isinstance(index, IntVal) and (
             -len(base.items) <= index.value < len(base.items)):
         return base.items[index.value]
     if isinstance(base, OpVal):
@@ -230,6 +265,7 @@ def if_exp(ctx: Ctx, st: State, expr: ast.IfExp) -> Value:
     value = join_value(ctx.world, (expr, "value"), va, vb, a, b, merged)
     st.env, st.objs, st.leases, st.pending = merged.env, merged.objs, merged.leases, (
         merged.pending)
+    st.started = merged.started
     return value
 
 

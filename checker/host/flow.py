@@ -14,7 +14,7 @@ from .expressions import assign, assign_name
 from .joins import join_states
 from .syntax import pattern_names
 from .uses import capture, escape, read
-from .values import UNKNOWN, State
+from .values import UNKNOWN, ClosureVal, State
 
 _MAX_PASSES = 3  # enough for a move in one iteration to reach a use in the next
 
@@ -115,6 +115,9 @@ def definition(ctx: Ctx, st: State,
     """A nested def or class is its own scope; what it can see of ours escapes."""
     for deco in node.decorator_list:
         read(ctx, ctx.evaluate(st, deco))
+    if isinstance(node, ast.FunctionDef) and id(node) in ctx.index.local_closures:
+        assign_name(ctx, st, node.name, ClosureVal(node))
+        return st
     capture(ctx, st, node)
     if node.name in ctx.globals and st.env.get(node.name) is None:
         return st  # a kernel defined here: keep the module's view of it

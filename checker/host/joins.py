@@ -24,7 +24,7 @@ def join_states(world: World, where: Hashable, a: State | None, b: State | None)
     if a is None or b is None:
         other = b if a is None else a
         return None if other is None else other.copy()
-    out = State(pending=a.pending | b.pending)
+    out = State(pending=a.pending | b.pending, started=a.started & b.started)
     out.objs = dict(a.objs)
     for obj, st in b.objs.items():
         out.objs[obj] = join_obj(a.objs[obj], st) if obj in a.objs else st

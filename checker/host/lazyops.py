@@ -6,16 +6,18 @@ import ast
 from dataclasses import replace
 from typing import Literal
 
+from ...compiler.launch.moves import kernel_label
 from ...compiler.launch.ops_api import (
     accepts,
     takes_words,
     then_arity_diagnostic,
 )
+from ...diagnostics import messages as msg
 from .context import Ctx
 from .handlers import Handlers, HostCall, escape_args
 from .pdl import check_then
 from .uses import read
-from .values import UNKNOWN, OpVal, PartitionVal, State, SyncResult, TupleVal, Value
+from .values import UNKNOWN, KernelVal, OpVal, PartitionVal, State, SyncResult, TupleVal, Value
 from .world import OpInfo, OpKind
 
 HANDLERS = Handlers()
@@ -52,6 +54,7 @@ def start(ctx: Ctx, st: State, use: HostCall) -> Value:
     op, info = _op(ctx, st, use)
     if info is not None and info.kind in ("launch", "chain"):
         ctx.world.consume(op.op)  # enqueued: running; .sync() or await later hands back
+        st.started = st.started | {op.op}
         return op
     return _handed_on(ctx, op)
 
@@ -61,13 +64,16 @@ def then(ctx: Ctx, st: State, use: HostCall) -> Value:
     assert isinstance(use.value, OpVal)
     check_then(ctx, st, use.call, use.value)  # before the callback's names escape
     op, info = _op(ctx, st, use)
-    _check_arity(ctx, use.call, info)
+    _check_arity(ctx, st, use.call, info)
     return OpVal(_successor(ctx, st, use.call, op, "chain"))
 
 
 @HANDLERS.entry("op", "graph")
 def graph(ctx: Ctx, st: State, use: HostCall) -> Value:
     op, info = _op(ctx, st, use)
+    if info is not None and info.kind in ("launch", "chain") and op.op in st.started:
+        ctx.report(msg.GRAPH_OF_STARTED_OP.at(ctx.span(use.call)))
+        return UNKNOWN
     if info is not None and info.kind != "graph":
         return OpVal(_successor(ctx, st, use.call, op, "graph"))
     return _handed_on(ctx, op)
@@ -92,6 +98,7 @@ def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"]) -> Val
     world = ctx.world
     world.consume(op.op)
     st.pending = st.pending - world.members(op.op)
+    st.started = st.started | {op.op}
     info = world.ops.get(op.op)
     if info is None or info.results is None:
         return UNKNOWN
@@ -134,12 +141,35 @@ def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> 
     return new
 
 
-def _check_arity(ctx: Ctx, call: ast.Call, info: OpInfo | None) -> None:
+def _kernel_named(ctx: Ctx, st: State, fn: ast.expr) -> KernelVal | None:
+    """`.then(kernel)`: the kernel, when `fn` names one."""
+    if not isinstance(fn, ast.Name):
+        return None
+    value = st.env[fn.id] if fn.id in st.env else ctx.globals.get(fn.id)
+    return value if isinstance(value, KernelVal) and value.tuning is None else None
+
+
+def _check_kernel_link(ctx: Ctx, call: ast.Call, kernel: KernelVal, n: int) -> None:
+    """`.then(kernel)` launches the kernel with the previous launch's results: CT406 for a
+    parameter they leave out, as the launch at run time says."""
+    if kernel.sig is None:
+        return
+    missing = [p for p in kernel.sig.params[n:] if p.kind != "const"]
+    if missing:
+        ctx.report(msg.LAUNCH_MISSING_ARG.at(ctx.span(call), kernel=kernel_label(kernel.name),
+                                             param=missing[0].name))
+
+
+def _check_arity(ctx: Ctx, st: State, call: ast.Call, info: OpInfo | None) -> None:
     """CT406 when `.then(lambda ...)` cannot take the launch's results (all its positional
     arguments), as the runtime says when the chain runs."""
     if info is None or info.kind != "launch" or info.results is None or len(call.args) != 1:
         return
     fn = call.args[0]
+    kernel = _kernel_named(ctx, st, fn)
+    if kernel is not None:
+        _check_kernel_link(ctx, call, kernel, len(info.results))
+        return
     if not isinstance(fn, ast.Lambda) or any(d is None for d in fn.args.kw_defaults):
         return
     positional = [*fn.args.posonlyargs, *fn.args.args]

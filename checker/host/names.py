@@ -37,6 +37,7 @@ class Scope:
     body: Sequence[ast.stmt]
     params: list[str]
     captured: set[str] = field(default_factory=set)  # names nested code or `global` can see
+    closures: list[tuple[ast.AST, frozenset[str]]] = field(default_factory=list)  # and theirs
 
 
 @dataclass
@@ -60,6 +61,10 @@ class ModuleIndex:
         self._frames = [_Frame()]
         self.bindings: Counter[str] = Counter()  # how often each name is bound, anywhere
         self._walk(info.tree)
+        self.local_closures: set[int] = set()  # ids of closures the scope only calls
+        self.fixed_containers: set[int] = set()  # `[..]` / `{..}` only indexed
+        for scope in self.scopes:
+            self._settle(scope)
         self._movers: dict[str, dict[int, ParamMove]] = {}
 
     def movers(self, name: str, scope: Mapping[str, Value]) -> dict[int, ParamMove]:
@@ -128,7 +133,18 @@ class ModuleIndex:
         if isinstance(node, _SCOPES):
             self._stack.pop()
         if isinstance(node, _CLOSURES):
-            self._stack[-1].captured |= free
+            self._stack[-1].closures.append((node, free))
+
+    def _settle(self, scope: Scope) -> None:
+        """What the scope's closures can see is captured, except what closures that the
+        scope only calls by name can see: their uses are checked at each call."""
+        local = {id(node) for node, _ in scope.closures if _only_called(scope, node)}
+        for node, free in scope.closures:
+            if id(node) not in local:
+                scope.captured |= free
+        self.local_closures |= local
+        self.fixed_containers |= {id(node.value) for node in own_nodes(scope.body)
+                                  if isinstance(node, ast.Assign) and _fixed(scope, node)}
 
 
 def is_cutile(info: ModuleInfo, node: FunctionNode) -> bool:
@@ -167,3 +183,77 @@ def bound_names(node: ast.AST) -> list[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     return []
+
+
+def own_nodes(body: Sequence[ast.AST]) -> list[ast.AST]:
+    """The nodes of a scope's own code (not inside its nested defs, lambdas and classes)."""
+    out: list[ast.AST] = []
+    todo = list(body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, _CLOSURES):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _closure_name(node: ast.AST, nodes: Sequence[ast.AST]) -> str | None:
+    """The name a plain closure is bound to: `f = lambda ...` or an undecorated `def f`."""
+    if isinstance(node, ast.FunctionDef):
+        plain = not node.decorator_list and not node.args.defaults and not any(
+            node.args.kw_defaults) and not any(
+            isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal))
+            for n in own_nodes(node.body))
+        return node.name if plain else None
+    if isinstance(node, ast.Lambda) and not node.args.defaults and not any(
+            node.args.kw_defaults):
+        for other in nodes:
+            if isinstance(other, ast.Assign) and other.value is node and len(
+                    other.targets) == 1 and isinstance(other.targets[0], ast.Name):
+                return other.targets[0].id
+    return None
+
+
+def _only_called(scope: Scope, node: ast.AST) -> bool:
+    """A closure bound once to a name that the scope's own code only ever calls (`f()`) and
+    no nested code sees: it runs only where the scope calls it."""
+    nodes = [n for n in own_nodes(scope.body) if n is not node]
+    name = _closure_name(node, [*nodes, node])
+    if name is None or name in scope.captured or any(name in free for _, free in
+                                                     scope.closures):
+        return False
+    if sum(bound_names(n).count(name) for n in [*nodes, node]) != 1:
+        return False
+    callees = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    return all(id(n) in callees for n in nodes
+               if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store))
+
+
+def _fixed(scope: Scope, node: ast.Assign) -> bool:
+    """`outs = [a, b]` or `bufs = {"z": a}`, bound once, that the scope's own code only reads
+    by a literal index (`outs[0]`, `bufs["z"]`) and no nested code sees: its elements are
+    followed as names are."""
+    value = node.value
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return False
+    if isinstance(value, ast.List):
+        key: type = int
+        if any(isinstance(e, ast.Starred) for e in value.elts):
+            return False
+    elif isinstance(value, ast.Dict):
+        key = str
+        if not all(isinstance(k, ast.Constant) and type(k.value) is str for k in value.keys):
+            return False
+    else:
+        return False
+    name = node.targets[0].id
+    if name in scope.captured or any(name in free for _, free in scope.closures):
+        return False
+    nodes = own_nodes(scope.body)
+    if sum(bound_names(n).count(name) for n in nodes) != 1:
+        return False
+    indexed = {id(n.value) for n in nodes if isinstance(n, ast.Subscript) and isinstance(
+        n.ctx, ast.Load) and isinstance(n.slice, ast.Constant) and type(n.slice.value) is key}
+    return all(id(n) in indexed for n in nodes if isinstance(n, ast.Name) and n.id == name
+               and n is not node.targets[0])

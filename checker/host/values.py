@@ -6,6 +6,7 @@ each id to live / moved / escaped. Storage ids tie a tensor to its partitions (a
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 from ...compiler.dtypes import DType
@@ -47,6 +48,23 @@ class DTypeVal:
 @dataclass(frozen=True)
 class TupleVal:
     items: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class ContainerVal(TupleVal):
+    """A list literal, or a dict literal with string keys (`keys`), that the scope only indexes
+    by literals (`outs[0]`, `bufs["z"]`): its elements are followed as names are."""
+
+    keys: tuple[str, ...] | None = None
+
+    def item(self, index: Value) -> Value | None:
+        if self.keys is None:
+            n = len(self.items)
+            ok = isinstance(index, IntVal) and -n <= index.value < n
+            return self.items[index.value] if ok and isinstance(index, IntVal) else None
+        if isinstance(index, LiteralVal) and index.value in self.keys:
+            return self.items[self.keys.index(index.value)]
+        return None
 
 
 @dataclass(frozen=True)
@@ -128,8 +146,16 @@ class ModuleVal:
     path: str
 
 
+@dataclass(frozen=True)
+class ClosureVal:
+    """A lambda or nested def that the scope only ever calls (names.py `local_closures`): its
+    outer names are looked at when it is called, not handed on when it is made."""
+
+    node: ast.Lambda | ast.FunctionDef
+
+
 Value = (Unknown | IntVal | LiteralVal | DTypeVal | TupleVal | TensorVal | PartitionVal | OpVal
-         | KernelVal | ModuleVal)
+         | KernelVal | ModuleVal | ClosureVal)
 Owned = TensorVal | PartitionVal
 
 
@@ -173,9 +199,11 @@ class State:
     objs: dict[int, ObjState] = field(default_factory=dict)
     leases: dict[int, frozenset[int]] = field(default_factory=dict)  # storage -> reading ops
     pending: frozenset[int] = frozenset()  # ops created and not yet run on this path
+    started: frozenset[int] = frozenset()  # ops enqueued on every path here (`.graph()`)
 
     def copy(self) -> State:
-        return State(dict(self.env), dict(self.objs), dict(self.leases), self.pending)
+        return State(dict(self.env), dict(self.objs), dict(self.leases), self.pending,
+                     self.started)
 
     def obj(self, obj: int) -> ObjState:
         return self.objs.get(obj, LIVE)
