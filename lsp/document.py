@@ -19,6 +19,11 @@ BOM = "\ufeff"
 split_lines = physical_lines
 
 
+def bare_lines(source: str) -> list[str]:
+    """The lines of `source` as LSP numbers them, without their breaks."""
+    return [line.rstrip("\r\n") for line in split_lines(source)]
+
+
 def analysed_text(source: str) -> str:
     """The text the checker sees: without a leading byte order mark, as Python skips it in a file
     (the CLI decodes one away). Positions keep counting it (positions.py)."""

@@ -20,7 +20,7 @@ from cutile.checker.regions import Outline, outline, python_tree
 from cutile.reader.source import ModuleInfo
 
 from . import engine
-from .document import split_lines
+from .document import bare_lines
 from .syntax import NameIndex, name_index, region_tokens
 
 T = TypeVar("T")
@@ -82,8 +82,7 @@ class DocumentFacts:
         return self._once("outline", lambda: outline(self.source, self._tree()))
 
     def lines(self) -> list[str]:
-        return self._once("lines", lambda: [line.rstrip("\r\n")
-                                            for line in split_lines(self.source)])
+        return self._once("lines", lambda: bare_lines(self.source))
 
     def aliases(self) -> dict[str, str]:
         return self._once("aliases", lambda: module_aliases(self.source, self.path))

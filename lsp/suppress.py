@@ -13,7 +13,7 @@ import tokenize
 from cutile.checker.edits import Edit, Fix
 from cutile.diagnostics.codes import CODES
 
-from .document import split_lines
+from .document import bare_lines
 from .syntax import region_tokens
 
 SUPPRESSION = re.compile(r"#\s*cutile:\s*ignore\[(?P<codes>[^\]]*)\]")
@@ -30,7 +30,7 @@ def suppression_fix(source: str, line: int, code: str, lines: list[str] | None =
     them."""
     if not CODES[code].suppressible:
         return None
-    lines = [t.rstrip("\r\n") for t in split_lines(source)] if lines is None else lines
+    lines = bare_lines(source) if lines is None else lines
     if not 1 <= line <= len(lines):
         return None
     text = lines[line - 1]

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from ..compiler import dtypes as d
 from ..compiler.dtypes import DType
+from ..compiler.launch.facts import type_name
 from ..diagnostics import messages as msg
 from .backends.base import CPU, DLPACK_CUDA, Backend, Buffer, Device
 from .errors import launch_error
@@ -191,7 +192,7 @@ class _Imported(Origin):
     """Holds a consumed DLPack tensor (and its producer) and calls its deleter when dropped."""
 
     def __init__(self, addr: int, producer: object, versioned: bool, readonly: bool) -> None:
-        super().__init__(_source(producer), readonly, False)
+        super().__init__(type_name(producer), readonly, False)
         self.addr = addr
         self.producer = producer
         self.versioned = versioned
@@ -201,12 +202,6 @@ class _Imported(Origin):
         managed = kind.from_address(self.addr)
         if managed.deleter:
             managed.deleter(ctypes.pointer(managed))
-
-
-def _source(producer: object) -> str:
-    """The producer as messages name it: `numpy.ndarray`, `torch.Tensor`."""
-    cls = type(producer)
-    return f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
 
 
 def origin_of(t: TensorHandle) -> Origin | None:

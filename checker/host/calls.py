@@ -40,7 +40,6 @@ from .values import (
     Value,
     move,
 )
-from .values import move as move_value
 from .world import OpInfo
 
 # Builtins that only look at their arguments (they keep no reference and run nothing).
@@ -101,33 +100,33 @@ def _moving_helper(ctx: Ctx, st: State, call: ast.Call, moves: dict[int, ParamMo
     assert isinstance(call.func, ast.Name)
     helper = call.func.id
     for i, arg in enumerate(call_args(call)):
-        move = moves.get(i) if not arg.star and arg.name is None else None
-        if move is not None and move.kernel is not None and _moved_by_earlier_call(
-                ctx, st, arg.value, helper, move.param):
+        how = moves.get(i) if not arg.star and arg.name is None else None
+        if how is not None and how.kernel is not None and _moved_by_earlier_call(
+                ctx, st, arg.value, helper, how.param):
             continue
         value = ctx.evaluate(st, arg.value)
-        if move is None or not _helper_moves(ctx, st, move, value, arg.value, helper):
+        if how is None or not _helper_moves(ctx, st, how, value, arg.value, helper):
             escape(ctx, st, value)
     return UNKNOWN
 
 
-def _helper_moves(ctx: Ctx, st: State, move: ParamMove, value: Value, expr: ast.expr,
+def _helper_moves(ctx: Ctx, st: State, how: ParamMove, value: Value, expr: ast.expr,
                   helper: str) -> bool:
     """Moves the argument as the helper does; False when its value is not what the helper's
     move takes (then the call may raise inside: stay silent)."""
     name = ex_name(ctx, expr)
-    if move.kernel is None:  # partitioned: the runtime names the helper's call (its parent)
+    if how.kernel is None:  # partitioned: the runtime names the helper's call (its parent)
         if not isinstance(value, TensorVal) or st.leases.get(value.storage, frozenset()) & (
                 st.pending):  # CT303 inside
             return False
-        move_value(st, value.obj, Moved(ctx.span(expr), f"by .partition() in '{helper}'", name,
-                                        None, tuple(ctx.loops)))
+        move(st, value.obj, Moved(ctx.span(expr), f"by .partition() in '{helper}'", name, None,
+                                  tuple(ctx.loops)))
         return True
-    wanted = PartitionVal if move.kind == "mut" else TensorVal
-    if not isinstance(value, wanted) or move.site is None:
+    wanted = PartitionVal if how.kind == "mut" else TensorVal
+    if not isinstance(value, wanted) or how.site is None:
         return False
-    move_value(st, value.obj, Moved(ctx.span(move.site), f"into a launch of "
-                                    f"{kernel_label(move.kernel)}", name, by_call=helper))
+    move(st, value.obj, Moved(ctx.span(how.site), f"into a launch of "
+                              f"{kernel_label(how.kernel)}", name, by_call=helper))
     return True
 
 

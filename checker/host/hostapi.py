@@ -10,9 +10,6 @@ from ...compiler.dsl.markers import as_dtype
 from ...compiler.dtypes import DType
 from ...compiler.hostapi import Effect
 from ...compiler.hostapi.shapes import (
-    Problem as ArgProblem,
-)
-from ...compiler.hostapi.shapes import (
     count_problem,
     dtype_problem,
     fill_problem,
@@ -102,13 +99,13 @@ _ORDER: dict[str, tuple[str, ...]] = {
 
 
 def _argument_problem(ctx: Ctx, st: State, name: str, args: Bound
-                      ) -> tuple[ArgProblem | None, DType | None]:
+                      ) -> tuple[Problem | None, DType | None]:
     """The first problem the runtime raises for the arguments the analysis knows, and the
     dtype where it is known."""
     what = f"ct.{name}"
     dtype: DType | None = None
     for check in _ORDER.get(name, ("shape", "dtype")):
-        problem: ArgProblem | None = None
+        problem: Problem | None = None
         if check == "n" and "n" in args:
             n = known_object(ctx, st, *args["n"])
             problem = None if n is NOT_KNOWN else (count_problem(what, n) or shape_problem(
@@ -133,7 +130,7 @@ def _argument_problem(ctx: Ctx, st: State, name: str, args: Bound
     return None, dtype
 
 
-def _shape_problem(what: str, value: Value, expr: ast.expr) -> ArgProblem | None:
+def _shape_problem(what: str, value: Value, expr: ast.expr) -> Problem | None:
     """The constructors' shape rule (shapes.py, as at run time) on a shape the checker knows:
     a literal as written (`(1.5,)`), or ints it computed."""
     shape: object = literal_value(expr)

@@ -138,13 +138,14 @@ class ModuleIndex:
     def _settle(self, scope: Scope) -> None:
         """What the scope's closures can see is captured, except what closures that the
         scope only calls by name can see: their uses are checked at each call."""
-        local = {id(node) for node, _ in scope.closures if _only_called(scope, node)}
+        nodes = own_nodes(scope.body)
+        local = {id(node) for node, _ in scope.closures if _only_called(scope, nodes, node)}
         for node, free in scope.closures:
             if id(node) not in local:
                 scope.captured |= free
         self.local_closures |= local
-        self.fixed_containers |= {id(node.value) for node in own_nodes(scope.body)
-                                  if isinstance(node, ast.Assign) and _fixed(scope, node)}
+        self.fixed_containers |= {id(node.value) for node in nodes
+                                  if isinstance(node, ast.Assign) and _fixed(scope, nodes, node)}
 
 
 def is_cutile(info: ModuleInfo, node: FunctionNode) -> bool:
@@ -215,10 +216,10 @@ def _closure_name(node: ast.AST, nodes: Sequence[ast.AST]) -> str | None:
     return None
 
 
-def _only_called(scope: Scope, node: ast.AST) -> bool:
+def _only_called(scope: Scope, own: Sequence[ast.AST], node: ast.AST) -> bool:
     """A closure bound once to a name that the scope's own code only ever calls (`f()`) and
     no nested code sees: it runs only where the scope calls it."""
-    nodes = [n for n in own_nodes(scope.body) if n is not node]
+    nodes = [n for n in own if n is not node]
     name = _closure_name(node, [*nodes, node])
     if name is None or name in scope.captured or any(name in free for _, free in
                                                      scope.closures):
@@ -230,7 +231,7 @@ def _only_called(scope: Scope, node: ast.AST) -> bool:
                if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store))
 
 
-def _fixed(scope: Scope, node: ast.Assign) -> bool:
+def _fixed(scope: Scope, nodes: Sequence[ast.AST], node: ast.Assign) -> bool:
     """`outs = [a, b]` or `bufs = {"z": a}`, bound once, that the scope's own code only reads
     by a literal index (`outs[0]`, `bufs["z"]`) and no nested code sees: its elements are
     followed as names are."""
@@ -250,7 +251,6 @@ def _fixed(scope: Scope, node: ast.Assign) -> bool:
     name = node.targets[0].id
     if name in scope.captured or any(name in free for _, free in scope.closures):
         return False
-    nodes = own_nodes(scope.body)
     if sum(bound_names(n).count(name) for n in nodes) != 1:
         return False
     indexed = {id(n.value) for n in nodes if isinstance(n, ast.Subscript) and isinstance(

@@ -78,12 +78,17 @@ def literal_facts(value: object) -> ArgFacts:
     if isinstance(value, list):
         return ArgFacts("other", text=list_text(len(value)))
     if hasattr(value, "__dlpack__") or hasattr(value, "__array_interface__"):
-        cls = type(value)
         shape = getattr(value, "shape", None)
         return ArgFacts("other", text=array_text(
-            f"{cls.__module__.split('.')[0]}.{cls.__qualname__}", getattr(value, "dtype", None),
+            type_name(value), getattr(value, "dtype", None),
             tuple(shape) if isinstance(shape, tuple | list) else None))  # torch.Size too
     return ArgFacts("other", text=f"{type(value).__name__} {value!r}")
+
+
+def type_name(value: object) -> str:
+    """Another library's object's type as messages name it: `numpy.ndarray`, `torch.Tensor`."""
+    cls = type(value)
+    return f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
 
 
 # Another library's array where a tensor goes: its type, dtype and shape, never its values (a

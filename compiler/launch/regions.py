@@ -181,6 +181,8 @@ def _progressions_meet(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool
     gcd(steps) (none otherwise); the first at or past both starts must be below both ends."""
     (alo, ahi, sa), (blo, bhi, sb) = a, b
     lo, hi = max(alo, blo), min(ahi, bhi)
+    if sa == sb == 1:  # the common case (plain slices): the ranges overlap
+        return lo < hi
     g = math.gcd(sa, sb)
     if lo >= hi or (blo - alo) % g:
         return False
