@@ -4,9 +4,10 @@ machine without a GPU (`launch_overhead.py --backend cuda-null`).
 
 Types and enums are the real bindings' (CUstream, CUresult, ...: building a handle object costs
 what it costs on the GPU host); every `cu*` entry point the backend calls is a Python function
-that returns success at once. Device memory is a counter of addresses (nothing is backed by
-memory: nothing reads it). Needs cuda-bindings installed (it does not need libcuda: the bindings
-load the library on the first real driver call, which never happens).
+that returns success at once, except where the driver would refuse what it is given (a function
+name the cubin has no entry of, a grid extent of 0). Device memory is a counter of addresses
+(nothing is backed by memory: nothing reads it). Needs cuda-bindings installed (it does not
+need libcuda: the bindings load the library on the first real driver call, which never happens).
 """
 
 from __future__ import annotations
@@ -38,6 +39,28 @@ def null_binding() -> types.ModuleType:
     def handle(*args: Any) -> tuple[Any, int]:
         return ok, next(handles)
 
+    modules: dict[int, bytes] = {}
+
+    def module_load(image: bytes) -> tuple[Any, int]:
+        modules[h := next(handles)] = image
+        return ok, h
+
+    def module_function(module: Any, name: bytes) -> tuple[Any, int | None]:
+        """NOT_FOUND for a name the cubin has no entry of, as the driver answers."""
+        from cutile.compiler.toolchain.cubin_info import entry_names
+
+        names = entry_names(modules.get(int(module), b""))
+        if names is not None and name.decode() not in names:
+            return real.CUresult.CUDA_ERROR_NOT_FOUND, None
+        return ok, next(handles)
+
+    def launch(fn: Any, gx: int, gy: int, gz: int, *rest: Any) -> tuple[Any]:
+        """INVALID_VALUE for a grid extent of 0, as the driver answers."""
+        return done if gx and gy and gz else (real.CUresult.CUDA_ERROR_INVALID_VALUE,)
+
+    def launch_ex(config: Any, *rest: Any) -> tuple[Any]:
+        return launch(None, config.gridDimX, config.gridDimY, config.gridDimZ)
+
     def attribute(attr: Any, dev: Any) -> tuple[Any, int]:
         cc = {attrs.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 9,
               attrs.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: 0}
@@ -54,8 +77,9 @@ def null_binding() -> types.ModuleType:
         "cuEventRecord": nothing, "cuEventQuery": nothing, "cuEventSynchronize": nothing,
         "cuEventElapsedTime": lambda start, end: (ok, 1.0),  # (an autotuner's timing)
         "cuMemcpyHtoDAsync": nothing, "cuMemcpyDtoHAsync": nothing,
-        "cuMemcpyDtoDAsync": nothing, "cuModuleLoadData": handle, "cuModuleUnload": nothing,
-        "cuModuleGetFunction": handle, "cuLaunchKernel": nothing, "cuLaunchKernelEx": nothing,
+        "cuMemcpyDtoDAsync": nothing, "cuModuleLoadData": module_load, "cuModuleUnload": nothing,
+        "cuModuleGetFunction": module_function, "cuLaunchKernel": launch,
+        "cuLaunchKernelEx": launch_ex,
         "cuStreamBeginCapture": nothing, "cuStreamEndCapture": handle,
         "cuGraphInstantiate": handle, "cuGraphDestroy": nothing, "cuGraphLaunch": nothing,
         "cuGraphExecDestroy": nothing,

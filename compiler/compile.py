@@ -127,8 +127,10 @@ def compile_kernel(info: ModuleInfo, name: str, spec: Specialization, arch: str 
                             opt_level=key.opt_level, remarks=remarks).remarks
     elif remarks:
         log = _cached_log(kc, out.key)
-    compiled = Compiled(name, spec.arch, out.bytecode, out.cubin, out.tileir or "",
-                        slots, out.key, out.source, log)
+    # the cubin's entry is the function's own name (a kernel made in a factory is looked up by
+    # its qualname, `make.<locals>.scale`, but its symbol is `scale`)
+    compiled = Compiled(kernel_unit(info, name).name, spec.arch, out.bytecode, out.cubin,
+                        out.tileir or "", slots, out.key, out.source, log)
     dump(compiled, info.path)
     return compiled
 

@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from . import context as _context
+from .backends.base import for_grid
 from .binding import Bound
 from .context import backend, launch_target, stream_of
 from .fastpath import same_device
@@ -95,7 +96,8 @@ def _unplanned_op(kernel: Kernel, bound: Bound, values: list[Any], site: Site) -
     started, on the current backend."""
     be = backend()
     spec = bound.spec
-    return LaunchOp(kernel.__name__, be, None, lambda: kernel.executable(be, spec), values,
+    return LaunchOp(kernel.__name__, be, None,
+                    lambda: for_grid(kernel.executable(be, spec), bound.grid), values,
                     bound.grid, site, stream_of(be))
 
 

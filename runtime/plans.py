@@ -24,7 +24,7 @@ import numpy as np
 from ..compiler.dtypes import integer_range
 from ..compiler.launch.contract import OVERFLOW
 from ..compiler.specialization import Specialization
-from .backends.base import Backend, Executable, Statics
+from .backends.base import Backend, Executable, Statics, for_grid
 from .binding import Bound
 from .fastpath import Runner, build_runner, float_bound, tensor_of
 from .partition import Partition
@@ -140,7 +140,7 @@ class LaunchPlan:
         one cache); the plan remembers the last one it used."""
         if self.backend is backend and self.exe is not None:
             return self.exe
-        exe = kernel.executable(backend, self.spec).planned(self.statics)
+        exe = for_grid(kernel.executable(backend, self.spec).planned(self.statics), self.grid)
         self.backend, self.exe = backend, exe
         return exe
 

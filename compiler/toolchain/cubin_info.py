@@ -73,6 +73,14 @@ def cubin_resources(cubin: bytes, kernel: str | None = None) -> Resources:
         raise _unreadable(f"{type(err).__name__}: {err}") from None
 
 
+def entry_names(cubin: bytes) -> tuple[str, ...] | None:
+    """The kernel entry points of `cubin`; None when the bytes are no ELF this reader knows."""
+    try:
+        return tuple(name for name, _ in _entries(read_elf(cubin)))
+    except (ElfError, IndexError, ValueError, struct.error):
+        return None
+
+
 def _read(elf: Elf, kernel: str | None) -> Resources:
     name, symbol = _entry(elf, kernel)
     text = _need(elf, f".text.{name}")
@@ -105,8 +113,7 @@ def _read(elf: Elf, kernel: str | None) -> Resources:
 
 def _entry(elf: Elf, kernel: str | None) -> tuple[str, int]:
     """The kernel's name and symbol index (`.nv.info` keys its records by symbol index)."""
-    entries = [(s.name, i) for i, s in enumerate(elf.symbols)
-               if s.info & 0xF == STT_FUNC and s.other & STO_CUDA_ENTRY]
+    entries = _entries(elf)
     if kernel is not None:
         found = [e for e in entries if e[0] == kernel]
         if not found:
@@ -118,6 +125,11 @@ def _entry(elf: Elf, kernel: str | None) -> tuple[str, int]:
         raise ElfError(f"expected one kernel entry point, found {len(entries)} ({names}); "
                        "name the kernel")
     return entries[0]
+
+
+def _entries(elf: Elf) -> list[tuple[str, int]]:
+    return [(s.name, i) for i, s in enumerate(elf.symbols)
+            if s.info & 0xF == STT_FUNC and s.other & STO_CUDA_ENTRY]
 
 
 def _need(elf: Elf, name: str) -> Section:

@@ -145,6 +145,23 @@ class Executable(ABC):
         launch must then go through that event."""
 
 
+class NoBlocks(Executable):
+    """A launch whose grid has no blocks (a partition of an empty tensor): nothing to enqueue,
+    as on the interpreter (the driver refuses a grid extent of 0). Compiled all the same, so a
+    kernel's errors do not depend on its grid."""
+
+    def __init__(self, inner: Executable) -> None:
+        self.inner = inner
+        self.pdl = inner.pdl
+
+    def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None:
+        return None
+
+
+def for_grid(exe: Executable, grid: tuple[int, int, int]) -> Executable:
+    return NoBlocks(exe) if 0 in grid else exe
+
+
 class Backend(ABC):
     name: str
     device: Device

@@ -18,7 +18,11 @@ import numpy as np
 from ...compiler.dtypes import BY_NAME
 from ...compiler.lower.abi import EntrySlot
 from .. import hostdtypes
+from ..sites import internal_files
 from .base import Statics
+
+_FILENAME = "<cutile parameter packer>"
+internal_files[_FILENAME] = True
 
 # struct codes per ctype; narrow floats go in as their storage bits (see _scalar_encoder)
 FORMATS = {"u64": "Q", "i64": "q", "i32": "i", "u32": "I", "i16": "h", "u16": "H", "i8": "b",
@@ -177,5 +181,7 @@ class Packer:
         source = "\n".join([head[0], *lines, *tail])
         scope = {**scope, "write": self._write, "buffer": self._buffer,
                  "address": self.address, **encoders}
-        exec(source, scope)  # the source is built above from slot fields and indices only
+        # the source is built above from slot fields and indices only; its frames are cutile's
+        # (an error raised in it points at the user's line, not at "<string>")
+        exec(compile(source, _FILENAME, "exec"), scope)
         return scope[head[0][4:head[0].index("(")]]

@@ -54,3 +54,15 @@ def test_a_kernel_without_source_is_ct906_not_a_traceback_from_cutile() -> None:
     assert done.returncode == 1
     assert "CT906" in done.stderr and "cannot read the source of kernel 'k'" in done.stderr
     assert "KeyError" not in done.stderr
+
+
+def test_nested_kernels_find_their_entry_in_the_cubin(toolchain: object) -> None:
+    """The cubin's entry is the function's own name, not its qualname: through the null driver
+    (which answers NOT_FOUND as the real one does) each nested kernel compiles for sm_90 and
+    its function is found (on the H200 this was CT505 cuModuleGetFunction NOT_FOUND)."""
+    pytest.importorskip("cuda.bindings")
+    from benchmarks import launch_overhead
+
+    with launch_overhead.null_cuda():
+        for kernel in (k.make_scale(), k.make_shift(), k.Ops.negate):
+            _run(kernel)

@@ -70,16 +70,18 @@ def test_torch_strided_both_ways(cuda: Any) -> None:
     assert torch.equal(back, out[:, 0:32].t())
 
 
-def test_negative_strides_are_refused_on_the_gpu(cuda: Any) -> None:
-    """NumPy views with negative strides keep their layout through DLPack; TMA cannot read
-    them (run on the H200, the launch made an illegal address), so the launch is CT508."""
+def test_negative_strides_on_the_gpu(cuda: Any) -> None:
+    """TMA reads only positive strides (on the H200 such a launch made an illegal address).
+    A NumPy view with negative strides is host memory, so the import copies it compact and it
+    runs; device memory with negative strides (a CuPy view, zero copy) is CT508 at the launch."""
     a = _grid((32, 32))
     src = ct.from_dlpack(a[::-1, ::-1])
-    assert src.strides == (-32, -1)
-    out = ct.zeros((32, 32), f32)
+    assert src.strides == (32, 1)  # the copy
+    (o, _) = vk.double2(ct.zeros((32, 32), f32).partition((16, 16)), src).sync()
+    np.testing.assert_array_equal(o.unpartition().numpy(), 2 * a[::-1, ::-1])
+    cp = pytest.importorskip("cupy")
+    dev = ct.from_dlpack(cp.asarray(a)[::-1, ::-1])
+    assert dev.strides == (-32, -1)
     with pytest.raises(ct.CutileError) as err:
-        vk.double2(out.partition((16, 16)), src).sync()
+        vk.double2(ct.zeros((32, 32), f32).partition((16, 16)), dev).sync()
     assert err.value.diagnostics[0].code == "CT508"
-    flipped = ct.from_dlpack(np.ascontiguousarray(a[::-1]))  # the documented way out
-    (f,) = vk.inc2(flipped.partition((16, 16))).sync()
-    np.testing.assert_array_equal(f.unpartition().numpy(), a[::-1] + 1)
