@@ -6,6 +6,7 @@ import ast
 from dataclasses import replace
 from typing import Literal
 
+from ...compiler.launch import MoveFacts, moved_diagnostic
 from ...compiler.launch.moves import kernel_label
 from ...compiler.launch.ops_api import (
     accepts,
@@ -16,8 +17,20 @@ from ...diagnostics import messages as msg
 from .context import Ctx
 from .handlers import Handlers, HostCall, escape_args
 from .pdl import check_then
-from .uses import read
-from .values import UNKNOWN, KernelVal, OpVal, PartitionVal, State, SyncResult, TupleVal, Value
+from .uses import ex_name, read
+from .values import (
+    ESCAPED,
+    UNKNOWN,
+    KernelVal,
+    Moved,
+    OpVal,
+    PartitionVal,
+    State,
+    SyncResult,
+    TupleVal,
+    Value,
+    move,
+)
 from .world import OpInfo, OpKind
 
 HANDLERS = Handlers()
@@ -33,8 +46,10 @@ def _op(ctx: Ctx, st: State, use: HostCall) -> tuple[OpVal, OpInfo | None]:
 @HANDLERS.entry("op", "sync")
 @HANDLERS.entry("graph", "sync")
 def sync(ctx: Ctx, st: State, use: HostCall) -> Value:
+    if _finished_graph(ctx, st, use):
+        return UNKNOWN
     op, _ = _op(ctx, st, use)
-    return run(ctx, st, op, waited="sync")
+    return run(ctx, st, op, waited="sync", use=use)
 
 
 @HANDLERS.entry("op", "__await__")
@@ -43,7 +58,9 @@ def await_op(ctx: Ctx, st: State, use: HostCall) -> Value:
     if not isinstance(use.node, ast.Await):  # `op.__await__()`: driven by hand, out of sight
         return _handed_on(ctx, _op(ctx, st, use)[0])
     assert isinstance(use.value, OpVal)
-    result = run(ctx, st, use.value, "await")
+    if _finished_graph(ctx, st, use):
+        return UNKNOWN
+    result = run(ctx, st, use.value, "await", use)
     if ctx.facts is not None:
         ctx.facts.record_names(ctx.world, st, [use.node.value], ctx.span)
     return result
@@ -81,8 +98,21 @@ def graph(ctx: Ctx, st: State, use: HostCall) -> Value:
 
 @HANDLERS.entry("graph", "replay")
 def replay(ctx: Ctx, st: State, use: HostCall) -> Value:
-    _op(ctx, st, use)
+    if not _finished_graph(ctx, st, use):
+        _op(ctx, st, use)
     return UNKNOWN
+
+
+def _finished_graph(ctx: Ctx, st: State, use: HostCall) -> bool:
+    """CT301 for a graph used after its `.sync()` or `await` finished it (as at run time)."""
+    assert isinstance(use.value, OpVal)
+    state = st.obj(use.value.op)  # a graph's id doubles as its ownership record
+    if not isinstance(state, Moved):
+        return False
+    st.objs[use.value.op] = ESCAPED  # one root cause, one diagnostic
+    name = ex_name(ctx, use.on)
+    ctx.report(moved_diagnostic(name, ctx.span(use.node), MoveFacts(state.how, state.site, name)))
+    return True
 
 
 def _handed_on(ctx: Ctx, op: OpVal) -> Value:
@@ -91,7 +121,8 @@ def _handed_on(ctx: Ctx, op: OpVal) -> Value:
     return UNKNOWN
 
 
-def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"]) -> Value:
+def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"],
+        use: HostCall | None = None) -> Value:
     """Waits for the op: its leases end and its arguments come back, in order (from a
     launch's or a graph's `.sync()` or `await`, a SyncResult: unpacking it into another number
     of names is CT406)."""
@@ -100,6 +131,9 @@ def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"]) -> Val
     st.pending = st.pending - world.members(op.op)
     st.started = st.started | {op.op}
     info = world.ops.get(op.op)
+    if use is not None and info is not None and info.kind == "graph":
+        # finished: the graph itself is moved (`by .sync()` after an await too, as at run time)
+        move(st, op.op, Moved(ctx.span(use.node), "by .sync()", ex_name(ctx, use.on)))
     if info is None or info.results is None:
         return UNKNOWN
     # A Mut partition comes back as a fresh value: the name it was passed under stays moved.

@@ -42,6 +42,14 @@ op = double(p, x).start()
 p, x = op.sync()
 
 p = ct.zeros((512,), f32).partition((64,))
+g = double(p, x).graph()
+p, x = g.sync()
+g.replay()  # E: CT301
+g = double(p, x).graph()
+p, x = g.sync()
+p, x = g.sync()  # E: CT301
+
+p = ct.zeros((512,), f32).partition((64,))
 op = double(p, x).start()
 t = op.unpartition()  # E: CT406
 
