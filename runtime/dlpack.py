@@ -32,6 +32,10 @@ from .sites import Site, argument_label, argument_span, receiver_name
 from .streams import stream_of
 
 _BAD = msg.BAD_DLPACK
+# 2**57 bytes: the widest virtual address space of a host (5-level paging) or a GPU; strides
+# that reach past it are corrupt (CuPy exported the negative stride -32 of a float32 view as
+# 2**62 - 32: the byte stride divided by the item size as unsigned numbers)
+_ADDRESSABLE = 1 << 57
 
 _CUDA_HOST, _CUDA_MANAGED = 3, 13
 
@@ -313,6 +317,10 @@ def _consume(capsule: object, producer: object, be: Backend, device: Device,
     base = (dl.data or 0) + int(dl.byte_offset)
     lo, hi = byte_range(shape, strides, dtype.itemsize)
     start, nbytes = base + lo, max(hi - lo, 0)
+    if any(n < 0 for n in shape) or start < 0 or start + nbytes > _ADDRESSABLE:
+        raise launch_error(_BAD, site, detail=f"the producer's shape {shape} and strides "
+                           f"{strides} (in elements) reach memory no device can address; they "
+                           "are not real (pass a contiguous copy of the array)")
     if device.kind == be.device.kind:
         buf = _wrap(device, start, nbytes, keep)
         return Foreign(be, buf, -lo, shape, strides, dtype)

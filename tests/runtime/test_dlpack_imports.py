@@ -51,6 +51,30 @@ class LegacyProducer:
         return self.array.__dlpack__()
 
 
+class CorruptStrides(LegacyProducer):
+    """Exports `array` (1-D, negative stride) with the stride CuPy's export gave such a view on
+    the H200: the byte stride divided by the item size as unsigned numbers (-1 -> 2**62 - 1)."""
+
+    def __dlpack__(self, stream: int | None = None) -> Any:
+        from cutile.runtime.dlpack import DLManagedTensor
+
+        capsule = self.array.__dlpack__()
+        addr = ctypes.pythonapi.PyCapsule_GetPointer(ctypes.py_object(capsule), b"dltensor")
+        dl = DLManagedTensor.from_address(addr).dl_tensor
+        dl.strides[0] = ((1 << 64) + dl.strides[0] * self.array.itemsize) // self.array.itemsize
+        return capsule
+
+
+def test_strides_that_reach_past_any_address_space_are_refused() -> None:
+    ctypes.pythonapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    ctypes.pythonapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    with pytest.raises(ct.LaunchError) as err:
+        ct.from_dlpack(CorruptStrides(np.arange(64, dtype=np.float32)[::-1]))
+    (d,) = err.value.diagnostics
+    assert d.code == "CT406" and "are not real" in d.message and "4611686018427387903" in d.message
+    assert d.span.line == line_of("ct.from_dlpack(CorruptStrides")
+
+
 def _read_by_a_kernel(x: ct.Tensor, want: np.ndarray) -> None:
     """A launch reads `x` (on the fake driver it is packed, not run: then the tensor's own
     values are compared)."""
