@@ -291,15 +291,18 @@ class Autotuned:
                 new_kwargs[name] = _scratch(new_kwargs[name])
         return tuple(new_args), new_kwargs
 
-    @staticmethod
-    def _retile(config: Config, value: Any, scratch: bool) -> Any:
+    def _retile(self, config: Config, value: Any, scratch: bool) -> Any:
         if not isinstance(value, Partition):
             return value  # the launch reports it (CT304)
         if not scratch and config.tile is None:
             return value
         from .constructors import zeros
 
-        tensor = zeros(value.shape, value.dtype) if scratch else value.unpartition()
+        if scratch:
+            tensor = zeros(value.shape, value.dtype)
+        else:  # to the user, the partition went into the launch (not through .unpartition())
+            tensor = value.unpartition()
+            value._move(f"into a launch of '{self.kernel.__name__}'", caller_site())
         tile = value.tile if config.tile is None else tuple(
             cur if t == -1 else t for t, cur in zip(config.tile, value.tile, strict=False))
         order = config.order if config.order is not None else value.order

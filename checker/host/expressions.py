@@ -147,7 +147,7 @@ def check_use(ctx: Ctx, st: State, node: ast.AST, name: str, value: Value) -> bo
 def move_facts(ctx: Ctx, st: State, moved: Moved, within_call: bool = False) -> MoveFacts:
     """A moved value's record for the launch contract's wording (compiler/launch/moves.py)."""
     pending = (ctx.world.ops[moved.op].kernel if moved.op is not None
-               and ctx.world.is_pending(st.pending, moved.op) else None)
+               and ctx.world.is_pending(st.pending, moved.op, taken=True) else None)
     return MoveFacts(moved.how, moved.site, moved.name, pending,
                      _crosses_iteration(ctx.loops, moved.loops), within_call)
 

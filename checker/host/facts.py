@@ -140,7 +140,7 @@ def _moved(world: World, st: State, moved: Moved) -> str:
     if moved.how == "by .unpartition()":
         return f"moved back into a tensor by .unpartition() at line {line}"
     if moved.op is not None:
-        if world.is_pending(st.pending, moved.op):
+        if world.is_pending(st.pending, moved.op, taken=True):
             return f"moved {moved.how} at line {line} (not yet synced)"
         return f"moved {moved.how} at line {line} (it has run: rebind from its result)"
     return f"moved {moved.how} at line {line}"

@@ -159,6 +159,8 @@ def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> 
     label = info.kernel if info is not None else "a kernel"
     new = world.new_op(OpInfo(kind, label, ctx.span(call), results, frozenset()))
     world.consume(op.op)
+    for member in members | {op.op}:
+        world.successors[member] = new
     if kind == "graph":
         world.consume(new)  # captured: replays and its sync run it
     if members & st.pending:

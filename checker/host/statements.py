@@ -9,12 +9,16 @@ from .context import Ctx
 from .expressions import assign
 from .syntax import sub_expressions
 from .uses import escape, read
-from .values import UNKNOWN, State, Value
+from .values import UNKNOWN, OpVal, State, Value
 
 
 def run_small(ctx: Ctx, st: State, stmt: ast.stmt) -> State | None:
     if isinstance(stmt, ast.Expr):
-        ctx.evaluate(st, stmt.value)  # a launch dropped here stays unrun (CT305)
+        value = ctx.evaluate(st, stmt.value)  # a launch dropped here stays unrun (CT305)
+        if (isinstance(stmt.value, ast.Call) and isinstance(value, OpVal)
+                and value.op not in ctx.world.consumed):
+            # and is gone: nothing it was given is pending any more (as at run time)
+            st.pending = st.pending - ctx.world.members(value.op)
     elif isinstance(stmt, ast.Assign):
         value = ctx.evaluate(st, stmt.value)
         for target in stmt.targets:

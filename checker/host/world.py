@@ -38,6 +38,7 @@ class World:
     # storages some view was made of: at run time their handles carry a view family, so a
     # reshape keeps it (a bounding box) instead of starting a new one
     viewed: set[int] = field(default_factory=set)
+    successors: dict[int, int] = field(default_factory=dict)  # op -> the chain/graph taking it
 
     def fresh(self) -> int:
         self.next_id += 1
@@ -68,8 +69,16 @@ class World:
         self.consume(op)
         self.escaped_ops.update(self.members(op))
 
-    def is_pending(self, pending: frozenset[int], op: int) -> bool:
-        return any(m in pending for m in self.members(op))
+    def is_pending(self, pending: frozenset[int], op: int, taken: bool = False) -> bool:
+        """Whether `op` is pending; `taken`: or the chain or graph that took it over is (what
+        it was given is held until that one is synced)."""
+        seen: set[int] = set()
+        while op not in seen and (taken or not seen):
+            if any(m in pending for m in self.members(op)):
+                return True
+            seen.add(op)
+            op = self.successors.get(op, op)
+        return False
 
     def lease_site(self, op: int, storage: int) -> Span:
         """Where `op` leased `storage` (a merged storage falls back to any lease of the op)."""

@@ -11,6 +11,8 @@ import test_host_rules
 from hostcheck import Rule, with_prelude
 from parity import RunResult, checker_findings, kernel_lines, run_cases_file
 
+from cutile.checker.analyze import analyze_source
+
 CASES = sorted((Path(__file__).parent / "cases").glob("*.py"))
 
 
@@ -95,3 +97,14 @@ def test_parity_cases_cover_every_launch_and_ownership_code() -> None:
     covered = {code for source in sources for _, code in expected(source)}
     wanted = {c for c in CODES if c[:3] in ("CT3", "CT4")} - KERNEL_SIDE - RUN_TIME_ONLY
     assert wanted <= covered, sorted(wanted - covered)
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
+def test_ownership_errors_have_the_same_words_on_both_sides(path: Path) -> None:
+    """CT3xx found by both sides at one line: the runtime uses the checker's wording."""
+    checked = {(d.span.line, d.code): d.message
+               for d in analyze_source(path.read_text(), str(path))}
+    for d in run_cases_file(path).raised:
+        key = (d.span.line, d.code)
+        if d.code.startswith("CT3") and key in checked:
+            assert checked[key] == d.message, key

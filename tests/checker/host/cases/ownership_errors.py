@@ -27,6 +27,7 @@ copy(u.partition((128,)), u).sync()  # E: CT302
 
 w = ct.zeros((1024,), f32).partition((128,))
 copy(w, x)  # E: CT305
+t = w.unpartition()  # E: CT301
 
 v = ct.zeros((1024,), f32).partition((128,))
 for _ in range(4):

@@ -43,6 +43,7 @@ p, x = op.sync()
 
 p = ct.zeros((512,), f32).partition((64,))
 g = double(p, x).graph()
+t = p.unpartition()  # E: CT301
 p, x = g.sync()
 g.replay()  # E: CT301
 g = double(p, x).graph()
