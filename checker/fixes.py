@@ -364,13 +364,13 @@ class _Rebind:
 
     def _rebind_statement(self, stmt: cst.Expr, launch: cst.Call, lhs: str) -> Fix | None:
         """`add(z, x).sync()` or `await add(z, x)` as a statement: bind what it returns;
-        a bare `add(z, x)` gets `.sync()` too when the use finds it pending."""
+        a bare `add(z, x)` (dropped unrun) gets `.sync()` too."""
         start = self.parsed.range(stmt).start
         bind = Edit.insert(start.line, start.column, f"{lhs} = ")
         if _waits_on(stmt.value, launch):
             return Fix(f"Use the values the launch returns: {lhs} = ...", (bind,),
                        preferred=True, applicability=Applicability.SAFE)
-        if stmt.value is launch and self.pending:
+        if stmt.value is launch:
             end = self.parsed.range(launch).end
             return Fix(f"Sync the launch and use the values it returns: {lhs} = ....sync()",
                        (bind, Edit.insert(end.line, end.column, ".sync()")), preferred=True,

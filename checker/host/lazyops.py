@@ -15,6 +15,7 @@ from ...compiler.launch.ops_api import (
 )
 from ...diagnostics import messages as msg
 from .context import Ctx
+from .expressions import call_closure
 from .handlers import Handlers, HostCall, escape_args
 from .pdl import check_then
 from .uses import ex_name, read
@@ -70,6 +71,7 @@ def await_op(ctx: Ctx, st: State, use: HostCall) -> Value:
 def start(ctx: Ctx, st: State, use: HostCall) -> Value:
     op, info = _op(ctx, st, use)
     if info is not None and info.kind in ("launch", "chain"):
+        _run_callbacks(ctx, st, op)
         ctx.world.consume(op.op)  # enqueued: running; .sync() or await later hands back
         st.started = st.started | {op.op}
         return op
@@ -80,9 +82,27 @@ def start(ctx: Ctx, st: State, use: HostCall) -> Value:
 def then(ctx: Ctx, st: State, use: HostCall) -> Value:
     assert isinstance(use.value, OpVal)
     check_then(ctx, st, use.call, use.value)  # before the callback's names escape
-    op, info = _op(ctx, st, use)
+    callback = use.call.args[0] if use.call.args else None
+    if isinstance(callback, ast.Lambda) and id(callback) in ctx.index.then_callbacks:
+        op, info = use.value, ctx.world.ops.get(use.value.op)  # looked at when the chain runs
+    else:
+        op, info = _op(ctx, st, use)
+        callback = None
     _check_arity(ctx, st, use.call, info)
-    return OpVal(_successor(ctx, st, use.call, op, "chain"))
+    new = _successor(ctx, st, use.call, op, "chain")
+    if callback is not None:
+        ctx.world.callbacks[new] = (*ctx.world.callbacks.pop(op.op, ()), callback)
+    return OpVal(new)
+
+
+def _run_callbacks(ctx: Ctx, st: State, op: OpVal) -> None:
+    """A chain runs its `.then` lambdas: their reads of outer names that are moved by then are
+    CT301 there, as at run time (closures the scope calls are checked the same way)."""
+    pending = st.pending
+    st.pending = pending - ctx.world.members(op.op)  # the links before a callback have run
+    for callback in ctx.world.callbacks.pop(op.op, ()):
+        call_closure(ctx, st, callback)
+    st.pending = pending
 
 
 @HANDLERS.entry("op", "graph")
@@ -92,6 +112,7 @@ def graph(ctx: Ctx, st: State, use: HostCall) -> Value:
         ctx.report(msg.GRAPH_OF_STARTED_OP.at(ctx.span(use.call)))
         return UNKNOWN
     if info is not None and info.kind != "graph":
+        _run_callbacks(ctx, st, op)  # capturing runs the chain once
         return OpVal(_successor(ctx, st, use.call, op, "graph"))
     return _handed_on(ctx, op)
 
@@ -127,6 +148,7 @@ def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"],
     launch's or a graph's `.sync()` or `await`, a SyncResult: unpacking it into another number
     of names is CT406)."""
     world = ctx.world
+    _run_callbacks(ctx, st, op)
     world.consume(op.op)
     st.pending = st.pending - world.members(op.op)
     st.started = st.started | {op.op}

@@ -62,6 +62,9 @@ class ModuleIndex:
         self.bindings: Counter[str] = Counter()  # how often each name is bound, anywhere
         self._walk(info.tree)
         self.local_closures: set[int] = set()  # ids of closures the scope only calls
+        # ids of lambdas written as the argument of `.then(...)`: a chain calls them when it
+        # runs (lazyops.py); anywhere else they escape as any lambda does (uses.escape)
+        self.then_callbacks: set[int] = set()
         self.fixed_containers: set[int] = set()  # `[..]` / `{..}` only indexed
         for scope in self.scopes:
             self._settle(scope)
@@ -140,6 +143,11 @@ class ModuleIndex:
         scope only calls by name can see: their uses are checked at each call."""
         nodes = own_nodes(scope.body)
         local = {id(node) for node, _ in scope.closures if _only_called(scope, nodes, node)}
+        then = {id(n.args[0]) for n in nodes if isinstance(n, ast.Call) and len(n.args) == 1
+                and not n.keywords and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "then" and isinstance(n.args[0], ast.Lambda)}
+        self.then_callbacks |= then
+        local |= then
         for node, free in scope.closures:
             if id(node) not in local:
                 scope.captured |= free

@@ -8,7 +8,7 @@ import ast
 from ...compiler.launch.ops_api import Use, unsynced_diagnostic
 from ...diagnostics.diagnostic import Span
 from .context import Ctx
-from .values import ESCAPED, OpVal, State, Value, ops_in, owned_in
+from .values import ESCAPED, ClosureVal, OpVal, State, Value, ops_in, owned_in
 
 
 def read(ctx: Ctx, value: Value) -> None:
@@ -20,6 +20,8 @@ def read(ctx: Ctx, value: Value) -> None:
 def escape(ctx: Ctx, st: State, value: Value) -> None:
     """A value given to code we cannot see: never report anything about it again."""
     read(ctx, value)
+    if isinstance(value, ClosureVal) and id(value.node) in ctx.index.then_callbacks:
+        capture(ctx, st, value.node)  # a `.then` lambda of something that is not a chain
     for owned in owned_in(value):
         st.objs[owned.obj] = ESCAPED
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -39,6 +40,8 @@ class World:
     # reshape keeps it (a bounding box) instead of starting a new one
     viewed: set[int] = field(default_factory=set)
     successors: dict[int, int] = field(default_factory=dict)  # op -> the chain/graph taking it
+    # per chain, its `.then` lambdas not yet run, in order (lazyops.py)
+    callbacks: dict[int, tuple[ast.Lambda, ...]] = field(default_factory=dict)
 
     def fresh(self) -> int:
         self.next_id += 1

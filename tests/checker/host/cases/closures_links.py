@@ -2,7 +2,9 @@
 uses a name moved before its call is CT301 inside it, as at run time. `.then(kernel)` launches
 the kernel with the previous launch's arguments (CT406 for one it leaves out); `.graph()` of an
 op already enqueued is CT406. A list or dict literal the scope only indexes by literals keeps
-its elements followed: `outs[0]` moved by a launch and used again is CT301."""
+its elements followed: `outs[0]` moved by a launch and used again is CT301. A `.then` lambda
+runs when its chain runs: an outer name it reads that the chain's launches moved is CT301 there
+(the callback's own parameter was meant)."""
 
 import cutile as ct
 from cutile import Mut, Tensor, f32
@@ -102,6 +104,20 @@ def entry_replaced() -> ct.Tensor:
     return bufs["z"].unpartition()
 
 
+def then_reads_the_moved_name() -> None:
+    x = ct.ones((512,), f32)
+    z = ct.zeros((512,), f32).partition((64,))
+    double(z, x).then(lambda zp, xp: double(z, xp)).sync()  # E: CT301
+
+
+def then_reads_a_live_name() -> None:
+    x = ct.ones((512,), f32)
+    z = ct.zeros((512,), f32).partition((64,))
+    other = ct.zeros((512,), f32).partition((64,))
+    chain = double(z, x).then(lambda zp, xp: double(other, xp))
+    chain.sync()
+
+
 lambda_after_move()
 defined_after_move()
 closure_after_move()
@@ -112,6 +128,8 @@ element_moved()
 entry_moved()
 element_replaced()
 entry_replaced()
+then_reads_the_moved_name()
+then_reads_a_live_name()
 
 x = ct.ones((512,), f32)
 p = ct.zeros((512,), f32).partition((64,))
