@@ -17,6 +17,7 @@ from .uses import capture, escape, read
 from .values import UNKNOWN, ClosureVal, State
 
 _MAX_PASSES = 3  # enough for a move in one iteration to reach a use in the next
+_MAX_ITEMS = 8  # a literal iterable of at most this many items takes a pass per item
 
 
 def if_(ctx: Ctx, st: State, node: ast.If) -> State | None:
@@ -27,12 +28,32 @@ def if_(ctx: Ctx, st: State, node: ast.If) -> State | None:
 
 
 def for_(ctx: Ctx, st: State, node: ast.For | ast.AsyncFor) -> State | None:
+    """A literal tuple or list iterated (`for n in (100, 128):`, the test-shapes habit) binds
+    the target to each item in turn, one pass each, so each pass's launches are checked with
+    that item's values; any other iterable binds an unknown value."""
     read(ctx, ctx.evaluate(st, node.iter))
+    items = _literal_items(node.iter)
 
     def start(s: State) -> None:
-        assign(ctx, s, node.target, UNKNOWN)
+        n = ctx.loops[-1][1]
+        item = ctx.evaluate(s, items[n - 1]) if n <= len(items) else UNKNOWN
+        assign(ctx, s, node.target, item)
 
-    return run_loop(ctx, st, node, start, node.orelse)
+    return run_loop(ctx, st, node, start, node.orelse, min_passes=len(items))
+
+
+def _literal_items(expr: ast.expr) -> list[ast.expr]:
+    """The items of a literal tuple or list of constants (or tuples of them), few enough to
+    take a pass each; [] for anything else."""
+    def constant(e: ast.expr) -> bool:
+        if isinstance(e, ast.Tuple):
+            return all(constant(x) for x in e.elts)
+        if isinstance(e, ast.UnaryOp):
+            return constant(e.operand)
+        return isinstance(e, ast.Constant)
+
+    literal = isinstance(expr, (ast.Tuple, ast.List)) and 0 < len(expr.elts) <= _MAX_ITEMS
+    return list(expr.elts) if literal and all(constant(e) for e in expr.elts) else []
 
 
 def while_(ctx: Ctx, st: State, node: ast.While) -> State | None:
@@ -46,12 +67,13 @@ def while_(ctx: Ctx, st: State, node: ast.While) -> State | None:
 
 def run_loop(ctx: Ctx, st: State, node: ast.For | ast.AsyncFor | ast.While,
              start: Callable[[State], None], orelse: Sequence[ast.stmt],
-             forever: bool = False) -> State | None:
-    """Passes over the body from the joined loop-head state until it is stable."""
+             forever: bool = False, min_passes: int = 0) -> State | None:
+    """Passes over the body from the joined loop-head state until it is stable (and at least
+    `min_passes` passes)."""
     loop = ctx.world.phi(("loop", node))
     head, breaks = st, []
     mark = len(ctx.facts.facts) if ctx.facts is not None else 0
-    for n in range(1, _MAX_PASSES + 1):
+    for n in range(1, _MAX_PASSES + min_passes + 1):
         if ctx.facts is not None:
             ctx.facts.rewind(mark)  # only the last pass, from the stable head, is kept
         ctx.loops.append((loop, n))
@@ -66,7 +88,7 @@ def run_loop(ctx: Ctx, st: State, node: ast.For | ast.AsyncFor | ast.While,
             end = join_states(ctx.world, node, end, cont)
         joined = join_states(ctx.world, node, st, end)
         assert joined is not None
-        if joined == head:
+        if joined == head and n >= min_passes:
             break
         head = joined
     out: State | None = None if forever else head.copy()
