@@ -52,8 +52,9 @@ def _literal_items(expr: ast.expr) -> list[ast.expr]:
             return constant(e.operand)
         return isinstance(e, ast.Constant)
 
-    literal = isinstance(expr, (ast.Tuple, ast.List)) and 0 < len(expr.elts) <= _MAX_ITEMS
-    return list(expr.elts) if literal and all(constant(e) for e in expr.elts) else []
+    if not isinstance(expr, (ast.Tuple, ast.List)) or len(expr.elts) > _MAX_ITEMS:
+        return []
+    return list(expr.elts) if all(constant(e) for e in expr.elts) else []
 
 
 def while_(ctx: Ctx, st: State, node: ast.While) -> State | None:
