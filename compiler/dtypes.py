@@ -95,6 +95,9 @@ BY_NAME: dict[str, DType] = {d.name: d for d in ALL_DTYPES}
 # composed math functions take these
 ARITH_FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
 BY_NAME["bool"] = BOOL
+# the dtype of each NumPy dtype a host array holds as it is (`ct.from_numpy(a)`), by its name
+BY_NUMPY_NAME: dict[str, DType] = {d.storage: d for d in (BOOL, I8, I16, I32, I64, U8, U16, U32,
+                                                          U64, F16, F32, F64)}
 
 
 def arithmetic_refusal(dtype: DType) -> str | None:

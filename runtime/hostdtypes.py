@@ -20,12 +20,8 @@ from .errors import launch_error
 from .sites import caller_site
 
 _STORAGE: dict[str, np.dtype[np.generic]] = {t.name: np.dtype(t.storage) for t in d.ALL_DTYPES}
-_FROM_NUMPY: dict[np.dtype[np.generic], DType] = {
-    np.dtype(np.bool_): d.BOOL, np.dtype(np.int8): d.I8, np.dtype(np.int16): d.I16,
-    np.dtype(np.int32): d.I32, np.dtype(np.int64): d.I64, np.dtype(np.uint8): d.U8,
-    np.dtype(np.uint16): d.U16, np.dtype(np.uint32): d.U32, np.dtype(np.uint64): d.U64,
-    np.dtype(np.float16): d.F16, np.dtype(np.float32): d.F32, np.dtype(np.float64): d.F64,
-}
+_FROM_NUMPY: dict[np.dtype[np.generic], DType] = {np.dtype(n): t
+                                                  for n, t in d.BY_NUMPY_NAME.items()}
 
 
 def storage(dtype: DType) -> np.dtype[np.generic]:

@@ -22,6 +22,7 @@ from .handlers import escape_args, read_args
 from .helpers import ParamMove
 from .launches import Arg, CallLocator, facts, kernel_label
 from .leases import lease, region_in_use
+from .numpy_arrays import astype, numpy_array
 from .specialize import report_specialized
 from .syntax import call_args, keyword_name_span
 from .uses import escape, ex_name, read, unsynced
@@ -29,6 +30,7 @@ from .values import (
     ESCAPED,
     UNKNOWN,
     ClosureVal,
+    HostArrayVal,
     IntVal,
     KernelVal,
     ModuleVal,
@@ -153,7 +155,13 @@ SAME_KERNEL = frozenset({"with_hints", "dependent"})
 def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
                 receiver: Value) -> Value:
     """`x.name(args)` where it is no entry of the host API: a kernel of an imported module,
-    a tensor's method on a lazy op (CT406), or a method the analysis does not follow."""
+    a tensor's method on a lazy op (CT406), a NumPy array made where the analysis sees its
+    shape and dtype, or a method the analysis does not follow."""
+    array = numpy_array(ctx, st, call)
+    if array is not None:
+        return array
+    if isinstance(receiver, HostArrayVal) and func.attr == "astype":
+        return astype(ctx, st, receiver, call)
     if isinstance(receiver, OpVal):
         escape_args(ctx, st, call)
         if func.attr in HANDLE_ATTRIBUTES:  # a tensor's method on the launch itself (CT406)

@@ -7,7 +7,7 @@ import ast
 from typing import cast
 
 from ...compiler.dsl.markers import as_dtype
-from ...compiler.dtypes import DType
+from ...compiler.dtypes import BY_NUMPY_NAME, DType
 from ...compiler.hostapi import Effect
 from ...compiler.hostapi.shapes import (
     count_problem,
@@ -40,6 +40,7 @@ from .syntax import call_args
 from .uses import ex_name
 from .values import (
     UNKNOWN,
+    HostArrayVal,
     IntVal,
     LiteralVal,
     Moved,
@@ -81,6 +82,11 @@ def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
         shape = (n[0].value if n and isinstance(n[0], IntVal) else None,)
     elif args is not None and "shape" in args:
         shape = shape_of(args["shape"][0])
+    array = args.get("array") if args is not None and entry.name == "from_numpy" else None
+    if array is not None and isinstance(array[0], HostArrayVal):  # `np.ones((37, 100))`
+        shape = array[0].shape
+        if dtype is None and array[0].dtype is not None:
+            dtype = BY_NUMPY_NAME.get(array[0].dtype)
     if shape is not None and any(n is not None and n < 0 for n in shape):
         shape = None  # a negative extent, which the constructor refuses at run time: unknown
     obj = ctx.world.fresh()

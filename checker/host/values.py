@@ -41,6 +41,15 @@ class LiteralVal:
 
 
 @dataclass(frozen=True)
+class HostArrayVal:
+    """A NumPy array made in host code (numpy_arrays.py): its shape and NumPy dtype name where
+    the arguments show them."""
+
+    shape: tuple[int, ...] | None
+    dtype: str | None
+
+
+@dataclass(frozen=True)
 class DTypeVal:
     dtype: DType
 
@@ -155,7 +164,7 @@ class ClosureVal:
 
 
 Value = (Unknown | IntVal | LiteralVal | DTypeVal | TupleVal | TensorVal | PartitionVal | OpVal
-         | KernelVal | ModuleVal | ClosureVal)
+         | KernelVal | ModuleVal | ClosureVal | HostArrayVal)
 Owned = TensorVal | PartitionVal
 
 
