@@ -101,6 +101,10 @@ DONE = DoneEvent()  # one is enough: it has no state
 
 
 class Graph(ABC):
+    """What a capture recorded: every operation enqueued on the capture stream between
+    `begin_capture` and `end_capture` (launches, fills, writes, copies), which each replay
+    runs again in that order. A write's host data is the values at capture."""
+
     @abstractmethod
     def replay(self, stream: int) -> None: ...
 

@@ -40,8 +40,9 @@ class CudaEvent(Event):
 
 
 class CudaGraph(Graph):
-    def __init__(self, exe: int) -> None:
+    def __init__(self, exe: int, kept: list[NDArray[Any]]) -> None:
         self._exe: int | None = exe
+        self._kept = kept  # host sources of captured copies: every replay reads them
         self._replay = driver.graph_launcher(exe)
 
     def replay(self, stream: int) -> None:
@@ -52,6 +53,7 @@ class CudaGraph(Graph):
         if self._exe is not None:
             driver.graph_destroy(self._exe)
             self._exe = None
+            self._kept = []
 
 
 class CudaBackend(Backend):
@@ -67,6 +69,7 @@ class CudaBackend(Backend):
         self._capture: int | None = None  # made on the first capture of a default stream
         self._events: list[int] = []
         self._capturing = False
+        self._kept: list[NDArray[Any]] = []  # host sources of the copies being captured
         self._functions: dict[str, int] = {}  # cubin digest -> CUfunction (module kept loaded)
         self.allocator = CachingAllocator(RawOps(
             alloc=driver.mem_alloc, free=driver.mem_free,
@@ -120,6 +123,9 @@ class CudaBackend(Backend):
         self.current()
         dst.streams.add(stream)  # the allocator's reuse waits for copies as for launches
         src = np.ascontiguousarray(data)
+        if self._capturing:  # the graph's copy node reads this memory at every replay
+            src = src.copy()  # the values at capture (the interpreter's graph keeps them too)
+            self._kept.append(src)
         driver.memcpy_htod(dst.ptr + offset, int(src.ctypes.data), src.nbytes, stream)
 
     def read(self, src: Buffer, offset: int, nbytes: int, stream: int) -> NDArray[np.uint8]:
@@ -210,7 +216,8 @@ class CudaBackend(Backend):
 
     def end_capture(self, stream: int) -> Graph:
         self._capturing = False
-        return CudaGraph(driver.end_capture(stream))
+        kept, self._kept = self._kept, []
+        return CudaGraph(driver.end_capture(stream), kept)
 
     # -- kernels ----------------------------------------------------------------------------
     def prepare(self, kernel: KernelSource, spec: Specialization) -> Executable:

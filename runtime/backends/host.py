@@ -1,12 +1,14 @@
 """Host memory for the interpreter backend: NumPy byte arrays, synchronous copies and fills.
 
 Everything here completes when it is called (stream 0 only), so events are always done. Graph
-capture records the enqueued launches instead of running them; a replay runs them again.
+capture records every stream operation instead of running it (launches, fills, writes, copies:
+what a CUDA capture puts in its graph); a replay runs them again, in order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -27,10 +29,15 @@ def host_buffer(nbytes: int) -> Buffer:
 
 
 class HostGraph(Graph):
-    def __init__(self, thunks: list[Callable[[], object]]) -> None:
+    def __init__(self, backend: HostMemoryBackend, thunks: list[Callable[[], object]]) -> None:
+        self._backend = backend
         self._thunks = thunks
 
     def replay(self, stream: int) -> None:
+        # one stream operation: a replay inside another capture is recorded whole, in place
+        self._backend.run(self._run)
+
+    def _run(self) -> None:
         for thunk in self._thunks:
             thunk()
 
@@ -59,30 +66,24 @@ class HostMemoryBackend(Backend):
 
     def write(self, dst: Buffer, offset: int, data: NDArray[Any], stream: int) -> None:
         raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
-        _bytes(dst)[offset:offset + raw.size] = raw
+        if self._capture is not None:  # the values at capture, as the CUDA backend keeps them
+            raw = raw.copy()
+        self.run(partial(_write, dst, offset, raw))
 
     def read(self, src: Buffer, offset: int, nbytes: int, stream: int) -> NDArray[np.uint8]:
         return _bytes(src)[offset:offset + nbytes].copy()
 
     def fill(self, dst: Buffer, pattern: bytes, count: int, stream: int) -> None:
-        element = np.frombuffer(pattern, dtype=np.uint8)
-        # broadcast into rows of one element each: no temporary as large as the buffer (np.tile
-        # made one, doubling the memory a large ct.zeros needed)
-        _bytes(dst)[:count * len(pattern)].reshape(count, len(pattern))[:] = element
+        self.run(partial(_fill, dst, pattern, count))
 
     def fill_strided(self, dst: Buffer, offset: int, pattern: bytes, shape: tuple[int, ...],
                      strides: tuple[int, ...], stream: int) -> None:
-        width = len(pattern)
-        if 0 in shape:
-            return
-        view: NDArray[np.uint8] = np.ndarray(
-            (*shape, width), dtype=np.uint8, buffer=_bytes(dst), offset=offset,
-            strides=(*(s * width for s in strides), 1))
-        view[...] = np.frombuffer(pattern, dtype=np.uint8)  # in place, no copy of the tensor
+        if 0 not in shape:
+            self.run(partial(_fill_strided, dst, offset, pattern, shape, strides))
 
     def copy(self, dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int,
              stream: int) -> None:
-        _bytes(dst)[dst_offset:dst_offset + nbytes] = _bytes(src)[src_offset:src_offset + nbytes]
+        self.run(partial(_copy, dst, dst_offset, src, src_offset, nbytes))
 
     def record(self, stream: int) -> Event:
         return DONE
@@ -95,14 +96,39 @@ class HostMemoryBackend(Backend):
 
     def end_capture(self, stream: int) -> Graph:
         thunks, self._capture = self._capture or [], None
-        return HostGraph(thunks)
+        return HostGraph(self, thunks)
 
     def run(self, thunk: Callable[[], object]) -> None:
-        """Runs a launch now, or records it while a graph is being captured."""
+        """Runs a stream operation (a launch, a fill, a copy) now, or records it while a graph
+        is being captured."""
         if self._capture is not None:
             self._capture.append(thunk)
         else:
             thunk()
+
+
+def _write(dst: Buffer, offset: int, raw: NDArray[np.uint8]) -> None:
+    _bytes(dst)[offset:offset + raw.size] = raw
+
+
+def _fill(dst: Buffer, pattern: bytes, count: int) -> None:
+    element = np.frombuffer(pattern, dtype=np.uint8)
+    # broadcast into rows of one element each: no temporary as large as the buffer (np.tile
+    # made one, doubling the memory a large ct.zeros needed)
+    _bytes(dst)[:count * len(pattern)].reshape(count, len(pattern))[:] = element
+
+
+def _fill_strided(dst: Buffer, offset: int, pattern: bytes, shape: tuple[int, ...],
+                  strides: tuple[int, ...]) -> None:
+    width = len(pattern)
+    view: NDArray[np.uint8] = np.ndarray(
+        (*shape, width), dtype=np.uint8, buffer=_bytes(dst), offset=offset,
+        strides=(*(s * width for s in strides), 1))
+    view[...] = np.frombuffer(pattern, dtype=np.uint8)  # in place, no copy of the tensor
+
+
+def _copy(dst: Buffer, dst_offset: int, src: Buffer, src_offset: int, nbytes: int) -> None:
+    _bytes(dst)[dst_offset:dst_offset + nbytes] = _bytes(src)[src_offset:src_offset + nbytes]
 
 
 def _bytes(buf: Buffer) -> NDArray[np.uint8]:
