@@ -8,13 +8,23 @@ launch needs: values per parameter, Consts, the grid and the specialization fact
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..compiler.frontend.params import KernelSignature
+import numpy as np
+
+from ..compiler.frontend.params import KernelSignature, ParamSpec
 from ..compiler.launch import ArgFacts, LaunchContract, contract_for
 from ..compiler.launch.contract import At, launch_consts
-from ..compiler.launch.facts import literal_facts, partition_grid
+from ..compiler.launch.facts import (
+    WRAP_HINT,
+    array_text,
+    list_text,
+    literal_facts,
+    partition_grid,
+    type_name,
+)
 from ..compiler.launch.regions import Box
 from ..compiler.specialization import MutFacts, ParamFacts, Specialization, tensor_facts
 from ..diagnostics.diagnostic import Span
@@ -68,9 +78,10 @@ class Binder:
              aliasing: bool = True) -> Bound:
         """`aliasing=False` for `kernel.compile`: its stand-ins for meta tensors share an
         address, and nothing runs, so there is no storage to share."""
-        verdict = self.contract.check([arg_facts(v, site, aliasing) for v in args],
-                                      [(k, arg_facts(v, site, aliasing))
-                                       for k, v in kwargs.items()], SiteLocator(site))
+        verdict = self.contract.check(
+            [self._arg_facts(v, i, site, aliasing) for i, v in enumerate(args)],
+            [(k, self._arg_facts(v, k, site, aliasing)) for k, v in kwargs.items()],
+            SiteLocator(site))
         if verdict.diags:
             raise error_for(verdict.diags)
         params = self.sig.params
@@ -85,6 +96,8 @@ class Binder:
                 continue
             assert at is not None
             values[i] = args[at] if isinstance(at, int) else kwargs[at]
+            if p.kind == "scalar":  # a 0-d NumPy array: its number, read at the call
+                values[i] = held_number(values[i])
             where[i] = at
             if p.kind == "acc" and getattr(values[i]._buf, "owner", None) is not None:
                 check_write(values[i], "passed to an Acc parameter", site, at)  # an import
@@ -96,6 +109,15 @@ class Binder:
         spec = Specialization(ordered, tuple(facts), hints=self.kernel.hints,
                               entry_wait=self.kernel.entry_wait)
         return Bound(values, where, len(args), consts, grid, spec)
+
+    def _arg_facts(self, v: Any, at: At, site: Site, aliasing: bool) -> ArgFacts:
+        """`arg_facts`, but a scalar or Const parameter's argument as a number
+        (`number_facts`): the parameter is the one the contract matches `at` to."""
+        params = self.sig.params
+        i = at if isinstance(at, int) else self.contract.index.get(at)
+        if i is not None and i < len(params) and params[i].kind in ("scalar", "const"):
+            return number_facts(v, params[i], site, at)
+        return arg_facts(v, site, aliasing)
 
 
 def _facts(kind: str, value: Any, dtype: Any) -> ParamFacts:
@@ -128,8 +150,6 @@ def arg_facts(v: Any, site: Site | None, aliasing: bool = True) -> ArgFacts:
 
 
 def _plain_facts(v: Any) -> ArgFacts:
-    import numpy as np
-
     from .ops import DeviceOp
 
     if isinstance(v, np.bool_):  # NumPy scalars count as the Python ones
@@ -145,6 +165,43 @@ def _plain_facts(v: Any) -> ArgFacts:
             int(x) if isinstance(x, np.integer) else bool(x) if isinstance(x, np.bool_) else x
             for x in v))
     return literal_facts(v)
+
+
+def held_number(v: Any) -> Any:
+    """A 0-d NumPy array of numbers or bools as the NumPy scalar it holds (host memory, read
+    now: a later write to the array does not reach a pending launch); anything else as is."""
+    if type(v) is np.ndarray and v.shape == () and v.dtype.kind in "biuf":
+        return v[()]
+    return v
+
+
+def number_facts(v: Any, p: ParamSpec, site: Site | None, at: At) -> ArgFacts:
+    """A scalar or Const parameter's argument: a 0-d NumPy array is its number, as a NumPy
+    scalar is. Another array-like (torch, CuPy, a larger NumPy array) or a list is refused
+    with a hint that fits a number parameter: wrapping it as a tensor would not help."""
+    v = held_number(v)
+    if isinstance(v, list):
+        return ArgFacts("other", text=list_text(len(v)).partition(";")[0])
+    if isinstance(v, Tensor | Partition | np.bool_ | np.integer | np.floating) or not (
+            hasattr(v, "__dlpack__") or hasattr(v, "__array_interface__")):
+        return arg_facts(v, site)
+    shape = getattr(v, "shape", None)
+    dims = tuple(shape) if isinstance(shape, tuple | list) else None  # torch.Size too
+    text = array_text(type_name(v), getattr(v, "dtype", None), dims).removesuffix(
+        "; " + WRAP_HINT)
+    if dims is not None and math.prod(dims) == 1 and not isinstance(v, np.generic):
+        name = argument_label(site, at, "x")
+        convert = "" if dims else f"{_converter(p)}({name}) or "
+        text += f"; pass the number it holds: {convert}{name}.item()"
+    return ArgFacts("other", text=text)
+
+
+def _converter(p: ParamSpec) -> str:
+    """The Python type that makes the number a parameter takes."""
+    kind = p.const_kind if p.kind == "const" else (
+        None if p.dtype is None else "bool" if p.dtype.is_bool else "int"
+        if p.dtype.is_integer else "float")
+    return kind if kind in ("int", "bool") else "float"
 
 
 def _moved(v: Tensor | Partition, site: Site | None) -> Any:

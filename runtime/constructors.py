@@ -28,6 +28,7 @@ from ..compiler.launch.regions import contiguous_strides
 from ..diagnostics import messages as msg
 from . import hostdtypes, limits
 from .context import backend, current_stream
+from .copying import native, to_storage
 from .dlpack import import_dlpack
 from .errors import launch_error
 from .sites import caller_site
@@ -151,32 +152,12 @@ def randn(shape: ShapeLike, dtype: object, seed: int | None = None) -> Tensor:
 
 def from_numpy(array: NDArray[Any], dtype: object = None) -> Tensor:
     """A copy of a NumPy array. `dtype=ct.bf16` (or another dtype) converts while copying."""
-    arr = np.asarray(array)
-    if arr.dtype.kind in "biuf" and not arr.dtype.isnative:  # big-endian data ('>f4'): the
-        arr = arr.astype(arr.dtype.newbyteorder("="))  # copy is made anyway, so swap in it
+    arr = native(np.asarray(array))
     dt = _dtype(dtype) if dtype is not None else hostdtypes.from_numpy_dtype(arr.dtype)
-    # the source must be numbers too when converting (strings, objects, ints beyond 64 bits
-    # would fail inside NumPy's cast)
-    if dt is None or arr.dtype.kind not in "biuf":
+    if dt is None:  # a NumPy dtype cutile has none for (complex, strings, objects)
         raise launch_error(_BAD_ARG, caller_site(), what="from_numpy", want="an array of bool, "
                            "int, uint or float dtype", got=arr.dtype)
-    if dt.is_integer and arr.size and arr.dtype.kind in "fiu":
-        _check_int_range(arr, dt)
-    return tensor_from_storage(backend(), hostdtypes.encode(arr, dt), dt)
-
-
-def _check_int_range(arr: NDArray[Any], dt: DType) -> None:
-    """Converting to an integer dtype must not wrap or turn NaN into garbage (NumPy's astype
-    would): every value has to fit."""
-    info = np.iinfo(hostdtypes.storage(dt))  # type: ignore[type-var]
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        bad: str | None = "NaN or infinite values"
-    else:
-        lo, hi = arr.min(), arr.max()
-        bad = None if info.min <= lo and hi <= info.max else f"values from {lo} to {hi}"
-    if bad is not None:
-        raise launch_error(msg.FROM_NUMPY_RANGE, caller_site(), what=bad, dtype=dt.name,
-                           lo=info.min, hi=info.max)
+    return tensor_from_storage(backend(), to_storage(arr, dt, "from_numpy"), dt)
 
 
 def meta(shape: ShapeLike, dtype: object) -> Tensor:

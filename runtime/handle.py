@@ -110,7 +110,9 @@ class TensorHandle(Owned):
         region = self._region
         if region is not None and shape is not None and shape != self._shape:
             region = region.reshaped(len(shape))
-        new = self._derive(0, shape or self._shape, strides or self._strides, region)
+        # `is None`, not `or`: a 0-d shape and its strides are the empty tuple
+        new = self._derive(0, self._shape if shape is None else shape,
+                           self._strides if strides is None else strides, region)
         self._move(how, site)
         return new
 

@@ -9,7 +9,10 @@ for a persistent partition (`blocks=`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from numpy.typing import NDArray
 
 from ..compiler.dsl.orders import TileOrder
 from ..compiler.dtypes import DType
@@ -87,10 +90,14 @@ class Partition(Owned):
         self._move("by .unpartition()", site)
         return new
 
-    def numpy(self) -> object:
+    def numpy(self) -> NDArray[Any]:
         """A host copy of the whole tensor (the partition stays usable)."""
         self._use()
         return self._tensor.numpy()
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray[Any]:
+        """`np.asarray(p)`: what `numpy()` returns, as a tensor's `__array__` has it."""
+        return host_array(self.numpy, dtype, copy, "partition", "p")
 
     def _use(self, site: Site | None = None) -> None:
         if self._state is _MOVED:
@@ -115,6 +122,17 @@ class Partition(Owned):
         return (f"cutile.Partition(shape={self._tensor._shape}, tile={self.tile}, "
                 f"order={self.order!r}, grid={self.grid}"
                 + (f", blocks={self.blocks})" if self.blocks is not None else ")"))
+
+
+def host_array(read: Callable[[], NDArray[Any]], dtype: Any, copy: bool | None, what: str,
+               name: str) -> NDArray[Any]:
+    """NumPy's `__array__` of a handle whose `numpy()` is `read`: always a copy, so `copy=False`
+    is a ValueError (as NumPy 2 asks), converted to `dtype` if given."""
+    if copy is False:
+        raise ValueError(f"a cutile {what} cannot be viewed as a NumPy array without a copy; "
+                         f"use np.asarray({name}) or {name}.numpy()")
+    out = read()  # its checks find the user's line past cutile's frames
+    return out if dtype is None else out.astype(dtype, copy=False)
 
 
 def make_partition(t: Tensor, tile_shape: tuple[int, ...] | int, order: TileOrder,

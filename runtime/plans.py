@@ -79,6 +79,8 @@ def _describe(kind: str, v: Any) -> Hashable | None:
         return (cls, v)  # the class too: 1, 1.0 and True hash alike
     if kind != "scalar" and issubclass(cls, (Tensor, Partition)):
         return None  # a subclass: not worth a plan
+    if cls is np.ndarray:  # a 0-d array's number: its class says neither dtype nor shape
+        return None
     return cast(Hashable, cls)  # a scalar's value is checked per launch, not keyed
 
 

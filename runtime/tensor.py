@@ -20,13 +20,14 @@ from ..compiler.dtypes import DType
 from ..compiler.hostapi import HostEntry, lookup
 from ..compiler.launch.regions import contiguous_strides
 from ..diagnostics import messages as msg
-from . import dlpack, hostdtypes, limits, views
+from . import copying, dlpack, hostdtypes, limits, views
 from .access import enter
 from .backends.base import Backend, Buffer, Device
+from .copying import read_storage
 from .handle import TensorHandle
 from .layout import byte_range, is_contiguous, resolve_shape
 from .ownership import State
-from .partition import Partition, make_partition
+from .partition import Partition, host_array, make_partition
 from .sites import caller_site, caller_with_parent
 from .streams import stream_of
 
@@ -40,8 +41,8 @@ def _entry(name: str) -> HostEntry:
     return entry
 
 
-_PARTITION, _RESHAPE, _NUMPY, _DLPACK, _FILL = (_entry(n) for n in (
-    "partition", "reshape", "numpy", "__dlpack__", "fill_"))
+_PARTITION, _RESHAPE, _NUMPY, _DLPACK, _FILL, _COPY = (_entry(n) for n in (
+    "partition", "reshape", "numpy", "__dlpack__", "fill_", "copy_"))
 _GETITEM, _NARROW, _SPLIT_AT, _PERMUTE, _VIEW = (_entry(n) for n in (
     "__getitem__", "narrow", "split_at", "permute", "view"))
 
@@ -175,6 +176,19 @@ class Tensor(TensorHandle):
                                        self._strides, stream_of(self._backend))
         return self
 
+    def copy_(self, src: Any) -> Tensor:
+        """Writes `src` into every element in place (a view: its elements only), enqueued on
+        the current stream as `fill_` is; returns the tensor. `src`: a NumPy array, a cutile
+        tensor or a DLPack array of this shape (or broadcasting to it), converted as
+        `ct.from_numpy(src, dtype=t.dtype)` converts."""
+        site = caller_site()
+        enter(self, _COPY, site)
+        source = copying.source(src, self, site)
+        dlpack.check_write(self, "written", site)
+        if self._backend is not None and self._buf is not None:
+            copying.write(self, source, site)
+        return self
+
     def numpy(self) -> NDArray[Any]:
         """A host copy, waiting for pending work on the tensor. bf16/f8 come back as float32."""
         enter(self, _NUMPY, caller_site())
@@ -183,11 +197,7 @@ class Tensor(TensorHandle):
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray[Any]:
         """`np.asarray(t)`, `np.array(t)`: what `numpy()` returns (always a copy, so
         `copy=False` is a ValueError, as NumPy 2 asks), converted to `dtype` if given."""
-        if copy is False:
-            raise ValueError("a cutile tensor cannot be viewed as a NumPy array without a copy; "
-                             "use np.asarray(t) or t.numpy()")
-        out = self.numpy()  # its checks find the user's line past cutile's frames
-        return out if dtype is None else out.astype(dtype, copy=False)
+        return host_array(self.numpy, dtype, copy, "tensor", "t")
 
     def __dlpack__(self, *, stream: int | None = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
@@ -204,20 +214,6 @@ class Tensor(TensorHandle):
 def _shape_arg(shape: Any, dims: tuple[int, ...]) -> Any:
     """`reshape(3, 4)` as `reshape((3, 4))` (both forms, as NumPy and torch take them)."""
     return (shape, *dims) if dims else shape
-
-
-def read_storage(t: Tensor) -> NDArray[Any]:
-    """The tensor's storage values (bf16 as uint16 bits) as a new C-ordered host array."""
-    assert t._buf is not None and t._backend is not None
-    dt = hostdtypes.storage(t._dtype)
-    lo, hi = byte_extent(t)
-    stream = stream_of(t._backend)
-    raw = t._backend.read(t._buf, t._offset + lo, hi - lo, stream)
-    if t.size == 0:
-        return np.empty(t._shape, dtype=dt)
-    view: NDArray[Any] = np.ndarray(t._shape, dtype=dt, buffer=raw, offset=-lo,
-                                    strides=tuple(s * dt.itemsize for s in t._strides))
-    return np.array(view, dtype=dt, order="C")
 
 
 def byte_extent(t: TensorHandle) -> tuple[int, int]:

@@ -92,6 +92,13 @@ _method("tensor", "fill_", "value: float | bool", "Tensor", Effect.WRITES,
         "Writes `value` into every element in place (enqueued on the current stream, as "
         "`ct.full`'s fill; the value must fit the dtype) and returns the tensor.",
         msg.BAD_CONSTRUCTOR_ARG, msg.META_TENSOR_DATA, msg.READ_ONLY_WRITE, action="filled")
+_method("tensor", "copy_", "src: Any", "Tensor", Effect.WRITES,
+        "Writes `src` (a NumPy array, a cutile tensor or a DLPack array of the tensor's shape, "
+        "or broadcasting to it) into every element in place, converted as "
+        "`ct.from_numpy(src, dtype=t.dtype)` converts (enqueued on the current stream, as "
+        "`fill_`), and returns the tensor.",
+        msg.BAD_CONSTRUCTOR_ARG, msg.FROM_NUMPY_RANGE, msg.COPY_SHAPE, msg.COPY_INTO_BROADCAST,
+        msg.BAD_DLPACK, msg.META_TENSOR_DATA, msg.READ_ONLY_WRITE, action="written")
 _method("tensor", "numpy", "", "NDArray[Any]", Effect.READS,
         "A host copy, once pending work on the tensor is done (bf16 and f8 come back as "
         "float32).", msg.META_TENSOR_DATA, action="copied to the host")
