@@ -115,11 +115,11 @@ def _raw_findings(source: str, path: str, project: ProjectIndex | None,
     """Without `parsed`, the module's AST dies on return, before collection resumes, so the
     first collection does not walk millions of dead nodes."""
     # one parse: the kernel frontend and the host analysis
-    info = parse_module(source, path) if parsed is None else parsed
-    if isinstance(info, Diagnostic):
-        return [info]
     if project is None:  # the text stands for its file, also where the module imports itself
         project = ProjectIndex(sources={path: source})
+    info = parse_module(source, path, project.finder) if parsed is None else parsed
+    if isinstance(info, Diagnostic):
+        return [info]
     return check_module(info) + check_host(info, project)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..diagnostics.diagnostic import Diagnostic, Span, dedupe
+from ..reader.imports import unread_decorators
 from ..reader.source import ModuleInfo, analysis_guard, parse_module
 from .analysis import analyze_guarded, failure, internal_error
 from .frontend.context import TypedName
@@ -34,6 +35,7 @@ def check_module(info: ModuleInfo) -> list[Diagnostic]:
             except Exception as err:
                 found = [failure(info, fn, err)]
         diags += found
+    diags += unread_decorators(info)  # kernels whose `ct` comes from a module cutile cannot read
     return sorted(dedupe(diags), key=Diagnostic.sort_key)
 
 

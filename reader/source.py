@@ -24,6 +24,15 @@ from typing import Any
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic, Span
 from .constants import ConstValue, bind_constants, constant_value
+from .imports import (
+    DEFAULT_FINDER,
+    ImportReader,
+    ModuleFinder,
+    Stamp,
+    Unread,
+    cutile_names,
+    is_cutile,
+)
 
 PACKAGE = "cutile"
 # Levels of blocks and expressions one module may nest (each `elif` is one more level, as in
@@ -60,6 +69,16 @@ class ModuleInfo:
     functions: dict[str, FunctionDef] = field(default_factory=dict)
     constants: dict[str, ConstValue] = field(default_factory=dict)
     assigned_globals: set[str] = field(default_factory=set)  # every module-level name
+    # names from project modules that no static read can follow (reader/imports.py), and the
+    # `from m import *` of modules it cannot read, where any unknown name may come from
+    unresolved: dict[str, Unread] = field(default_factory=dict)
+    star_unread: list[Unread] = field(default_factory=list)
+    conditional: set[str] = field(default_factory=set)  # bound inside if/for/try/with
+    computed: set[str] = field(default_factory=set)  # assigned what no static read can tell
+    public: tuple[str, ...] | None = None  # a literal __all__
+    public_dynamic: bool = False  # an __all__ no static read can tell
+    depends: dict[str, Stamp] = field(default_factory=dict, compare=False, repr=False)
+    partial: bool = False  # read inside a circular import: not cached
     # what the compiler derives from this parse and keeps as long as it (its kernel units: one
     # per kernel, so every user of one parse shares them); not part of the module's value
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -188,8 +207,10 @@ def tokenize_text(source: str) -> tuple[list[tokenize.TokenInfo], bool]:
     return out, True
 
 
-def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
-    """The module, or the one CT100 that says why it cannot be analysed."""
+def parse_module(source: str, path: str, finder: ModuleFinder | None = None
+                 ) -> ModuleInfo | Diagnostic:
+    """The module, or the one CT100 that says why it cannot be analysed. `finder` locates the
+    project modules it imports names from (reader/imports.py)."""
     with analysis_guard():
         try:
             tree = parse_text(source)
@@ -210,7 +231,7 @@ def parse_module(source: str, path: str) -> ModuleInfo | Diagnostic:
         too_deep = _too_deep(info)
         if too_deep is not None:
             return too_deep
-        _scan_top_level(info)
+        _scan_top_level(info, ImportReader(info, finder or DEFAULT_FINDER, parse_module))
     return info
 
 
@@ -273,7 +294,10 @@ class ModuleCache:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
-                return found
+        # a module it imports names from changed: read it again
+        if found is not None and (isinstance(found, Diagnostic)
+                                  or DEFAULT_FINDER.fresh(found.depends)):
+            return found
         info = parse_module(source, path)  # outside the lock: other documents need not wait
         with self._lock:
             self.parses += 1
@@ -392,8 +416,9 @@ def _biggest_statement(source: str) -> tuple[int, str]:
     return line, lines[line - 1] if 0 < line <= len(lines) else ""
 
 
-def _scan_top_level(info: ModuleInfo) -> None:
+def _scan_top_level(info: ModuleInfo, imports: ImportReader) -> None:
     counts: dict[str, int] = {}
+    assigned: set[str] = set()
     literal: dict[str, ConstValue] = {}
 
     def bump(name: str, by: int = 1) -> None:
@@ -404,37 +429,66 @@ def _scan_top_level(info: ModuleInfo) -> None:
             for alias in stmt.names:
                 local = alias.asname or alias.name.split(".")[0]
                 info.aliases[local] = alias.name if alias.asname else alias.name.split(".")[0]
+                info.unresolved.pop(local, None)
                 bump(local)
         elif isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 if alias.name == "*":
                     if stmt.module == PACKAGE and stmt.level == 0:  # every public name
-                        for name in _public_names():
+                        for name in cutile_names():
                             info.aliases[name] = f"{PACKAGE}.{name}"
+                            info.unresolved.pop(name, None)
+                            bump(name)
+                    else:  # a project module's names, as it binds them
+                        for name in imports.star(stmt):
                             bump(name)
                     continue
                 local = alias.asname or alias.name
                 if stmt.module and stmt.level == 0:
                     info.aliases[local] = f"{stmt.module}.{alias.name}"
+                if is_cutile(stmt.module, stmt.level):
+                    info.unresolved.pop(local, None)
                 bump(local)
+            imports.names(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for tgt in targets:
+                _read_all(info, tgt, stmt.value)
                 for name in target_names(tgt):
+                    info.unresolved.pop(name, None)
+                    assigned.add(name)
                     bump(name)
                 if stmt.value is not None:
                     bind_constants(tgt, constant_value(stmt.value, literal, info.qualified),
                                    literal)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bump(stmt.name)
+            info.unresolved.pop(stmt.name, None)
             for node, key in _definitions(stmt, stmt.name):
                 _register_function(info, node, key)
         else:
             # Names bound by augmented assignment or inside if/for/with/try are never constants.
             for name in _bound_names(stmt):
                 bump(name, 2)
+                info.conditional.add(name)
     info.assigned_globals = set(counts)
+    if "__all__" in info.conditional:  # `__all__ += [...]`, or set in a block
+        info.public, info.public_dynamic = None, True
     info.constants = {n: v for n, v in literal.items() if counts.get(n) == 1}
+    info.computed = assigned - set(info.constants)
+
+
+def _read_all(info: ModuleInfo, target: ast.expr, value: ast.expr | None) -> None:
+    """`__all__ = [...]`: the names `from module import *` binds, when a literal lists them."""
+    if not (isinstance(target, ast.Name) and target.id == "__all__"):
+        return
+    items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else None
+    names = [e.value for e in items or () if isinstance(e, ast.Constant)
+             and isinstance(e.value, str)]
+    if items is None or len(names) != len(items):
+        info.public, info.public_dynamic = None, True
+    else:
+        info.public = tuple(names)
 
 
 def literal_value(expr: ast.AST) -> ConstValue | None:
@@ -471,13 +525,20 @@ def _bound_names(stmt: ast.stmt) -> set[str]:
             names.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):  # `try: from cutile import Mut`
+            names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
     return names
 
 
-def _public_names() -> list[str]:
-    """What `from cutile import *` binds: the package's __all__ (this module is part of it,
-    so the package is loaded; its host API stays unloaded)."""
-    return list(getattr(sys.modules.get(PACKAGE), "__all__", []))
+def definition(info: ModuleInfo, key: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function whose __qualname__ is `key`, decorated or not, or None."""
+    for stmt in info.tree.body:
+        name = getattr(stmt, "name", None)
+        if name is not None and (key == name or key.startswith(name + ".")):
+            for node, found in _definitions(stmt, name):
+                if found == key:
+                    return node
+    return None
 
 
 def _definitions(node: ast.stmt, key: str

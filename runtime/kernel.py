@@ -15,7 +15,8 @@ from ..compiler.unit import check_kernel, kernel_unit, specialized_ir
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Diagnostic, Span
 from ..diagnostics.errors import error_for
-from ..reader.source import ModuleInfo, read_module
+from ..reader.imports import unread_decorator
+from ..reader.source import ModuleInfo, definition, read_module
 from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
 from .errors import error
@@ -73,12 +74,21 @@ class Kernel:
             info = read_module(source, path)
             if isinstance(info, Diagnostic):
                 raise error_for([info])
-            if self.qualname not in info.functions:  # no source: `python -c`, stdin, a REPL
-                line = self.fn.__code__.co_firstlineno
-                raise error_for([msg.KERNEL_SOURCE_MISSING.at(
-                    Span(path, line, 0, line, 0), name=self.__name__, path=path)])
+            if self.qualname not in info.functions:
+                raise error_for([self._not_found(info, path)])
             self._module = info
         return self._module
+
+    def _not_found(self, info: ModuleInfo, path: str) -> Diagnostic:
+        """Why the parse has no kernel of this name: its decorator names cutile through a
+        module cutile cannot read, no decorator it can see, or (CT906) no source at all."""
+        node = definition(info, self.qualname)
+        if node is not None:
+            unread = unread_decorator(info, node)
+            return unread or msg.KERNEL_NOT_SEEN.at(info.name_span(node), name=self.__name__)
+        line = self.fn.__code__.co_firstlineno  # `python -c`, stdin, a REPL
+        return msg.KERNEL_SOURCE_MISSING.at(Span(path, line, 0, line, 0), name=self.__name__,
+                                            path=path)
 
     def binder(self) -> Binder:
         """Matches launch arguments to the signature (built once)."""

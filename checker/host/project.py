@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ...compiler.frontend.params import read_signature
 from ...diagnostics.diagnostic import Diagnostic
-from ...reader.decode import UndecodableSource, read_source
+from ...reader.imports import ModuleFinder
 from ...reader.source import PACKAGE, ModuleInfo, parse_module
 from .autotune import module_tuned
 from .values import IntVal, KernelVal, LiteralVal, ModuleVal, TupleVal, Value
@@ -20,20 +20,19 @@ _MAX_REEXPORT_DEPTH = 8
 class ProjectIndex:
     """Finds and caches the modules of a project.
 
-    Absolute imports resolve, whatever the working directory, from the importing file's own
-    directory, the folder above its top package (walking up while folders have `__init__.py`),
-    the nearest folder above it with a pyproject.toml (and its `src/`), and `root` (and its
-    `src/`) when given (e.g. the folder of a `--config` file). `sources` overrides file
-    contents, e.g. unsaved editor buffers.
+    Imports resolve as the reader's `ModuleFinder` finds modules (reader/imports.py): from the
+    importing file's folder, its top package's parent, its project and `root` (e.g. the folder
+    of a `--config` file). `sources` overrides file contents, e.g. unsaved editor buffers.
     """
 
     def __init__(self, root: str | os.PathLike[str] | None = None,
                  sources: Mapping[str, str] | None = None) -> None:
-        self.root = Path(root).resolve() if root is not None else None
-        self.sources = {str(Path(p).resolve()): s for p, s in (sources or {}).items()}
+        # the reader's finder: the names a module imports resolve as the JIT resolves them
+        self.finder = ModuleFinder(root, sources)
+        self.root = self.finder.root
+        self.sources = self.finder.sources
         self._infos: dict[Path, ModuleInfo | None] = {}
         self._kernels: dict[Path, dict[str, KernelVal]] = {}
-        self._bases: dict[Path, list[Path]] = {}
 
     def module_info(self, path: Path) -> ModuleInfo | None:
         path = path.resolve()
@@ -42,48 +41,19 @@ class ProjectIndex:
         return self._infos[path]
 
     def _parse(self, path: Path) -> ModuleInfo | None:
-        source = self.sources.get(str(path))
+        source = self.finder.read(path)
         if source is None:
-            try:
-                source = read_source(str(path))  # its coding cookie, as Python reads it
-            except (OSError, UndecodableSource):
-                return None
-        info = parse_module(source, str(path))
+            return None
+        info = parse_module(source, str(path), self.finder)
         return None if isinstance(info, Diagnostic) else info
 
     def resolve(self, importer: str, module: str | None, level: int) -> Path | None:
         """The file of `module` imported from `importer` (a package's `__init__.py`)."""
-        here = Path(importer).resolve().parent
-        if level > 0:
-            base = here
-            for _ in range(level - 1):
-                base = base.parent
-            bases = [base]
-        else:
-            bases = self.absolute_bases(here)
-        parts = module.split(".") if module else []
-        for base in bases:
-            target = base.joinpath(*parts)
-            for candidate in (target.with_suffix(".py") if parts else None,
-                              target / "__init__.py"):
-                if candidate is not None and (candidate.is_file() or self._buffered(candidate)):
-                    return candidate.resolve()
-        return None
+        return self.finder.locate(importer, module, level)
 
     def absolute_bases(self, here: Path) -> list[Path]:
-        """Where `import a.b` starts for a file in the folder `here` (see the class doc)."""
-        if here not in self._bases:
-            bases = [here, _package_parent(here)]
-            project = _project_dir(here)
-            for root in (project, self.root):
-                if root is not None:
-                    bases += [root, root / "src"]
-            self._bases[here] = list(dict.fromkeys(bases))
-        return self._bases[here]
-
-    def _buffered(self, path: Path) -> bool:
-        """A file given as text (an editor buffer), whatever is on disk."""
-        return bool(self.sources) and str(path.resolve()) in self.sources
+        """Where `import a.b` starts for a file in the folder `here` (reader/imports.py)."""
+        return self.finder.absolute_bases(here)
 
     def kernel(self, path: Path, name: str, depth: int = 0) -> KernelVal | None:
         """The kernel a module defines or re-exports under `name` (following only that name)."""
@@ -166,21 +136,6 @@ def local_kernels(info: ModuleInfo) -> dict[str, KernelVal]:
         out[fn.name] = KernelVal(fn.name, None if diags else sig)
     out.update(module_tuned(info, out))  # and the autotuned ones, launched as their kernel
     return out
-
-
-def _package_parent(here: Path) -> Path:
-    """The folder above the top package holding `here` (`here` itself outside a package)."""
-    while (here / "__init__.py").is_file() and here.parent != here:
-        here = here.parent
-    return here
-
-
-def _project_dir(here: Path) -> Path | None:
-    """The nearest folder at or above `here` with a pyproject.toml."""
-    for folder in (here, *here.parents):
-        if (folder / "pyproject.toml").is_file():
-            return folder
-    return None
 
 
 def _top_level_imports(info: ModuleInfo) -> list[ast.Import | ast.ImportFrom]:

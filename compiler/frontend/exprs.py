@@ -15,6 +15,7 @@ from typing import NoReturn
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Span
 from ...reader.constants import MATH_CONSTANTS, float_of_text
+from ...reader.imports import unread_name
 from ...reader.source import ModuleInfo
 from ..dtypes import BOOL, F32, I32, DType
 from ..dtypes import BY_NAME as DTYPES
@@ -42,6 +43,7 @@ from .inline import inline
 from .values import (
     FValue,
     Poisoned,
+    Reject,
     SlabParent,
     TupleVal,
     Unbound,
@@ -128,6 +130,9 @@ def load_name(scope: Scope, node: ast.Name, span: Span) -> FValue:
     resolved = info.resolve(node)
     if resolved is not None:
         return cutile_name(scope, resolved, span)
+    unread = unread_name(info, node)  # from a module cutile cannot read: say which
+    if unread is not None:
+        raise Reject(unread)
     if ident in info.functions:
         scope.b.fail(msg.BAD_OPERAND, span, op="this expression",
                      what=f"the function '{ident}' as a value (call it)")
