@@ -143,7 +143,10 @@ def k(z: Mut[Tensor[f32, (128,)]]) -> None:
        tuples, `math.inf`/`np.pi`, `float("-inf")`, earlier such names and arithmetic on them
        (`NEG_INF = -math.inf`, `BLOCK = 1 << 7`); they become compile-time constants. Other
        globals (objects, arrays, names assigned more than once, in a loop or an `if`) are not
-       visible to kernels: pass them as parameters."""),
+       visible to kernels: pass them as parameters. cutile's own names may come through other
+       project modules (`from common import *`), which cutile reads without running them; a name
+       whose origin it cannot read (a module it cannot find, a computed or conditional binding)
+       is CT103 naming that module: import the name from cutile itself."""),
     _c("CT104", "non-kernel-call", "A call to a function that cannot run on the GPU",
        """Kernels can only call `cutile` operations, `@ct.function` helpers and `range`.
        Calling an ordinary Python function (or a builtin such as `print` or `len`) is an error:

@@ -49,6 +49,17 @@ NON_CONSTANT_GLOBAL = Message(
     "bound once to a constant expression (numbers, strings, tuples, math.inf and arithmetic "
     "on them); pass other values as parameters",
 )
+UNREAD_IMPORT = Message(
+    "CT103", "'{name}' comes from module '{module}', which cutile cannot read{why}; import it "
+    "from cutile itself (cutile reads a kernel's names from the source, without running it)")
+UNREAD_STAR = Message(
+    "CT103", "name '{name}' is not defined in this module; it may come from `from {module} "
+    "import *`, which cutile cannot read{why}; import it from cutile itself (cutile reads a "
+    "kernel's names from the source, without running it)")
+KERNEL_NOT_SEEN = Message(
+    "CT103", "cutile cannot see that '{name}' is a kernel: its definition has no @ct.kernel "
+    "decorator naming cutile (directly or through a module of the project); write @ct.kernel "
+    "above `def {name}`")
 NON_KERNEL_CALL = Message(
     "CT104", "'{name}' cannot be called in a kernel: only cutile operations and @ct.function "
     "helpers can{hint}"
@@ -319,7 +330,14 @@ INTERPRETER_LIMIT = Message("CT412", "{kernel} would take more than {limit} step
                             "GPU")
 INTERPRETER_OUT_OF_MEMORY = Message("CT412", "the interpreter ran out of host memory running "
                                     "{kernel}: its tiles need more than the memory free now")
-FROM_NUMPY_RANGE = Message("CT406", "from_numpy: {what} do not fit in {dtype} ({lo} to {hi})")
+# `call`: "from_numpy", or "t.copy_" (a copy into an existing tensor converts the same way)
+FROM_NUMPY_RANGE = Message("CT406", "{call}: {what} do not fit in {dtype} ({lo} to {hi})")
+COPY_SHAPE = Message("CT406", "{call}: cannot copy a source of shape {src} into a tensor of "
+                     "shape {dst}; the source must have the tensor's shape or broadcast to it")
+COPY_INTO_BROADCAST = Message("CT406", "'{name}' has a stride 0 (strides {strides}, shape "
+                              "{shape}): its elements share memory, so a copy cannot give each "
+                              "its own value; copy into a tensor of its own (ct.empty(...)) "
+                              "instead")
 LOOP_STEP = Message("CT411", "range() step is {step} in {kernel}: kernel loops count up, so "
                     "the step must be at least 1 (to count down, use range(n) and n - 1 - i)")
 BAD_ITERATION_LIMIT = Message("CT901", "CUTILE_INTERPRETER_MAX_ITERATIONS must be a positive "

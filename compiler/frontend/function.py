@@ -10,6 +10,7 @@ from ...diagnostics import messages as msg
 from ...diagnostics.codes import Family
 from ...diagnostics.diagnostic import Diagnostic, dedupe
 from ...reader.source import FunctionDef, ModuleInfo, literal_value
+from ..dtypes import DType
 from ..ir import KernelIR, Param, Value
 from ..pdl import is_pdl, placement
 from ..types import ConstType, Dim, SymInt, TensorType, TileType
@@ -33,8 +34,11 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
     """Types a kernel. Without `consts`, Const parameters stay symbolic (edit-time checking)."""
     sig, diags = read_signature(info, fn)
     ctx = Context(info, Builder(sig.unsafe), consts, unsafe=sig.unsafe)
-    params = [_param(p, consts) for p in sig.params]
-    env: dict[str, Binding] = {p.name: p.value for p in params}
+    typed = {p.name: _param(p, consts) for p in sig.params}
+    params = [p for p in typed.values() if p is not None]
+    # a tensor whose Const[DType] is not known yet is checked once specialized (as an
+    # unknown dtype operand is: Builder.dtype)
+    env: dict[str, Binding] = {n: UNKNOWN if p is None else p.value for n, p in typed.items()}
     ctx.names += [TypedName(p.name, p.value.span, slab_hover(p.value.type)) for p in params
                   if isinstance(p.value.type, TensorType) and (p.value.type.mutable or
                                                      p.value.type.acc is not None)]
@@ -47,7 +51,8 @@ def analyze_kernel(info: ModuleInfo, fn: FunctionDef,
                       info.name_span(fn.node))
     all_diags = dedupe(diags + ctx.diags + waits + unsafe_notice(info, fn))
     ir = None
-    if not any(d.severity.value == "error" for d in all_diags):
+    if len(params) == len(sig.params) and not any(d.severity.value == "error"
+                                                  for d in all_diags):
         body = ctx.builder.blocks[0]
         body.args = [p.value for p in params]
         ir = KernelIR(fn.name, params, body, info.name_span(fn.node),
@@ -70,7 +75,8 @@ def _annotated_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return [x.arg for x in (*p.posonlyargs, *p.args, *p.kwonlyargs)]
 
 
-def _param(p: ParamSpec, consts: dict[str, object] | None) -> Param:
+def _param(p: ParamSpec, consts: dict[str, object] | None) -> Param | None:
+    """A parameter's typed value; None for a tensor whose Const[DType] has no value yet."""
     def dim(entry: int | str) -> Dim:
         if isinstance(entry, str):
             value = (consts or {}).get(entry)
@@ -78,8 +84,10 @@ def _param(p: ParamSpec, consts: dict[str, object] | None) -> Param:
         return entry
 
     if p.kind in ("tensor", "mut", "acc"):
-        assert p.dtype is not None
-        t = TensorType(p.dtype, tuple(dim(e) for e in p.shape), p.kind == "mut", p.acc_op)
+        dtype = p.dtype if p.dtype_param is None else (consts or {}).get(p.dtype_param)
+        if not isinstance(dtype, DType):
+            return None
+        t = TensorType(dtype, tuple(dim(e) for e in p.shape), p.kind == "mut", p.acc_op)
         return Param(p.name, p.kind, Value(t, p.span, p.name))
     if p.kind == "scalar":
         assert p.dtype is not None

@@ -9,6 +9,7 @@ from typing import Literal
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Span
 from ...reader.constants import ConstValue, constant_value
+from ...reader.imports import unread_in
 from ...reader.source import FunctionDef, ModuleInfo, literal_value, parse_expression
 from ..dtypes import BY_NAME as DTYPES
 from ..dtypes import DType
@@ -27,11 +28,13 @@ class ParamSpec:
     name: str
     kind: ParamKind
     span: Span
-    dtype: DType | None = None  # tensor, mut and scalar parameters
+    dtype: DType | None = None  # tensor, mut and scalar parameters (None: dtype_param's)
     shape: tuple[ShapeEntry, ...] = ()  # tensor and mut parameters
     const_kind: str | None = None  # "int" | "bool" | "float" | "dtype"
     acc_op: str | None = None  # an Acc parameter's op: "add", "max", ... (ACC_OPS)
     default: int | float | bool | None = None  # a Const's literal default (`B: Const[int] = 64`)
+    # a tensor's dtype named by a Const[DType] parameter (`Tensor["T", ...]`): known per launch
+    dtype_param: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,10 @@ def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, 
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
     defaults += [*args.defaults, *args.kw_defaults]
-    for p, default in zip([*positional, *args.kwonlyargs], defaults, strict=True):
-        spec, diag = _read_param(info, p, fn.is_kernel)
+    every = [*positional, *args.kwonlyargs]
+    dtypes = _dtype_consts(info, every)
+    for p, default in zip(every, defaults, strict=True):
+        spec, diag = _read_param(info, p, fn.is_kernel, dtypes)
         if diag is not None:
             diags.append(diag)
         if fn.is_kernel and default is not None:
@@ -75,7 +80,7 @@ def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, 
         if spec is not None:
             params.append(spec)
     if fn.is_kernel:
-        diags += _check_shape_names(params)
+        diags += _check_names(params)
         diags += _check_options(info, node)
     muts = {p.name for p in params if p.kind == "mut"}
     per_block = per_block_access(info, node.body, muts) if fn.is_kernel and muts else {}
@@ -128,8 +133,22 @@ def _check_options(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDe
     return diags
 
 
+def _dtype_consts(info: ModuleInfo, params: list[ast.arg]) -> frozenset[str]:
+    """The names of the Const[DType] parameters: a tensor's dtype may name one unquoted."""
+    names = set()
+    for p in params:
+        try:
+            spec = _parse_annotation(info, p.arg, info.arg_span(p), p.annotation) \
+                if p.annotation is not None else None
+        except _BadAnnotation:
+            continue
+        if spec is not None and spec.const_kind == "dtype":
+            names.add(p.arg)
+    return frozenset(names)
+
+
 def _read_param(
-    info: ModuleInfo, p: ast.arg, is_kernel: bool
+    info: ModuleInfo, p: ast.arg, is_kernel: bool, dtypes: frozenset[str] = frozenset()
 ) -> tuple[ParamSpec | None, Diagnostic | None]:
     name = p.arg
     span = info.arg_span(p)
@@ -138,12 +157,13 @@ def _read_param(
             return None, msg.MISSING_ANNOTATION.at(span, name=name)
         return None, None
     try:
-        return _parse_annotation(info, name, span, p.annotation), None
+        return _parse_annotation(info, name, span, p.annotation, dtypes), None
     except _BadAnnotation as bad:
         if not is_kernel:
             return None, None  # helpers' annotations are documentation only
         where = info.span(bad.node) if bad.node is not None else span
-        return None, msg.BAD_ANNOTATION.at(where, name=name, detail=bad.detail)
+        unread = unread_in(info, p.annotation)  # a name from a module cutile cannot read
+        return None, unread or msg.BAD_ANNOTATION.at(where, name=name, detail=bad.detail)
 
 
 class _BadAnnotation(Exception):
@@ -162,30 +182,37 @@ def _subscript(info: ModuleInfo, expr: ast.expr) -> tuple[str | None, list[ast.e
     return info.resolve(expr), []
 
 
-def _parse_annotation(info: ModuleInfo, name: str, span: Span, expr: ast.expr) -> ParamSpec:
+def _parse_annotation(info: ModuleInfo, name: str, span: Span, expr: ast.expr,
+                      dtypes: frozenset[str] = frozenset()) -> ParamSpec:
+    """One parameter's annotation; `dtypes`: the kernel's Const[DType] parameters."""
     if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
         try:
             unquoted = parse_expression(expr.value)  # a quoted annotation
         except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
             raise _BadAnnotation("the quoted annotation is not valid Python", expr) from err
         try:
-            return _parse_annotation(info, name, span, unquoted)
+            return _parse_annotation(info, name, span, unquoted, dtypes)
         except _BadAnnotation as bad:  # the inner nodes' positions are inside the string
             raise _BadAnnotation(bad.detail, expr) from None
     head, args = _subscript(info, expr)
     if head == "Mut":
         if len(args) != 1:
             raise _BadAnnotation("Mut takes one argument, Mut[Tensor[dtype, shape]]", expr)
-        inner = _parse_annotation(info, name, span, args[0])
+        inner = _parse_annotation(info, name, span, args[0], dtypes)
         if inner.kind != "tensor":
             raise _BadAnnotation("only tensors can be Mut", args[0])
-        return ParamSpec(name, "mut", span, inner.dtype, inner.shape)
+        return ParamSpec(name, "mut", span, inner.dtype, inner.shape,
+                         dtype_param=inner.dtype_param)
     if head == "Acc":
-        return _parse_acc(info, name, span, expr, args)
+        return _parse_acc(info, name, span, expr, args, dtypes)
     if head == "Tensor":
         if len(args) != 2:
             raise _BadAnnotation("write Tensor[dtype, shape], e.g. Tensor[f32, (-1,)]", expr)
-        return ParamSpec(name, "tensor", span, _dtype(info, args[0]), _shape(info, args[1]))
+        dtype = _dtype(info, args[0], dtypes)
+        shape = _shape(info, args[1])
+        if isinstance(dtype, str):
+            return ParamSpec(name, "tensor", span, None, shape, dtype_param=dtype)
+        return ParamSpec(name, "tensor", span, dtype, shape)
     if head == "Const":
         kind = dotted_kind(info, args[0]) if len(args) == 1 else None
         if kind is None:
@@ -198,26 +225,27 @@ def _parse_annotation(info: ModuleInfo, name: str, span: Span, expr: ast.expr) -
                          "Const[...] or a dtype such as f32", expr)
 
 
-def _parse_acc(info: ModuleInfo, name: str, span: Span, expr: ast.expr, args: list[ast.expr]
-               ) -> ParamSpec:
+def _parse_acc(info: ModuleInfo, name: str, span: Span, expr: ast.expr, args: list[ast.expr],
+               dtypes: frozenset[str]) -> ParamSpec:
     """`Acc[Tensor[dtype, shape], "add"]`: an output every block may accumulate into."""
     usage = 'write Acc[Tensor[dtype, shape], op] with op one of ' + ", ".join(
         f'"{o}"' for o in ACC_OPS)
     if len(args) != 2:
         raise _BadAnnotation(usage, expr)
-    inner = _parse_annotation(info, name, span, args[0])
+    inner = _parse_annotation(info, name, span, args[0], dtypes)
     if inner.kind != "tensor":
         raise _BadAnnotation("only tensors can be Acc", args[0])
     op = args[1].value if isinstance(args[1], ast.Constant) else None
     if not isinstance(op, str) or op not in ACC_OPS:
         raise _BadAnnotation(usage, args[1])
-    assert inner.dtype is not None
     if not inner.shape:
         raise _BadAnnotation("an Acc has rank 1 or more; use shape (1,) for one value", args[0])
-    problem = acc_dtype_problem(op, inner.dtype)
+    # a Const[DType]'s dtype is checked at the launch that gives it (compiler/launch)
+    problem = acc_dtype_problem(op, inner.dtype) if inner.dtype is not None else None
     if problem is not None:
         raise _BadAnnotation(problem, args[1])
-    return ParamSpec(name, "acc", span, inner.dtype, inner.shape, acc_op=op)
+    return ParamSpec(name, "acc", span, inner.dtype, inner.shape, acc_op=op,
+                     dtype_param=inner.dtype_param)
 
 
 # What Tile IR's atomics take (tileiras verifies: integer RMWs on i32/i64 only; float add on
@@ -246,11 +274,23 @@ def dotted_kind(info: ModuleInfo, expr: ast.expr) -> str | None:
     return "dtype" if info.resolve(expr) == "DType" else None
 
 
-def _dtype(info: ModuleInfo, expr: ast.expr) -> DType:
+DTYPE_USAGE = ("the first argument of Tensor must be a cutile dtype such as f32, or the name "
+               "of a Const[DType] parameter (\"T\" with T: Const[DType])")
+
+
+def _dtype(info: ModuleInfo, expr: ast.expr, dtypes: frozenset[str]) -> DType | str:
+    """A tensor's dtype, or the name of the Const[DType] parameter that gives it: quoted (then
+    checked by `_check_names`) or not (`Tensor[T, ...]`, what ruff's UP037 makes of "T" under
+    `from __future__ import annotations`; a module-level `T = TypeVar(...)` for mypy)."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str) and \
+            expr.value.isidentifier():
+        quoted = (info.resolve(ast.Name(expr.value)) or "") if expr.value not in dtypes else ""
+        return DTYPES.get(quoted, expr.value)  # "f32" is f32
+    if isinstance(expr, ast.Name) and expr.id in dtypes:
+        return expr.id
     name = info.resolve(expr)
     if name is None or name not in DTYPES:
-        raise _BadAnnotation("the first argument of Tensor must be a cutile dtype such as f32",
-                             expr)
+        raise _BadAnnotation(DTYPE_USAGE, expr)
     return DTYPES[name]
 
 
@@ -276,13 +316,27 @@ def _shape_entry(entry: ConstValue | None, node: ast.expr) -> ShapeEntry:
     return entry
 
 
-def _check_shape_names(params: list[ParamSpec]) -> list[Diagnostic]:
-    consts = {p.name for p in params if p.kind == "const" and p.const_kind == "int"}
+def _check_names(params: list[ParamSpec]) -> list[Diagnostic]:
+    """CT107 for a shape entry that names no Const[int] parameter, and a dtype that names no
+    Const[DType] parameter."""
+    kinds = {p.name: p.const_kind for p in params if p.kind == "const"}
+    consts = {name for name, kind in kinds.items() if kind == "int"}
     diags = []
     for p in params:
+        if p.dtype_param is not None and kinds.get(p.dtype_param) != "dtype":
+            diags.append(msg.BAD_ANNOTATION.at(p.span, name=p.name,
+                                               detail=_dtype_name_problem(p.dtype_param, kinds)))
         for entry in p.shape:
             if isinstance(entry, str) and entry not in consts:
                 diags.append(msg.BAD_ANNOTATION.at(
                     p.span, name=p.name,
                     detail=f"shape entry '{entry}' must name a Const[int] parameter"))
     return diags
+
+
+def _dtype_name_problem(name: str, kinds: dict[str, str | None]) -> str:
+    if name in kinds:
+        return (f"the dtype '{name}' names a Const[{kinds[name]}] parameter; a tensor's dtype "
+                "is a cutile dtype such as f32 or a Const[DType] parameter")
+    return (f"the dtype '{name}' must name a Const[DType] parameter (add {name}: Const[DType] "
+            "to the signature) or be a cutile dtype such as f32")

@@ -17,7 +17,7 @@ from typing import Protocol
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from ..dtypes import integer_range
-from ..frontend.params import KernelSignature, ParamSpec, ShapeEntry
+from ..frontend.params import KernelSignature, ParamSpec, ShapeEntry, acc_dtype_problem
 from .facts import ArgFacts, args_overlap, describe_kind, fmt_shape
 from .moves import kernel_label, moved_diagnostic
 from .tiles import grid_keyword_problem
@@ -81,13 +81,7 @@ class LaunchContract:
         skip = set(verdict.involved)
         self._moved(verdict, loc, skip)
         self._consts(verdict, loc, skip)
-        for i, p in enumerate(self.params):
-            arg = verdict.args[i]
-            if arg is not None and i not in skip and p.kind != "const":
-                diag = self._kind(p, arg, verdict.where[i], loc)
-                if diag is not None:
-                    verdict.diags.append(diag)
-                    skip.add(i)
+        self._kinds(verdict, loc, skip)
         self._shapes(verdict, loc, skip)
         self._missing_consts(verdict, loc)
         self._grids(verdict, loc, skip, grid_arg)
@@ -186,33 +180,50 @@ class LaunchContract:
             elif arg.value is not None:
                 verdict.consts[p.name] = arg.value
 
-    def _kind(self, p: ParamSpec, arg: ArgFacts, at: At | None, loc: Locator
-              ) -> Diagnostic | None:
+    def _kinds(self, verdict: Verdict, loc: Locator, skip: set[int]) -> None:
+        """Every argument against its parameter's kind and dtype, in signature order; a
+        Const[DType] that names tensors' dtype binds at its first sighting (`origins`)."""
+        origins: dict[str, int] = {}
+        for i, p in enumerate(self.params):
+            arg = verdict.args[i]
+            if arg is None or i in skip or p.kind == "const":
+                continue
+            diag = self._kind(p, arg, verdict.where[i], loc, verdict.consts)
+            if diag is None and p.dtype_param is not None:
+                diag = self._dtype_param(i, arg, verdict, loc, origins)
+            if diag is not None:
+                verdict.diags.append(diag)
+                skip.add(i)
+
+    def _kind(self, p: ParamSpec, arg: ArgFacts, at: At | None, loc: Locator,
+              consts: dict[str, object]) -> Diagnostic | None:
         """CT304 and CT406: one argument against its parameter's kind and dtype."""
         assert at is not None
         if arg.kind is None:
             return None
+        dtype = _dtype_text(p, consts)
         if p.kind == "mut":
-            return self._mut_kind(p, arg, at, loc)
+            return self._mut_kind(p, arg, at, loc, dtype)
         if p.kind == "acc" and arg.kind == "partition":
-            return self._mismatch(p, at, loc, f"a {p.dtype} tensor", "a partition (an Acc "
+            return self._mismatch(p, at, loc, f"a {dtype} tensor", "a partition (an Acc "
                                   "parameter takes the whole tensor; use .unpartition())")
         if p.kind in ("tensor", "acc"):
             if arg.kind == "partition":
-                return self._mismatch(p, at, loc, f"a {p.dtype} tensor", "a partition (read-"
+                return self._mismatch(p, at, loc, f"a {dtype} tensor", "a partition (read-"
                                       "only parameters take a tensor; use .unpartition())")
             if arg.kind != "tensor":
-                return self._got(p, at, loc, f"a {p.dtype} tensor", arg)
+                return self._got(p, at, loc, f"a {dtype} tensor", arg)
             if arg.meta:
                 return self._mismatch(p, at, loc, "a tensor with memory", "a meta tensor "
                                       "(ct.meta)")
-            if arg.dtype is not None and arg.dtype != p.dtype:
-                return self._mismatch(p, at, loc, f"a {p.dtype} tensor", f"a {arg.dtype} tensor")
+            if arg.dtype is not None and p.dtype is not None and arg.dtype != p.dtype:
+                return self._mismatch(p, at, loc, f"a {dtype} tensor", f"a {arg.dtype} tensor")
             return self._index_range(p, arg, at, loc)
         return self._scalar(p, arg, at, loc) if p.kind == "scalar" else None
 
-    def _mut_kind(self, p: ParamSpec, arg: ArgFacts, at: At, loc: Locator) -> Diagnostic | None:
-        want = f"a partition of {p.dtype}"
+    def _mut_kind(self, p: ParamSpec, arg: ArgFacts, at: At, loc: Locator, dtype: str
+                  ) -> Diagnostic | None:
+        want = f"a partition of {dtype}"
         if arg.kind == "tensor":
             return self._diag(msg.UNPARTITIONED_MUT, loc.arg(at), param=p.name,
                               name=loc.text(at, p.name))
@@ -220,9 +231,36 @@ class LaunchContract:
             return self._got(p, at, loc, f"{want} (tensor.partition(tile_shape))", arg)
         if arg.meta:
             return self._mismatch(p, at, loc, "a tensor with memory", "a meta tensor (ct.meta)")
-        if arg.dtype is not None and arg.dtype != p.dtype:
+        if arg.dtype is not None and p.dtype is not None and arg.dtype != p.dtype:
             return self._mismatch(p, at, loc, want, f"a partition of {arg.dtype}")
         return self._index_range(p, arg, at, loc)
+
+    def _dtype_param(self, i: int, arg: ArgFacts, verdict: Verdict, loc: Locator,
+                     origins: dict[str, int]) -> Diagnostic | None:
+        """A tensor whose dtype a Const[DType] names: the argument's dtype gives the Const (as
+        a shape gives a Const[int]) or must agree with the value it has (CT406, with a note
+        where that value came from); an Acc's op must take it."""
+        p, at = self.params[i], verdict.where[i]
+        name, dtype = p.dtype_param, arg.dtype
+        assert name is not None and at is not None
+        if dtype is None or arg.kind not in ("tensor", "partition"):
+            return None  # not known (the checker): say nothing
+        bound = verdict.consts.get(name)
+        if bound is None:
+            verdict.consts[name] = dtype
+            origins[name] = i
+        elif bound != dtype:
+            notes = self._origin_note(name, origins, verdict, loc)
+            shown = "a partition of" if p.kind == "mut" else "a"
+            kind = "" if p.kind == "mut" else " tensor"
+            return self._diag(msg.ARGUMENT_MISMATCH, loc.arg(at), notes, param=p.name,
+                              want=f"{shown} {name}={bound}{kind}",
+                              got=f"{shown} {dtype}{kind}")
+        problem = acc_dtype_problem(p.acc_op, dtype) if p.acc_op is not None else None
+        if problem is not None:
+            return self._mismatch(p, at, loc, f"a tensor of a dtype \"{p.acc_op}\" "
+                                  "accumulates", f"a {dtype} tensor ({problem})")
+        return None
 
     def _index_range(self, p: ParamSpec, arg: ArgFacts, at: At, loc: Locator
                      ) -> Diagnostic | None:
@@ -285,9 +323,9 @@ class LaunchContract:
                                                 got=fmt_shape(dims), param=p.name, want=want))
             else:
                 got = describe_kind(arg) or f"shape {fmt_shape(dims)}"
-                verdict.diags.append(self._diag(msg.ARGUMENT_MISMATCH, loc.arg(at), notes,
-                                                param=p.name, want=f"a {p.dtype} tensor of "
-                                                f"shape {want}", got=got))
+                verdict.diags.append(self._diag(
+                    msg.ARGUMENT_MISMATCH, loc.arg(at), notes, param=p.name,
+                    want=f"a {_dtype_text(p, verdict.consts)} tensor of shape {want}", got=got))
             skip.add(i)
 
     def _origin_note(self, clash: str | None, origins: dict[str, int], verdict: Verdict,
@@ -303,7 +341,7 @@ class LaunchContract:
     def _missing_consts(self, verdict: Verdict, loc: Locator) -> None:
         """A Const nobody gives and no given argument's shape names: its default, else CT405."""
         mentioned = {e for i, p in enumerate(self.params) if verdict.args[i] is not None
-                     for e in p.shape if isinstance(e, str)}
+                     for e in (*p.shape, p.dtype_param) if isinstance(e, str)}
         for i, p in enumerate(self.params):
             if (p.kind == "const" and verdict.args[i] is None and p.name not in mentioned
                     and p.name not in verdict.consts):
@@ -474,6 +512,14 @@ def _match(want: tuple[ShapeEntry, ...], got: tuple[int | None, ...],
             return ""
     consts.update(fresh)
     return None
+
+
+def _dtype_text(p: ParamSpec, consts: dict[str, object]) -> str:
+    """A parameter's dtype in messages: `f32`, or its Const[DType] as `T=f16` (`T` unknown)."""
+    name = p.dtype_param
+    if name is None:
+        return str(p.dtype)
+    return f"{name}={consts[name]}" if name in consts else name
 
 
 def _fmt(shape: tuple[ShapeEntry, ...], consts: dict[str, object]) -> str:
