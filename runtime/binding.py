@@ -18,7 +18,6 @@ from ..compiler.frontend.params import KernelSignature, ParamSpec
 from ..compiler.launch import ArgFacts, LaunchContract, contract_for
 from ..compiler.launch.contract import At, launch_consts
 from ..compiler.launch.facts import (
-    WRAP_HINT,
     array_text,
     list_text,
     literal_facts,
@@ -181,14 +180,13 @@ def number_facts(v: Any, p: ParamSpec, site: Site | None, at: At) -> ArgFacts:
     with a hint that fits a number parameter: wrapping it as a tensor would not help."""
     v = held_number(v)
     if isinstance(v, list):
-        return ArgFacts("other", text=list_text(len(v)).partition(";")[0])
+        return ArgFacts("other", text=list_text(len(v), hint=False))
     if isinstance(v, Tensor | Partition | np.bool_ | np.integer | np.floating) or not (
             hasattr(v, "__dlpack__") or hasattr(v, "__array_interface__")):
         return arg_facts(v, site)
     shape = getattr(v, "shape", None)
     dims = tuple(shape) if isinstance(shape, tuple | list) else None  # torch.Size too
-    text = array_text(type_name(v), getattr(v, "dtype", None), dims).removesuffix(
-        "; " + WRAP_HINT)
+    text = array_text(type_name(v), getattr(v, "dtype", None), dims, hint=False)
     if dims is not None and math.prod(dims) == 1 and not isinstance(v, np.generic):
         name = argument_label(site, at, "x")
         convert = "" if dims else f"{_converter(p)}({name}) or "

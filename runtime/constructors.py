@@ -28,7 +28,7 @@ from ..compiler.launch.regions import contiguous_strides
 from ..diagnostics import messages as msg
 from . import hostdtypes, limits
 from .context import backend, current_stream
-from .copying import native, to_storage
+from .copying import NUMBERS, native, to_storage
 from .dlpack import import_dlpack
 from .errors import launch_error
 from .sites import caller_site
@@ -155,8 +155,8 @@ def from_numpy(array: NDArray[Any], dtype: object = None) -> Tensor:
     arr = native(np.asarray(array))
     dt = _dtype(dtype) if dtype is not None else hostdtypes.from_numpy_dtype(arr.dtype)
     if dt is None:  # a NumPy dtype cutile has none for (complex, strings, objects)
-        raise launch_error(_BAD_ARG, caller_site(), what="from_numpy", want="an array of bool, "
-                           "int, uint or float dtype", got=arr.dtype)
+        raise launch_error(_BAD_ARG, caller_site(), what="from_numpy", want=NUMBERS,
+                           got=arr.dtype)
     return tensor_from_storage(backend(), to_storage(arr, dt, "from_numpy"), dt)
 
 

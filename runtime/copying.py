@@ -29,7 +29,7 @@ from .sites import Site, argument_label, argument_span, caller_site, receiver_na
 from .streams import stream_of
 from .views import region_conflict, region_error
 
-_WANT = "an array of bool, int, uint or float dtype"
+NUMBERS = "an array of bool, int, uint or float dtype"  # what a host value must be
 
 
 def read_storage(t: TensorHandle) -> NDArray[Any]:
@@ -67,7 +67,7 @@ def to_storage(arr: NDArray[Any], dt: DType, call: str) -> NDArray[Any]:
 def check_numbers(arr: NDArray[Any], call: str) -> None:
     """CT406 for strings, objects, complex values: NumPy's cast would fail inside it."""
     if arr.dtype.kind not in "biuf":
-        raise launch_error(msg.BAD_CONSTRUCTOR_ARG, caller_site(), what=call, want=_WANT,
+        raise launch_error(msg.BAD_CONSTRUCTOR_ARG, caller_site(), what=call, want=NUMBERS,
                            got=arr.dtype)
 
 
@@ -110,7 +110,7 @@ def source(src: Any, t: TensorHandle, site: Site) -> Source:
     except (TypeError, ValueError):  # a ragged list, an object NumPy cannot read
         arr = np.empty(0, dtype=object)
     if arr.dtype.kind == "O":  # its dtype would say nothing: name what was given
-        raise launch_error(msg.BAD_CONSTRUCTOR_ARG, site, what=call, want=_WANT, got=type(src))
+        raise launch_error(msg.BAD_CONSTRUCTOR_ARG, site, what=call, want=NUMBERS, got=type(src))
     return Source(None, _fit(arr, t, call, same=False))
 
 

@@ -229,14 +229,18 @@ def _only_called(scope: Scope, own: Sequence[ast.AST], node: ast.AST) -> bool:
     no nested code sees: it runs only where the scope calls it."""
     nodes = [n for n in own if n is not node]
     name = _closure_name(node, [*nodes, node])
-    if name is None or name in scope.captured or any(name in free for _, free in
-                                                     scope.closures):
-        return False
-    if sum(bound_names(n).count(name) for n in [*nodes, node]) != 1:
+    if name is None or not _private_once(scope, [*nodes, node], name):
         return False
     callees = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     return all(id(n) in callees for n in nodes
                if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store))
+
+
+def _private_once(scope: Scope, nodes: Sequence[ast.AST], name: str) -> bool:
+    """`name` is bound once in the scope's own code and no nested code can see it."""
+    if name in scope.captured or any(name in free for _, free in scope.closures):
+        return False
+    return sum(bound_names(n).count(name) for n in nodes) == 1
 
 
 def _fixed(scope: Scope, nodes: Sequence[ast.AST], node: ast.Assign) -> bool:
@@ -257,9 +261,7 @@ def _fixed(scope: Scope, nodes: Sequence[ast.AST], node: ast.Assign) -> bool:
     else:
         return False
     name = node.targets[0].id
-    if name in scope.captured or any(name in free for _, free in scope.closures):
-        return False
-    if sum(bound_names(n).count(name) for n in nodes) != 1:
+    if not _private_once(scope, nodes, name):
         return False
     indexed = {id(n.value) for n in nodes if isinstance(n, ast.Subscript) and isinstance(
         n.ctx, ast.Load) and isinstance(n.slice, ast.Constant) and type(n.slice.value) is key}

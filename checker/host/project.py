@@ -29,8 +29,6 @@ class ProjectIndex:
                  sources: Mapping[str, str] | None = None) -> None:
         # the reader's finder: the names a module imports resolve as the JIT resolves them
         self.finder = ModuleFinder(root, sources)
-        self.root = self.finder.root
-        self.sources = self.finder.sources
         self._infos: dict[Path, ModuleInfo | None] = {}
         self._kernels: dict[Path, dict[str, KernelVal]] = {}
 

@@ -76,9 +76,11 @@ class World:
         """Whether `op` is pending; `taken`: or the chain or graph that took it over is (what
         it was given is held until that one is synced)."""
         seen: set[int] = set()
-        while op not in seen and (taken or not seen):
+        while op not in seen:
             if any(m in pending for m in self.members(op)):
                 return True
+            if not taken:
+                return False
             seen.add(op)
             op = self.successors.get(op, op)
         return False

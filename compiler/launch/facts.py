@@ -96,19 +96,22 @@ def type_name(value: object) -> str:
 WRAP_HINT = "wrap it with ct.from_numpy(...) (a copy) or ct.from_dlpack(...) (shares its memory)"
 
 
-def array_text(type_name: str, dtype: object, shape: tuple[Dim, ...] | None) -> str:
-    """`a numpy.ndarray (float32, shape (100,)); wrap it with ...` (what is known of it)."""
+def array_text(type_name: str, dtype: object, shape: tuple[Dim, ...] | None,
+               hint: bool = True) -> str:
+    """`a numpy.ndarray (float32, shape (100,)); wrap it with ...` (what is known of it; the
+    advice only where a tensor goes: `hint`)."""
     known = [str(dtype).replace("torch.", "")] if dtype is not None else []
     if shape is not None:
         known.append(f"shape {fmt_shape(shape)}")
     detail = f" ({', '.join(known)})" if known else ""
-    return f"a {type_name}{detail}; {WRAP_HINT}"
+    return f"a {type_name}{detail}" + (f"; {WRAP_HINT}" if hint else "")
 
 
-def list_text(length: int | None) -> str:
-    """A list where a tensor goes (its items are not shown)."""
+def list_text(length: int | None, hint: bool = True) -> str:
+    """A list (its items are not shown), with the advice where a tensor goes (`hint`)."""
     items = "" if length is None else f" of {length} item{'s' if length != 1 else ''}"
-    return f"a list{items}; wrap it with ct.from_numpy(np.array(...)) (a copy)"
+    return f"a list{items}" + ("; wrap it with ct.from_numpy(np.array(...)) (a copy)" if hint
+                               else "")
 
 
 # methods that hand the same elements on whole under a new handle: an argument `z.partition(t)`

@@ -155,7 +155,6 @@ class NoBlocks(Executable):
     kernel's errors do not depend on its grid."""
 
     def __init__(self, inner: Executable) -> None:
-        self.inner = inner
         self.pdl = inner.pdl
 
     def enqueue(self, args: Sequence[Any], grid: tuple[int, int, int], stream: int) -> None:
