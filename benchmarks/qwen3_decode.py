@@ -299,7 +299,7 @@ def guarded(row: dict[str, Any], key: str, fn: Any) -> None:
     except Exception as exc:  # a peer that fails here is a row entry, not a crash
         row[key] = None
         row[f"{key}_error"] = f"{exc.__class__.__name__}: {exc}"[:400]
-    if key != "profile":  # as it comes: a run cut short still shows what it measured
+    if not key.startswith("profile"):  # as it comes: a run cut short still shows what it measured
         print(f"  {row['size']} {key}: {row[key]}", flush=True)
 
 
@@ -337,6 +337,9 @@ def measure(torch: Any, transformers: Any, size: str, context: int, tokens: int,
         print(f"  {size} {key}: {row[key]:.1f}", flush=True)
     variant_rates(row, dependent, context, tokens, graph_tokens, exact=True)
     variant_rates(row, fused, context, tokens, graph_tokens, exact=False)
+    if profile and "graph_pdl_prefetch" in dependent:
+        guarded(row, "profile_pdl_prefetch",
+                lambda: kernel_profile(dependent["graph_pdl_prefetch"], context))
     del dependent, fused
     if prefill:
         guarded(row, "prefill_s", lambda: engine_prefill_s(model, context))
@@ -397,10 +400,11 @@ def main(argv: list[str] | None = None) -> int:
                       args.profile, bw, not args.no_prefill, args.family, args.pdl,
                       args.fuse_norms)
         rows.append(row)
-        if isinstance(row.get("profile"), list):
-            print_profile(size, row["profile"])
+        for key in ("profile", "profile_pdl_prefetch"):
+            if isinstance(row.get(key), list):
+                print_profile(f"{size} {key}", row[key])
         print(json.dumps({k: round(v, 4) if isinstance(v, float) else v
-                          for k, v in row.items() if k != "profile"}), flush=True)
+                          for k, v in row.items() if not k.startswith("profile")}), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps({"bw": bw, "rows": rows}, indent=1))
     return 0

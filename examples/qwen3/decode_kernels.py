@@ -12,8 +12,12 @@ the step is captured once as a CUDA graph and replayed, and its last kernel adva
 position (and writes the token it picked into the history).
 """
 
+from typing import TypeVar
+
 import cutile as ct
-from cutile import Const, Mut, Tensor, bf16, f32, i32, i64
+from cutile import Const, DType, Mut, Tensor, bf16, f32, i32, i64
+
+KV = TypeVar("KV", bound=ct.TileValue)  # the KV cache's dtype in the dtype-generic kernels
 
 NEG_INF = -1.0e30
 # the sampling keys (i32 bits as i64) lie in [KEY_LOW, KEY_END); an invalid lane's is below
@@ -341,7 +345,7 @@ def gate_up_bf16(y: Mut[Tensor[f32, (1, "BN")]], x: Tensor[f32, (1, -1)],
     _swiglu(y, x, wg, wu, BN, BK, LAT)
 
 
-# -- q/k RMSNorm per head, RoPE, and the KV-cache append, one block per kv head ---------------
+# -- q/k RMSNorm per head and RoPE of the new token's heads --------------------------------------
 # qkv is the (1, (NH + 2 NKV) D) row of the stacked projection: head h is its h-th D columns.
 # RoPE is rotate_half: the two halves of a head pair up.
 @ct.function
@@ -373,147 +377,224 @@ def _angles(pos, inv_freq, D):  # type: ignore[no-untyped-def]
     return ct.cos(angle), ct.sin(angle)
 
 
-@ct.function
-def _append_v(vc, qkv, pos, h, NH, NKV, D, KV):  # type: ignore[no-untyped-def]
-    vc.store(qkv.load_tile((1, D), (0, NH + NKV + h)).reshape((1, 1, D)).astype(KV), (0, pos, 0))
-
-
-# Block h owns kv head h: its G query heads' rows of q (NKV, G, D), and its (1, S, D) slab of
-# both caches, where it stores the new key and value rows as the (1, 1, D) tile at row pos: an
-# in-slab index, so a position past the cache is masked at the slab's edge and no block can
-# reach another head's rows. One launch instead of two (norm + RoPE, then the append). The
-# caches are float32, or bfloat16 (`_kvbf16`: rounded as they are stored).
-@ct.function
-def _qk_rope_append(q, kc, vc, qkv, q_norm, k_norm, inv_freq, pos_t, eps,  # type: ignore[no-untyped-def]
-                    NH, NKV, G, D, KV):
-    h, _, _ = kc.tile_index()
-    pos = _scalar(pos_t)
-    c, s = _angles(pos, inv_freq, D)
-    for g in range(G):
-        q.store(_head_norm_rope(qkv, h * G + g, q_norm, eps, c, s, D), (0, g, 0))
-    kc.store(_head_norm_rope(qkv, NH + h, k_norm, eps, c, s, D).astype(KV), (0, pos, 0))
-    _append_v(vc, qkv, pos, h, NH, NKV, D, KV)
-
-
-@ct.kernel
-def qk_rope_append(q: Mut[Tensor[f32, (1, "G", "D")]], kc: Mut[Tensor[f32, (1, -1, "D")]],
-                   vc: Mut[Tensor[f32, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
-                   q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
-                   inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
-                   NH: Const[int], NKV: Const[int], G: Const[int], D: Const[int]) -> None:
-    _qk_rope_append(q, kc, vc, qkv, q_norm, k_norm, inv_freq, pos_t, eps, NH, NKV, G, D, f32)
-
-
-@ct.kernel
-def qk_rope_append_kvbf16(q: Mut[Tensor[f32, (1, "G", "D")]],
-                          kc: Mut[Tensor[bf16, (1, -1, "D")]],
-                          vc: Mut[Tensor[bf16, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
-                          q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
-                          inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
-                          NH: Const[int], NKV: Const[int], G: Const[int],
-                          D: Const[int]) -> None:
-    _qk_rope_append(q, kc, vc, qkv, q_norm, k_norm, inv_freq, pos_t, eps, NH, NKV, G, D, bf16)
-
-
-# The same without the q/k norm (Llama): each head only rotated, then stored as above.
+# Llama has no q/k norm: its heads are only rotated.
 @ct.function
 def _head_rope(qkv, head, c, s, D):  # type: ignore[no-untyped-def]
     x1, x2 = _halves(qkv, head, D)
     return _rotated(x1, x2, c, s, D)
 
 
+# -- the same attention with the new token inside (Step's lowering: one launch a layer fewer) ---
+# The attention blocks compute the new token's query head (q/k norm where the family has one,
+# RoPE) and its kv head's new key and value from the stacked projection's row themselves, walk
+# the cache rows before pos only, and part 0 adds the new token; the key and value rows are
+# stored into the cache by attention_merge_append after every block has read the cache, so
+# nothing a launch reads is written in it. The new key is rounded to the cache's dtype as the
+# cache will hold it, so the step computes what the append-then-attend order did.
 @ct.function
-def _rope_append(q, kc, vc, qkv, inv_freq, pos_t, NH, NKV, G, D, KV):  # type: ignore[no-untyped-def]
-    h, _, _ = kc.tile_index()
-    pos = _scalar(pos_t)
-    c, s = _angles(pos, inv_freq, D)
-    for g in range(G):
-        q.store(_head_rope(qkv, h * G + g, c, s, D), (0, g, 0))
-    kc.store(_head_rope(qkv, NH + h, c, s, D).astype(KV), (0, pos, 0))
-    _append_v(vc, qkv, pos, h, NH, NKV, D, KV)
+def _fold(m_i, l_i, acc, kt, vt, qh, j, pos, BN, D):  # type: ignore[no-untyped-def]
+    """The running (max, sum, output row) with cache tile j (keys kt, values vt) folded in: its
+    rows before pos only (a tile with none leaves them as they are)."""
+    s = ct.sum(kt.reshape((BN, D)).astype(f32) * qh, 1, keepdims=True)
+    live = (j * BN + ct.arange(BN, i32)).reshape((BN, 1)) < pos
+    m_new = ct.maximum(m_i, ct.max(ct.where(live, s, NEG_INF), 0, keepdims=True))
+    p = ct.where(live, ct.exp(s - m_new), 0.0)
+    alpha = ct.exp(m_i - m_new)
+    vt = vt.reshape((BN, D)).astype(f32)
+    return (m_new, l_i * alpha + ct.sum(p, 0, keepdims=True),
+            acc * alpha + ct.sum(p * vt, 0, keepdims=True))
 
 
-@ct.kernel
-def rope_append(q: Mut[Tensor[f32, (1, "G", "D")]], kc: Mut[Tensor[f32, (1, -1, "D")]],
-                vc: Mut[Tensor[f32, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
-                inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], NH: Const[int],
-                NKV: Const[int], G: Const[int], D: Const[int]) -> None:
-    _rope_append(q, kc, vc, qkv, inv_freq, pos_t, NH, NKV, G, D, f32)
-
-
-@ct.kernel
-def rope_append_kvbf16(q: Mut[Tensor[f32, (1, "G", "D")]], kc: Mut[Tensor[bf16, (1, -1, "D")]],
-                       vc: Mut[Tensor[bf16, (1, -1, "D")]], qkv: Tensor[f32, (1, -1)],
-                       inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], NH: Const[int],
-                       NKV: Const[int], G: Const[int], D: Const[int]) -> None:
-    _rope_append(q, kc, vc, qkv, inv_freq, pos_t, NH, NKV, G, D, bf16)
-
-
-# -- decode attention, split over the cache (flash decoding) ----------------------------------
-# Block r = h A + a takes query head h and the cache tiles a, a + A, ... up to row pos of its kv
-# head, and leaves its unnormalized output row with the running max (mx) and sum (den) of that
-# part; attention_merge merges the A parts of each head. A x NH blocks fill the GPU where NH
-# blocks walking the whole cache would not. Cache tiles are widened to float32 as they load.
 @ct.function
-def _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D):  # type: ignore[no-untyped-def]
-    r, _ = o.tile_index()
-    h = r // A
-    pos = _scalar(pos_t)
-    qh = q.load_tile((1, 1, D), (h // G, h % G, 0)).reshape((1, D)) * scale
+def _first_tiles(kc, vc, r, G, A, BN, D):  # type: ignore[no-untyped-def]
+    """Block r's first cache tiles (tile r % A of its kv head's keys and values)."""
+    at = (r // A // G, r % A, 0)
+    return kc.partition((1, BN, D)).load(at), vc.partition((1, BN, D)).load(at)
+
+
+@ct.function
+def _attend_new(o, mx, den, qh, kn, vn, k0, v0, kc, vc, pos, r, G, A, BN, D):  # type: ignore[no-untyped-def]
+    """Part a = r % A of query head r // A's attention (query qh): its cache tiles a (k0, v0),
+    a + A, ... before row pos, then in part 0 the new row (key kn, value vn)."""
+    a, kvh = r % A, r // A // G
     pk = kc.partition((1, BN, D))
     pv = vc.partition((1, BN, D))
-    m_i = ct.full((1, 1), NEG_INF, f32)
-    l_i = ct.zeros((1, 1), f32)
-    acc = ct.zeros((1, D), f32)
-    for j in range(r % A, pos // BN + 1, A):
-        kt = pk.load((h // G, j, 0)).reshape((BN, D)).astype(f32)
-        s = ct.sum(kt * qh, 1, keepdims=True)
-        cols = (j * BN + ct.arange(BN, i32)).reshape((BN, 1))
-        s = ct.where(cols <= pos, s, NEG_INF)
-        m_new = ct.maximum(m_i, ct.max(s, 0, keepdims=True))
-        p = ct.exp(s - m_new)
-        alpha = ct.exp(m_i - m_new)
-        l_i = l_i * alpha + ct.sum(p, 0, keepdims=True)
-        vt = pv.load((h // G, j, 0)).reshape((BN, D)).astype(f32)
-        acc = acc * alpha + ct.sum(p * vt, 0, keepdims=True)
-        m_i = m_new
-    o.store(acc)
-    mx.store(m_i)
-    den.store(l_i)
+    m_i, l_i, acc = _fold(ct.full((1, 1), NEG_INF, f32), ct.zeros((1, 1), f32),
+                          ct.zeros((1, D), f32), k0, v0, qh, a, pos, BN, D)
+    for j in range(a + A, ct.cdiv(pos, BN), A):
+        m_i, l_i, acc = _fold(m_i, l_i, acc, pk.load((kvh, j, 0)), pv.load((kvh, j, 0)), qh, j,
+                              pos, BN, D)
+    first = a == 0
+    s_new = ct.where(first, ct.sum(kn * qh, 1, keepdims=True), NEG_INF)
+    m_new = ct.maximum(m_i, s_new)
+    p_new = ct.where(first, ct.exp(s_new - m_new), 0.0)
+    alpha = ct.exp(m_i - m_new)
+    o.store(acc * alpha + p_new * vn)
+    mx.store(m_new)
+    den.store(l_i * alpha + p_new)
+
+
+@ct.function
+def _new_heads(qkv, q_norm, k_norm, c, s, eps, scale, r, NH, NKV, G, A, D, KV, NORM):  # type: ignore[no-untyped-def]
+    """The new token's query head r // A (scaled) and its kv head's key and value rows, the
+    key and value rounded as the cache holds them: (1, D) each. NORM: Qwen3's q/k RMSNorm
+    before the rotation (Llama: the rotation only)."""
+    h = r // A
+    if NORM:
+        qh = _head_norm_rope(qkv, h, q_norm, eps, c, s, D)
+        kn = _head_norm_rope(qkv, NH + h // G, k_norm, eps, c, s, D)
+    else:
+        qh = _head_rope(qkv, h, c, s, D)
+        kn = _head_rope(qkv, NH + h // G, c, s, D)
+    vn = qkv.load_tile((1, D), (0, NH + NKV + h // G))
+    return (qh.reshape((1, D)) * scale, kn.reshape((1, D)).astype(KV).astype(f32),
+            vn.astype(KV).astype(f32))
+
+
+@ct.function
+def _attention_new(o, mx, den, qkv, q_norm, k_norm, inv_freq, kc, vc, pos_t, scale, eps,  # type: ignore[no-untyped-def]
+                   NH, NKV, G, A, BN, D, KV, NORM, WAIT):
+    """One block of the attention with the new token inside. WAIT (a dependent launch): the
+    position, the angles and the first cache tiles are read before the wait (no launch of a
+    step writes them before this one: the caches' rows come from the merges of earlier steps,
+    pos from the step's last launch), the projection's row only after it."""
+    r, _ = o.tile_index()
+    pos = _scalar(pos_t)
+    c, s = _angles(pos, inv_freq, D)
+    k0, v0 = _first_tiles(kc, vc, r, G, A, BN, D)
+    if WAIT:
+        ct.wait_for_predecessor()
+    qh, kn, vn = _new_heads(qkv, q_norm, k_norm, c, s, eps, scale, r, NH, NKV, G, A, D, KV, NORM)
+    _attend_new(o, mx, den, qh, kn, vn, k0, v0, kc, vc, pos, r, G, A, BN, D)
 
 
 @ct.kernel
-def decode_attention(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
-                     den: Mut[Tensor[f32, (1, 1)]], q: Tensor[f32, (-1, -1, "D")],
-                     kc: Tensor[f32, (-1, -1, "D")], vc: Tensor[f32, (-1, -1, "D")],
-                     pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], A: Const[int],
-                     BN: Const[int], D: Const[int]) -> None:
-    _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D)
+def decode_attention_new(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
+                         den: Mut[Tensor[f32, (1, 1)]], qkv: Tensor[f32, (1, -1)],
+                         q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
+                         inv_freq: Tensor[f32, (-1,)], kc: Tensor[KV, (-1, -1, "D")],
+                         vc: Tensor[KV, (-1, -1, "D")], pos_t: Tensor[i32, (1,)],
+                         scale: f32, eps: f32, NH: Const[int], NKV: Const[int], G: Const[int],
+                         A: Const[int], BN: Const[int], D: Const[int],
+                         KV: Const[DType]) -> None:
+    """Qwen3's form: the new query and key heads RMS-normed, then rotated."""
+    _attention_new(o, mx, den, qkv, q_norm, k_norm, inv_freq, kc, vc, pos_t, scale, eps,
+                   NH, NKV, G, A, BN, D, KV, True, False)
+
+
+@ct.kernel(pdl=True)
+def decode_attention_new_pdl(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
+                             den: Mut[Tensor[f32, (1, 1)]], qkv: Tensor[f32, (1, -1)],
+                             q_norm: Tensor[f32, ("D",)], k_norm: Tensor[f32, ("D",)],
+                             inv_freq: Tensor[f32, (-1,)], kc: Tensor[KV, (-1, -1, "D")],
+                             vc: Tensor[KV, (-1, -1, "D")], pos_t: Tensor[i32, (1,)],
+                             scale: f32, eps: f32, NH: Const[int], NKV: Const[int],
+                             G: Const[int], A: Const[int], BN: Const[int], D: Const[int],
+                             KV: Const[DType]) -> None:
+    _attention_new(o, mx, den, qkv, q_norm, k_norm, inv_freq, kc, vc, pos_t, scale, eps,
+                   NH, NKV, G, A, BN, D, KV, True, True)
 
 
 @ct.kernel
-def decode_attention_kvbf16(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
-                            den: Mut[Tensor[f32, (1, 1)]], q: Tensor[f32, (-1, -1, "D")],
-                            kc: Tensor[bf16, (-1, -1, "D")], vc: Tensor[bf16, (-1, -1, "D")],
-                            pos_t: Tensor[i32, (1,)], scale: f32, G: Const[int], A: Const[int],
-                            BN: Const[int], D: Const[int]) -> None:
-    _decode_attention(o, mx, den, q, kc, vc, pos_t, scale, G, A, BN, D)
+def decode_attention_new_rope(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
+                              den: Mut[Tensor[f32, (1, 1)]], qkv: Tensor[f32, (1, -1)],
+                              inv_freq: Tensor[f32, (-1,)], kc: Tensor[KV, (-1, -1, "D")],
+                              vc: Tensor[KV, (-1, -1, "D")], pos_t: Tensor[i32, (1,)],
+                              scale: f32, NH: Const[int], NKV: Const[int], G: Const[int],
+                              A: Const[int], BN: Const[int], D: Const[int],
+                              KV: Const[DType]) -> None:
+    """Llama's form: the new query and key heads only rotated (inv_freq stands in for the
+    norms, which the NORM=False form never reads)."""
+    _attention_new(o, mx, den, qkv, inv_freq, inv_freq, inv_freq, kc, vc, pos_t, scale, 0.0,
+                   NH, NKV, G, A, BN, D, KV, False, False)
 
 
-# -- the merge of each head's A parts into the (1, NH D) attention row, one block per head ---
+@ct.kernel(pdl=True)
+def decode_attention_new_rope_pdl(o: Mut[Tensor[f32, (1, "D")]], mx: Mut[Tensor[f32, (1, 1)]],
+                                  den: Mut[Tensor[f32, (1, 1)]], qkv: Tensor[f32, (1, -1)],
+                                  inv_freq: Tensor[f32, (-1,)],
+                                  kc: Tensor[KV, (-1, -1, "D")],
+                                  vc: Tensor[KV, (-1, -1, "D")], pos_t: Tensor[i32, (1,)],
+                                  scale: f32, NH: Const[int], NKV: Const[int], G: Const[int],
+                                  A: Const[int], BN: Const[int], D: Const[int],
+                                  KV: Const[DType]) -> None:
+    _attention_new(o, mx, den, qkv, inv_freq, inv_freq, inv_freq, kc, vc, pos_t, scale, 0.0,
+                   NH, NKV, G, A, BN, D, KV, False, True)
+
+
+# -- the merge of each kv head's G query heads' A parts, and the append of its new rows -------
 # Each part weighs exp(its max - the head's max) (a part with no rows has max NEG_INF: weight
-# 0). The o-projection is then a plain split GEMV over that row: on the H200 this was 186 us a
-# 4B step faster than merging inside the projection's K loop (546 against 360 us), where each
-# K tile's weights waited for its merge; at 0.6B the two were even.
-@ct.kernel
-def attention_merge(attn: Mut[Tensor[f32, (1, "D")]], o: Tensor[f32, (-1, "D")],
-                    mx: Tensor[f32, (-1, 1)], den: Tensor[f32, (-1, 1)], A: Const[int],
-                    D: Const[int]) -> None:
-    _, h = attn.tile_index()
+# 0). The o-projection is then a plain split GEMV over the attention row: on the H200 this was
+# 186 us a 4B step faster than merging inside the projection's K loop (546 against 360 us),
+# where each K tile's weights waited for its merge; at 0.6B the two were even.
+@ct.function
+def _merged_group(o, mx, den, h, G, A, D):  # type: ignore[no-untyped-def]
+    """Kv head h's G query heads' rows (G, D), from their G A parts (rows h G A ...)."""
+    m = mx.load_tile((G * A, 1), (h, 0)).reshape((G, A, 1))
+    w = ct.exp(m - ct.max(m, 1, keepdims=True))
+    total = ct.sum(w * den.load_tile((G * A, 1), (h, 0)).reshape((G, A, 1)), 1)
+    return ct.sum(w * o.load_tile((G * A, D), (h, 0)).reshape((G, A, D)), 1) / total
+
+
+@ct.function
+def _merged(o, mx, den, h, A, D):  # type: ignore[no-untyped-def]
+    """Head h's attention row (1, D) from its A parts."""
     m = mx.load_tile((A, 1), (h, 0))
     w = ct.exp(m - ct.max(m, 0, keepdims=True))
     total = ct.sum(w * den.load_tile((A, 1), (h, 0)), 0, keepdims=True)
-    attn.store(ct.sum(w * o.load_tile((A, D), (h, 0)), 0, keepdims=True) / total)
+    return ct.sum(w * o.load_tile((A, D), (h, 0)), 0, keepdims=True) / total
+
+
+# attention_merge_append: the merge of the A parts of kv head h's G query heads into its
+# (1, G D) slab of the attention row, and the append of the new key and value rows at pos to
+# its cache slabs (the new key normed and rotated as the attention blocks did). The caches come
+# as (1, NKV, S, D) views, so that their slabs' grid is the attention row's (1, NKV). GROUPED
+# (G a power of two) loads the G heads' parts at once instead of one head after another.
+@ct.function
+def _merge_append(attn, kc, vc, o, mx, den, qkv, kn, pos, h, NH, NKV, G, A, D, KV,  # type: ignore[no-untyped-def]
+                  GROUPED):
+    if GROUPED:  # G a power of two: the G A parts' rows in one load each, all heads at once
+        attn.store(_merged_group(o, mx, den, h, G, A, D).reshape((1, G * D)))
+    else:
+        for g in range(G):
+            attn.store(_merged(o, mx, den, h * G + g, A, D), (0, g))
+    kc.store(kn.reshape((1, 1, 1, D)).astype(KV), (0, 0, pos, 0))
+    v = qkv.load_tile((1, D), (0, NH + NKV + h))
+    vc.store(v.reshape((1, 1, 1, D)).astype(KV), (0, 0, pos, 0))
+
+
+@ct.kernel
+def attention_merge_append(attn: Mut[Tensor[f32, (1, "GD")]],
+                           kc: Mut[Tensor[KV, (1, 1, -1, "D")]],
+                           vc: Mut[Tensor[KV, (1, 1, -1, "D")]], o: Tensor[f32, (-1, "D")],
+                           mx: Tensor[f32, (-1, 1)], den: Tensor[f32, (-1, 1)],
+                           qkv: Tensor[f32, (1, -1)], k_norm: Tensor[f32, ("D",)],
+                           inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)], eps: f32,
+                           NH: Const[int], NKV: Const[int], G: Const[int], A: Const[int],
+                           D: Const[int], GD: Const[int], KV: Const[DType],
+                           GROUPED: Const[bool]) -> None:
+    _, h, _, _ = kc.tile_index()
+    pos = _scalar(pos_t)
+    c, s = _angles(pos, inv_freq, D)
+    kn = _head_norm_rope(qkv, NH + h, k_norm, eps, c, s, D)
+    _merge_append(attn, kc, vc, o, mx, den, qkv, kn, pos, h, NH, NKV, G, A, D, KV, GROUPED)
+
+
+@ct.kernel
+def attention_merge_append_rope(attn: Mut[Tensor[f32, (1, "GD")]],
+                                kc: Mut[Tensor[KV, (1, 1, -1, "D")]],
+                                vc: Mut[Tensor[KV, (1, 1, -1, "D")]],
+                                o: Tensor[f32, (-1, "D")], mx: Tensor[f32, (-1, 1)],
+                                den: Tensor[f32, (-1, 1)], qkv: Tensor[f32, (1, -1)],
+                                inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)],
+                                NH: Const[int], NKV: Const[int], G: Const[int], A: Const[int],
+                                D: Const[int], GD: Const[int], KV: Const[DType],
+                           GROUPED: Const[bool]) -> None:
+    _, h, _, _ = kc.tile_index()
+    pos = _scalar(pos_t)
+    c, s = _angles(pos, inv_freq, D)
+    kn = _head_rope(qkv, NH + h, c, s, D)
+    _merge_append(attn, kc, vc, o, mx, den, qkv, kn, pos, h, NH, NKV, G, A, D, KV, GROUPED)
 
 
 # -- greedy choice: the index of the largest logit (the first one on ties) -------------------

@@ -222,8 +222,8 @@ def _parser() -> argparse.ArgumentParser:
                         "each waits first thing, prefetch (the default): the matrix-vector "
                         "kernels load their first weight tile before waiting")
     p.add_argument("--fuse-norms", action="store_true",
-                   help="each RMSNorm inside the projection that reads it (7 launches a layer "
-                        "instead of 9; the same tokens up to rounding)")
+                   help="each RMSNorm inside the projection that reads it (6 launches a layer "
+                        "instead of 8; the same tokens up to rounding)")
     p.add_argument("--json", action="store_true", help="print one JSON object (per turn)")
     p.add_argument("--progress", action="store_true",
                    help="show the loading progress on stderr also when it is not a terminal")

@@ -38,11 +38,13 @@ MATMUL: dict[str, Variants] = {  # by the matrices' dtype
     "gemm_residual": {"float32": pk.gemm_residual_f32, "bfloat16": pk.gemm_residual_bf16},
     "gate_up_rows": {"float32": pk.gate_up_rows_f32, "bfloat16": pk.gate_up_rows_bf16},
 }
-ATTENTION: dict[str, Variants] = {  # by the KV cache's dtype
-    "qk_norm_rope_append": {"float32": k.qk_rope_append, "bfloat16": k.qk_rope_append_kvbf16},
-    "rope_append": {"float32": k.rope_append, "bfloat16": k.rope_append_kvbf16},
-    "decode": {"float32": k.decode_attention, "bfloat16": k.decode_attention_kvbf16},
-    "merge": {ANY: k.attention_merge},
+ATTENTION: dict[str, Variants] = {  # by the KV cache's dtype (the prefill's)
+    # decode: the new token inside the attention, the append in the merge (dtype-generic: the
+    # cache's dtype is inferred from the cache)
+    "decode_new_norm_rope": {ANY: k.decode_attention_new},
+    "decode_new_rope": {ANY: k.decode_attention_new_rope},
+    "merge_append_norm_rope": {ANY: k.attention_merge_append},
+    "merge_append_rope": {ANY: k.attention_merge_append_rope},
     "q_norm_rope_rows": {ANY: pk.q_norm_rope_rows},
     "q_rope_rows": {ANY: pk.q_rope_rows},
     "kv_norm_rope_fill": {"float32": pk.kv_fill, "bfloat16": pk.kv_fill_kvbf16},
@@ -63,7 +65,9 @@ TABLE: dict[str, dict[str, Variants]] = {"norm": NORM, "matmul": MATMUL,
 # before the wait) and `.dependent()` for the others.
 PDL_MODES = ("entry", "prefetch")
 PREFETCHING = {k.gemv_f32: k.gemv_f32_pdl, k.gemv_bf16: k.gemv_bf16_pdl,
-               k.gate_up_f32: k.gate_up_f32_pdl, k.gate_up_bf16: k.gate_up_bf16_pdl}
+               k.gate_up_f32: k.gate_up_f32_pdl, k.gate_up_bf16: k.gate_up_bf16_pdl,
+               k.decode_attention_new: k.decode_attention_new_pdl,
+               k.decode_attention_new_rope: k.decode_attention_new_rope_pdl}
 
 
 def kernel(family: str, op: str, dtype: str = ANY) -> Any:

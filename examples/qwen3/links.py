@@ -33,6 +33,9 @@ class Link:
     tiles: tuple[tuple[int, ...], ...]
     args: tuple[Any, ...]
     consts: dict[str, Any] = field(default_factory=dict)
+    # per out (or none): the shape its buffer is viewed as while the launch holds it, and the
+    # shape it is kept as (a leading unit axis puts a slab's grid on the axis another out's is)
+    views: tuple[tuple[tuple[int, ...], tuple[int, ...]] | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,16 +48,25 @@ class HostLink:
 Links = list[Link | HostLink]
 
 
+def _view(ln: Link, i: int, as_launched: bool) -> tuple[int, ...] | None:
+    v = ln.views[i] if i < len(ln.views) else None
+    return None if v is None else v[0 if as_launched else 1]
+
+
 def launch(buf: Buffers, ln: Link) -> Any:
     args = (buf[a] if isinstance(a, str) else a for a in ln.args)
-    outs = (buf.pop(o).partition(t) for o, t in zip(ln.outs, ln.tiles, strict=True))
+    outs = []
+    for i, (o, t) in enumerate(zip(ln.outs, ln.tiles, strict=True)):
+        view = _view(ln, i, True)
+        outs.append((buf.pop(o) if view is None else buf.pop(o).reshape(view)).partition(t))
     return ln.kernel(*outs, *args, **ln.consts)
 
 
 def written(buf: Buffers, ln: Link, results: tuple[Any, ...]) -> None:
     """`ln`'s results are back: the buffers its slabs were split from, written."""
-    for o, p in zip(ln.outs, results, strict=False):
-        buf[o] = p.unpartition()
+    for i, (o, p) in enumerate(zip(ln.outs, results, strict=False)):
+        kept = _view(ln, i, False)
+        buf[o] = p.unpartition() if kept is None else p.unpartition().reshape(kept)
 
 
 def run_each(buf: Buffers, links: Links) -> None:

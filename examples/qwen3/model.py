@@ -93,7 +93,7 @@ class Engine:
     `pdl` ("entry" or "prefetch", kernel_table.Kernels): every kernel launched as a
     programmatic dependent launch (the same results; sm_90+ overlaps the kernel boundaries).
     `fuse_norms`: each RMSNorm inside the projection that reads it, the residual stream kept
-    as partial sums (step.py's fused_links: 7 launches a layer instead of 9)."""
+    as partial sums (step.py's fused_links: 6 launches a layer instead of 8)."""
 
     def __init__(self, cfg: ModelConfig, weights: Weights, dtype: str = "float32",
                  cache_tile: int | None = None, kv_dtype: str | None = None,

@@ -5,7 +5,8 @@ to the next (the step is captured once as a CUDA graph). Two choices of this low
 residual projection and the norm of its output are one pair of launches, a GEMV split over K
 into partial sums and `add_rms_norm`, which adds them to the residual and normalizes (for a
 narrow matrix, more blocks than the outputs alone give); attention is split over the cache in
-parts per head (flash decoding), then merged. Each op's buffers are declared as it is lowered,
+parts per head (flash decoding) with the new token's q/k norm and RoPE computed inside it, then
+merged, the merge appending the new key and value rows to the cache (a layer is 8 launches). Each op's buffers are declared as it is lowered,
 so `reset` allocates exactly what the links name (besides the KV cache and the token state).
 
 Split over ranks (tensor parallel, layers.SHARDS): each rank runs the same links on its heads
@@ -42,6 +43,7 @@ class Step:
         self.m, self.k, self.c = m, m.kernels, m.cfg
         self.hp = (1, pow2(m.cfg.hidden_size))
         self.shapes: dict[str, tuple[Shape, Any]] = {}  # name -> (shape, dtype)
+        self.ropes: dict[str, Rope] = {}  # a Rope lowered with its Attend, by its query buffer
 
     def buffer(self, name: str, shape: Shape, dtype: Any = ct.f32) -> str:
         if self.shapes.setdefault(name, (shape, dtype)) != (shape, dtype):
@@ -152,7 +154,8 @@ class Step:
             return [Link(self.k.matmul("gate_up", g.hints), (self.act(op.out),), ((1, g.bn),),
                          (self.act(op.src), g.w, op.up.w), {"BK": g.bk, "LAT": g.latency})]
         if isinstance(op, Rope):
-            return [self.rope(op)]
+            self.ropes[op.q] = op  # lowered with its Attend: the attention computes it
+            return []
         if isinstance(op, Attend):
             return self.attend(op)
         raise TypeError(f"decode step: no lowering of {op!r}")
@@ -185,30 +188,40 @@ class Step:
         return HostLink(lambda buf: comm.all_gather(buf[out], buf[src]),
                         f"all_gather {src} -> {out}")
 
-    def rope(self, op: Rope) -> Link:
+    def parts_out(self) -> tuple[tuple[str, str, str], tuple[Shape, ...]]:
+        """The attention parts' buffers (output rows, maxima, sums) and their tiles."""
+        parts, d = self.m.heads[0] * self.m.splits, self.c.head_dim
+        return ((self.buffer("ao", (parts, d)), self.buffer("am", (parts, 1)),
+                 self.buffer("al", (parts, 1))), ((1, d), (1, 1), (1, 1)))
+
+    def attend_new(self, op: Attend, rope: Rope) -> list[Link]:
+        """Attention with the new token inside, then the merge that appends its key and value
+        rows to the cache (decode_attention_new, attention_merge_append: no launch of its own
+        for the q/k norm, RoPE and the append)."""
         c, m, d = self.c, self.m, self.c.head_dim
         nh, nkv = m.heads
-        slab = (1, m.cache_rows, d)
-        outs = (self.buffer(op.q, (nkv, c.group, d)), f"k{op.layer}", f"v{op.layer}")
-        tiles = ((1, c.group, d), slab, slab)
-        consts = {"NH": nh, "NKV": nkv}
-        if op.q_norm is None or op.k_norm is None:
-            return Link(self.k.attention("rope_append"), outs, tiles,
-                        (self.act(op.src), m.inv_freq, "pos"), consts)
-        return Link(self.k.attention("qk_norm_rope_append"), outs, tiles,
-                    (self.act(op.src), op.q_norm, op.k_norm, m.inv_freq, "pos", c.rms_norm_eps),
-                    consts)
+        parts, tiles = self.parts_out()
+        cache_shape = (nkv, m.cache_rows, d)
+        slab, view = (1, 1, m.cache_rows, d), ((1, *cache_shape), cache_shape)
+        qkv, cache = self.act(rope.src), (f"k{op.layer}", f"v{op.layer}")
+        consts = {"NH": nh, "NKV": nkv, "G": c.group, "A": m.splits}
+        norm = rope.q_norm is not None and rope.k_norm is not None
+        form = "norm_rope" if norm else "rope"
+        q_norms = (rope.q_norm, rope.k_norm) if norm else ()
+        k_norm, eps = ((rope.k_norm,), (c.rms_norm_eps,)) if norm else ((), ())
+        return [Link(self.k.attention(f"decode_new_{form}"), parts, tiles,
+                     (qkv, *q_norms, m.inv_freq, *cache, "pos", d ** -0.5, *eps),
+                     consts | {"BN": m.cache_tile}),
+                Link(self.k.attention(f"merge_append_{form}"),
+                     (self.act(op.out), *cache), ((1, c.group * d), slab, slab),
+                     (*parts, qkv, *k_norm, m.inv_freq, "pos", *eps),
+                     consts | {"GROUPED": c.group & (c.group - 1) == 0},
+                     (None, view, view))]
 
     def attend(self, op: Attend) -> list[Link]:
-        c, m, d = self.c, self.m, self.c.head_dim
-        parts = m.heads[0] * m.splits
-        ao, am, al = (self.buffer("ao", (parts, d)), self.buffer("am", (parts, 1)),
-                      self.buffer("al", (parts, 1)))
-        return [Link(self.k.attention("decode"), (ao, am, al), ((1, d), (1, 1), (1, 1)),
-                     (op.q, f"k{op.layer}", f"v{op.layer}", "pos", d ** -0.5),
-                     {"G": c.group, "A": m.splits, "BN": m.cache_tile}),
-                Link(self.k.attention("merge"), (self.act(op.out),), ((1, d),), (ao, am, al),
-                     {"A": m.splits})]
+        if op.q not in self.ropes:
+            raise ValueError(f"decode step: {op!r} must follow the Rope of its queries")
+        return self.attend_new(op, self.ropes.pop(op.q))
 
     def head(self, op: Head, s: Sampling) -> Links:
         """The LM head on `op.src` and the pick: history[pos + 1] = the token, pos += 1.

@@ -49,8 +49,9 @@ def compiled_links(buf: dict[str, Any], links: Iterable[Any]) -> Iterator[tuple[
     import cutile as ct
 
     for ln in links:
-        mut = (ct.meta(buf[o].shape, buf[o].dtype).partition(t)
-               for o, t in zip(ln.outs, ln.tiles, strict=True))
+        views = [*ln.views, *[None] * len(ln.outs)]
+        mut = (ct.meta(buf[o].shape if v is None else v[0], buf[o].dtype).partition(t)
+               for o, t, v in zip(ln.outs, ln.tiles, views, strict=False))
         args = (buf[a] if isinstance(a, str) else a for a in ln.args)
         compiled = ln.kernel.compile(*mut, *args, arch="sm_90", **ln.consts)
         assert compiled.cubin[:4] == b"\x7fELF"

@@ -141,7 +141,7 @@ def test_fused_step_gives_the_reference_tokens(tmp_path: Path, case: str) -> Non
     names = [ln.kernel.__name__ for ln in engine.links if hasattr(ln, "kernel")]
     layers = engine.cfg.num_hidden_layers
     assert "add_rms_norm" not in names and "rms_norm" not in names
-    assert names.count("sum_rms_norm") == 1 and len(names) == 7 * layers + 4
+    assert names.count("sum_rms_norm") == 1 and len(names) == 6 * layers + 4
 
 
 @pytest.mark.parametrize("case", ["untied-f32", "tied-bf16-as-bf16"])

@@ -210,8 +210,10 @@ def test_every_llama_kernel_compiles_to_a_cubin(tmp_path: Path, toolchain: objec
         buf = {**m.buf, **plan.buffers()}
         names |= {ln.kernel.__name__
                   for ln, _ in checkpoint.compiled_links(buf, [*m.links, *plan.links()])}
-    assert {"rope_append_kvbf16", "q_rope_rows", "kv_rope_fill_kvbf16"} <= names
+    assert {"decode_attention_new_rope", "attention_merge_append_rope", "q_rope_rows",
+            "kv_rope_fill_kvbf16"} <= names
     assert not {n for n in names if "norm_rope" in n or n.startswith("qk_")}
+    assert not {"decode_attention_new", "attention_merge_append"} & names  # the q/k-norm forms
 
 
 # -- against transformers (float32), wherever torch is installed ---------------------------------

@@ -24,10 +24,11 @@ from config import ConfigError, load_config, parse_config  # noqa: E402
 from decode_kernels import (  # noqa: E402
     add_rms_norm,
     argmax_row,
+    attention_merge_append,
+    decode_attention_new,
     gemv_f32,
     greedy_next,
     lm_head_f32,
-    qk_rope_append,
     sample_next,
 )
 from generate import GREEDY, generate  # noqa: E402
@@ -184,33 +185,57 @@ def test_a_prompt_token_outside_the_vocabulary_is_an_error(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("pos", [0, 5, 15, 16, 40])
-def test_qk_rope_append_writes_q_and_one_cache_row_of_each_head(pos: int) -> None:
-    """Block h normalizes and rotates its G query heads into q and its key head into row pos of
-    its cache slab, and copies its value head there; a position past the cache (16 rows) is
-    masked at the slab's edge: the caches are untouched, q is still written. G = 3 query heads per
-    kv head (not a power of two)."""
-    nh, nkv, d, rows, eps, theta = 6, 2, 8, 16, 1e-6, 10000.0
+@pytest.mark.parametrize("nh", [6, 4])
+def test_attention_with_the_new_token_then_its_append(pos: int, nh: int) -> None:
+    """decode_attention_new, then attention_merge_append: each query head's attention row is
+    softmax attention over its kv head's cache rows before pos and the new token (q and k
+    normed and rotated at pos), in A = 2 parts merged; the merge stores the new key and value
+    into row pos of each kv head's cache and nothing else; a position past the cache (16 rows)
+    is masked at the slab's edge (the caches are untouched; the engine's cache always holds pos,
+    so the attention is compared up to a full cache). G = 3 query heads per kv head (one head
+    after another) and G = 2 (loaded at once)."""
+    nkv, d, rows, a, eps, theta = 2, 8, 16, 2, 1e-6, 10000.0
+    g = nh // nkv
     rng = np.random.default_rng(pos)
     qkv = rng.standard_normal((1, (nh + 2 * nkv) * d)).astype(np.float32)
     qn, kn = (rng.standard_normal(d).astype(np.float32) for _ in range(2))
     kc0 = rng.standard_normal((nkv, rows, d)).astype(np.float32)
     vc0 = rng.standard_normal((nkv, rows, d)).astype(np.float32)
     inv_freq = (1.0 / theta ** (np.arange(0, d, 2) / d)).astype(np.float32)
-    q, kc, vc = qk_rope_append(
-        ct.zeros((nkv, nh // nkv, d), ct.f32).partition((1, nh // nkv, d)),
-        ct.from_numpy(kc0).partition((1, rows, d)), ct.from_numpy(vc0).partition((1, rows, d)),
-        ct.from_numpy(qkv), ct.from_numpy(qn), ct.from_numpy(kn), ct.from_numpy(inv_freq),
-        ct.from_numpy(np.array([pos], np.int32)), eps, NH=nh, NKV=nkv).sync()[:3]
+    t = {n: ct.from_numpy(x) for n, x in (("qkv", qkv), ("qn", qn), ("kn", kn),
+                                            ("inv_freq", inv_freq), ("kc", kc0), ("vc", vc0))}
+    pos_t = ct.from_numpy(np.array([pos], np.int32))
+    parts = (ct.zeros((nh * a, d), ct.f32).partition((1, d)),
+             *(ct.zeros((nh * a, 1), ct.f32).partition((1, 1)) for _ in range(2)))
+    o, mx, den = decode_attention_new(*parts, t["qkv"], t["qn"], t["kn"], t["inv_freq"],
+                                      t["kc"], t["vc"], pos_t, d ** -0.5, eps, NH=nh, NKV=nkv,
+                                      G=g, A=a, BN=4).sync()[:3]
+    view = (1, nkv, rows, d)
+    attn, kc, vc = attention_merge_append(
+        ct.zeros((1, nh * d), ct.f32).partition((1, g * d)),
+        t["kc"].reshape(view).partition((1, 1, rows, d)),
+        t["vc"].reshape(view).partition((1, 1, rows, d)), o.unpartition(), mx.unpartition(),
+        den.unpartition(), t["qkv"], t["kn"], t["inv_freq"], pos_t, eps, NH=nh, NKV=nkv, G=g,
+        A=a, GROUPED=g == 2).sync()[:3]
     heads = qkv[0].astype(np.float64).reshape(nh + 2 * nkv, d)
-    want_q = reference.rope(reference.rms(heads[:nh], qn, eps), pos, theta)
-    np.testing.assert_allclose(q.unpartition().numpy().reshape(nh, d), want_q, rtol=1e-4,
-                               atol=1e-4)
+    q = reference.rope(reference.rms(heads[:nh], qn, eps), pos, theta)
+    k_new = reference.rope(reference.rms(heads[nh:nh + nkv], kn, eps), pos, theta)
+    want = np.empty((nh, d))
+    for h in range(nh):
+        keys = np.vstack([kc0[h // g, :pos], k_new[h // g]])
+        vals = np.vstack([vc0[h // g, :pos], heads[nh + nkv + h // g]])
+        w = np.exp(keys @ q[h] * d ** -0.5 - (keys @ q[h] * d ** -0.5).max())
+        want[h] = w @ vals / w.sum()
+    if pos <= rows:
+        np.testing.assert_allclose(attn.unpartition().numpy().reshape(nh, d), want, rtol=1e-4,
+                                   atol=1e-4)
     want_k, want_v = kc0.copy(), vc0.copy()
     if pos < rows:
-        want_k[:, pos] = reference.rope(reference.rms(heads[nh:nh + nkv], kn, eps), pos, theta)
+        want_k[:, pos] = k_new
         want_v[:, pos] = heads[nh + nkv:]
-    np.testing.assert_allclose(kc.unpartition().numpy(), want_k, rtol=1e-4, atol=1e-4)
-    np.testing.assert_array_equal(vc.unpartition().numpy(), want_v)
+    np.testing.assert_allclose(kc.unpartition().numpy().reshape(kc0.shape), want_k, rtol=1e-4,
+                               atol=1e-4)
+    np.testing.assert_array_equal(vc.unpartition().numpy().reshape(vc0.shape), want_v)
 
 
 def _reference_pick(x: np.ndarray, seed: int, pos: int, temp: float, top_k: int,
@@ -437,8 +462,8 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
                                                     dtype: str) -> None:
     """Every launch of a step (both picks), compiled with `kernel.compile(arch="sm_90")` on
     metadata-only stand-ins with the engine's own shapes and Consts. The KV append's one-row
-    store takes the cache's own partition view (aligned tile: no pointer tiles, no view made
-    per block)."""
+    stores (in the attention merge) take the caches' own partition views (aligned tiles: no
+    pointer tiles, no view made per block)."""
     _make(tmp_path, True, 1, "F32", {"hidden_size": 96, "vocab_size": 997})
     c = load_config(tmp_path)
     names: set[str] = set()
@@ -447,14 +472,12 @@ def test_every_kernel_of_a_step_compiles_to_a_cubin(tmp_path: Path, toolchain: o
         engine.reset([1, 2], 6, sampling)
         for ln, compiled in checkpoint.compiled_links(engine.buf, engine.links):
             names.add(ln.kernel.__name__)
-            if ln.kernel.__name__.startswith("qk_rope_append"):
+            if ln.kernel.__name__ == "attention_merge_append":
                 assert "offset" not in compiled.tileir
-                assert compiled.tileir.count("make_tensor_view") == 8  # one per tensor
+                assert compiled.tileir.count("make_tensor_view") == 10  # one per tensor
     suffix = "bf16" if dtype == "bfloat16" else "f32"
-    kv = "_kvbf16" if dtype == "bfloat16" else ""  # the cache follows the model's dtype
-    assert names == {"rms_norm", "add_rms_norm", "qk_rope_append" + kv,
-                     "decode_attention" + kv, "attention_merge", "greedy_next", "sample_next",
-                     "sample_next_blocks",
+    assert names == {"rms_norm", "add_rms_norm", "decode_attention_new",
+                     "attention_merge_append", "greedy_next", "sample_next", "sample_next_blocks",
                      *(f"{n}_{suffix}" for n in ("embed", "gemv", "lm_head", "gate_up"))}
 
 
