@@ -65,9 +65,7 @@ TABLE: dict[str, dict[str, Variants]] = {"norm": NORM, "matmul": MATMUL,
 # before the wait) and `.dependent()` for the others.
 PDL_MODES = ("entry", "prefetch")
 PREFETCHING = {k.gemv_f32: k.gemv_f32_pdl, k.gemv_bf16: k.gemv_bf16_pdl,
-               k.gate_up_f32: k.gate_up_f32_pdl, k.gate_up_bf16: k.gate_up_bf16_pdl,
-               k.decode_attention_new: k.decode_attention_new_pdl,
-               k.decode_attention_new_rope: k.decode_attention_new_rope_pdl}
+               k.gate_up_f32: k.gate_up_f32_pdl, k.gate_up_bf16: k.gate_up_bf16_pdl}
 
 
 def kernel(family: str, op: str, dtype: str = ANY) -> Any:

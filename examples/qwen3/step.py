@@ -6,8 +6,9 @@ residual projection and the norm of its output are one pair of launches, a GEMV 
 into partial sums and `add_rms_norm`, which adds them to the residual and normalizes (for a
 narrow matrix, more blocks than the outputs alone give); attention is split over the cache in
 parts per head (flash decoding) with the new token's q/k norm and RoPE computed inside it, then
-merged, the merge appending the new key and value rows to the cache (a layer is 8 launches). Each op's buffers are declared as it is lowered,
-so `reset` allocates exactly what the links name (besides the KV cache and the token state).
+merged, the merge appending the new key and value rows to the cache (a layer is 8 launches).
+Each op's buffers are declared as it is lowered, so `reset` allocates exactly what the links
+name (besides the KV cache and the token state).
 
 Split over ranks (tensor parallel, layers.SHARDS): each rank runs the same links on its heads
 and its slice of the MLP and of the vocabulary; an `AllReduce` becomes a host link that sums
