@@ -189,19 +189,17 @@ class Step:
         return HostLink(lambda buf: comm.all_gather(buf[out], buf[src]),
                         f"all_gather {src} -> {out}")
 
-    def parts_out(self) -> tuple[tuple[str, str, str], tuple[Shape, ...]]:
-        """The attention parts' buffers (output rows, maxima, sums) and their tiles."""
-        parts, d = self.m.heads[0] * self.m.splits, self.c.head_dim
-        return ((self.buffer("ao", (parts, d)), self.buffer("am", (parts, 1)),
-                 self.buffer("al", (parts, 1))), ((1, d), (1, 1), (1, 1)))
-
-    def attend_new(self, op: Attend, rope: Rope) -> list[Link]:
-        """Attention with the new token inside, then the merge that appends its key and value
-        rows to the cache (decode_attention_new, attention_merge_append: no launch of its own
-        for the q/k norm, RoPE and the append)."""
+    def attend(self, op: Attend) -> list[Link]:
+        """Attention with the new token inside (its Rope's q/k norm and RoPE), then the merge
+        that appends its key and value rows to the cache (decode_attention_new,
+        attention_merge_append: no launch of its own for the norm, RoPE and append)."""
+        rope = self.ropes.pop(op.q, None)
+        if rope is None:
+            raise ValueError(f"decode step: {op!r} must follow the Rope of its queries")
         c, m, d = self.c, self.m, self.c.head_dim
         nh, nkv = m.heads
-        parts, tiles = self.parts_out()
+        parts = (self.buffer("ao", (nh * m.splits, d)), self.buffer("am", (nh * m.splits, 1)),
+                 self.buffer("al", (nh * m.splits, 1)))
         cache_shape = (nkv, m.cache_rows, d)
         slab, view = (1, 1, m.cache_rows, d), ((1, *cache_shape), cache_shape)
         qkv, cache = self.act(rope.src), (f"k{op.layer}", f"v{op.layer}")
@@ -210,7 +208,7 @@ class Step:
         form = "norm_rope" if norm else "rope"
         q_norms = (rope.q_norm, rope.k_norm) if norm else ()
         k_norm, eps = ((rope.k_norm,), (c.rms_norm_eps,)) if norm else ((), ())
-        return [Link(self.k.attention(f"decode_new_{form}"), parts, tiles,
+        return [Link(self.k.attention(f"decode_new_{form}"), parts, ((1, d), (1, 1), (1, 1)),
                      (qkv, *q_norms, m.inv_freq, *cache, "pos", d ** -0.5, *eps),
                      consts | {"BN": m.cache_tile}),
                 Link(self.k.attention(f"merge_append_{form}"),
@@ -218,11 +216,6 @@ class Step:
                      (*parts, qkv, *k_norm, m.inv_freq, "pos", *eps),
                      consts | {"GROUPED": c.group & (c.group - 1) == 0},
                      (None, view, view))]
-
-    def attend(self, op: Attend) -> list[Link]:
-        if op.q not in self.ropes:
-            raise ValueError(f"decode step: {op!r} must follow the Rope of its queries")
-        return self.attend_new(op, self.ropes.pop(op.q))
 
     def head(self, op: Head, s: Sampling) -> Links:
         """The LM head on `op.src` and the pick: history[pos + 1] = the token, pos += 1.
