@@ -513,8 +513,15 @@ def _merged(o, mx, den, h, A, D):  # type: ignore[no-untyped-def]
 # as (1, NKV, S, D) views, so that their slabs' grid is the attention row's (1, NKV). GROUPED
 # (G a power of two) loads the G heads' parts at once instead of one head after another.
 @ct.function
-def _merge_append(attn, kc, vc, o, mx, den, qkv, kn, pos, h, NH, NKV, G, A, D, KV,  # type: ignore[no-untyped-def]
-                  GROUPED):
+def _merge_append(attn, kc, vc, o, mx, den, qkv, k_norm, inv_freq, pos_t, eps,  # type: ignore[no-untyped-def]
+                  NH, NKV, G, A, D, KV, GROUPED, NORM):
+    _, h, _, _ = kc.tile_index()
+    pos = _scalar(pos_t)
+    c, s = _angles(pos, inv_freq, D)
+    if NORM:
+        kn = _head_norm_rope(qkv, NH + h, k_norm, eps, c, s, D)
+    else:
+        kn = _head_rope(qkv, NH + h, c, s, D)
     if GROUPED:  # G a power of two: the G A parts' rows in one load each, all heads at once
         attn.store(_merged_group(o, mx, den, h, G, A, D).reshape((1, G * D)))
     else:
@@ -535,11 +542,9 @@ def attention_merge_append(attn: Mut[Tensor[f32, (1, "GD")]],
                            NH: Const[int], NKV: Const[int], G: Const[int], A: Const[int],
                            D: Const[int], GD: Const[int], KV: Const[DType],
                            GROUPED: Const[bool]) -> None:
-    _, h, _, _ = kc.tile_index()
-    pos = _scalar(pos_t)
-    c, s = _angles(pos, inv_freq, D)
-    kn = _head_norm_rope(qkv, NH + h, k_norm, eps, c, s, D)
-    _merge_append(attn, kc, vc, o, mx, den, qkv, kn, pos, h, NH, NKV, G, A, D, KV, GROUPED)
+    """Qwen3's form: the new key head RMS-normed, then rotated."""
+    _merge_append(attn, kc, vc, o, mx, den, qkv, k_norm, inv_freq, pos_t, eps, NH, NKV, G, A,
+                  D, KV, GROUPED, True)
 
 
 @ct.kernel
@@ -551,12 +556,10 @@ def attention_merge_append_rope(attn: Mut[Tensor[f32, (1, "GD")]],
                                 inv_freq: Tensor[f32, (-1,)], pos_t: Tensor[i32, (1,)],
                                 NH: Const[int], NKV: Const[int], G: Const[int], A: Const[int],
                                 D: Const[int], GD: Const[int], KV: Const[DType],
-                           GROUPED: Const[bool]) -> None:
-    _, h, _, _ = kc.tile_index()
-    pos = _scalar(pos_t)
-    c, s = _angles(pos, inv_freq, D)
-    kn = _head_rope(qkv, NH + h, c, s, D)
-    _merge_append(attn, kc, vc, o, mx, den, qkv, kn, pos, h, NH, NKV, G, A, D, KV, GROUPED)
+                                GROUPED: Const[bool]) -> None:
+    """Llama's form: the new key head only rotated (inv_freq stands in for the norm)."""
+    _merge_append(attn, kc, vc, o, mx, den, qkv, inv_freq, inv_freq, pos_t, 0.0, NH, NKV, G, A,
+                  D, KV, GROUPED, False)
 
 
 # -- greedy choice: the index of the largest logit (the first one on ties) -------------------
