@@ -272,7 +272,9 @@ class ImportReader:
                 continue
             if isinstance(dep, Unread):
                 if dep.why or level or alias.name in cutile_names():
-                    self.info.unresolved[local] = dep  # else: not one of cutile's names
+                    self.info.unresolved[local] = dep
+                else:  # not one of cutile's names: host code, unless a kernel calls it
+                    self.info.foreign[local] = dep.module
             else:
                 self._bind(local, alias.name, dep, _shown(module, level))
 
@@ -297,6 +299,7 @@ class ImportReader:
         if self.info.aliases.get(local, "").split(".")[0] == PACKAGE:
             del self.info.aliases[local]
         self.info.unresolved.pop(local, None)
+        self.info.foreign.pop(local, None)
 
 
 def unread_name(info: ModuleInfo, node: ast.Name) -> Diagnostic | None:

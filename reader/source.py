@@ -73,6 +73,9 @@ class ModuleInfo:
     # `from m import *` of modules it cannot read, where any unknown name may come from
     unresolved: dict[str, Unread] = field(default_factory=dict)
     star_unread: list[Unread] = field(default_factory=list)
+    # names from-imported from modules found nowhere in the project (installed packages, or
+    # modules found only through sys.path when the program runs): name -> the module as written
+    foreign: dict[str, str] = field(default_factory=dict)
     conditional: set[str] = field(default_factory=set)  # bound inside if/for/try/with
     computed: set[str] = field(default_factory=set)  # assigned what no static read can tell
     public: tuple[str, ...] | None = None  # a literal __all__

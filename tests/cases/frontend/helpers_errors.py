@@ -1,3 +1,6 @@
+from numpy import exp
+from somewhere_else import scaled
+
 import cutile as ct
 from cutile import Mut, Tensor, f32
 
@@ -44,5 +47,7 @@ def use(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)]) -> None:
     h = other(z)  # E: CT104 "other kernels"
     print(t)  # E: CT104 "ct.printf"
     n = len(t)  # E: CT104
+    k = scaled(t)  # E: CT104 "module 'somewhere_else', which cutile cannot find in this project"
+    q = exp(t)  # E: CT104 "use ct.exp(...)"
     m = twice  # E: CT211 "call it"
-    z.store(a + b + c + d + e + f + g + h + n + m)
+    z.store(a + b + c + d + e + f + g + h + n + m + k + q)
