@@ -113,6 +113,8 @@ BAD_GRID_AXIS = Message("CT206", "grid axis {axis} does not exist: the grid has 
 BAD_PERMUTATION = Message("CT206", "permute axes {axes} are not a permutation of range({rank})")
 RESHAPE_SIZE = Message("CT207", "cannot reshape a tile of shape {a} ({na} elements) to {b} "
                        "({nb} elements)")
+RESHAPE_HOLES = Message("CT207", "reshape() can infer one dimension given as -1, not {n} of them "
+                        "in {b}")
 NOT_POW2 = Message("CT208", "tile dimension {dim} in shape {shape} is not a power of two; use "
                    "{lo} or {hi}")
 TILE_TOO_LARGE = Message("CT218", "a tile of shape {shape} has {count} elements, more than the "

@@ -13,7 +13,7 @@ from ..frontend.builder import Arg, Builder
 from ..frontend.values import FValue, TupleVal
 from ..ir import Value
 from ..lower.types import OpCtx
-from ..types import Dim, SymInt, TileType, Type, fmt_shape, is_static
+from ..types import Dim, Shape, SymInt, TileType, Type, fmt_shape, is_static
 from .defs import ir_op, numpy
 from .registry import Call, function, method
 
@@ -34,17 +34,39 @@ def norm_axis(b: Builder, arg: Arg, rank: int, what: str) -> int:
     return axis % rank
 
 
-@method("tile", "reshape", "shape: Any", "the same elements in a new shape", "shape")
+@method("tile", "reshape", "shape: Any", "the same elements in a new shape (one dimension may "
+        "be -1: inferred from the others, as NumPy's)", "shape")
 def _reshape(b: Builder, c: Call) -> FValue:
     x = b.tile(c["self"], "reshape")
     t = _tile(b, c["self"], "reshape")
-    shape = b.tile_shape(c["shape"], "the shape of reshape()")
+    shape = _inferred(b, c["shape"], t.shape, b.shape(c["shape"], "the shape of reshape()"))
+    b.check_pow2(shape, c["shape"].span)
     if is_static(t.shape) and is_static(shape):
         na, nb = math.prod(t.shape), math.prod(shape)  # type: ignore[arg-type]
         if na != nb:
             b.fail(msg.RESHAPE_SIZE, c["shape"].span, a=fmt_shape(t.shape), na=na,
                    b=fmt_shape(shape), nb=nb)
     return b.emit1("reshape", [x], TileType(t.dtype, shape), c.span, shape=shape)
+
+
+def _inferred(b: Builder, arg: Arg, old: Shape, shape: Shape) -> Shape:
+    """`shape` with its -1 (at most one) replaced by what the element count leaves for it."""
+    holes = [i for i, d in enumerate(shape) if d == -1]
+    if not holes:
+        return shape
+    if len(holes) > 1:
+        b.fail(msg.RESHAPE_HOLES, arg.span, n=len(holes), b=fmt_shape(shape))
+    rest = tuple(d for d in shape if d != -1)
+    dim: Dim
+    if is_static(old) and is_static(rest):
+        total, known = math.prod(old), math.prod(rest)  # type: ignore[arg-type]
+        if known == 0 or total % known:
+            b.fail(msg.RESHAPE_SIZE, arg.span, a=fmt_shape(old), na=total,
+                   b=fmt_shape(shape), nb=f"a multiple of {known}")
+        dim = total // known
+    else:  # a Const not known yet: the launch's specialization gives the number
+        dim = SymInt(f"({' * '.join(map(str, old)) or 1}) // ({' * '.join(map(str, rest)) or 1})")
+    return (*shape[:holes[0]], dim, *shape[holes[0] + 1:])
 
 
 @function("broadcast_to", "x: Any, shape: Any", "expand size-1 dimensions (NumPy rules)", "shape")
