@@ -17,7 +17,7 @@ import threading
 import tokenize
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -423,6 +423,7 @@ def _scan_top_level(info: ModuleInfo, imports: ImportReader) -> None:
     counts: dict[str, int] = {}
     assigned: set[str] = set()
     literal: dict[str, ConstValue] = {}
+    renamed: set[str] = set()  # names bound to one of cutile's by assignment (`kern = ct.kernel`)
 
     def bump(name: str, by: int = 1) -> None:
         counts[name] = counts.get(name, 0) + by
@@ -455,6 +456,7 @@ def _scan_top_level(info: ModuleInfo, imports: ImportReader) -> None:
             imports.names(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            _alias_assignment(info, targets, stmt.value, renamed)
             for tgt in targets:
                 _read_all(info, tgt, stmt.value)
                 for name in target_names(tgt):
@@ -475,6 +477,9 @@ def _scan_top_level(info: ModuleInfo, imports: ImportReader) -> None:
                 bump(name, 2)
                 info.conditional.add(name)
     info.assigned_globals = set(counts)
+    for name in renamed:  # bound more than once: what it names depends on where it is used
+        if counts.get(name) != 1 or name in info.conditional:
+            info.aliases.pop(name, None)
     if "__all__" in info.conditional:  # `__all__ += [...]`, or set in a block
         info.public, info.public_dynamic = None, True
     info.constants = {n: v for n, v in literal.items() if counts.get(n) == 1}
@@ -570,6 +575,20 @@ def _nested_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 yield from _nested_statements(getattr(stmt, field_name, []) or [])
             for handler in getattr(stmt, "handlers", []) or []:
                 yield from _nested_statements(handler.body)
+
+
+def _alias_assignment(info: ModuleInfo, targets: Sequence[ast.expr], value: ast.expr | None,
+                      renamed: set[str]) -> None:
+    """`kern = ct.kernel` (one name, one of cutile's objects): the name is that object, as an
+    import would make it (decorators read at their `def`, as Python applies them)."""
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name) or value is None:
+        return
+    full = info.qualified(value)
+    if full is not None and full.split(".")[0] == PACKAGE:
+        info.aliases[targets[0].id] = full
+        renamed.add(targets[0].id)
+    elif targets[0].id in renamed:
+        info.aliases.pop(targets[0].id, None)
 
 
 def _register_function(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,

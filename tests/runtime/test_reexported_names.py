@@ -139,11 +139,27 @@ def test_unreadable_star_import_names_the_module(tmp_path: Path) -> None:
 
 
 def test_kernel_without_a_visible_decorator_is_not_ct906(project: Path) -> None:
-    text = COMMON + "kern = ct.kernel\n\n\n@kern\n" + KERNEL[len("@ct.kernel\n"):]
+    text = COMMON + "kern = getattr(ct, 'kernel')\n\n\n@kern\n" + KERNEL[len("@ct.kernel\n"):]
     write(project, {"kern_h.py": text})
     _, run = findings(project, "kern_h")
     assert [(c, line) for c, line, _ in run] == [("CT103", 7)]
     assert "cannot see that 'k' is a kernel" in run[0][2]
+
+
+def test_cutile_names_bound_by_assignment_launch(project: Path) -> None:
+    """`kern = ct.kernel` (and a dtype, and an op) at module level name cutile's objects, as
+    an import would; the checker and the run agree, also in a module that imports them."""
+    aliases = "kern = ct.kernel\nF = ct.f32\nfill = ct.zeros\n"
+    body = ('@kern\ndef k(z: Mut[Tensor[F, ("B",)]], B: Const[int]) -> None:\n'
+            "    z.store(fill((B,), F) + 1.0)\n")
+    write(project, {"kern_i.py": COMMON + aliases + "\n\n" + body,
+                    "base_j.py": COMMON + aliases,
+                    "kern_j.py": "from base_j import Const, F, Mut, Tensor, fill, kern\n\n\n"
+                                 + body})
+    for module in ("kern_i", "kern_j"):
+        assert findings(project, module) == ([], [])
+        z, = importlib.import_module(module).k(ct.zeros((100,), ct.f32).partition((64,))).sync()
+        assert z.unpartition().numpy().tolist() == [1.0] * 100
 
 
 def test_a_changed_dependency_is_read_again(tmp_path: Path) -> None:
