@@ -4,6 +4,7 @@ kernel launches, helpers that partition their arguments, builtins, and everythin
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import cast
@@ -12,7 +13,7 @@ from ...compiler.frontend.params import KernelSignature, ParamSpec
 from ...compiler.hostapi import HANDLE_ATTRIBUTES
 from ...compiler.launch import ArgFacts, MoveFacts, contract_for, moved_diagnostic
 from ...compiler.launch.contract import At
-from ...compiler.launch.facts import argument_name
+from ...compiler.launch.facts import argument_name, array_text
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from .autotune import as_tuned, tuned
@@ -205,8 +206,11 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
             escape(ctx, st, arg.value)
         return OpVal(_new_op(ctx, st, call, kernel.name, None))
     loc = CallLocator(frame.span, positional, keywords)
-    verdict = contract_for(sig).check([_facts(frame, a) for a in positional],
-                                      [(k, _facts(frame, a)) for k, _, a in keywords], loc)
+    by_name = {p.name: p for p in sig.params}
+    verdict = contract_for(sig).check(
+        [_facts(frame, a, sig.params[i] if i < len(sig.params) else None)
+         for i, a in enumerate(positional)],
+        [(k, _facts(frame, a, by_name.get(k))) for k, _, a in keywords], loc)
     if verdict.diags:
         return _reject(ctx, verdict.diags, given)
     if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):
@@ -269,10 +273,25 @@ def _reject(ctx: Ctx, diags: list[Diagnostic], args: Iterable[Arg]) -> Value:
     return UNKNOWN
 
 
-def _facts(frame: LaunchFrame, arg: Arg) -> ArgFacts:
+NUMBERS = frozenset({"scalar", "const"})
+
+
+def _facts(frame: LaunchFrame, arg: Arg, param: ParamSpec | None) -> ArgFacts:
     """What the analysis proved about an argument, with its move when it is a moved value."""
+    if isinstance(arg.value, HostArrayVal) and param is not None and param.kind in NUMBERS:
+        return _array_for_number(arg.value)
     found = frame.moves.get(arg.span)
     return facts(arg.value) if found is None else replace(facts(arg.value), moved=found[0])
+
+
+def _array_for_number(array: HostArrayVal) -> ArgFacts:
+    """A NumPy array where a number goes, as the run words it (runtime/binding.number_facts);
+    one that holds a single number the run takes (0-d) or words with the argument's own
+    text: not judged here."""
+    if array.shape is None or math.prod(array.shape) == 1:
+        return ArgFacts(None)
+    return ArgFacts("other", text=array_text("numpy.ndarray", array.dtype, array.shape,
+                                             hint=False))
 
 
 def _name_at(given: list[Arg], span: Span) -> str:

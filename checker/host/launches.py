@@ -12,13 +12,14 @@ from typing import cast
 
 from ...compiler.launch import ArgFacts
 from ...compiler.launch.contract import At
-from ...compiler.launch.facts import fmt_shape, literal_facts, partition_grid
+from ...compiler.launch.facts import array_text, fmt_shape, literal_facts, partition_grid
 from ...compiler.launch.moves import kernel_label
 from ...compiler.launch.regions import Box
 from ...compiler.launch.tiles import launch_grid
 from ...diagnostics.diagnostic import Span
 from .values import (
     DTypeVal,
+    HostArrayVal,
     IntVal,
     LiteralVal,
     OpVal,
@@ -91,6 +92,8 @@ def facts(value: Value) -> ArgFacts:
         return ArgFacts("tuple", value=items if len(items) == len(value.items) else None)
     if isinstance(value, OpVal):
         return ArgFacts("op")
+    if isinstance(value, HostArrayVal):  # `np.ones(...)` where a tensor goes: the run's words
+        return ArgFacts("other", text=array_text("numpy.ndarray", value.dtype, value.shape))
     return ArgFacts(None)
 
 
