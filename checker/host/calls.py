@@ -285,9 +285,9 @@ def _facts(frame: LaunchFrame, arg: Arg, param: ParamSpec | None) -> ArgFacts:
 
 
 def _array_for_number(array: HostArrayVal) -> ArgFacts:
-    """A NumPy array where a number goes, as the run words it (runtime/binding.number_facts);
-    one that holds a single number the run takes (0-d) or words with the argument's own
-    text: not judged here."""
+    """A NumPy array where a number goes, as the run words it (runtime/binding.number_facts).
+    One of a single element is not judged here: the run takes a 0-d one as its number and
+    words the others with the argument's own text."""
     if array.shape is None or math.prod(array.shape) == 1:
         return ArgFacts(None)
     return ArgFacts("other", text=array_text("numpy.ndarray", array.dtype, array.shape,
