@@ -49,13 +49,12 @@ NON_CONSTANT_GLOBAL = Message(
     "bound once to a constant expression (numbers, strings, tuples, math.inf and arithmetic "
     "on them); pass other values as parameters",
 )
-UNREAD_IMPORT = Message(
-    "CT103", "'{name}' comes from module '{module}', which cutile cannot read{why}; import it "
-    "from cutile itself (cutile reads a kernel's names from the source, without running it)")
-UNREAD_STAR = Message(
-    "CT103", "name '{name}' is not defined in this module; it may come from `from {module} "
-    "import *`, which cutile cannot read{why}; import it from cutile itself (cutile reads a "
-    "kernel's names from the source, without running it)")
+_FROM_CUTILE = ("import it from cutile itself (cutile reads a kernel's names from the source, "
+                "without running it)")
+UNREAD_IMPORT = Message("CT103", "'{name}' comes from module '{module}', which cutile cannot "
+                        "read{why}; " + _FROM_CUTILE)
+UNREAD_STAR = Message("CT103", "name '{name}' is not defined in this module; it may come from "
+                      "`from {module} import *`, which cutile cannot read{why}; " + _FROM_CUTILE)
 KERNEL_NOT_SEEN = Message(
     "CT103", "cutile cannot see that '{name}' is a kernel: its definition has no @ct.kernel "
     "decorator naming cutile (directly or through a module of the project); write @ct.kernel "

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .source import ModuleInfo
 
 PACKAGE = "cutile"
+CIRCULAR = " (a circular import)"  # an Unread's `why` for a module still being read
 Stamp = object  # what identifies one version of a file: its text (a buffer) or (mtime, size)
 
 
@@ -127,14 +128,13 @@ class ModuleFinder:
             return cached[1]
         reading = _reading()
         if path in reading:
-            return Unread(name, " (a circular import)")
+            return Unread(name, CIRCULAR)
         reading.add(path)
         try:
             found = self._parse(path, name, parse)
         finally:
             reading.discard(path)
-        if not (isinstance(found, Unread) and found.why.endswith("import)")) and not (
-                not isinstance(found, Unread) and found.partial):
+        if isinstance(found, Unread) or not found.partial:  # a partial read is not kept
             with self._lock:
                 self._modules[path] = (stamp, found)
         return found
@@ -219,17 +219,14 @@ class ImportReader:
             return Unread(shown)
         if path == Path(self.info.path).resolve():
             return None  # the module imports itself: its own names are already here
-        dep = self.module_at(path, shown)
+        dep = self.finder.module(path, shown, self.parse)
         if isinstance(dep, Unread):
-            self.info.partial |= dep.why == " (a circular import)"
+            self.info.partial |= dep.why == CIRCULAR
         else:
             self.info.partial |= dep.partial
             self.info.depends.update(dep.depends)
             self.info.depends[dep.path] = self.finder.stamp(dep.path)
         return dep
-
-    def module_at(self, path: Path, shown: str) -> ModuleInfo | Unread:
-        return self.finder.module(path, shown, self.parse)
 
     def star(self, stmt: ast.ImportFrom) -> list[str]:
         """`from module import *`: the names it binds (those it can tell)."""
@@ -298,8 +295,13 @@ class ImportReader:
         """A rebinding: what the name meant before no longer holds."""
         if self.info.aliases.get(local, "").split(".")[0] == PACKAGE:
             del self.info.aliases[local]
-        self.info.unresolved.pop(local, None)
-        self.info.foreign.pop(local, None)
+        unbind(self.info, local)
+
+
+def unbind(info: ModuleInfo, name: str) -> None:
+    """`name` is bound anew: where an import said it came from no longer holds."""
+    info.unresolved.pop(name, None)
+    info.foreign.pop(name, None)
 
 
 def unread_name(info: ModuleInfo, node: ast.Name) -> Diagnostic | None:

@@ -26,15 +26,16 @@ from ..diagnostics.diagnostic import Diagnostic, Span
 from .constants import ConstValue, bind_constants, constant_value
 from .imports import (
     DEFAULT_FINDER,
+    PACKAGE,
     ImportReader,
     ModuleFinder,
     Stamp,
     Unread,
     cutile_names,
     is_cutile,
+    unbind,
 )
 
-PACKAGE = "cutile"
 # Levels of blocks and expressions one module may nest (each `elif` is one more level, as in
 # Python's AST: the host analysis follows that nesting).
 # The analyses recurse once per level, a few Python frames each: 200 levels stay well inside
@@ -433,7 +434,7 @@ def _scan_top_level(info: ModuleInfo, imports: ImportReader) -> None:
             for alias in stmt.names:
                 local = alias.asname or alias.name.split(".")[0]
                 info.aliases[local] = alias.name if alias.asname else alias.name.split(".")[0]
-                info.unresolved.pop(local, None)
+                unbind(info, local)
                 bump(local)
         elif isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
@@ -441,7 +442,7 @@ def _scan_top_level(info: ModuleInfo, imports: ImportReader) -> None:
                     if stmt.module == PACKAGE and stmt.level == 0:  # every public name
                         for name in cutile_names():
                             info.aliases[name] = f"{PACKAGE}.{name}"
-                            info.unresolved.pop(name, None)
+                            unbind(info, name)
                             bump(name)
                     else:  # a project module's names, as it binds them
                         for name in imports.star(stmt):
@@ -451,7 +452,7 @@ def _scan_top_level(info: ModuleInfo, imports: ImportReader) -> None:
                 if stmt.module and stmt.level == 0:
                     info.aliases[local] = f"{stmt.module}.{alias.name}"
                 if is_cutile(stmt.module, stmt.level):
-                    info.unresolved.pop(local, None)
+                    unbind(info, local)
                 bump(local)
             imports.names(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -460,7 +461,7 @@ def _scan_top_level(info: ModuleInfo, imports: ImportReader) -> None:
             for tgt in targets:
                 _read_all(info, tgt, stmt.value)
                 for name in target_names(tgt):
-                    info.unresolved.pop(name, None)
+                    unbind(info, name)
                     assigned.add(name)
                     bump(name)
                 if stmt.value is not None:
@@ -468,7 +469,7 @@ def _scan_top_level(info: ModuleInfo, imports: ImportReader) -> None:
                                    literal)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bump(stmt.name)
-            info.unresolved.pop(stmt.name, None)
+            unbind(info, stmt.name)
             for node, key in _definitions(stmt, stmt.name):
                 _register_function(info, node, key)
         else:

@@ -112,10 +112,9 @@ class Binder:
     def _arg_facts(self, v: Any, at: At, site: Site, aliasing: bool) -> ArgFacts:
         """`arg_facts`, but a scalar or Const parameter's argument as a number
         (`number_facts`): the parameter is the one the contract matches `at` to."""
-        params = self.sig.params
-        i = at if isinstance(at, int) else self.contract.index.get(at)
-        if i is not None and i < len(params) and params[i].kind in ("scalar", "const"):
-            return number_facts(v, params[i], site, at)
+        p = self.contract.param(at)
+        if p is not None and p.kind in ("scalar", "const"):
+            return number_facts(v, p, site, at)
         return arg_facts(v, site, aliasing)
 
 

@@ -22,8 +22,8 @@ from ..diagnostics import messages as msg
 from . import hostdtypes
 from .dlpack import import_dlpack
 from .errors import launch_error
-from .handle import TensorHandle
-from .layout import byte_range, is_contiguous
+from .handle import TensorHandle, byte_extent
+from .layout import is_contiguous
 from .ownership import State, check_usable
 from .sites import Site, argument_label, argument_span, caller_site, receiver_name
 from .streams import stream_of
@@ -36,7 +36,7 @@ def read_storage(t: TensorHandle) -> NDArray[Any]:
     """The tensor's storage values (bf16 as uint16 bits) as a new C-ordered host array."""
     assert t._buf is not None and t._backend is not None
     dt = hostdtypes.storage(t._dtype)
-    lo, hi = byte_range(t._shape, t._strides, t._dtype.itemsize)
+    lo, hi = byte_extent(t)
     stream = stream_of(t._backend)
     raw = t._backend.read(t._buf, t._offset + lo, hi - lo, stream)
     if 0 in t._shape:
@@ -176,7 +176,7 @@ def write(t: TensorHandle, src: Source, site: Site) -> None:
     stream = stream_of(be)
     h = src.handle
     if h is not None:
-        lo, hi = byte_range(t._shape, t._strides, t._dtype.itemsize)
+        lo, hi = byte_extent(t)
         assert h._buf is not None
         if hi > lo:
             be.copy(buf, t._offset + lo, h._buf, h._offset + lo, hi - lo, stream)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Self
 from ..compiler.dtypes import DType
 from ..compiler.launch.regions import Box, Frame
 from .backends.base import Backend, Buffer
+from .layout import byte_range
 from .ownership import Owned, State, check_usable
 from .sites import Site, caller_site, receiver_name
 
@@ -136,3 +137,8 @@ def region_of(t: TensorHandle) -> Region:
             root.pending.append((frame.box, False, op._own_ref()))
         t._region = region
     return region
+
+
+def byte_extent(t: TensorHandle) -> tuple[int, int]:
+    """Bytes [lo, hi) relative to the tensor's offset that its elements touch."""
+    return byte_range(t._shape, t._strides, t._dtype.itemsize)

@@ -82,6 +82,7 @@ def _meet(a: Any, b: Any) -> bool:
     ra, rb = a._region, b._region
     if ra is not None and rb is not None and ra.root is rb.root:
         return boxes_intersect(ra.box, rb.box)
-    lo_a, hi_a = byte_range(a._shape, a._strides, a._dtype.itemsize)  # tensor.byte_extent:
-    lo_b, hi_b = byte_range(b._shape, b._strides, b._dtype.itemsize)  # ops imports this module
+    # handle.byte_extent, written out: handle's imports reach ops, which imports this module
+    lo_a, hi_a = byte_range(a._shape, a._strides, a._dtype.itemsize)
+    lo_b, hi_b = byte_range(b._shape, b._strides, b._dtype.itemsize)
     return bool(a._base + lo_a < b._base + hi_b and b._base + lo_b < a._base + hi_a)

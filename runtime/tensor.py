@@ -24,8 +24,8 @@ from . import copying, dlpack, hostdtypes, limits, views
 from .access import enter
 from .backends.base import Backend, Buffer, Device
 from .copying import read_storage
-from .handle import TensorHandle
-from .layout import byte_range, is_contiguous, resolve_shape
+from .handle import TensorHandle, byte_extent
+from .layout import is_contiguous, resolve_shape
 from .ownership import State
 from .partition import Partition, host_array, make_partition
 from .sites import caller_site, caller_with_parent
@@ -214,11 +214,6 @@ class Tensor(TensorHandle):
 def _shape_arg(shape: Any, dims: tuple[int, ...]) -> Any:
     """`reshape(3, 4)` as `reshape((3, 4))` (both forms, as NumPy and torch take them)."""
     return (shape, *dims) if dims else shape
-
-
-def byte_extent(t: TensorHandle) -> tuple[int, int]:
-    """Bytes [lo, hi) relative to the tensor's offset that its elements touch."""
-    return byte_range(t._shape, t._strides, t._dtype.itemsize)
 
 
 def _compact(t: Tensor) -> Tensor:

@@ -206,11 +206,10 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
             escape(ctx, st, arg.value)
         return OpVal(_new_op(ctx, st, call, kernel.name, None))
     loc = CallLocator(frame.span, positional, keywords)
-    by_name = {p.name: p for p in sig.params}
-    verdict = contract_for(sig).check(
-        [_facts(frame, a, sig.params[i] if i < len(sig.params) else None)
-         for i, a in enumerate(positional)],
-        [(k, _facts(frame, a, by_name.get(k))) for k, _, a in keywords], loc)
+    contract = contract_for(sig)
+    verdict = contract.check(
+        [_facts(frame, a, contract.param(i)) for i, a in enumerate(positional)],
+        [(k, _facts(frame, a, contract.param(k))) for k, _, a in keywords], loc)
     if verdict.diags:
         return _reject(ctx, verdict.diags, given)
     if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ...compiler.frontend.params import read_signature
 from ...diagnostics.diagnostic import Diagnostic
-from ...reader.imports import ModuleFinder
-from ...reader.source import PACKAGE, ModuleInfo, parse_module
+from ...reader.imports import PACKAGE, ModuleFinder, is_cutile
+from ...reader.source import ModuleInfo, parse_module
 from .autotune import module_tuned
 from .values import IntVal, KernelVal, LiteralVal, ModuleVal, TupleVal, Value
 
@@ -44,14 +44,6 @@ class ProjectIndex:
             return None
         info = parse_module(source, str(path), self.finder)
         return None if isinstance(info, Diagnostic) else info
-
-    def resolve(self, importer: str, module: str | None, level: int) -> Path | None:
-        """The file of `module` imported from `importer` (a package's `__init__.py`)."""
-        return self.finder.locate(importer, module, level)
-
-    def absolute_bases(self, here: Path) -> list[Path]:
-        """Where `import a.b` starts for a file in the folder `here` (reader/imports.py)."""
-        return self.finder.absolute_bases(here)
 
     def kernel(self, path: Path, name: str, depth: int = 0) -> KernelVal | None:
         """The kernel a module defines or re-exports under `name` (following only that name)."""
@@ -95,7 +87,7 @@ class ProjectIndex:
             name = alias.name
             if (alias.asname is None and "." in name) or name.split(".")[0] == PACKAGE:
                 continue  # `import a.b` binds `a`, a package rather than the kernel module
-            path = self.resolve(info.path, name, 0)
+            path = self.finder.locate(info.path, name, 0)
             if path is not None:
                 out[alias.asname or name] = ModuleVal(str(path))
         return out
@@ -106,7 +98,7 @@ class ProjectIndex:
             return {}
         module = node.module
         level = node.level
-        if level == 0 and module is not None and module.split(".")[0] == PACKAGE:
+        if is_cutile(module, level):
             return {}  # cutile itself: its names are the DSL, not project kernels
         out: dict[str, Value] = {}
         for alias in node.names:
@@ -114,11 +106,11 @@ class ProjectIndex:
             local = alias.asname or name
             if only is not None and local != only:
                 continue
-            sub = self.resolve(info.path, f"{module}.{name}" if module else name, level)
+            sub = self.finder.locate(info.path, f"{module}.{name}" if module else name, level)
             if sub is not None:
                 out[local] = ModuleVal(str(sub))
                 continue
-            path = self.resolve(info.path, module, level) if module or level else None
+            path = self.finder.locate(info.path, module, level) if module or level else None
             if path is not None and path != Path(info.path).resolve():
                 kernel = self.kernel(path, name, depth)
                 if kernel is not None:

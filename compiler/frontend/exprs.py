@@ -389,11 +389,11 @@ def _call_function(scope: Scope, func: ast.Name, node: ast.Call, span: Span) -> 
             not hasattr(builtins, func.id):
         scope.b.fail(msg.UNKNOWN_NAME, scope.span(func), name=func.id)
     hint = HOST_HINTS.get(func.id, "; decorate it with @ct.function")
-    unread = info.unresolved.get(func.id)
-    module = info.foreign.get(func.id, unread.module if unread is not None else None)
-    if module in ("math", "numpy") and func.id in FUNCTIONS:  # `from numpy import exp`
-        hint = f"; use ct.{func.id}(...) (it folds compile-time numbers too)"
-    elif func.id in info.foreign and func.id not in HOST_HINTS:
+    module = info.foreign.get(func.id)
+    twin = _cutile_twin(info, func)  # `from numpy import exp`, as `np.exp`
+    if twin:
+        hint = twin
+    elif module is not None and func.id not in HOST_HINTS:
         hint = (f"; it comes from module '{module}', which cutile cannot find in this project "
                 "(it looks in this file's folder, its package and the project root), so it "
                 "cannot read a @ct.function there: move the helper into a module of the project")

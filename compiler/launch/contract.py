@@ -72,6 +72,12 @@ class LaunchContract:
         self.shaped = self.muts + tuple(i for i, p in enumerate(sig.params)
                                         if p.kind in ("tensor", "acc"))
 
+    def param(self, at: At) -> ParamSpec | None:
+        """The parameter an argument goes to: its position, or its keyword's name (None for
+        neither, which `check` reports)."""
+        i = at if isinstance(at, int) else self.index.get(at)
+        return self.params[i] if i is not None and i < len(self.params) else None
+
     def check(self, positional: Sequence[ArgFacts], keywords: Sequence[tuple[str, ArgFacts]],
               loc: Locator) -> Verdict:
         verdict, grid_arg = self._assign(positional, keywords, loc)
@@ -516,15 +522,16 @@ def _match(want: tuple[ShapeEntry, ...], got: tuple[int | None, ...],
 
 def _dtype_text(p: ParamSpec, consts: dict[str, object]) -> str:
     """A parameter's dtype in messages: `f32`, or its Const[DType] as `T=f16` (`T` unknown)."""
-    name = p.dtype_param
-    if name is None:
-        return str(p.dtype)
-    return f"{name}={consts[name]}" if name in consts else name
+    return str(p.dtype) if p.dtype_param is None else _named(p.dtype_param, consts)
+
+
+def _named(entry: ShapeEntry, consts: dict[str, object]) -> str:
+    """A shape entry or a Const's name as messages show it: `B=64` once the Const is known."""
+    return f"{entry}={consts[entry]}" if isinstance(entry, str) and entry in consts else str(entry)
 
 
 def _fmt(shape: tuple[ShapeEntry, ...], consts: dict[str, object]) -> str:
-    parts = [f"{e}={consts[e]}" if isinstance(e, str) and e in consts else str(e)
-             for e in shape]
+    parts = [_named(e, consts) for e in shape]
     return "(" + ", ".join(parts) + (",)" if len(parts) == 1 else ")")
 
 

@@ -121,5 +121,5 @@ def test_absolute_imports_resolve_from_the_file_not_the_working_folder(
     diags = run(source, str(pkg / "sub" / "main.py"), ProjectIndex())
     assert found(diags) == expected(source), diags
     index = ProjectIndex()
-    assert index.absolute_bases((pkg / "sub").resolve()) == [(pkg / "sub").resolve(),
+    assert index.finder.absolute_bases((pkg / "sub").resolve()) == [(pkg / "sub").resolve(),
                                                              tmp_path.resolve()]
