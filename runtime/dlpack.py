@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from ..compiler import dtypes as d
 from ..compiler.dtypes import DType
+from ..compiler.hostapi.shapes import no_dlpack
 from ..compiler.launch.facts import type_name
 from ..diagnostics import messages as msg
 from .backends.base import CPU, DLPACK_CUDA, Backend, Buffer, Device
@@ -260,7 +261,7 @@ def import_dlpack(obj: Any, be: Backend, site: Site) -> Foreign:
     """Another library's memory for a tensor of backend `be` (zero copy where the backend can
     use it): `ct.from_dlpack` (constructors.py) with the active backend."""
     if not hasattr(obj, "__dlpack__"):
-        raise launch_error(_BAD, site, detail=f"{type(obj).__name__} does not support DLPack")
+        raise launch_error(_BAD, site, detail=no_dlpack(type(obj).__name__))
     dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
     on_gpu = dev_type in (DLPACK_CUDA, _CUDA_MANAGED)
     stream: int | None = None

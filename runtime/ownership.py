@@ -245,8 +245,16 @@ def move_facts(own: Owned, use: Site | None) -> MoveFacts:
     moved_at = own._site
     if use is not None and _called_again(moved_at, use):
         return _earlier_call(own, use, pending)
-    return MoveFacts(own._how, moved_at.span() if moved_at is not None else None, None,
-                     pending, _loop_back(moved_at, use), _within(moved_at, use))
+    return MoveFacts(own._how, moved_at.span() if moved_at is not None else None,
+                     _moved_name(moved_at), pending, _loop_back(moved_at, use),
+                     _within(moved_at, use))
+
+
+def _moved_name(moved_at: Site | None) -> str | None:
+    """The name the handle had where a method moved it (`t` in `t.partition(...)`, though the
+    use says `u`), as the checker's note says it; None: the use's name."""
+    call = moved_at.call() if moved_at is not None else None
+    return call.receiver if call is not None else None
 
 
 def _loop_back(moved_at: Site | None, use: Site | None) -> bool:

@@ -21,6 +21,7 @@ from ..compiler.launch.tiles import (
     as_tile,
     blocks_problem,
     grid_problem,
+    order_problem,
     partition_tile_problem,
     tile_kind_problem,
     tile_rank_problem,
@@ -167,11 +168,9 @@ def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | 
         tile, t._shape, receiver_name(site, "the tensor"))
     if problem is not None:
         raise _arg_error(problem, site, 0, "tile_shape")
-    if not isinstance(order, TileOrder):
-        raise _bad(f"order must be ct.row_major, ct.col_major or ct.grouped(n), not {order!r}",
-                   site)
-    if order.kind == "grouped" and rank < 2:
-        raise _bad("ct.grouped(n) orders tiles of a rank-2 or rank-3 partition", site)
+    problem = order_problem(order, rank)
+    if problem is not None:
+        raise launch_error(problem[0], site, **problem[1])
     problem = blocks_problem(blocks)
     if problem is not None:
         raise _arg_error(problem, site, 2, "blocks")

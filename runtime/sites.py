@@ -207,25 +207,35 @@ class CallText:
     names: dict[str, Span]  # the `k` of each `k=v`
 
 
-def _call_text(site: Site) -> CallText | None:
+def _site_expr(site: Site) -> tuple[str, Span, ast.expr] | None:
+    """The expression at a site as written: its text, span and tree."""
     span = site.span()
     lines = linecache.getlines(site.path)
     if not lines or span.line > len(lines) or (span.col == 0 and span.end_col == 0):
         return None
     text = _slice(lines, span)
     try:
-        call = ast.parse(text, mode="eval").body
+        return text, span, ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
-    if not isinstance(call, ast.Call):
+
+
+def _call_text(site: Site) -> CallText | None:
+    found = _site_expr(site)
+    if found is None or not isinstance(found[2], ast.Call):
         return None
+    text, span, call = found
+    assert isinstance(call, ast.Call)
 
     def seg(node: ast.expr) -> tuple[str, Span]:
         return ast.get_source_segment(text, node) or "?", _sub_span(span, text, node)
 
     receiver = None
-    if isinstance(call.func, ast.Attribute):
-        receiver = ast.get_source_segment(text, call.func.value)
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "__call__":  # `t.partition.__call__(s)`
+        func = func.value
+    if isinstance(func, ast.Attribute):
+        receiver = ast.get_source_segment(text, func.value)
     args = tuple(seg(a) for a in call.args)
     keywords = {k.arg: seg(k.value) for k in call.keywords if k.arg is not None}
     names = {k.arg: _name_span(span, text, k) for k in call.keywords if k.arg is not None}
@@ -267,9 +277,21 @@ def _sub_span(outer: Span, text: str, node: ast.expr | ast.keyword) -> Span:
 
 
 def receiver_name(site: Site | None, fallback: str) -> str:
-    """The text before `.method(...)` at a call site (`x` in `x.partition(...)`), else fallback."""
-    call = site.call() if site is not None else None
-    return call.receiver if call is not None and call.receiver else fallback
+    """The text before `.method(...)` at a call site (`x` in `x.partition(...)`), or before
+    `.name` or `[...]` at an attribute or subscript site (`x` in `x.shape`), else fallback."""
+    if site is None:
+        return fallback
+    call = site.call()
+    if call is not None:
+        return call.receiver or fallback
+    return _operand_text(site) or fallback
+
+
+def _operand_text(site: Site) -> str | None:
+    found = _site_expr(site)
+    if found is None or not isinstance(found[2], (ast.Attribute, ast.Subscript)):
+        return None
+    return ast.get_source_segment(found[0], found[2].value)
 
 
 def argument_text(site: Site | None, index: int | str, fallback: str) -> str:

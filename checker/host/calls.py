@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import cast
 
 from ...compiler.frontend.params import KernelSignature, ParamSpec
-from ...compiler.hostapi import HANDLE_ATTRIBUTES
+from ...compiler.hostapi import HANDLE_ATTRIBUTES, USE_CODES
 from ...compiler.launch import ArgFacts, MoveFacts, contract_for, moved_diagnostic
 from ...compiler.launch.contract import At
 from ...compiler.launch.facts import argument_name, array_text
@@ -24,11 +24,11 @@ from .helpers import ParamMove
 from .launches import Arg, CallLocator, facts, kernel_label
 from .leases import lease, region_in_use
 from .numpy_arrays import astype, numpy_array
+from .places import forget
 from .specialize import report_specialized
 from .syntax import call_args, keyword_name_span
 from .uses import escape, ex_name, read, unsynced
 from .values import (
-    ESCAPED,
     UNKNOWN,
     ClosureVal,
     HostArrayVal,
@@ -38,6 +38,7 @@ from .values import (
     Moved,
     OpVal,
     PartitionVal,
+    Reported,
     State,
     TensorVal,
     Value,
@@ -49,6 +50,9 @@ from .world import OpInfo
 _READ_BUILTINS = {"print", "len", "repr", "str", "isinstance", "id", "type", "bool", "hash",
                   "format", "min", "max"}
 _INT_BUILTINS: dict[str, Callable[[Iterable[int]], int]] = {"min": min, "max": max}
+# Builtins that run no code of the program's own (its attributes stay as they are).
+_PURE_BUILTINS = {"range", "int", "float", "abs", "round", "divmod", "enumerate", "zip",
+                  "tuple", "list", "dict", "set", "isinstance"}
 
 
 def call_function(ctx: Ctx, st: State, call: ast.Call) -> Value:
@@ -71,7 +75,9 @@ def _plain_call(ctx: Ctx, st: State, call: ast.Call, callee: Value) -> Value:
         moves = ctx.index.movers(func.id, ctx.globals)
         if moves:
             return _moving_helper(ctx, st, call, moves)
-    reads = isinstance(func, ast.Name) and func.id in _READ_BUILTINS and callee == UNKNOWN
+    builtin = func.id if isinstance(func, ast.Name) and callee == UNKNOWN else None
+    reads = builtin in _READ_BUILTINS
+    mark = ctx.raised
     values: list[Value] = []
     for arg in call_args(call):
         value = ctx.evaluate(st, arg.value)
@@ -80,9 +86,11 @@ def _plain_call(ctx: Ctx, st: State, call: ast.Call, callee: Value) -> Value:
             read(ctx, value)
         else:
             escape(ctx, st, value)  # an unknown function may keep or move it: stay silent
-    if isinstance(func, ast.Name) and func.id in _INT_BUILTINS and callee == UNKNOWN and \
-            values and all(isinstance(v, IntVal) for v in values):  # `min(k + b, n)` bounds
-        return IntVal(_INT_BUILTINS[func.id](cast(IntVal, v).value for v in values))
+    if not (reads or builtin in _PURE_BUILTINS or ctx.info.resolve(func) is not None):
+        _ran_unseen(ctx, st, mark)
+    if builtin in _INT_BUILTINS and values and all(
+            isinstance(v, IntVal) for v in values):  # `min(k + b, n)` bounds
+        return IntVal(_INT_BUILTINS[builtin](cast(IntVal, v).value for v in values))
     return UNKNOWN
 
 
@@ -102,6 +110,7 @@ def _moving_helper(ctx: Ctx, st: State, call: ast.Call, moves: dict[int, ParamMo
     are moved as the helper moves them, at this call; the rest are handed on unseen."""
     assert isinstance(call.func, ast.Name)
     helper = call.func.id
+    mark = ctx.raised
     for i, arg in enumerate(call_args(call)):
         how = moves.get(i) if not arg.star and arg.name is None else None
         if how is not None and how.kernel is not None and _moved_by_earlier_call(
@@ -110,7 +119,15 @@ def _moving_helper(ctx: Ctx, st: State, call: ast.Call, moves: dict[int, ParamMo
         value = ctx.evaluate(st, arg.value)
         if how is None or not _helper_moves(ctx, st, how, value, arg.value, helper):
             escape(ctx, st, value)
+    _ran_unseen(ctx, st, mark)
     return UNKNOWN
+
+
+def _ran_unseen(ctx: Ctx, st: State, mark: int) -> None:
+    """A call of code the analysis does not see, once its arguments are evaluated: it may
+    rebind any attribute (places.py), unless an argument raised, so it never ran."""
+    if ctx.raised == mark:
+        forget(st)
 
 
 def _helper_moves(ctx: Ctx, st: State, how: ParamMove, value: Value, expr: ast.expr,
@@ -143,7 +160,7 @@ def _moved_by_earlier_call(ctx: Ctx, st: State, expr: ast.expr, helper: str,
     state = st.obj(value.obj)
     if not (isinstance(state, Moved) and state.by_call == helper):
         return False
-    st.objs[value.obj] = ESCAPED  # one root cause, one diagnostic
+    st.objs[value.obj] = Reported(state)  # one root cause, one diagnostic
     facts = MoveFacts(f"{state.how} by an earlier call of '{helper}'", state.site, param)
     ctx.report(moved_diagnostic(ex_name(ctx, expr), ctx.span(expr), facts))
     return True
@@ -177,7 +194,10 @@ def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
         read_args(ctx, st, call)
         return receiver  # its launches move and lease as the kernel's own
     reads = isinstance(receiver, (TensorVal, PartitionVal, KernelVal))  # k.compile()
+    mark = ctx.raised
     (read_args if reads else escape_args)(ctx, st, call)
+    if not reads and ctx.info.resolve(func) is None:
+        _ran_unseen(ctx, st, mark)
     return UNKNOWN
 
 
@@ -199,9 +219,11 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
         for arg in given:
             read(ctx, arg.value)
         return UNKNOWN
+    said = {span for span, (_mf, _obj, was) in frame.moves.items() if isinstance(was, Reported)}
     if sig is None or starred:
         for span, (mf, _obj, _moved) in frame.moves.items():
-            ctx.report(moved_diagnostic(_name_at(given, span), span, mf))
+            if span not in said:
+                ctx.report(moved_diagnostic(_name_at(given, span), span, mf))
         for arg in given:
             escape(ctx, st, arg.value)
         return OpVal(_new_op(ctx, st, call, kernel.name, None))
@@ -210,8 +232,9 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     verdict = contract.check(
         [_facts(frame, a, contract.param(i)) for i, a in enumerate(positional)],
         [(k, _facts(frame, a, contract.param(k))) for k, _, a in keywords], loc)
-    if verdict.diags:
-        return _reject(ctx, verdict.diags, given)
+    if verdict.diags:  # less the moves reported at earlier uses (one root cause, one diagnostic)
+        return _reject(ctx, [d for d in verdict.diags if d.span not in said
+                             or d.code not in USE_CODES], given)
     if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):
         for arg in given:
             read(ctx, arg.value)
@@ -265,6 +288,7 @@ def _read_whole(ctx: Ctx, st: State, v: PartitionVal, arg: Arg) -> bool:
 
 def _reject(ctx: Ctx, diags: list[Diagnostic], args: Iterable[Arg]) -> Value:
     """The launch raises before it starts: nothing moves, and its result is unknown."""
+    ctx.raises()
     for diag in diags:
         ctx.report(diag)
     for arg in args:

@@ -11,8 +11,9 @@ from ...reader.source import ModuleInfo
 from .core import Evaluator
 from .facts import ApiSite, FactLog, NameSite, OwnershipFact, name_sites, scope_span
 from .names import ModuleIndex, Scope
+from .places import seeds
 from .project import ProjectIndex
-from .values import UNKNOWN, State
+from .values import UNKNOWN, State, TensorVal
 from .world import World
 
 
@@ -24,7 +25,8 @@ def check_host(info: ModuleInfo, project: ProjectIndex | None = None) -> list[Di
     diags: list[Diagnostic] = []
     for scope in index.scopes:
         world = World()
-        ctx = Evaluator(info, project, world, module_globals, index, set(scope.captured))
+        ctx = Evaluator(info, project, world, module_globals, index, set(scope.captured),
+                        seeds=seeds(info, scope))
         try:
             _run_scope(ctx, scope)
         except Exception as err:  # a checker bug must not hide the file's other findings
@@ -65,7 +67,7 @@ def ownership_view(info: ModuleInfo, project: ProjectIndex | None = None) -> Own
         names += name_sites(info, scope, where)
         log = FactLog(where)
         ctx = Evaluator(info, project, World(), module_globals, index, set(scope.captured),
-                        facts=log)
+                        facts=log, seeds=seeds(info, scope))
         try:
             _run_scope(ctx, scope)
         except Exception:  # check_host reports it (CT999); hovers just know nothing here
@@ -76,7 +78,12 @@ def ownership_view(info: ModuleInfo, project: ProjectIndex | None = None) -> Own
 
 
 def _run_scope(ctx: Evaluator, scope: Scope) -> None:
-    ctx.run_block(State(env=dict.fromkeys(scope.params, UNKNOWN)), scope.body)
+    """From the parameters, unknown, and a method's seeded attributes, live tensors (one object
+    on every path, so a move on any path reaches the uses after a join)."""
+    st = State(env=dict.fromkeys(scope.params, UNKNOWN))
+    for key in sorted(ctx.seeds):
+        st.env[key] = TensorVal(ctx.world.fresh(), ctx.world.fresh(), None, None)
+    ctx.run_block(st, scope.body)
 
 
 def _scope_span(info: ModuleInfo, node: ast.AST) -> Span:
@@ -88,12 +95,13 @@ def _scope_span(info: ModuleInfo, node: ast.AST) -> Span:
 
 
 def _report_unrun(world: World) -> None:
-    """CT305 at each call whose launches are never run on any path (loops repeat a call)."""
+    """CT305 at each launch that is never run on any path (loops repeat a call), as the
+    runtime warns it: a launch taken over by a `.then` chain runs when the chain runs."""
     by_site: dict[Span, list[int]] = {}
     for op, info in world.ops.items():
-        if info.kind in ("launch", "chain"):
+        if info.kind == "launch":
             by_site.setdefault(info.span, []).append(op)
     for ops in by_site.values():
-        if not any(op in world.consumed for op in ops):
+        if all(world.never_run(op) for op in ops):
             info = world.ops[ops[0]]
             world.report(msg.LAUNCH_NEVER_RUN.at(info.span, kernel=info.kernel))

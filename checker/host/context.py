@@ -17,7 +17,7 @@ from ...reader.source import ModuleInfo
 from .facts import FactLog
 from .names import ModuleIndex
 from .project import ProjectIndex
-from .values import Moved, State, Value
+from .values import Moved, Reported, State, Value
 from .world import World
 
 
@@ -29,7 +29,7 @@ class LaunchFrame:
     span: Span
     current: Span | None = None  # the argument being evaluated
     # its arguments that are moved values, by argument span: the contract reports them
-    moves: dict[Span, tuple[MoveFacts, int, Moved]] = field(default_factory=dict)
+    moves: dict[Span, tuple[MoveFacts, int, Moved | Reported]] = field(default_factory=dict)
     # an error was reported while its arguments were evaluated: at run time that raises
     # before the launch exists, so nothing about the launch itself is reported
     failed: bool = False
@@ -55,14 +55,24 @@ class Ctx:
     launches: list[LaunchFrame] = field(default_factory=list)
     flows: list[LoopFlow] = field(default_factory=list)
     facts: FactLog | None = None  # only for editors: ownership states at each name
+    seeds: frozenset[str] = frozenset()  # a method's attributes that start as tensors (places.py)
+    raised: int = 0  # how many times evaluation met code that raises at run time, so far
+
+    def raises(self) -> None:
+        """What is being evaluated raises at run time (reported now or before): so does every
+        launch whose arguments are being evaluated."""
+        self.raised += 1
+        for frame in self.launches:
+            frame.failed = True
 
     def span(self, node: ast.AST) -> Span:
         return self.info.span(node)
 
-    def report(self, diag: Diagnostic) -> None:
-        if diag.severity is Severity.ERROR:
-            for frame in self.launches:
-                frame.failed = True
+    def report(self, diag: Diagnostic, here: bool = True) -> None:
+        """`here`: the error raises where it is evaluated; False for one the run raises later,
+        when the op it is about runs (a chain's link, a launch's compile)."""
+        if diag.severity is Severity.ERROR and here:
+            self.raises()
         self.world.report(diag)
 
     def text(self, node: ast.AST) -> str:

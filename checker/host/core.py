@@ -29,6 +29,7 @@ from .expressions import (
     dtype_of,
     if_exp,
     load_name,
+    load_value,
     named,
     nested,
     other,
@@ -39,12 +40,15 @@ from .facts import ApiSite, call_names
 from .flow import definition, for_, if_, match, try_, while_, with_
 from .handlers import Handlers, HostCall, receiver_of
 from .hostapi import HANDLERS as CONSTRUCTORS
+from .hostapi import grouped
 from .lazyops import HANDLERS as LAZY_OPS
+from .places import forget, lookup_place, place_key
 from .plain import as_plain_call, attribute_of, is_getattr
 from .statements import run_small
 from .survive import Mark, survive
+from .syntax import call_args
 from .uses import head_name, read
-from .values import UNKNOWN, State, Value
+from .values import UNKNOWN, Moved, Reported, State, Value, owned_in
 from .views import HANDLERS as VIEWS
 
 HANDLERS = Handlers()
@@ -84,6 +88,8 @@ def _calling(ev: Evaluator, st: State, call: ast.Call) -> Value:
     if head_name(func) not in st.env:
         if ev.info.resolve(func) == "autotune":
             return autotune_call(ev, st, call)
+        if ev.info.resolve(func) == "grouped":
+            return grouped(ev, st, call)
         entry = lookup("ct", ev.info.resolve(func) or "")
         if entry is not None:
             return _host(ev, st, HostCall(entry, call), func)
@@ -97,6 +103,9 @@ def _attribute(ev: Evaluator, st: State, expr: ast.Attribute) -> Value:
     dtype = dtype_of(ev, st, expr)
     if dtype is not None:
         return dtype
+    place = lookup_place(ev, st, expr)
+    if place is not None:  # `self.cache`: followed as a name is
+        return load_value(ev, st, expr, *place)
     return _use(ev, st, expr, expr.value, expr.attr, "property", expr,
                 lambda base: attribute(ev, st, expr, base))
 
@@ -108,11 +117,13 @@ def _subscript(ev: Evaluator, st: State, expr: ast.Subscript) -> Value:
 
 def _await(ev: Evaluator, st: State, expr: ast.Await) -> Value:
     return _use(ev, st, expr, expr.value, "__await__", "method", None,
-                lambda value: _read(ev, value))
+                lambda value: _read(ev, st, value))
 
 
-def _read(ev: Evaluator, value: Value) -> Value:
+def _read(ev: Evaluator, st: State, value: Value) -> Value:
+    """`await x` of anything but a lazy op: other code runs meanwhile."""
     read(ev, value)
+    forget(st)
     return UNKNOWN
 
 
@@ -120,11 +131,36 @@ def _use(ev: Evaluator, st: State, node: ast.expr, operand: ast.expr, name: str,
          named: ast.expr | None, otherwise: Callable[[Value], Value]) -> Value:
     """`node` uses `name` of the value of `operand`: the host API entry of that name for
     what the value stands for, if it has one of this kind; else `otherwise(value)`."""
+    if isinstance(node, ast.Call) and _moved(st, operand):
+        return _call_on_moved(ev, st, node, operand)
+    mark = ev.raised
     value = ev.evaluate(st, operand)
+    if ev.raised != mark:  # it raised: Python evaluates nothing after it
+        return UNKNOWN
     entry = _entry(ev, value, name, kind)
     if entry is None:
         return otherwise(value)
     return _host(ev, st, HostCall(entry, node, operand, value), named)
+
+
+def _moved(st: State, operand: ast.expr) -> bool:
+    """`operand` is a name or place bound to a moved value."""
+    key = operand.id if isinstance(operand, ast.Name) else place_key(st, operand)
+    value = st.env.get(key) if key is not None else None
+    return value is not None and any(isinstance(st.obj(o.obj), (Moved, Reported))
+                                     for o in owned_in(value))
+
+
+def _call_on_moved(ev: Evaluator, st: State, call: ast.Call, operand: ast.expr) -> Value:
+    """`z.method(args)` of a moved `z`: the method raises when it runs, after Python evaluated
+    the arguments; an argument that raises first is the error (`z.partition(s,
+    order=ct.grouped(0))`)."""
+    mark = ev.raised
+    for arg in call_args(call):
+        read(ev, ev.evaluate(st, arg.value))
+    if ev.raised == mark:
+        ev.evaluate(st, operand)  # CT301 (or silent, when said before)
+    return UNKNOWN
 
 
 def _entry(ev: Evaluator, value: Value, name: str, kind: Kind) -> HostEntry | None:

@@ -18,10 +18,11 @@ from ...compiler.launch.ops_api import sync_unpack_diagnostic
 from .context import Ctx, contains
 from .joins import join_states, join_value
 from .names import own_nodes
+from .places import bind, forget, forget_below, place_key
 from .syntax import sub_expressions
 from .uses import capture, escape, head_name, read, unsynced
 from .values import (
-    ESCAPED,
+    UNBOUND,
     UNKNOWN,
     ClosureVal,
     ContainerVal,
@@ -31,9 +32,11 @@ from .values import (
     ModuleVal,
     Moved,
     OpVal,
+    Reported,
     State,
     SyncResult,
     TupleVal,
+    Unbound,
     Value,
     owned_in,
 )
@@ -92,6 +95,7 @@ def call_closure(ctx: Ctx, st: State, node: ast.Lambda | ast.FunctionDef) -> Non
         if name.id in st.env:
             check_use(ctx, st, name, name.id, st.env[name.id])
     capture(ctx, st, node)
+    forget(st)  # its code may rebind any attribute
 
 
 def other(ctx: Ctx, st: State, expr: ast.expr) -> Value:
@@ -102,46 +106,58 @@ def other(ctx: Ctx, st: State, expr: ast.expr) -> Value:
             read(ctx, value)
         else:
             escape(ctx, st, value)  # into a list, a dict, a yield...: out of sight
+    if isinstance(expr, (ast.Yield, ast.YieldFrom)):
+        forget(st)  # the caller runs meanwhile
     return UNKNOWN
 
 
 def load_name(ctx: Ctx, st: State, node: ast.Name) -> Value:
     name = node.id
     if name in st.env:
-        value = st.env[name]
-        if ctx.facts is not None:
-            ctx.facts.record(ctx.world, st, name, ctx.span(node), value)
-        if check_use(ctx, st, node, name, value):
-            return UNKNOWN  # the use raises at run time: nothing follows from the value
-        return value
+        return load_value(ctx, st, node, name, st.env[name])
     if name in ctx.globals:
         return ctx.globals[name]
     dtype = ctx.info.resolve(node)
     return DTypeVal(DTYPES[dtype]) if dtype in DTYPES else UNKNOWN
 
 
+def load_value(ctx: Ctx, st: State, node: ast.expr, key: str, value: Value) -> Value:
+    """A load of a name (or a place, places.py) bound to `value`: a checked use."""
+    if isinstance(value, Unbound):  # a NameError (an AttributeError) at run time
+        ctx.raises()
+        return UNKNOWN
+    name = key if isinstance(node, ast.Name) else ctx.text(node)
+    if ctx.facts is not None:
+        ctx.facts.record(ctx.world, st, name, ctx.span(node), value)
+    if check_use(ctx, st, node, name, value):
+        return UNKNOWN  # the use raises at run time: nothing follows from the value
+    return value
+
+
 def check_use(ctx: Ctx, st: State, node: ast.AST, name: str, value: Value) -> bool:
     """CT301/CT306 for a use of a moved tensor or partition; reported once per value. True
-    when reported here (not deferred to the launch whose argument the name is)."""
-    reported = False
+    when the use raises here at run time (not deferred to the launch whose argument the name
+    is): nothing follows from the value then."""
+    raises = False
     for owned in owned_in(value) if not isinstance(value, TupleVal) else []:
         state = st.obj(owned.obj)
-        if not isinstance(state, Moved):
+        if not isinstance(state, (Moved, Reported)):
             continue
-        st.objs[owned.obj] = ESCAPED  # one root cause, one diagnostic
-        if ctx.facts is not None:
-            ctx.facts.silenced[owned.obj] = state
+        moved = state if isinstance(state, Moved) else state.moved
+        st.objs[owned.obj] = Reported(moved)  # one root cause, one diagnostic
         frame = ctx.launches[-1] if ctx.launches else None
         # a launch's argument as it is (`k(z)`, `k(z.partition(s), z)`): the launch contract
         # judges it (CT301, or CT302 when moved by the call itself), as at run time; a view
         # or attribute of the moved value (`z[0:4]`) raises on its own, before the launch
         if frame is not None and frame.current is not None and ctx.span(node) == frame.current:
-            facts = move_facts(ctx, st, state, contains(frame.span, state.site))
+            facts = move_facts(ctx, st, moved, contains(frame.span, moved.site))
             frame.moves[frame.current] = (facts, owned.obj, state)
         else:
-            ctx.report(moved_diagnostic(name, ctx.span(node), move_facts(ctx, st, state)))
-            reported = True
-    return reported
+            if isinstance(state, Moved):
+                ctx.report(moved_diagnostic(name, ctx.span(node), move_facts(ctx, st, moved)))
+            ctx.raises()
+            raises = True
+    return raises
 
 
 def move_facts(ctx: Ctx, st: State, moved: Moved, within_call: bool = False) -> MoveFacts:
@@ -167,26 +183,49 @@ def assign(ctx: Ctx, st: State, target: ast.expr, value: Value) -> None:
         _unpack(ctx, st, target, value)
     elif isinstance(target, ast.Starred):
         assign(ctx, st, target.value, UNKNOWN)
+    elif isinstance(target, ast.Attribute) and (key := place_key(st, target)) is not None:
+        read(ctx, value)  # a lazy op kept in an object may be run by any code later
+        bind(st, key, value)
     else:  # obj.attr = v, d[k] = v: stored where we do not follow it
         for child in sub_expressions(target):
             read(ctx, ctx.evaluate(st, child))
         escape(ctx, st, value)
 
 
+def unbind(ctx: Ctx, st: State, targets: list[ast.expr]) -> None:
+    """A binding of `targets` that raises at run time: a name keeps its value, and one bound
+    nowhere before is unbound, as an attribute set nowhere before is missing (a statement run
+    on its own, as a notebook or the REPL runs it, leaves them so)."""
+    for target in targets:
+        if isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
+            unbind(ctx, st, target.elts if not isinstance(target, ast.Starred)
+                   else [target.value])
+            continue
+        key = target.id if isinstance(target, ast.Name) else place_key(st, target)
+        if key is not None and key not in ctx.seeds and key not in ctx.globals:
+            st.env.setdefault(key, UNBOUND)  # a module's kernel keeps its binding
+
+
 def assign_name(ctx: Ctx, st: State, name: str, value: Value) -> None:
     if name in ctx.captured:
         escape(ctx, st, value)
+    forget_below(st, name)
     st.env[name] = value
 
 
 def _unpack(ctx: Ctx, st: State, target: ast.Tuple | ast.List, value: Value) -> None:
     elements = target.elts
     starred = any(isinstance(e, ast.Starred) for e in elements)
+    mark = ctx.raised
     if isinstance(value, OpVal):
         unsynced(ctx, value, "unpack", ctx.span(target))
     elif isinstance(value, SyncResult) and not starred and len(value.items) != len(elements):
         ctx.report(sync_unpack_diagnostic(value.kernel, len(value.items), len(elements),
                                           ctx.span(target), value.form))
+    if ctx.raised != mark:  # the unpacking raises: nothing is bound
+        read(ctx, value)
+        unbind(ctx, st, [target])
+        return
     if isinstance(value, TupleVal) and len(value.items) == len(elements) and not starred:
         for element, item in zip(elements, value.items, strict=True):
             assign(ctx, st, element, item)

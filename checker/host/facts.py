@@ -24,6 +24,7 @@ from .values import (
     Moved,
     OpVal,
     PartitionVal,
+    Reported,
     State,
     TensorVal,
     Value,
@@ -70,7 +71,6 @@ class FactLog:
     facts: list[OwnershipFact] = field(default_factory=list)
     api: dict[Span, ApiSite] = field(default_factory=dict)  # the host API uses met
     origins: dict[int, str] = field(default_factory=dict)  # storage -> the name partitioned
-    silenced: dict[int, Moved] = field(default_factory=dict)  # reported uses after a move
 
     def record(self, world: World, st: State, name: str, span: Span, value: Value) -> None:
         summary = self.describe(world, st, value)
@@ -111,12 +111,9 @@ class FactLog:
     def _owned(self, world: World, st: State, value: TensorVal | PartitionVal,
                live: str) -> str | None:
         state = st.obj(value.obj)
-        if isinstance(state, Moved):
-            return _moved(world, st, state)
+        if isinstance(state, (Moved, Reported)):
+            return _moved(world, st, state if isinstance(state, Moved) else state.moved)
         if isinstance(state, Escaped):
-            moved = self.silenced.get(value.obj)
-            if moved is not None:  # silent after its use after move was reported: still moved
-                return _moved(world, st, moved)
             return "handed to code the checker does not follow: not checked from here on"
         readers = _readers(world, st, value.storage)
         return live if not readers else f"{live}, {readers}"

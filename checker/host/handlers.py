@@ -105,10 +105,11 @@ Bound = dict[str, tuple[Value, ast.expr]]
 
 def bind(ctx: Ctx, st: State, call: ast.Call, entry: HostEntry) -> Bound | None:
     """Arguments by the entry's parameter names, each evaluated once (and read); None when
-    `*args` hides them."""
+    `*args` hides them, or when one raises at run time (then the call never runs)."""
     names = entry.positional
     out: Bound = {}
     hidden = False
+    mark = ctx.raised
     for i, arg in enumerate(call_args(call)):
         value = ctx.evaluate(st, arg.value)
         read(ctx, value)
@@ -118,4 +119,4 @@ def bind(ctx: Ctx, st: State, call: ast.Call, entry: HostEntry) -> Bound | None:
             out[arg.name] = (value, arg.value)
         elif i < len(names):
             out[names[i]] = (value, arg.value)
-    return None if hidden else out
+    return None if hidden or ctx.raised != mark else out

@@ -7,6 +7,7 @@ import ast
 from typing import cast
 
 from ...compiler.dsl.markers import as_dtype
+from ...compiler.dsl.orders import TileOrder
 from ...compiler.dtypes import BY_NUMPY_NAME, DType
 from ...compiler.hostapi import Effect
 from ...compiler.hostapi.shapes import (
@@ -14,6 +15,7 @@ from ...compiler.hostapi.shapes import (
     dtype_problem,
     fill_problem,
     float_dtype_problem,
+    no_dlpack,
     seed_problem,
     shape_problem,
 )
@@ -25,19 +27,21 @@ from ...compiler.launch.tiles import (
     blocks_problem,
     grid_problem,
     launch_grid,
+    order_problem,
     tile_kind_problem,
     tile_rank_problem,
 )
 from ...diagnostics import messages as msg
-from ...diagnostics.diagnostic import Diagnostic
+from ...diagnostics.diagnostic import Diagnostic, Span
 from ...reader.source import literal_value
 from .context import Ctx
 from .handlers import Bound, Handlers, HostCall, bind, read_args
 from .launches import slab_grid
 from .leases import write_in_use
 from .literals import NOT_KNOWN, known_object
+from .places import place_key
 from .syntax import call_args
-from .uses import ex_name
+from .uses import ex_name, head_name
 from .values import (
     UNKNOWN,
     HostArrayVal,
@@ -70,6 +74,8 @@ def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
     layout where its memory is new, no memory for `ct.meta`; CT406/CT412 where the runtime
     refuses the arguments the analysis can read (then nothing follows from the call)."""
     entry = use.entry
+    if entry.name == "from_dlpack" and _no_dlpack(ctx, st, use.call):
+        return UNKNOWN
     args = bind(ctx, st, use.call, entry)
     if args is not None:
         problem, dtype = _argument_problem(ctx, st, entry.name, args)
@@ -94,6 +100,26 @@ def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
     return TensorVal(obj, obj, dtype if args is not None else None, shape,
                      layout=Layout.root(cast(tuple[int, ...], shape)) if known else None,
                      meta=entry.memory == "none")
+
+
+def _no_dlpack(ctx: Ctx, st: State, call: ast.Call) -> bool:
+    """CT406 for `ct.from_dlpack(x)` of what has no `__dlpack__` (a partition, a number), as
+    the import refuses it before it looks at anything else (a moved partition included)."""
+    args = call_args(call)
+    if len(args) != 1 or args[0].star or args[0].name is not None:
+        return False
+    expr = args[0].value
+    key = expr.id if isinstance(expr, ast.Name) else place_key(st, expr)
+    value = st.env.get(key) if key is not None else None
+    if isinstance(value, PartitionVal):
+        kind = "Partition"
+    elif isinstance(value, (IntVal, LiteralVal)) or (value is None and isinstance(
+            expr, ast.Constant)):
+        kind = type(value.value if value is not None else literal_value(expr)).__name__
+    else:
+        return False
+    ctx.report(msg.BAD_DLPACK.at(ctx.span(call), detail=no_dlpack(kind)))
+    return True
 
 
 # The runtime's order of checks per constructor (runtime/constructors.py): the first problem
@@ -154,12 +180,14 @@ def partition(ctx: Ctx, st: State, use: HostCall) -> Value:
     assert isinstance(t, TensorVal)
     args = bind(ctx, st, call, use.entry)
     name = ex_name(ctx, receiver)
-    if write_in_use(ctx, st, receiver, t, use.entry.action) or args is None:
+    if args is None or write_in_use(ctx, st, receiver, t, use.entry.action):
         return UNKNOWN
-    tile = shape_of(args["tile_shape"][0]) if "tile_shape" in args else None
+    if args.get("blocks", (UNKNOWN,))[0] == LiteralVal(None):
+        del args["blocks"]  # `blocks=None`: not persistent, as when it is not given
+    tile = _tile_shape(ctx, st, *args["tile_shape"]) if "tile_shape" in args else None
     order = _order(ctx, args["order"][1]) if "order" in args else "ct.row_major"
-    problem = _bad_partition(ctx, args, t.shape, name) or _bad_grid(ctx, call, args, t.shape,
-                                                                     tile, order)
+    problem = _bad_partition(ctx, st, call, args, t.shape, name) or _bad_grid(
+        ctx, call, args, t.shape, tile, order)
     if problem is not None:
         ctx.report(problem)
         return UNKNOWN
@@ -210,42 +238,59 @@ def unpartition(ctx: Ctx, st: State, use: HostCall) -> Value:
                      p.meta)
 
 
-def _bad_partition(ctx: Ctx, args: Bound, shape: Shape | None,
+def _bad_partition(ctx: Ctx, st: State, call: ast.Call, args: Bound, shape: Shape | None,
                    name: str) -> Diagnostic | None:
-    """The runtime's rules for the arguments (compiler/launch/tiles.py), at the argument:
-    the tile shape's kind, rank and extents (CT403, CT408), then `blocks=` and the order."""
-    checks: list[tuple[Problem | None, ast.expr]] = []
+    """The runtime's rules for the arguments (compiler/launch/tiles.py), in its order: the
+    tile shape's kind, rank and extents (CT403, CT408, at it), then the order, then
+    `blocks=` (at it)."""
     if "tile_shape" in args:
         value, expr = args["tile_shape"]
-        checks.append((_tile_problem(value, shape, name), expr))
-    if "blocks" in args:
-        value, expr = args["blocks"]
-        checks.append((blocks_problem(_literal(value)), expr))
-    for problem, where in checks:
+        problem = _tile_problem(_tile_items(ctx, st, value, expr), shape, name)
         if problem is not None:
-            return Diagnostic(problem[0].code, problem[0].format(**problem[1]), ctx.span(where))
+            return _at(problem, ctx.span(expr))
     order = args.get("order")
-    return None if order is None else _bad_order(ctx, order[1])
+    bad = None if order is None else _bad_order(ctx, st, order, call, shape)
+    if bad is not None or "blocks" not in args:
+        return bad
+    value, expr = args["blocks"]
+    problem = blocks_problem(_literal(value))
+    return None if problem is None else _at(problem, ctx.span(expr))
 
 
-def _tile_problem(value: Value, shape: Shape | None, name: str) -> Problem | None:
+def _at(problem: Problem, span: Span) -> Diagnostic:
+    return Diagnostic(problem[0].code, problem[0].format(**problem[1]), span)
+
+
+def _tile_problem(items: object, shape: Shape | None, name: str) -> Problem | None:
     """What the runtime says of this tile shape, as far as the analysis knows it."""
-    if isinstance(value, LiteralVal) and as_tile(value.value) is None:
-        return tile_kind_problem(value.value)
-    items = _tile_items(value)
-    if items is None:
+    if items is NOT_KNOWN:
         return None
+    if not isinstance(items, tuple):
+        return tile_kind_problem(items)
     return partition_tile_problem(items) or (
         tile_rank_problem(items, shape, name) if shape is not None else None)
 
 
-def _tile_items(value: Value) -> tuple[object, ...] | None:
-    """A tile shape's entries (None where unknown; literals as written: `(1.5,)`)."""
-    if isinstance(value, (IntVal, LiteralVal)):
-        return as_tile(value.value)
+def _tile_items(ctx: Ctx, st: State, value: Value, expr: ast.expr) -> object:
+    """A tile shape's entries (None where unknown; literals as written: `(1.5,)`, `[64]`);
+    what is no tile shape at all as it is (`None`); NOT_KNOWN when nothing is known."""
     if isinstance(value, TupleVal):
         return tuple(_literal(v) for v in value.items)
-    return None
+    if isinstance(expr, ast.List):  # taken as a tuple at run time
+        listed = tuple(literal_value(e) for e in expr.elts)
+        return NOT_KNOWN if None in listed else listed
+    known = known_object(ctx, st, value, expr)
+    if known is NOT_KNOWN:
+        return NOT_KNOWN
+    items = as_tile(known)
+    return known if items is None else items
+
+
+def _tile_shape(ctx: Ctx, st: State, value: Value, expr: ast.expr) -> Shape | None:
+    items = _tile_items(ctx, st, value, expr)
+    if not isinstance(items, tuple):
+        return None
+    return tuple(d if isinstance(d, int) and not isinstance(d, bool) else None for d in items)
 
 
 def _literal(value: Value) -> object:
@@ -253,15 +298,51 @@ def _literal(value: Value) -> object:
     return value.value if isinstance(value, (IntVal, LiteralVal)) else None
 
 
-def _bad_order(ctx: Ctx, expr: ast.expr) -> Diagnostic | None:
+def _bad_order(ctx: Ctx, st: State, order: tuple[Value, ast.expr], call: ast.Call,
+               shape: Shape | None) -> Diagnostic | None:
+    """CT408 for a group size below 1 (at `ct.grouped(...)`, where the runtime raises it), an
+    order that is no tile order, or a grouped order of a rank-1 partition (at the call)."""
+    value, expr = order
+    known = _order_object(ctx, st, value, expr, _group(ctx, expr))
+    problem = None if known is NOT_KNOWN else order_problem(
+        known, len(shape) if shape is not None else None)
+    return None if problem is None else _at(problem, ctx.span(call))
+
+
+def _group(ctx: Ctx, expr: ast.expr) -> object:
+    """The literal group size of `ct.grouped(n)`; NOT_KNOWN for anything else."""
     if not (isinstance(expr, ast.Call) and ctx.info.resolve(expr.func) == "grouped"):
-        return None
+        return NOT_KNOWN
     args = call_args(expr)
-    if len(args) != 1 or args[0].star or not isinstance(args[0].value, (ast.Constant,
-                                                                         ast.UnaryOp)):
-        return None
+    if len(args) != 1 or args[0].star or args[0].name is not None:
+        return NOT_KNOWN
     group = literal_value(args[0].value)
-    if isinstance(group, int) and not isinstance(group, bool) and group < 1:
-        return msg.BAD_PARTITION.at(
-            ctx.span(expr), detail=f"ct.grouped() needs a group size of at least 1, got {group}")
-    return None
+    return NOT_KNOWN if group is None else group
+
+
+def grouped(ctx: Ctx, st: State, call: ast.Call) -> Value:
+    """`ct.grouped(n)`: CT408 at the call for a group size that is no int of at least 1, as
+    `ct.grouped` raises it wherever it is called."""
+    read_args(ctx, st, call)
+    group = _group(ctx, call)
+    if group is not NOT_KNOWN and not (isinstance(group, int) and not isinstance(group, bool)
+                                       and group >= 1):
+        ctx.report(msg.BAD_PARTITION.at(
+            ctx.span(call), detail=f"ct.grouped() needs a group size of at least 1, got "
+                                   f"{group!r}"))
+    return UNKNOWN
+
+
+def _order_object(ctx: Ctx, st: State, value: Value, expr: ast.expr, group: object) -> object:
+    """The order as the runtime gets it: a tile order, or a literal that is none (`'x'`);
+    NOT_KNOWN when the analysis does not know it."""
+    if head_name(expr) in st.env:
+        return NOT_KNOWN
+    name = ctx.info.resolve(expr)
+    if name in ("row_major", "col_major"):
+        return TileOrder(name)
+    if isinstance(group, int) and not isinstance(group, bool):
+        return TileOrder("grouped", group)
+    if isinstance(expr, ast.Call):
+        return NOT_KNOWN
+    return known_object(ctx, st, value, expr)

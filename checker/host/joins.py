@@ -33,6 +33,8 @@ def join_states(world: World, where: Hashable, a: State | None, b: State | None)
         out.leases[storage] = out.leases.get(storage, frozenset()) | ops
     for name in a.env.keys() | b.env.keys():
         va, vb = a.env.get(name), b.env.get(name)
+        if (va is None or vb is None) and "." in name:
+            continue  # a place one path forgot (places.py): forgotten after the join too
         if va is None or vb is None or va == vb:
             # A name bound on one path only keeps that value: the other path would fail anyway.
             kept = vb if va is None else va

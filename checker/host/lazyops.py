@@ -20,12 +20,12 @@ from .handlers import Handlers, HostCall, escape_args
 from .pdl import check_then
 from .uses import ex_name, read
 from .values import (
-    ESCAPED,
     UNKNOWN,
     KernelVal,
     Moved,
     OpVal,
     PartitionVal,
+    Reported,
     State,
     SyncResult,
     TupleVal,
@@ -128,9 +128,11 @@ def _finished_graph(ctx: Ctx, st: State, use: HostCall) -> bool:
     """CT301 for a graph used after its `.sync()` or `await` finished it (as at run time)."""
     assert isinstance(use.value, OpVal)
     state = st.obj(use.value.op)  # a graph's id doubles as its ownership record
+    if isinstance(state, Reported):
+        return True  # raises again, as reported
     if not isinstance(state, Moved):
         return False
-    st.objs[use.value.op] = ESCAPED  # one root cause, one diagnostic
+    st.objs[use.value.op] = Reported(state)  # one root cause, one diagnostic
     name = ex_name(ctx, use.on)
     ctx.report(moved_diagnostic(name, ctx.span(use.node), MoveFacts(state.how, state.site, name)))
     return True
@@ -180,6 +182,8 @@ def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> 
     results = info.results if info is not None and kind == "graph" else None
     label = info.kernel if info is not None else "a kernel"
     new = world.new_op(OpInfo(kind, label, ctx.span(call), results, frozenset()))
+    if kind == "chain":  # its launches run when the chain runs (check._report_unrun)
+        world.taken.update((m, new) for m in members | {op.op} if m not in world.consumed)
     world.consume(op.op)
     for member in members | {op.op}:
         world.successors[member] = new
@@ -215,7 +219,7 @@ def _check_kernel_link(ctx: Ctx, call: ast.Call, kernel: KernelVal, n: int) -> N
     missing = [p for p in kernel.sig.params[n:] if p.kind != "const"]
     if missing:
         ctx.report(msg.LAUNCH_MISSING_ARG.at(ctx.span(call), kernel=kernel_label(kernel.name),
-                                             param=missing[0].name))
+                                             param=missing[0].name), here=False)
 
 
 def _check_arity(ctx: Ctx, st: State, call: ast.Call, info: OpInfo | None) -> None:
@@ -236,4 +240,4 @@ def _check_arity(ctx: Ctx, st: State, call: ast.Call, info: OpInfo | None) -> No
     n = len(info.results)
     if not accepts(needed, len(positional), star, n):
         ctx.report(then_arity_diagnostic(takes_words(needed, len(positional), star), n,
-                                         ctx.span(call)))
+                                         ctx.span(call)), here=False)

@@ -38,6 +38,7 @@ class Scope:
     params: list[str]
     captured: set[str] = field(default_factory=set)  # names nested code or `global` can see
     closures: list[tuple[ast.AST, frozenset[str]]] = field(default_factory=list)  # and theirs
+    owner: ast.ClassDef | None = None  # the class whose body defines this function
 
 
 @dataclass
@@ -125,7 +126,9 @@ class ModuleIndex:
         self._frames.append(inner)
         if isinstance(node, _SCOPES):
             params = param_names(node.args) if not isinstance(node, ast.ClassDef) else []
-            scope = Scope(node, node.body, params)
+            outer = self._stack[-1].node
+            scope = Scope(node, node.body, params,
+                          owner=outer if isinstance(outer, ast.ClassDef) else None)
             self.scopes.append(scope)
             self._stack.append(scope)
 

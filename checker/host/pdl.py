@@ -46,7 +46,7 @@ def check_then(ctx: Ctx, st: State, call: ast.Call, op: OpVal) -> None:
     if found is not None:
         access, they_write = found
         ctx.report(access_diagnostic(access, they_write, kernel_label(kernel.name), info.kernel,
-                                     ctx.span(site), info.span))
+                                     ctx.span(site), info.span), here=False)  # when it runs
 
 
 def _memory(args: Sequence[Value], i: int) -> Memory | None:

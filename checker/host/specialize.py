@@ -36,7 +36,7 @@ def report_specialized(ctx: Ctx, kernel: KernelVal, verdict: Verdict, call: Span
     shown = ", ".join(f"{n}={consts[n]}" for n in names)
     note = Note(msg.CONSTS_AT_LAUNCH.format(consts=shown), call)
     for diag in _new_errors(ctx.info, kernel.name, consts):
-        ctx.report(replace(diag, notes=(*diag.notes, note)))
+        ctx.report(replace(diag, notes=(*diag.notes, note)), here=False)  # at its compile
 
 
 def _new_errors(info: ModuleInfo, name: str, consts: dict[str, object]) -> list[Diagnostic]:

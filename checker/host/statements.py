@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 
 from .context import Ctx
-from .expressions import assign
+from .expressions import assign, unbind
+from .places import bind, forget_below, place_key
 from .syntax import sub_expressions
 from .uses import escape, read
 from .values import UNKNOWN, OpVal, State, Value
@@ -19,13 +20,9 @@ def run_small(ctx: Ctx, st: State, stmt: ast.stmt) -> State | None:
                 and value.op not in ctx.world.consumed):
             # and is gone: nothing it was given is pending any more (as at run time)
             st.pending = st.pending - ctx.world.members(value.op)
-    elif isinstance(stmt, ast.Assign):
-        value = ctx.evaluate(st, stmt.value)
-        for target in stmt.targets:
-            assign(ctx, st, target, value)
-    elif isinstance(stmt, ast.AnnAssign):
-        if stmt.value is not None:
-            assign(ctx, st, stmt.target, ctx.evaluate(st, stmt.value))
+    elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+        _assign(ctx, st, stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target],
+                stmt.value)
     elif isinstance(stmt, ast.AugAssign):
         _aug_assign(ctx, st, stmt)
     elif isinstance(stmt, (ast.Return, ast.Raise)):
@@ -50,12 +47,28 @@ def run_small(ctx: Ctx, st: State, stmt: ast.stmt) -> State | None:
     return st
 
 
+def _assign(ctx: Ctx, st: State, targets: list[ast.expr], expr: ast.expr) -> None:
+    """`a = b = value`; where evaluating the value raises at run time, nothing is bound."""
+    mark = ctx.raised
+    value = ctx.evaluate(st, expr)
+    if ctx.raised == mark:
+        for target in targets:
+            assign(ctx, st, target, value)
+        return
+    read(ctx, value)
+    unbind(ctx, st, targets)
+
+
 def _aug_assign(ctx: Ctx, st: State, stmt: ast.AugAssign) -> None:
     old = ctx.evaluate(st, stmt.target)
     read(ctx, ctx.evaluate(st, stmt.value))
     if isinstance(stmt.target, ast.Name):
         escape(ctx, st, old)  # an in-place operator we do not model
+        forget_below(st, stmt.target.id)
         st.env[stmt.target.id] = UNKNOWN
+    elif isinstance(stmt.target, ast.Attribute) and (key := place_key(st, stmt.target)):
+        escape(ctx, st, old)
+        bind(st, key, UNKNOWN)
 
 
 def _leave(ctx: Ctx, st: State, stmt: ast.Return | ast.Raise) -> None:
@@ -75,7 +88,10 @@ def _jump(ctx: Ctx, st: State, stmt: ast.Break | ast.Continue) -> None:
 
 def _delete(ctx: Ctx, st: State, target: ast.expr) -> None:
     if isinstance(target, ast.Name):
+        forget_below(st, target.id)
         st.env.pop(target.id, None)
+    elif isinstance(target, ast.Attribute) and (key := place_key(st, target)):
+        bind(st, key, UNKNOWN)
     elif isinstance(target, (ast.Tuple, ast.List)):
         for element in target.elts:
             _delete(ctx, st, element)

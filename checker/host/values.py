@@ -28,6 +28,15 @@ UNKNOWN = Unknown()
 
 
 @dataclass(frozen=True)
+class Unbound:
+    """A name whose first binding raised (`p = t.partition(())`): using it raises too (a
+    NameError), before anything else that statement does."""
+
+
+UNBOUND = Unbound()
+
+
+@dataclass(frozen=True)
 class IntVal:
     value: int
 
@@ -163,8 +172,8 @@ class ClosureVal:
     node: ast.Lambda | ast.FunctionDef
 
 
-Value = (Unknown | IntVal | LiteralVal | DTypeVal | TupleVal | TensorVal | PartitionVal | OpVal
-         | KernelVal | ModuleVal | ClosureVal | HostArrayVal)
+Value = (Unknown | Unbound | IntVal | LiteralVal | DTypeVal | TupleVal | TensorVal
+         | PartitionVal | OpVal | KernelVal | ModuleVal | ClosureVal | HostArrayVal)
 Owned = TensorVal | PartitionVal
 
 
@@ -188,15 +197,24 @@ class Escaped:
     """Given to code the analysis cannot see, or already reported: stay silent about it."""
 
 
-ObjState = Live | Moved | Escaped
+@dataclass(frozen=True)
+class Reported:
+    """Moved, and a use of it already reported: every later use raises at run time too, and
+    says nothing new (one root cause, one diagnostic). Nothing follows from such a use."""
+
+    moved: Moved
+
+
+ObjState = Live | Moved | Reported | Escaped
 LIVE = Live()
 ESCAPED = Escaped()
 
 
 def join_obj(a: ObjState, b: ObjState) -> ObjState:
     """Silence wins over errors, and a move on any path wins over live (as in Rust)."""
-    if isinstance(a, Escaped) or isinstance(b, Escaped):
-        return ESCAPED
+    for silent in (Escaped, Reported):
+        if isinstance(a, silent) or isinstance(b, silent):
+            return a if isinstance(a, silent) else b
     if isinstance(a, Moved):
         return a
     return b
@@ -219,8 +237,9 @@ class State:
 
 
 def move(st: State, obj: int, moved: Moved) -> None:
-    """Marks a move, unless the value is already out of sight (then it stays silent)."""
-    if not isinstance(st.obj(obj), Escaped):
+    """Marks a move, unless the value is already out of sight or reported (then it stays
+    silent)."""
+    if not isinstance(st.obj(obj), (Escaped, Reported)):
         st.objs[obj] = moved
 
 

@@ -40,6 +40,7 @@ class World:
     # reshape keeps it (a bounding box) instead of starting a new one
     viewed: set[int] = field(default_factory=set)
     successors: dict[int, int] = field(default_factory=dict)  # op -> the chain/graph taking it
+    taken: dict[int, int] = field(default_factory=dict)  # op not yet run -> the chain taking it
     # per chain, its `.then` lambdas not yet run, in order (lazyops.py)
     callbacks: dict[int, tuple[ast.Lambda, ...]] = field(default_factory=dict)
 
@@ -71,6 +72,14 @@ class World:
     def escape_op(self, op: int) -> None:
         self.consume(op)
         self.escaped_ops.update(self.members(op))
+
+    def never_run(self, op: int) -> bool:
+        """Never run: not consumed, or taken over by a chain that is never run."""
+        while op in self.consumed:
+            if op not in self.taken:
+                return False  # run, captured or handed on
+            op = self.taken[op]
+        return True
 
     def is_pending(self, pending: frozenset[int], op: int, taken: bool = False) -> bool:
         """Whether `op` is pending; `taken`: or the chain or graph that took it over is (what

@@ -104,3 +104,8 @@ def fill_problem(value: object, dt: DType) -> Problem | None:
         return None
     return msg.BAD_CONSTRUCTOR_ARG, dict(what="fill value", want=f"a number that fits in "
                                          f"{dt.name}", got=value)
+
+
+def no_dlpack(kind: str) -> str:
+    """`ct.from_dlpack`'s words for an object of type `kind` that has no `__dlpack__`."""
+    return f"{kind} does not support DLPack"

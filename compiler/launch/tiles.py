@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from ...diagnostics import messages as msg
+from ..dsl.orders import TileOrder
 from .facts import Dim
 
 MAX_RANK = 5  # slabs take any positive extents (docs/design.md §3); kernels round them up to tiles
@@ -63,6 +64,18 @@ def blocks_problem(blocks: object) -> Problem | None:
                           and blocks >= 1):
         return None
     return msg.BAD_PARTITION, {"detail": f"blocks must be a positive int, not {blocks!r}"}
+
+
+def order_problem(order: object, rank: int | None) -> Problem | None:
+    """CT408 for an `order=` that is no tile order, or `ct.grouped(n)` of a partition of rank 1
+    (`rank` None: not known)."""
+    if not isinstance(order, TileOrder):
+        return msg.BAD_PARTITION, {"detail": "order must be ct.row_major, ct.col_major or "
+                                   f"ct.grouped(n), not {order!r}"}
+    if order.kind == "grouped" and rank is not None and rank < 2:
+        return msg.BAD_PARTITION, {
+            "detail": "ct.grouped(n) orders tiles of a rank-2 or rank-3 partition"}
+    return None
 
 
 def _show(tile: tuple[object, ...]) -> str:

@@ -1,6 +1,7 @@
-"""python -m tests.fuzz --target checker|host|lsp|disk|files --n N --seed S [--out DIR]: a long
-fuzz run. `--target host --backend cuda` runs each host program on the interpreter and on the GPU
-and compares them (with NumPy too); `--backend interpreter` is that comparison on the CPU alone.
+"""python -m tests.fuzz --target checker|host|parity|lsp|disk|files --n N --seed S [--out DIR]:
+a long fuzz run. `--target host --backend cuda` runs each host program on the interpreter and on
+the GPU and compares them (with NumPy too); `--backend interpreter` is that comparison on the CPU
+alone. `--target parity` holds the checker to what the interpreter raises.
 
 Exit status 1 when any case failed; each distinct failure's minimal repro is written to --out
 (with a .txt file holding the error)."""
@@ -14,9 +15,10 @@ from pathlib import Path
 
 from . import campaign
 
-TARGETS = {"checker": ".checker_target", "host": ".host_target", "lsp": ".lsp_target",
-           "disk": ".disk_target", "files": ".files_target"}
-TIMEOUTS = {"checker": 60.0, "host": 30.0, "lsp": 180.0, "disk": 60.0, "files": 120.0}
+TARGETS = {"checker": ".checker_target", "host": ".host_target", "parity": ".parity_target",
+           "lsp": ".lsp_target", "disk": ".disk_target", "files": ".files_target"}
+TIMEOUTS = {"checker": 60.0, "host": 30.0, "parity": 60.0, "lsp": 180.0, "disk": 60.0,
+            "files": 120.0}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -107,14 +107,14 @@ async def test_incremental_edit_below_odd_breaks(client: RecordingClient, tmp_pa
     await client.wait_diagnostics(uri, 1)
     last = "    z, x = add(z, x).sync()"
     line = ODD_BREAKS.split("\n").index(last)
-    start = last.index(".sync()")
+    added = "\n    w = ct.zeros((4,), 'f99')"
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[types.TextDocumentContentChangePartial(
-            range=types.Range(start=types.Position(line=line, character=start),
-                              end=types.Position(line=line, character=start + 7)),
-            text="")]))
-    edited = ODD_BREAKS.replace(last, "    z, x = add(z, x)")
+            range=types.Range(start=types.Position(line=line, character=len(last)),
+                              end=types.Position(line=line, character=len(last))),
+            text=added)]))
+    edited = ODD_BREAKS.replace(last, last + added)
     found = await client.wait_diagnostics(uri, 2)
     want = _cli(edited, path)
     assert "CT406" in [w[0] for w in want] and _lsp(found) == want

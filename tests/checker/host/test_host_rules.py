@@ -246,8 +246,8 @@ def f(p, x):
 """,
         """
 def f(p, x):
-    op = scale(p, x, 1.0)
-    chained = op.then(print)  # E: CT305
+    op = scale(p, x, 1.0)  # E: CT305
+    chained = op.then(print)  # a chain never run: its first launch never runs
 """,
     )
 

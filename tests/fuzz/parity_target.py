@@ -1,0 +1,88 @@
+"""The parity target: the host target's random programs, checked by `cutile-check` and run on
+the interpreter one statement at a time (tests/checker/host/parity.py). Every error the checker
+reports on a line that ran is one the run raised on that line, with the same code: the checker
+never cries wolf. Past a line where the run raised what the checker did not report (it took
+that line to succeed, as a program stopped by the error never learns otherwise), the two
+follow different programs, so the comparison stops there. Each program is checked twice: as
+the host target writes it, and with every tensor, partition and launch kept in an attribute of
+one object (`s.t1` for `t1`), which the checker follows as it follows names.
+
+A program is a list of lines, so a failure shrinks over lines."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+from . import host_target
+
+HERE = Path(__file__).resolve().parent
+_DIR: list[Path] = []  # one scratch folder per worker process: the program and its kernels
+_RUNS: list[Path] = []
+_NAME = re.compile(r"\b([tpog]\d+)\b")
+HEAD = ["import numpy as np", "from types import SimpleNamespace", "",
+        "import cutile as ct", "import host_kernels as hk", "", "s = SimpleNamespace()"]
+
+
+def setup() -> None:
+    host_target.setup()
+    sys.path.insert(0, str(HERE.parent / "checker" / "host"))  # the parity harness
+
+
+def case(rng: random.Random, huge_lines: int = 0) -> list[str]:
+    return host_target.case(rng)
+
+
+def as_attributes(lines: list[str]) -> list[str]:
+    return [_NAME.sub(r"s.\1", line) for line in lines]
+
+
+def render(lines: list[str]) -> str:
+    return "\n".join([*HEAD, *lines]) + "\n"
+
+
+def check(lines: list[str]) -> str | None:
+    for form, program in (("names", lines), ("attributes", as_attributes(lines))):
+        wrong = _false_alarms(program)
+        if wrong:
+            return f"{form}: the checker reports {wrong} where the run raised nothing alike"
+    return None
+
+
+def _false_alarms(lines: list[str]) -> list[tuple[int, str]]:
+    from parity import run_cases_file
+
+    from cutile.checker.analyze import analyze_source
+
+    source = render(lines)
+    path = _scratch() / f"program_{len(_RUNS)}.py"  # a new name: the run reads it by linecache
+    _RUNS.append(path)
+    path.write_text(source)
+    checked = {(d.span.line, d.code) for d in analyze_source(source, str(path))
+               if d.code[:3] in ("CT3", "CT4") and d.severity.name == "ERROR"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran = run_cases_file(path)
+    path.unlink()
+    # past a run-time error the checker did not see coming, the two follow different
+    # programs (the checker took that line to succeed): compare up to it
+    missed = [line for line, code in ran.findings if (line, code) not in checked]
+    cutoff = min(missed, default=len(source))
+    return sorted(f for f in checked
+                  if f[0] in ran.executed and f[0] <= cutoff and f not in ran.findings)
+
+
+def _scratch() -> Path:
+    if not _DIR:
+        folder = Path(tempfile.mkdtemp(prefix="cutile-parity-"))
+        shutil.copy(HERE / "host_kernels.py", folder / "host_kernels.py")
+        sys.path.insert(0, str(folder))
+        os.chdir(folder)
+        _DIR.append(folder)
+    return _DIR[0]
