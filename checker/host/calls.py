@@ -24,7 +24,7 @@ from .helpers import ParamMove
 from .launches import Arg, CallLocator, facts, kernel_label
 from .leases import lease, region_in_use
 from .numpy_arrays import astype, numpy_array
-from .places import forget
+from .places import forget, place_key
 from .specialize import report_specialized
 from .syntax import call_args, keyword_name_span
 from .uses import escape, ex_name, read, unsynced
@@ -86,8 +86,8 @@ def _plain_call(ctx: Ctx, st: State, call: ast.Call, callee: Value) -> Value:
             read(ctx, value)
         else:
             escape(ctx, st, value)  # an unknown function may keep or move it: stay silent
-    if not (reads or builtin in _PURE_BUILTINS or ctx.info.resolve(func) is not None):
-        _ran_unseen(ctx, st, mark)
+    if not (reads or builtin in _PURE_BUILTINS):
+        _ran_unseen(ctx, st, call, mark)
     if builtin in _INT_BUILTINS and values and all(
             isinstance(v, IntVal) for v in values):  # `min(k + b, n)` bounds
         return IntVal(_INT_BUILTINS[builtin](cast(IntVal, v).value for v in values))
@@ -119,14 +119,20 @@ def _moving_helper(ctx: Ctx, st: State, call: ast.Call, moves: dict[int, ParamMo
         value = ctx.evaluate(st, arg.value)
         if how is None or not _helper_moves(ctx, st, how, value, arg.value, helper):
             escape(ctx, st, value)
-    _ran_unseen(ctx, st, mark)
+    _ran_unseen(ctx, st, call, mark)
     return UNKNOWN
 
 
-def _ran_unseen(ctx: Ctx, st: State, mark: int) -> None:
+# Libraries whose functions never run the program's own code (nor rebind its attributes).
+_LIBRARIES = ("cutile", "numpy", "math")
+
+
+def _ran_unseen(ctx: Ctx, st: State, call: ast.Call, mark: int) -> None:
     """A call of code the analysis does not see, once its arguments are evaluated: it may
-    rebind any attribute (places.py), unless an argument raised, so it never ran."""
-    if ctx.raised == mark:
+    rebind any attribute (places.py), unless an argument raised (so it never ran) or it is a
+    library's that cannot."""
+    library = (ctx.info.qualified(call.func) or "").partition(".")[0]
+    if ctx.raised == mark and library not in _LIBRARIES:
         forget(st)
 
 
@@ -196,8 +202,8 @@ def call_method(ctx: Ctx, st: State, call: ast.Call, func: ast.Attribute,
     reads = isinstance(receiver, (TensorVal, PartitionVal, KernelVal))  # k.compile()
     mark = ctx.raised
     (read_args if reads else escape_args)(ctx, st, call)
-    if not reads and ctx.info.resolve(func) is None:
-        _ran_unseen(ctx, st, mark)
+    if not reads:
+        _ran_unseen(ctx, st, call, mark)
     return UNKNOWN
 
 
@@ -235,10 +241,12 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     if verdict.diags:  # less the moves reported at earlier uses (one root cause, one diagnostic)
         return _reject(ctx, [d for d in verdict.diags if d.span not in said
                              or d.code not in USE_CODES], given)
-    if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):
+    if _twice_unknown(sig.params, verdict.where, given, loc) or _regions_in_use(
+            ctx, st, sig.params, verdict.where, given, loc):
+        ctx.raises()  # the launch raises before it starts
         for arg in given:
             read(ctx, arg.value)
-        return UNKNOWN  # the launch raises before it starts
+        return UNKNOWN
     report_specialized(ctx, kernel, verdict, frame.span)  # kernel errors its Consts reveal
     # an Acc tensor comes back from .sync() as a new handle (the name passed stays moved)
     accs = {at for p, at in zip(sig.params, verdict.where, strict=True) if p.kind == "acc"}
@@ -250,6 +258,18 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
             _effect(ctx, st, op, param.kind, given[at] if isinstance(at, int) else
                     loc.keywords[at][1])
     return OpVal(op)
+
+
+def _twice_unknown(params: Iterable[ParamSpec], where: Iterable[At | None], given: list[Arg],
+                   loc: CallLocator) -> bool:
+    """One name the analysis cannot see into, passed for a Mut or Acc parameter and another:
+    the launch raises whatever it holds (CT302 for a partition, CT406 for anything else), so
+    it makes no op; which error is not known, so nothing is reported."""
+    pairs = [(p.kind, given[at] if isinstance(at, int) else loc.keywords[at][1])
+             for p, at in zip(params, where, strict=True) if at is not None]
+    keys = [a.key for _, a in pairs if a.key is not None and a.value == UNKNOWN]
+    return any(keys.count(a.key) > 1 for kind, a in pairs
+               if kind in ("mut", "acc") and a.key is not None and a.value == UNKNOWN)
 
 
 def _regions_in_use(ctx: Ctx, st: State, params: Iterable[ParamSpec],
@@ -329,7 +349,8 @@ def _launch_args(ctx: Ctx, st: State, call: ast.Call, frame: LaunchFrame
     for a in call_args(call):
         frame.current = ctx.span(a.value)
         value = ctx.evaluate(st, a.value)
-        arg = Arg(value, frame.current, root_name(ctx, a.value))
+        key = a.value.id if isinstance(a.value, ast.Name) else place_key(st, a.value)
+        arg = Arg(value, frame.current, root_name(ctx, a.value), key)
         if a.star:
             starred = True
             escape(ctx, st, value)

@@ -45,6 +45,8 @@ _INT_OPS: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
     ast.LShift: operator.lshift}
+_NUMBER_OPS: dict[type[ast.operator], Callable[[complex, complex], complex]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
 _READS = (ast.Compare, ast.BoolOp, ast.JoinedStr, ast.FormattedValue, ast.UnaryOp, ast.BinOp,
           ast.Slice)
 
@@ -166,6 +168,26 @@ def move_facts(ctx: Ctx, st: State, moved: Moved, within_call: bool = False) -> 
                and ctx.world.is_pending(st.pending, moved.op, taken=True) else None)
     return MoveFacts(moved.how, moved.site, moved.name, pending,
                      _crosses_iteration(ctx.loops, moved.loops), within_call)
+
+
+def _fold_number(op: ast.operator, left: Value, right: Value) -> Value:
+    """`+ - *` of known numbers, one of them a float or a complex number."""
+    a, b = _number(left), _number(right)
+    fn = _NUMBER_OPS.get(type(op))
+    if a is None or b is None or fn is None:
+        return UNKNOWN
+    try:
+        return LiteralVal(fn(a, b))
+    except (ArithmeticError, ValueError):
+        return UNKNOWN
+
+
+def _number(value: Value) -> complex | None:
+    if isinstance(value, IntVal):
+        return value.value
+    if isinstance(value, LiteralVal) and type(value.value) in (float, complex):
+        return cast(complex, value.value)
+    return None
 
 
 def _crosses_iteration(now: list[tuple[int, int]], then: tuple[tuple[int, int], ...]) -> bool:
@@ -309,13 +331,15 @@ def if_exp(ctx: Ctx, st: State, expr: ast.IfExp) -> Value:
 
 
 def _fold_int(ctx: Ctx, st: State, expr: ast.BinOp | ast.UnaryOp) -> Value | None:
-    """Integer arithmetic on known ints (shapes such as `(N // 2, 64)`)."""
+    """Arithmetic on known numbers: ints (shapes such as `(N // 2, 64)`), and floats and
+    complex numbers as launch arguments (`1 + 2j`)."""
     if isinstance(expr, ast.UnaryOp):
         if not isinstance(expr.op, ast.USub):
             return None
         inner = ctx.evaluate(st, expr.operand)
-        if isinstance(inner, LiteralVal) and type(inner.value) is float:  # -2.5
-            return LiteralVal(-inner.value)
+        number = _number(inner)
+        if isinstance(inner, LiteralVal) and number is not None:  # -2.5, -2j
+            return LiteralVal(-number)
         return IntVal(-inner.value) if isinstance(inner, IntVal) else UNKNOWN
     fn = _INT_OPS.get(type(expr.op))
     if fn is None:
@@ -324,7 +348,7 @@ def _fold_int(ctx: Ctx, st: State, expr: ast.BinOp | ast.UnaryOp) -> Value | Non
     if not (isinstance(left, IntVal) and isinstance(right, IntVal)):
         read(ctx, left)
         read(ctx, right)
-        return UNKNOWN
+        return _fold_number(expr.op, left, right)
     if isinstance(expr.op, (ast.FloorDiv, ast.Mod)) and right.value == 0:
         return UNKNOWN
     if isinstance(expr.op, (ast.Pow, ast.LShift)) and not (

@@ -38,6 +38,7 @@ class Arg:
     value: Value
     span: Span
     name: str  # the variable it came from, or its source text
+    key: str | None = None  # the name or place (`s.p`) it is as a whole, if it is one
 
 
 class CallLocator:

@@ -10,6 +10,7 @@ from ...compiler.launch import MoveFacts, moved_diagnostic
 from ...compiler.launch.moves import kernel_label
 from ...compiler.launch.ops_api import (
     accepts,
+    sync_unpack_diagnostic,
     takes_words,
     then_arity_diagnostic,
 )
@@ -47,9 +48,19 @@ def _op(ctx: Ctx, st: State, use: HostCall) -> tuple[OpVal, OpInfo | None]:
 @HANDLERS.entry("op", "sync")
 @HANDLERS.entry("graph", "sync")
 def sync(ctx: Ctx, st: State, use: HostCall) -> Value:
-    if _finished_graph(ctx, st, use):
+    if _moved_op(ctx, st, use):
         return UNKNOWN
-    op, _ = _op(ctx, st, use)
+    op, info = _op(ctx, st, use)
+    target = ctx.index.unpacked.get(id(use.node))
+    if (info is not None and info.kind == "launch" and info.results is not None
+            and target is not None and len(target.elts) != len(info.results)):
+        # a launch's .sync() looks at its unpacking first: it raises before the launch runs
+        ctx.report(sync_unpack_diagnostic(info.kernel, len(info.results), len(target.elts),
+                                          ctx.span(target), "sync"))
+        ctx.world.consumed.add(op.op)  # asked to run: no CT305
+        if not isinstance(use.on, (ast.Name, ast.Attribute)):  # a temporary: gone with it
+            st.pending = st.pending - ctx.world.members(op.op)
+        return UNKNOWN
     return run(ctx, st, op, waited="sync", use=use)
 
 
@@ -59,7 +70,7 @@ def await_op(ctx: Ctx, st: State, use: HostCall) -> Value:
     if not isinstance(use.node, ast.Await):  # `op.__await__()`: driven by hand, out of sight
         return _handed_on(ctx, _op(ctx, st, use)[0])
     assert isinstance(use.value, OpVal)
-    if _finished_graph(ctx, st, use):
+    if _moved_op(ctx, st, use):
         return UNKNOWN
     result = run(ctx, st, use.value, "await", use)
     if ctx.facts is not None:
@@ -69,6 +80,8 @@ def await_op(ctx: Ctx, st: State, use: HostCall) -> Value:
 
 @HANDLERS.entry("op", "start")
 def start(ctx: Ctx, st: State, use: HostCall) -> Value:
+    if _moved_op(ctx, st, use):
+        return UNKNOWN
     op, info = _op(ctx, st, use)
     if info is not None and info.kind in ("launch", "chain"):
         _run_callbacks(ctx, st, op)
@@ -81,6 +94,8 @@ def start(ctx: Ctx, st: State, use: HostCall) -> Value:
 @HANDLERS.entry("op", "then")
 def then(ctx: Ctx, st: State, use: HostCall) -> Value:
     assert isinstance(use.value, OpVal)
+    if _moved_op(ctx, st, use):
+        return UNKNOWN
     check_then(ctx, st, use.call, use.value)  # before the callback's names escape
     callback = use.call.args[0] if use.call.args else None
     if isinstance(callback, ast.Lambda) and id(callback) in ctx.index.then_callbacks:
@@ -107,27 +122,33 @@ def _run_callbacks(ctx: Ctx, st: State, op: OpVal) -> None:
 
 @HANDLERS.entry("op", "graph")
 def graph(ctx: Ctx, st: State, use: HostCall) -> Value:
+    if _moved_op(ctx, st, use):
+        return UNKNOWN
     op, info = _op(ctx, st, use)
     if info is not None and info.kind in ("launch", "chain") and op.op in st.started:
         ctx.report(msg.GRAPH_OF_STARTED_OP.at(ctx.span(use.call)))
         return UNKNOWN
     if info is not None and info.kind != "graph":
         _run_callbacks(ctx, st, op)  # capturing runs the chain once
-        return OpVal(_successor(ctx, st, use.call, op, "graph"))
+        new = _successor(ctx, st, use.call, op, "graph")
+        move(st, op.op, Moved(ctx.span(use.call), "into a graph by .graph()",
+                              ex_name(ctx, use.on)))
+        return OpVal(new)
     return _handed_on(ctx, op)
 
 
 @HANDLERS.entry("graph", "replay")
 def replay(ctx: Ctx, st: State, use: HostCall) -> Value:
-    if not _finished_graph(ctx, st, use):
+    if not _moved_op(ctx, st, use):
         _op(ctx, st, use)
     return UNKNOWN
 
 
-def _finished_graph(ctx: Ctx, st: State, use: HostCall) -> bool:
-    """CT301 for a graph used after its `.sync()` or `await` finished it (as at run time)."""
+def _moved_op(ctx: Ctx, st: State, use: HostCall) -> bool:
+    """CT301 for an op used after it was moved, as at run time: a graph its `.sync()` or
+    `await` finished, a launch or chain captured by `.graph()`."""
     assert isinstance(use.value, OpVal)
-    state = st.obj(use.value.op)  # a graph's id doubles as its ownership record
+    state = st.obj(use.value.op)  # an op's id doubles as its ownership record
     if isinstance(state, Reported):
         return True  # raises again, as reported
     if not isinstance(state, Moved):
@@ -182,9 +203,10 @@ def _successor(ctx: Ctx, st: State, call: ast.Call, op: OpVal, kind: OpKind) -> 
     results = info.results if info is not None and kind == "graph" else None
     label = info.kernel if info is not None else "a kernel"
     new = world.new_op(OpInfo(kind, label, ctx.span(call), results, frozenset()))
-    if kind == "chain":  # its launches run when the chain runs (check._report_unrun)
-        world.taken.update((m, new) for m in members | {op.op} if m not in world.consumed)
+    fresh = [m for m in members | {op.op} if m not in world.consumed]
     world.consume(op.op)
+    if kind == "chain":  # its launches run when the chain runs (check._report_unrun)
+        world.taken.update((m, new) for m in fresh)
     for member in members | {op.op}:
         world.successors[member] = new
     if kind == "graph":

@@ -67,6 +67,12 @@ class ModuleIndex:
         # runs (lazyops.py); anywhere else they escape as any lambda does (uses.escape)
         self.then_callbacks: set[int] = set()
         self.fixed_containers: set[int] = set()  # `[..]` / `{..}` only indexed
+        # `a, b = call(...)`: the call's id -> the names it is unpacked into
+        self.unpacked: dict[int, ast.Tuple | ast.List] = {
+            id(n.value): n.targets[0] for n in ast.walk(info.tree)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], (ast.Tuple, ast.List))
+            and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts)}
         for scope in self.scopes:
             self._settle(scope)
         self._movers: dict[str, dict[int, ParamMove]] = {}

@@ -19,7 +19,7 @@ from ...compiler.hostapi import lookup
 from ...reader.source import ModuleInfo
 from .context import Ctx
 from .names import FunctionNode, Scope, bound_names, own_nodes
-from .values import LIVE, UNKNOWN, State, TensorVal, Value
+from .values import LIVE, UNKNOWN, State, TensorVal, Unbound, Value
 
 # Methods that make attribute access or binding run user code: no attribute is inferred there.
 _HOOKS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
@@ -51,8 +51,10 @@ def bind(st: State, key: str, value: Value) -> None:
 
 
 def forget(st: State, which: Callable[[str], bool] | None = None) -> None:
-    """Forgets the places `which(key)` selects (all of them by default)."""
-    for key in [k for k in st.env if "." in k and (which is None or which(k))]:
+    """Forgets the places `which(key)` selects (all of them by default). One that is missing
+    stays so: were it set meanwhile, nothing is said about it either way."""
+    for key in [k for k in st.env if "." in k and (which is None or which(k))
+                and not isinstance(st.env[k], Unbound)]:
         del st.env[key]
 
 

@@ -66,8 +66,11 @@ class World:
         return frozenset(m for member in info.members for m in self.members(member))
 
     def consume(self, op: int) -> None:
-        self.consumed.update(self.members(op))
-        self.consumed.add(op)
+        """Run, chained, captured or handed on (a chained op run itself is no longer the
+        chain's to run)."""
+        for member in (*self.members(op), op):
+            self.consumed.add(member)
+            self.taken.pop(member, None)
 
     def escape_op(self, op: int) -> None:
         self.consume(op)

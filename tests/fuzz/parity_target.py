@@ -71,8 +71,10 @@ def _false_alarms(lines: list[str]) -> list[tuple[int, str]]:
         ran = run_cases_file(path)
     path.unlink()
     # past a run-time error the checker did not see coming, the two follow different
-    # programs (the checker took that line to succeed): compare up to it
-    missed = [line for line, code in ran.findings if (line, code) not in checked]
+    # programs (the checker took that line to succeed): compare up to it. An error is seen
+    # where the checker reports its code at its line or at the statement's
+    missed = [line for line, causes in ran.statements
+              if any(f not in checked and (line, f[1]) not in checked for f in causes)]
     cutoff = min(missed, default=len(source))
     return sorted(f for f in checked
                   if f[0] in ran.executed and f[0] <= cutoff and f not in ran.findings)

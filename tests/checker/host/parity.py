@@ -36,6 +36,9 @@ class RunResult:
     # everything raised and warned, in order, for the golden record (test_host_golden.py)
     raised: list[Diagnostic] = field(default_factory=list)
     warned: list[tuple[int, str]] = field(default_factory=list)  # (line, message) of CT305
+    # per top-level statement that raised a CutileError: its line and its new findings (at
+    # their own lines, which may be a kernel's, in this file or another)
+    statements: list[tuple[int, set[Finding]]] = field(default_factory=list)
 
 
 def kernel_lines(source: str) -> set[int]:
@@ -97,7 +100,9 @@ def run_cases_file(path: Path) -> RunResult:
                 try:
                     exec(code, namespace)
                 except CutileError as err:
-                    result.findings |= _new_causes(err, roots)
+                    causes = _new_causes(err, roots)
+                    result.findings |= causes
+                    result.statements.append((stmt.lineno, causes))
                     result.raised += err.diagnostics
                 except Exception as err:
                     tb = err.__traceback__

@@ -1,0 +1,54 @@
+"""The parity fuzzer (`--target parity`): a CI slice of random host programs on which the
+checker reports no error the run does not raise, and proof that it finds one that it does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cutile.diagnostics import messages as msg
+from cutile.diagnostics.diagnostic import Diagnostic, Span
+
+from . import campaign, parity_target
+
+PROGRAMS = 40
+
+
+@pytest.fixture(autouse=True)
+def _harness() -> None:
+    parity_target.setup()
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_parity_budget(tmp_path: Path) -> None:
+    summary = campaign.run(parity_target, "parity", PROGRAMS, "ci-parity", 60.0, tmp_path)
+    assert summary.cases == PROGRAMS
+    assert not summary.failures, summary.line() + "\n" + "\n".join(
+        f"{k}: {f.outcome.detail[-1500:]}" for k, f in summary.failures.items())
+
+
+def test_attribute_form_keeps_the_program() -> None:
+    lines = ["t1 = ct.zeros((128,), ct.f32)", "p2 = t1.partition((64,))",
+             "o3 = hk.inc(p2)", "p2, = o3.sync()"]
+    assert parity_target.as_attributes(lines) == [
+        "s.t1 = ct.zeros((128,), ct.f32)", "s.p2 = s.t1.partition((64,))",
+        "s.o3 = hk.inc(s.p2)", "s.p2, = s.o3.sync()"]
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_a_false_alarm_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checker that reports CT301 at a line the run passes is caught."""
+    from cutile.checker import analyze
+
+    real = analyze.analyze_source
+
+    def crying_wolf(source: str, path: str) -> list[Diagnostic]:
+        line = len(source.splitlines())
+        return [*real(source, path), msg.USE_AFTER_MOVE.at(
+            Span(path, line, 0, line, 1), name="t1", how="by .partition()")]
+
+    monkeypatch.setattr(analyze, "analyze_source", crying_wolf)
+    found = parity_target.check(["t1 = ct.zeros((128,), ct.f32)", "t1.numpy()"])
+    assert found is not None and "CT301" in found
+
