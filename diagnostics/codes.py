@@ -336,7 +336,8 @@ def k(z: Mut[Tensor[f32, (16,)]]) -> None:
        partition: `z.partition((128,))`."""),
     _c("CT305", "launch-never-run", "A launch that is never run",
        """Host calls are lazy: `kernel(...)` only builds a launch. Run it with `.sync()`, `await`,
-       `.then(...)` or `.graph()`; otherwise nothing happens and its arguments stay moved."""),
+       `.then(...)` or `.graph()`; otherwise nothing happens and its arguments stay moved. A
+       `.then` chain that is never run leaves its first launch unrun: the finding is there."""),
     _c("CT306", "move-in-loop", "A tensor moved inside a loop",
        """A tensor moved in one iteration is gone in the next. Rebind it from the launch's result
        inside the loop body."""),

@@ -3,9 +3,10 @@ the interpreter one statement at a time (tests/checker/host/parity.py). Every er
 reports on a line that ran is one the run raised on that line, with the same code: the checker
 never cries wolf. Past a line where the run raised what the checker did not report (it took
 that line to succeed, as a program stopped by the error never learns otherwise), the two
-follow different programs, so the comparison stops there. Each program is checked twice: as
-the host target writes it, and with every tensor, partition and launch kept in an attribute of
-one object (`s.t1` for `t1`), which the checker follows as it follows names.
+follow different programs, so the comparison stops there. Each program is checked in four
+forms: as the host target writes it; with every tensor, partition and launch kept in an
+attribute of one object (`s.t1` for `t1`), which the checker follows as it follows names; as
+one function's body; and as a method keeping them in `self` (up to the first error there).
 
 A program is a list of lines, so a failure shrinks over lines."""
 
@@ -18,6 +19,7 @@ import shutil
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from . import host_target
@@ -39,8 +41,24 @@ def case(rng: random.Random, huge_lines: int = 0) -> list[str]:
     return host_target.case(rng)
 
 
-def as_attributes(lines: list[str]) -> list[str]:
-    return [_NAME.sub(r"s.\1", line) for line in lines]
+def as_attributes(lines: list[str], owner: str = "s") -> list[str]:
+    return [_NAME.sub(rf"{owner}.\1", line) for line in lines]
+
+
+def as_function(lines: list[str]) -> list[str]:
+    """The program as one function's body: its first error ends the run."""
+    return ["def run() -> None:", *(f"    {line}" for line in lines), "", "", "run()"]
+
+
+def as_method(lines: list[str]) -> list[str]:
+    """The program as a method keeping everything in `self`'s attributes."""
+    body = (f"        {line}" for line in as_attributes(lines, "self"))
+    return ["class Program:", "    def run(self) -> None:", *body, "", "", "Program().run()"]
+
+
+FORMS: dict[str, tuple[Callable[[list[str]], list[str]], bool]] = {
+    "names": (lambda lines: lines, True), "attributes": (as_attributes, True),
+    "function": (as_function, False), "method": (as_method, False)}
 
 
 def render(lines: list[str]) -> str:
@@ -48,14 +66,14 @@ def render(lines: list[str]) -> str:
 
 
 def check(lines: list[str]) -> str | None:
-    for form, program in (("names", lines), ("attributes", as_attributes(lines))):
-        wrong = _false_alarms(program)
+    for form, (write, top_level) in FORMS.items():
+        wrong = _false_alarms(write(lines), top_level)
         if wrong:
             return f"{form}: the checker reports {wrong} where the run raised nothing alike"
     return None
 
 
-def _false_alarms(lines: list[str]) -> list[tuple[int, str]]:
+def _false_alarms(lines: list[str], top_level: bool) -> list[tuple[int, str]]:
     from parity import run_cases_file
 
     from cutile.checker.analyze import analyze_source
@@ -70,6 +88,10 @@ def _false_alarms(lines: list[str]) -> list[tuple[int, str]]:
         warnings.simplefilter("ignore")
         ran = run_cases_file(path)
     path.unlink()
+    if not top_level:  # one statement: its first error ends it, and the launches it dropped
+        first = min((line for line, _ in ran.findings), default=len(source))
+        return sorted(f for f in checked if f[0] in ran.executed and f[0] <= first
+                      and f not in ran.findings and not (ran.findings and f[1] == "CT305"))
     # past a run-time error the checker did not see coming, the two follow different
     # programs (the checker took that line to succeed): compare up to it. An error is seen
     # where the checker reports its code at its line or at the statement's
