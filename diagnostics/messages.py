@@ -63,6 +63,9 @@ NON_KERNEL_CALL = Message(
     "CT104", "'{name}' cannot be called in a kernel: only cutile operations and @ct.function "
     "helpers can{hint}"
 )
+NUMBERS_ONLY = Message(
+    "CT104", "'{name}' takes compile-time numbers in a kernel (Consts, literals, shapes), not "
+    "tiles: {advice}")
 RECURSION = Message("CT105", "'{name}' calls itself (through {chain}); helpers are inlined, so "
                     "recursion is not supported")
 NESTED_FUNCTION = Message("CT106", "functions cannot be defined inside a kernel; move '{name}' to "
@@ -75,6 +78,7 @@ KERNEL_RETURNS_VALUE = Message("CT108", "a kernel cannot return a value; store r
                                "Mut parameter with z.store(tile)")
 UNKNOWN_OPERATION = Message("CT109", "cutile has no operation '{name}'{hint}")
 UNKNOWN_METHOD = Message("CT109", "{kind} has no method '{name}'{hint}")
+UNKNOWN_ATTRIBUTE = Message("CT109", "{kind} has no attribute '{name}'{hint}")
 TOO_MANY_ARGS = Message("CT110", "{name}() takes at most {most} positional argument{s}, {given} "
                         "given")
 MISSING_ARG = Message("CT110", "{name}() is missing the argument '{param}'")

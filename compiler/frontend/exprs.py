@@ -183,6 +183,10 @@ def _value_attribute(scope: Scope, node: ast.Attribute, base: Value | TupleVal,
         return slab_attr(scope.b, Arg(base, scope.span(node.value)), attr, span)
     if isinstance(base, Value) and isinstance(base.type, SlabType):
         base = Value(base.type.tensor, base.span, base.name)  # a slab's shape, dtype, ndim
+    if attr == "T" and isinstance(base, Value) and isinstance(base.type, TileType):
+        spec = METHODS[("tile", "transpose")]  # NumPy's and torch's `t.T`
+        return spec.rule(scope.b, bind(scope.b, spec, f"{_text(scope.ctx.info, node.value)}.T",
+                                       [Arg(base, scope.span(node.value))], {}, span))
     if isinstance(base, TupleVal) or not isinstance(
             base.type, (TileType, TensorType)) or attr not in ("shape", "dtype", "ndim"):
         _no_attribute(scope, node, base, span)
@@ -207,8 +211,10 @@ def _no_attribute(scope: Scope, node: ast.Attribute, base: Value | TupleVal,
     if (receiver, attr) in METHODS:
         scope.b.fail(msg.BAD_OPERAND, span, op="this expression",
                      what=f"the method '{attr}' as a value (call it)")
-    scope.b.fail(msg.UNKNOWN_METHOD, scope.ctx.info.attr_span(node), kind=_upper(kind),
-                 name=attr, hint="")
+    has = {"tile": "shape, dtype, ndim, T", "tensor": "shape, dtype, ndim",
+           "mut": "shape, tile_shape, dtype, ndim"}.get(receiver)
+    scope.b.fail(msg.UNKNOWN_ATTRIBUTE, scope.ctx.info.attr_span(node), kind=_upper(kind),
+                 name=attr, hint=f" (it has: {has})" if has else "")
 
 
 def _unknown_op(scope: Scope, resolved: str, span: Span) -> NoReturn:
@@ -363,6 +369,9 @@ def call(scope: Scope, node: ast.Call, span: Span) -> FValue:
     if resolved is not None:
         return call_op(scope, resolved, node, span)
     root = _root(func)
+    twin = None if local else _number_twin(info, func)
+    if twin is not None:
+        return _fold_numbers(scope, func, twin, node, span)
     if isinstance(func, ast.Attribute) and not local and root is not None and \
             root in info.assigned_globals and root not in info.constants:
         # A function of another module or object (np.exp, math.sqrt): host code.
@@ -400,6 +409,47 @@ def _call_function(scope: Scope, func: ast.Name, node: ast.Call, span: Span) -> 
     if target is not None:
         hint = "; kernels cannot call other kernels (use a @ct.function helper)"
     scope.b.fail(msg.NON_KERNEL_CALL, scope.span(func), name=func.id, hint=hint)
+
+
+# Python's own functions of numbers that a kernel may call on compile-time numbers (Consts,
+# literals, shapes), folded by the cutile op of the same meaning.
+_BUILTIN_TWINS = {"min": "minimum", "max": "maximum", "abs": "abs"}
+
+
+def _number_twin(info: ModuleInfo, func: ast.expr) -> str | None:
+    """`math.sqrt` -> "sqrt", `min` -> "minimum" (when not shadowed): the cutile op that computes
+    what Python's function does with numbers."""
+    if isinstance(func, ast.Name) and func.id in _BUILTIN_TWINS and \
+            func.id not in info.assigned_globals and func.id not in info.functions:
+        return _BUILTIN_TWINS[func.id]
+    module, _, name = (info.qualified(func) or "").rpartition(".")
+    return name if module == "math" and name in FUNCTIONS else None
+
+
+def _fold_numbers(scope: Scope, func: ast.expr, twin: str, node: ast.Call,
+                  span: Span) -> FValue:
+    """`1 / math.sqrt(D)`, `min(D, 32)`: Python's function of compile-time numbers, folded as
+    at the host (min and max of more than two, pairwise); of a tile it is host code (CT104)."""
+    args, kwargs = call_args(scope, node)
+    pairwise = twin in ("minimum", "maximum")
+    numbers = [a for a in args if isinstance(a.value, Value)
+               and isinstance(a.value.type, ConstType) and a.value.type.kind in ("int", "float")]
+    if kwargs or len(numbers) != len(args) or len(args) < (2 if pairwise else 1):
+        info = scope.ctx.info
+        advice = (_cutile_twin(info, func) or HOST_HINTS.get(_text(info, func), "")).lstrip("; ")
+        scope.b.fail(msg.NUMBERS_ONLY, scope.span(func), name=_text(info, func),
+                     advice=advice.replace(" (it folds compile-time numbers too)", ""))
+    spec = FUNCTIONS[twin]
+
+    def apply(items: list[Arg]) -> FValue:
+        return spec.rule(scope.b, bind(scope.b, spec, f"ct.{twin}", items, {}, span))
+
+    if not pairwise:
+        return apply(args)
+    result = args[0]
+    for other in args[1:]:
+        result = Arg(apply([result, other]), span)
+    return result.value
 
 
 def _cutile_twin(info: ModuleInfo, func: ast.expr) -> str:

@@ -34,5 +34,5 @@ def bad(z: Mut[Tensor[f32, (16, 64)]], x: Tensor[f16, (-1, -1)]) -> None:
     t = ct.load_tile_like(x, z)
     a = ct.zeros(x.shape, f32)  # E: CT209 "shape of zeros()"
     b = t.shape[2]  # E: CT209
-    c = t.size  # E: CT109 "no method 'size'"
+    c = t.size  # E: CT109 "no attribute 'size'"
     z.store(a + b + c)
