@@ -59,8 +59,9 @@ def forget(st: State, which: Callable[[str], bool] | None = None) -> None:
 
 
 def forget_below(st: State, name: str) -> None:
-    """`name` is bound anew: its places were the old object's."""
-    forget(st, lambda k: k.startswith(f"{name}."))
+    """`name` is bound anew: its places were the old object's (missing ones too)."""
+    for key in [k for k in st.env if k.startswith(f"{name}.")]:
+        del st.env[key]
 
 
 def lookup_place(ctx: Ctx, st: State, expr: ast.Attribute) -> tuple[str, Value] | None:

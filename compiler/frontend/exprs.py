@@ -292,19 +292,46 @@ def subscript(scope: Scope, node: ast.Subscript, span: Span) -> FValue:
 
 
 def tile_subscript(scope: Scope, base: Value, node: ast.Subscript, span: Span) -> FValue:
-    """`t[0:64, :]`, `t[3]`: static sub-tiles (ops/slicing.py)."""
+    """`t[0:64, :]`, `t[3]`: static sub-tiles (ops/slicing.py); `None` inserts an axis of 1
+    and `...` stands for the axes not named, as in NumPy (`offs[:, None]`)."""
+    assert isinstance(base.type, TileType)
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    named = sum(not _is_constant(p, None) and not _is_constant(p, Ellipsis) for p in parts)
     items: list[SliceItem] = []
+    spans: list[Span] = []
+    new_axes: list[int] = []  # where `None` puts an axis of 1 in the result
+    kept = 0  # the result's axes so far
     for part in parts:
-        if isinstance(part, ast.Slice):
-            items.append((_static_bound(scope, part.lower), _static_bound(scope, part.upper),
-                          _static_bound(scope, part.step)))
-        else:
-            index = _static_bound(scope, part)
-            assert index is not None
-            items.append(index)
-    return slice_tile(scope.b, Arg(base, scope.span(node.value)), items,
-                      [scope.span(p) for p in parts], span)
+        if _is_constant(part, None):
+            new_axes.append(kept)
+            kept += 1
+            continue
+        full = [(None, None, None)] * (base.type.rank - named) if _is_constant(
+            part, Ellipsis) else [_subscript_item(scope, part)]
+        items += full
+        spans += [scope.span(part)] * len(full)
+        kept += sum(isinstance(item, tuple) for item in full)
+    value: FValue = base
+    if any(item != (None, None, None) for item in items):
+        value = slice_tile(scope.b, Arg(base, scope.span(node.value)), items, spans, span)
+    expand = FUNCTIONS["expand_dims"]
+    for axis in new_axes:
+        value = expand.rule(scope.b, bind(scope.b, expand, "t[None]", [
+            Arg(value, span), Arg(const_value(span, axis), span)], {}, span))
+    return value
+
+
+def _is_constant(node: ast.expr, value: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
+
+
+def _subscript_item(scope: Scope, part: ast.expr) -> SliceItem:
+    if isinstance(part, ast.Slice):
+        return (_static_bound(scope, part.lower), _static_bound(scope, part.upper),
+                _static_bound(scope, part.step))
+    index = _static_bound(scope, part)
+    assert index is not None
+    return index
 
 
 def _static_bound(scope: Scope, node: ast.expr | None) -> int | None:

@@ -191,8 +191,32 @@ def _read(p: _Program) -> None:
     p.lines.append(p.rng.choice(forms))
 
 
+def _view(p: _Program) -> None:
+    """A host view of a tensor (`t[a:b]`, `t.narrow(0, a, n)`, a split half), now and then
+    out of bounds; it is a tensor the program goes on with (partitions, launches, copies)."""
+    if not p.tensors:
+        return _tensor(p)
+    x = p.rng.choice(p.tensors)
+    a, n = p.pick(("0", "64", "128"), ("-1", "999", "1.5"), 0.2), p.rng.choice(("64", "128"))
+    form = p.rng.randrange(5)
+    if form == 0:
+        expr = f"{x}[{a}:{a} + {n}]"
+    elif form == 1:
+        expr = f"{x}.narrow(0, {a}, {n})"
+    elif form == 2:
+        expr = f"{x}.split_at(0, {n})[{p.rng.randrange(2)}]"
+    elif form == 3:
+        expr = f"{x}[::{p.pick(('1', '2'), ('0', '-1'), 0.3)}]"
+    else:
+        other = p.rng.choice(p.tensors)
+        expr = f"{x}.copy_({other})"
+    name = p.fresh("t")
+    p.lines.append(f"{name} = {expr}")
+    p.tensors.append(name)
+
+
 _STEPS = ((_tensor, 4), (_partition, 3), (_unpartition, 1), (_launch, 4), (_finish, 4),
-          (_graph, 1), (_read, 1))
+          (_graph, 1), (_read, 1), (_view, 2))
 
 
 def case(rng: random.Random, huge_lines: int = 0, valid: bool = False) -> list[str]:
