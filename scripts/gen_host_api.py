@@ -60,8 +60,8 @@ KERNEL_METHODS = ("check", "compile", "with_hints", "dependent", "unchecked")
 DESCRIPTIONS = {
     "Acc": "`Acc[Tensor[dtype, shape], op]`: a kernel parameter every block accumulates into "
            "(language.md, Accumulators).",
-    "Const": "`Const[int]`, `Const[bool]`, `Const[float]`, `Const[DType]`: a compile-time "
-             "kernel parameter.",
+    "Const": "`Const[int]`, `Const[bool]`, `Const[float]`, `Const[str]`, `Const[DType]`: a "
+             "compile-time kernel parameter.",
     "Mut": "`Mut[Tensor[dtype, shape]]`: a kernel parameter that is the block's own slab of a "
            "partitioned output.",
     "Tensor": "`Tensor[dtype, shape]` in a kernel's annotations; on the host, what the "

@@ -18,7 +18,7 @@ from .slab_access import per_block_access
 
 ParamKind = Literal["tensor", "mut", "acc", "const", "scalar"]
 ShapeEntry = int | str  # static extent, -1 for dynamic, or the name of a Const[int] parameter
-CONST_KINDS = {"int": "int", "bool": "bool", "float": "float", "DType": "dtype"}
+CONST_KINDS = {"int": "int", "bool": "bool", "float": "float", "str": "str", "DType": "dtype"}
 # Accumulator ops (design.md §3): name -> whether it needs an integer tensor
 ACC_OPS = {"add": False, "max": False, "min": False, "or": True, "and": True, "xor": True}
 
@@ -30,9 +30,9 @@ class ParamSpec:
     span: Span
     dtype: DType | None = None  # tensor, mut and scalar parameters (None: dtype_param's)
     shape: tuple[ShapeEntry, ...] = ()  # tensor and mut parameters
-    const_kind: str | None = None  # "int" | "bool" | "float" | "dtype"
+    const_kind: str | None = None  # "int" | "bool" | "float" | "str" | "dtype"
     acc_op: str | None = None  # an Acc parameter's op: "add", "max", ... (ACC_OPS)
-    default: int | float | bool | None = None  # a Const's literal default (`B: Const[int] = 64`)
+    default: int | float | bool | str | None = None  # a Const's literal default (`B = 64`)
     # a tensor's dtype named by a Const[DType] parameter (`Tensor["T", ...]`): known per launch
     dtype_param: str | None = None
 
@@ -90,7 +90,7 @@ def read_signature(info: ModuleInfo, fn: FunctionDef) -> tuple[KernelSignature, 
 
 
 _DEFAULT_KINDS: dict[str, tuple[type, ...]] = {"int": (int,), "bool": (bool,),
-                                               "float": (int, float)}
+                                               "float": (int, float), "str": (str,)}
 
 
 def _with_default(info: ModuleInfo, name: str, spec: ParamSpec | None, default: ast.expr
@@ -107,7 +107,7 @@ def _with_default(info: ModuleInfo, name: str, spec: ParamSpec | None, default: 
         return spec, msg.BAD_PARAMETER_KIND.at(
             info.span(default), what=f"this default for '{name}' (a Const[{spec.const_kind}] "
             "takes a literal of its kind)")
-    assert isinstance(value, (int, float))
+    assert isinstance(value, (int, float, str))
     return replace(spec, default=value), None
 
 
@@ -216,8 +216,8 @@ def _parse_annotation(info: ModuleInfo, name: str, span: Span, expr: ast.expr,
     if head == "Const":
         kind = dotted_kind(info, args[0]) if len(args) == 1 else None
         if kind is None:
-            raise _BadAnnotation("write Const[int], Const[bool], Const[float] or Const[DType]",
-                                 expr)
+            raise _BadAnnotation("write Const[int], Const[bool], Const[float], Const[str] or "
+                                 "Const[DType]", expr)
         return ParamSpec(name, "const", span, const_kind=kind)
     if head is not None and head in DTYPES and not args:
         return ParamSpec(name, "scalar", span, DTYPES[head])

@@ -51,10 +51,10 @@ class Verdict:
         return not self.diags
 
 
-_CONST_WANT = {"int": "an int", "bool": "a bool", "float": "a number",
+_CONST_WANT = {"int": "an int", "bool": "a bool", "float": "a number", "str": "a string",
                "dtype": "a dtype such as ct.f32"}
 _CONST_KINDS = {"int": ("int",), "bool": ("bool",), "float": ("int", "float"),
-                "dtype": ("dtype",)}
+                "str": ("str",), "dtype": ("dtype",)}
 
 
 class LaunchContract:
@@ -174,7 +174,9 @@ class LaunchContract:
             if p.kind != "const" or arg is None or at is None or arg.kind is None:
                 continue
             kind = p.const_kind or "int"
-            if kind == "float" and overflows(arg.value, "f64"):
+            if kind == "dtype" and arg.kind == "str" and arg.dtype is not None:  # "f32"
+                verdict.consts[p.name] = arg.dtype
+            elif kind == "float" and overflows(arg.value, "f64"):
                 verdict.diags.append(self._mismatch(p, at, loc, _CONST_WANT[kind], f"{arg.value}, "
                                                     "outside the range of a float"))
                 skip.add(i)

@@ -13,7 +13,8 @@ from ..dtypes import DType
 from .regions import Box, boxes_intersect
 
 Dim = int | None  # a known extent, or None when it is not known
-ArgKind = Literal["tensor", "partition", "int", "float", "bool", "dtype", "op", "tuple", "other"]
+ArgKind = Literal["tensor", "partition", "int", "float", "bool", "str", "dtype", "op", "tuple",
+                  "other"]
 # (storage, lo, hi): two arguments alias when their storages are equal and [lo, hi) overlap.
 # The runtime gives (device, first byte, past last byte); the checker (storage id, 0, 1).
 Extent = tuple[Hashable, int, int]
@@ -72,6 +73,8 @@ def literal_facts(value: object) -> ArgFacts:
         return ArgFacts("int", value=int(value))
     if isinstance(value, float):
         return ArgFacts("float", value=float(value))
+    if isinstance(value, str):  # "f32" is a string a Const[DType] takes as that dtype too
+        return ArgFacts("str", value=value, dtype=as_dtype(value))
     dtype = as_dtype(value)
     if dtype is not None:
         return ArgFacts("dtype", value=dtype)
@@ -138,6 +141,8 @@ def describe_kind(facts: ArgFacts) -> str | None:
         return f"a {facts.dtype} tensor of shape {fmt_shape(facts.shape)}"
     if kind in ("int", "float", "bool") and facts.value is not None:
         return repr(facts.value)
+    if kind == "str":
+        return f"str {facts.value!r}"
     if kind == "partition" and facts.dtype is not None:
         return f"a partition of {facts.dtype}"
     return _KIND_WORDS.get(kind) if kind != "other" else facts.text

@@ -32,7 +32,7 @@ def annotations(
     c: Tensor[float, (-1,)],  # E: CT107 "cutile dtype"
     d: Tensor[f32, -1],  # E: CT107 "must be a tuple"
     e: Tensor[f32, ("M",)],  # E: CT107 "must name a Const[int]"
-    f: Const[str],  # E: CT107
+    f: Const[list],  # E: CT107
     g: list[int],  # E: CT107
     h: Tensor[f32, (-2,)],  # E: CT107
 ) -> None:

@@ -11,7 +11,7 @@ def bad(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)]) -> None:
     d = [t, t]  # E: CT102 "Lists"
     e = {t}  # E: CT102
     f = t[::2]  # E: CT102 "step"
-    g = t[...]  # E: CT102 "Ellipsis"
+    g = t[...]  # the whole tile, as NumPy's
     h = (n := 4)  # E: CT102 "walrus"
     i = t if t else -t  # E: CT211 "scalar bool"
     j = ct.maximum(*(t, t))  # E: CT102 "Starred arguments"
