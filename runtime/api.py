@@ -7,14 +7,18 @@ from types import TracebackType
 from .constructors import (
     arange,
     empty,
+    empty_like,
     from_dlpack,
     from_numpy,
     full,
+    full_like,
     meta,
     ones,
+    ones_like,
     rand,
     randn,
     zeros,
+    zeros_like,
 )
 from .context import backend, current_stream, set_current_stream
 from .dlpack import CopiedImportWarning
@@ -32,8 +36,8 @@ HostTensor = Tensor
 __all__ = [
     "CopiedImportWarning", "DeviceOp", "GraphOp", "HostTensor", "LaunchNeverRunWarning",
     "Partition", "Stream", "Tensor", "arange",
-    "backend_name", "empty", "from_dlpack", "from_numpy", "full", "meta", "ones", "rand",
-    "randn", "synchronize", "zeros",
+    "backend_name", "empty", "empty_like", "from_dlpack", "from_numpy", "full", "full_like",
+    "meta", "ones", "ones_like", "rand", "randn", "synchronize", "zeros", "zeros_like",
 ]
 
 

@@ -31,7 +31,8 @@ from .context import backend, current_stream
 from .copying import NUMBERS, native, to_storage
 from .dlpack import import_dlpack
 from .errors import launch_error
-from .sites import caller_site
+from .ownership import check_usable
+from .sites import argument_label, argument_span, caller_site
 from .tensor import Tensor, allocate, tensor_from_storage
 
 _BAD_ARG = msg.BAD_CONSTRUCTOR_ARG
@@ -97,10 +98,10 @@ def _empty(shape: ShapeLike, dtype: object, what: str) -> Tensor:
 
 
 def full(shape: ShapeLike, value: float | bool, dtype: object) -> Tensor:
-    return _full(shape, value, dtype, "ct.full")
+    return _full(shape, dtype, value, "ct.full")
 
 
-def _full(shape: ShapeLike, value: object, dtype: object, what: str) -> Tensor:
+def _full(shape: ShapeLike, dtype: object, value: object, what: str) -> Tensor:
     """A new tensor of `value` (`what`: the constructor errors name)."""
     dims, dt = _shape(shape, what), _dtype(dtype)
     pattern = hostdtypes.fill_pattern(value, dt)
@@ -112,11 +113,50 @@ def _full(shape: ShapeLike, value: object, dtype: object, what: str) -> Tensor:
 
 
 def zeros(shape: ShapeLike, dtype: object) -> Tensor:
-    return _full(shape, 0, dtype, "ct.zeros")
+    return _full(shape, dtype, 0, "ct.zeros")
 
 
 def ones(shape: ShapeLike, dtype: object) -> Tensor:
-    return _full(shape, 1, dtype, "ct.ones")
+    return _full(shape, dtype, 1, "ct.ones")
+
+
+def zeros_like(t: Tensor, dtype: object = None) -> Tensor:
+    return _full(*_like(t, dtype, "ct.zeros_like"), 0, "ct.zeros_like")
+
+
+def ones_like(t: Tensor, dtype: object = None) -> Tensor:
+    return _full(*_like(t, dtype, "ct.ones_like"), 1, "ct.ones_like")
+
+
+def empty_like(t: Tensor, dtype: object = None) -> Tensor:
+    return _empty(*_like(t, dtype, "ct.empty_like"), "ct.empty_like")
+
+
+def full_like(t: Tensor, value: float | bool, dtype: object = None) -> Tensor:
+    return _full(*_like(t, dtype, "ct.full_like"), value, "ct.full_like")
+
+
+def _like(t: object, dtype: object, what: str) -> tuple[tuple[int, ...], object]:
+    """The shape and dtype of a `*_like` tensor: `t`'s (a cutile tensor, in use, or any array
+    with a shape and a dtype cutile has), the dtype unless `dtype=` gives one."""
+    site = caller_site()
+    if isinstance(t, Tensor):
+        check_usable(t, argument_label(site, 0, "the tensor"), argument_span(site, 0))
+        return t._shape, t._dtype if dtype is None else dtype
+    shape, own = getattr(t, "shape", None), as_dtype(getattr(t, "dtype", None))
+    if shape is None or own is None:
+        raise launch_error(_BAD_ARG, site, what=what, want="a tensor", got=_NotATensor(t))
+    return tuple(shape), own if dtype is None else dtype
+
+
+class _NotATensor:
+    """How the error shows what `*_like` got instead of a tensor: its type, never its values."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return type(self.value).__name__
 
 
 def arange(n: int, dtype: object = "i32") -> Tensor:

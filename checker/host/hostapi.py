@@ -77,13 +77,16 @@ def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
     if entry.name == "from_dlpack" and _no_dlpack(ctx, st, use.call):
         return UNKNOWN
     args = bind(ctx, st, use.call, entry)
+    like = args.get("t", (UNKNOWN,))[0] if args is not None else UNKNOWN
     if args is not None:
-        problem, dtype = _argument_problem(ctx, st, entry.name, args)
+        problem, dtype = _argument_problem(ctx, st, entry.name, args, like)
         if problem is not None:
             ctx.report(problem[0].at(ctx.span(use.call), **problem[1]))
             return UNKNOWN
     shape: Shape | None = None
-    if args is not None and "n" in entry.positional:
+    if isinstance(like, TensorVal):  # `ct.zeros_like(t)`: t's shape (and dtype, above)
+        shape = like.shape
+    elif args is not None and "n" in entry.positional:
         n = args.get("n")
         shape = (n[0].value if n and isinstance(n[0], IntVal) else None,)
     elif args is not None and "shape" in args:
@@ -127,15 +130,17 @@ def _no_dlpack(ctx: Ctx, st: State, call: ast.Call) -> bool:
 _ORDER: dict[str, tuple[str, ...]] = {
     "arange": ("n", "shape", "dtype"), "full": ("shape", "dtype", "value"),
     "rand": ("shape", "seed", "dtype", "float"), "randn": ("shape", "seed", "dtype", "float"),
-    "from_numpy": ("dtype",), "from_dlpack": ()}
+    "from_numpy": ("dtype",), "from_dlpack": (), "zeros_like": ("dtype",),
+    "ones_like": ("dtype",), "empty_like": ("dtype",), "full_like": ("dtype", "value")}
+_DTYPE_OPTIONAL = frozenset({"from_numpy", "zeros_like", "ones_like", "empty_like", "full_like"})
 
 
-def _argument_problem(ctx: Ctx, st: State, name: str, args: Bound
+def _argument_problem(ctx: Ctx, st: State, name: str, args: Bound, like: Value
                       ) -> tuple[Problem | None, DType | None]:
     """The first problem the runtime raises for the arguments the analysis knows, and the
-    dtype where it is known."""
+    dtype where it is known (a `*_like` constructor's: its tensor's, unless given)."""
     what = f"ct.{name}"
-    dtype: DType | None = None
+    dtype = like.dtype if isinstance(like, TensorVal) and "dtype" not in args else None
     for check in _ORDER.get(name, ("shape", "dtype")):
         problem: Problem | None = None
         if check == "n" and "n" in args:
@@ -146,7 +151,9 @@ def _argument_problem(ctx: Ctx, st: State, name: str, args: Bound
             problem = _shape_problem(what, *args["shape"])
         elif check == "dtype" and "dtype" in args:
             given = known_object(ctx, st, *args["dtype"])
-            if given is not NOT_KNOWN and not (given is None and name == "from_numpy"):
+            if given is None and name in _DTYPE_OPTIONAL:
+                dtype = like.dtype if isinstance(like, TensorVal) else None
+            elif given is not NOT_KNOWN:
                 problem = dtype_problem(given)
                 dtype = as_dtype(given)
         elif check == "float" and dtype is not None:

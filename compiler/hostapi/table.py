@@ -55,6 +55,17 @@ _function("randn", f"{SHAPE}, dtype: DType, seed: int | None = None",
 _function("meta", f"{SHAPE}, dtype: DType",
           "A shape and dtype without memory: for `kernel.compile(...)` ahead of time and warm-up.",
           msg.BAD_CONSTRUCTOR_ARG, msg.SHAPE_TOO_LARGE, memory="none")
+_LIKE = "t: Tensor"
+_DTYPE = "dtype: DType | None = None"
+_function("zeros_like", f"{_LIKE}, {_DTYPE}",
+          "A new tensor of zeros with `t`'s shape and dtype (`dtype=` another dtype).")
+_function("ones_like", f"{_LIKE}, {_DTYPE}",
+          "A new tensor of ones with `t`'s shape and dtype (`dtype=` another dtype).")
+_function("empty_like", f"{_LIKE}, {_DTYPE}",
+          "A new tensor of `t`'s shape and dtype (`dtype=` another dtype), uninitialized.")
+_function("full_like", f"{_LIKE}, value: float | bool, {_DTYPE}",
+          "A new tensor of `t`'s shape and dtype (`dtype=` another dtype), every element "
+          "`value`.")
 _function("from_numpy", "array: NDArray[Any], dtype: DType | None = None",
           "A new tensor holding a copy of a NumPy array (`dtype=` converts while copying).",
           *_SIZES, msg.FROM_NUMPY_RANGE)
