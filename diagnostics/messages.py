@@ -43,6 +43,9 @@ SYNTAX_ERROR = Message("CT100", "invalid syntax: {detail}")
 UNSUPPORTED_STATEMENT = Message("CT101", "'{what}' is not supported in kernels{hint}")
 UNSUPPORTED_EXPRESSION = Message("CT102", "{what} {verb} not supported in kernels{hint}")
 UNKNOWN_NAME = Message("CT103", "name '{name}' is not defined in this kernel")
+CLOSURE_NAME = Message("CT103", "'{name}' is a variable of the enclosing function '{outer}'; a "
+                       "kernel sees only its parameters, module-level constants and cutile's "
+                       "names: pass it as a parameter (a Const[...] for a compile-time value)")
 NON_CONSTANT_GLOBAL = Message(
     "CT103",
     "global '{name}' is not a compile-time constant; kernels only see module-level names "

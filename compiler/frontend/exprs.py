@@ -138,7 +138,43 @@ def load_name(scope: Scope, node: ast.Name, span: Span) -> FValue:
                      what=f"the function '{ident}' as a value (call it)")
     if ident in info.assigned_globals:
         scope.b.fail(msg.NON_CONSTANT_GLOBAL, span, name=ident)
+    outer = _enclosing_binder(info, ident, span)
+    if outer is not None:
+        scope.b.fail(msg.CLOSURE_NAME, span, name=ident, outer=outer)
     scope.b.fail(msg.UNKNOWN_NAME, span, name=ident)
+
+
+def _enclosing_binder(info: ModuleInfo, ident: str, span: Span) -> str | None:
+    """The plain function around the kernel (or helper) at `span` that binds `ident` (a kernel
+    made by a factory, `def make(scale): @ct.kernel def k(...): ... scale`), if any."""
+    for node in ast.walk(info.tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not (
+                node.lineno <= span.line <= (node.end_lineno or node.lineno)):
+            continue
+        if any(f.node is node for f in info.functions.values()):
+            continue  # the kernel or helper itself
+        args = node.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+        if ident in params or ident in _own_stores(node):
+            return node.name
+    return None
+
+
+def _own_stores(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names a function's own code assigns (not those of the functions nested in it)."""
+    out: set[str] = set()
+    todo: list[ast.AST] = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        if not isinstance(node, ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def _bound(scope: Scope, ident: str, span: Span) -> FValue:

@@ -28,3 +28,13 @@ def on_tiles(out: Mut[Tensor[f32, (1, 64)]], x: Tensor[f32, (-1, 64)]) -> None:
     m = min(t, 3.0)  # E: CT104 "use ct.min(t, axis) or ct.minimum(a, b)"
     n = t.size  # E: CT109 "has no attribute 'size' (it has: shape, dtype, ndim, T)"
     out.store(r + m + n)
+
+
+def make_scaled(scale: float) -> object:
+    """A kernel factory: the kernel cannot see the factory's variables."""
+
+    @ct.kernel
+    def scaled(z: Mut[Tensor[f32, (64,)]]) -> None:
+        z.store(z.load() * scale)  # E: CT103 "'scale' is a variable of the enclosing function 'make_scaled'"
+
+    return scaled
