@@ -21,6 +21,7 @@ from ...compiler.hostapi import HostEntry, Kind, lookup
 from .calls import autotune_call, call_function, call_method
 from .context import Ctx
 from .effects import HANDLERS as EFFECTS
+from .effects import bound_args
 from .expressions import (
     arithmetic,
     attribute,
@@ -156,8 +157,9 @@ def _call_on_moved(ev: Evaluator, st: State, call: ast.Call, operand: ast.expr) 
     the arguments; an argument that raises first is the error (`z.partition(s,
     order=ct.grouped(0))`)."""
     mark = ev.raised
-    for arg in call_args(call):
-        read(ev, ev.evaluate(st, arg.value))
+    if not bound_args(st, call):  # a name's value is only looked at by the method
+        for arg in call_args(call):
+            read(ev, ev.evaluate(st, arg.value))
     if ev.raised == mark:
         ev.evaluate(st, operand)  # CT301 (or silent, when said before)
     return UNKNOWN

@@ -14,8 +14,19 @@ from ...diagnostics import messages as msg
 from .context import Ctx
 from .handlers import Handlers, HostCall, escape_args, read_args
 from .leases import leased, region_in_use
+from .places import place_key
 from .uses import ex_name, read
-from .values import UNKNOWN, IntVal, OpVal, PartitionVal, State, TensorVal, TupleVal, Value
+from .values import (
+    UNKNOWN,
+    IntVal,
+    OpVal,
+    PartitionVal,
+    State,
+    TensorVal,
+    TupleVal,
+    Unbound,
+    Value,
+)
 
 HANDLERS = Handlers()
 
@@ -24,7 +35,8 @@ HANDLERS = Handlers()
 def reads(ctx: Ctx, st: State, use: HostCall) -> Value:
     """CT307 when a pending launch writes the region read (CT406 for a meta tensor where the
     entry says so), as the runtime checks before it reads."""
-    read_args(ctx, st, use.call)  # Python evaluates the arguments before the call runs
+    if _raising_args(ctx, st, use.call):  # Python evaluates them before the call runs
+        return UNKNOWN
     v = use.value
     if isinstance(v, (TensorVal, PartitionVal)) and not _meta(ctx, use, v):
         region_in_use(ctx, st, v, False, ex_name(ctx, use.on), use.entry.action,
@@ -35,16 +47,36 @@ def reads(ctx: Ctx, st: State, use: HostCall) -> Value:
 @HANDLERS.effect(Effect.WRITES)
 def writes(ctx: Ctx, st: State, use: HostCall) -> Value:
     """A write in place of the whole receiver: CT303 while a pending launch reads it, CT307
-    (CT303) for a region a pending launch writes (reads); it returns its receiver."""
-    read_args(ctx, st, use.call)  # Python evaluates the arguments before the call runs
-    t = use.value
-    if not isinstance(t, TensorVal):
+    (CT303) for a region a pending launch writes (reads); it returns its receiver. Python
+    evaluates the arguments first, but a name's value (`t.copy_(src)`) is only looked at by
+    the write, after the receiver's checks: a moved `src` is CT301 only when those pass."""
+    names = bound_args(st, use.call)
+    if not names and _raising_args(ctx, st, use.call):
         return UNKNOWN
+    t = use.value
     name, action = ex_name(ctx, use.on), use.entry.action
-    if (leased(ctx, st, use.on, name, t, action) or _meta(ctx, use, t)
+    if isinstance(t, TensorVal) and (
+            leased(ctx, st, use.on, name, t, action) or _meta(ctx, use, t)
             or region_in_use(ctx, st, t, True, name, action, ctx.span(use.on))):
         return UNKNOWN  # the call raises
-    return t
+    if names:
+        read_args(ctx, st, use.call)
+    return t if isinstance(t, TensorVal) else UNKNOWN
+
+
+def _raising_args(ctx: Ctx, st: State, call: ast.Call) -> bool:
+    """Evaluates the arguments; True when one raises (then the call never runs)."""
+    mark = ctx.raised
+    read_args(ctx, st, call)
+    return ctx.raised != mark
+
+
+def bound_args(st: State, call: ast.Call) -> bool:
+    """Every argument is a name or place bound here (loading it cannot raise), given
+    positionally."""
+    keys = [a.id if isinstance(a, ast.Name) else place_key(st, a) for a in call.args]
+    return not call.keywords and bool(keys) and all(
+        k is not None and k in st.env and not isinstance(st.env[k], Unbound) for k in keys)
 
 
 @HANDLERS.effect(Effect.INSPECTS)

@@ -90,7 +90,9 @@ def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
         n = args.get("n")
         shape = (n[0].value if n and isinstance(n[0], IntVal) else None,)
     elif args is not None and "shape" in args:
-        shape = shape_of(args["shape"][0])
+        listed = _listed(args["shape"][1])  # `ct.zeros([128], f32)`: a list is a shape too
+        shape = shape_of(args["shape"][0]) if listed is None else tuple(
+            d if isinstance(d, int) and not isinstance(d, bool) else None for d in listed)
     array = args.get("array") if args is not None and entry.name == "from_numpy" else None
     if array is not None and isinstance(array[0], HostArrayVal):  # `np.ones((37, 100))`
         shape = array[0].shape
@@ -103,6 +105,14 @@ def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
     return TensorVal(obj, obj, dtype if args is not None else None, shape,
                      layout=Layout.root(cast(tuple[int, ...], shape)) if known else None,
                      meta=entry.memory == "none")
+
+
+def _listed(expr: ast.expr) -> tuple[object, ...] | None:
+    """A list literal of literals (`[128]`, `[64, 64]`), as written; None for anything else."""
+    if not isinstance(expr, ast.List):
+        return None
+    items = tuple(literal_value(e) for e in expr.elts)
+    return None if None in items else items
 
 
 def _no_dlpack(ctx: Ctx, st: State, call: ast.Call) -> bool:
@@ -171,8 +181,8 @@ def _argument_problem(ctx: Ctx, st: State, name: str, args: Bound, like: Value
 
 def _shape_problem(what: str, value: Value, expr: ast.expr) -> Problem | None:
     """The constructors' shape rule (shapes.py, as at run time) on a shape the checker knows:
-    a literal as written (`(1.5,)`), or ints it computed."""
-    shape: object = literal_value(expr)
+    a literal as written (`(1.5,)`, `[128]`), or ints it computed."""
+    shape: object = _listed(expr) or literal_value(expr)
     if shape is None:
         shape = value.value if isinstance(value, IntVal) else shape_of(value)
         if shape is None or (isinstance(shape, tuple) and None in shape):
@@ -284,8 +294,8 @@ def _tile_items(ctx: Ctx, st: State, value: Value, expr: ast.expr) -> object:
     if isinstance(value, TupleVal):
         return tuple(_literal(v) for v in value.items)
     if isinstance(expr, ast.List):  # taken as a tuple at run time
-        listed = tuple(literal_value(e) for e in expr.elts)
-        return NOT_KNOWN if None in listed else listed
+        listed = _listed(expr)
+        return NOT_KNOWN if listed is None else listed
     known = known_object(ctx, st, value, expr)
     if known is NOT_KNOWN:
         return NOT_KNOWN

@@ -172,8 +172,12 @@ def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"],
     of names is CT406)."""
     world = ctx.world
     _run_callbacks(ctx, st, op)
+    chain = world.taken.get(op.op)  # run itself: the chain that took it holds nothing of it
     world.consume(op.op)
     st.pending = st.pending - world.members(op.op)
+    if chain is not None:
+        st.pending = st.pending - {chain}
+        st.leases = {s: ops - {chain} for s, ops in st.leases.items()}
     st.started = st.started | {op.op}
     info = world.ops.get(op.op)
     if use is not None and info is not None and info.kind == "graph":

@@ -19,7 +19,7 @@ from ...compiler.hostapi import lookup
 from ...reader.source import ModuleInfo
 from .context import Ctx
 from .names import FunctionNode, Scope, bound_names, own_nodes
-from .values import LIVE, UNKNOWN, State, TensorVal, Unbound, Value
+from .values import LIVE, UNKNOWN, State, TensorVal, Unbound, Value, owned_in
 
 # Methods that make attribute access or binding run user code: no attribute is inferred there.
 _HOOKS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
@@ -51,11 +51,16 @@ def bind(st: State, key: str, value: Value) -> None:
 
 
 def forget(st: State, which: Callable[[str], bool] | None = None) -> None:
-    """Forgets the places `which(key)` selects (all of them by default). One that is missing
-    stays so: were it set meanwhile, nothing is said about it either way."""
+    """Forgets the places `which(key)` selects (all of them by default): a later load starts
+    over (a seeded attribute is a live tensor again). One that is missing stays so, and one
+    that held a moved value becomes unknown: the code may or may not have bound another, so
+    nothing is said about it either way."""
     for key in [k for k in st.env if "." in k and (which is None or which(k))
                 and not isinstance(st.env[k], Unbound)]:
-        del st.env[key]
+        if any(st.obj(o.obj) != LIVE for o in owned_in(st.env[key])):
+            st.env[key] = UNKNOWN
+        else:
+            del st.env[key]
 
 
 def forget_below(st: State, name: str) -> None:
