@@ -24,7 +24,7 @@ from .helpers import ParamMove
 from .launches import Arg, CallLocator, facts, kernel_label
 from .leases import lease, region_in_use
 from .numpy_arrays import astype, numpy_array
-from .places import forget, place_key
+from .places import place_key, ran_unseen
 from .specialize import report_specialized
 from .syntax import call_args, keyword_name_span
 from .uses import escape, ex_name, read, unsynced
@@ -133,7 +133,7 @@ def _ran_unseen(ctx: Ctx, st: State, call: ast.Call, mark: int) -> None:
     library's that cannot."""
     library = (ctx.info.qualified(call.func) or "").partition(".")[0]
     if ctx.raised == mark and library not in _LIBRARIES:
-        forget(st)
+        ran_unseen(ctx, st)
 
 
 def _helper_moves(ctx: Ctx, st: State, how: ParamMove, value: Value, expr: ast.expr,

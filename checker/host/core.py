@@ -43,7 +43,7 @@ from .handlers import Handlers, HostCall, receiver_of
 from .hostapi import HANDLERS as CONSTRUCTORS
 from .hostapi import grouped
 from .lazyops import HANDLERS as LAZY_OPS
-from .places import forget, lookup_place, place_key
+from .places import lookup_place, place_key, ran_unseen
 from .plain import as_plain_call, attribute_of, is_getattr
 from .statements import run_small
 from .survive import Mark, survive
@@ -124,7 +124,7 @@ def _await(ev: Evaluator, st: State, expr: ast.Await) -> Value:
 def _read(ev: Evaluator, st: State, value: Value) -> Value:
     """`await x` of anything but a lazy op: other code runs meanwhile."""
     read(ev, value)
-    forget(st)
+    ran_unseen(ev, st)
     return UNKNOWN
 
 

@@ -18,7 +18,7 @@ from ...compiler.launch.ops_api import sync_unpack_diagnostic
 from .context import Ctx, contains
 from .joins import join_states, join_value
 from .names import own_nodes
-from .places import bind, forget, forget_below, place_key
+from .places import bind, forget_below, place_key, ran_unseen
 from .syntax import sub_expressions
 from .uses import capture, escape, head_name, read, unsynced
 from .values import (
@@ -38,6 +38,7 @@ from .values import (
     TupleVal,
     Unbound,
     Value,
+    ops_in,
     owned_in,
 )
 
@@ -97,7 +98,7 @@ def call_closure(ctx: Ctx, st: State, node: ast.Lambda | ast.FunctionDef) -> Non
         if name.id in st.env:
             check_use(ctx, st, name, name.id, st.env[name.id])
     capture(ctx, st, node)
-    forget(st)  # its code may rebind any attribute
+    ran_unseen(ctx, st)  # its code may rebind any attribute
 
 
 def other(ctx: Ctx, st: State, expr: ast.expr) -> Value:
@@ -109,7 +110,7 @@ def other(ctx: Ctx, st: State, expr: ast.expr) -> Value:
         else:
             escape(ctx, st, value)  # into a list, a dict, a yield...: out of sight
     if isinstance(expr, (ast.Yield, ast.YieldFrom)):
-        forget(st)  # the caller runs meanwhile
+        ran_unseen(ctx, st)  # the caller runs meanwhile
     return UNKNOWN
 
 
@@ -206,7 +207,8 @@ def assign(ctx: Ctx, st: State, target: ast.expr, value: Value) -> None:
     elif isinstance(target, ast.Starred):
         assign(ctx, st, target.value, UNKNOWN)
     elif isinstance(target, ast.Attribute) and (key := place_key(st, target)) is not None:
-        read(ctx, value)  # a lazy op kept in an object may be run by any code later
+        for op in ops_in(value):  # kept in an object, other code may run it: no CT305
+            ctx.world.kept.update(ctx.world.members(op) | {op})
         bind(st, key, value)
     else:  # obj.attr = v, d[k] = v: stored where we do not follow it
         for child in sub_expressions(target):

@@ -19,7 +19,7 @@ from ...compiler.hostapi import lookup
 from ...reader.source import ModuleInfo
 from .context import Ctx
 from .names import FunctionNode, Scope, bound_names, own_nodes
-from .values import LIVE, UNKNOWN, State, TensorVal, Unbound, Value, owned_in
+from .values import LIVE, UNKNOWN, State, TensorVal, Unbound, Value, ops_in, owned_in
 
 # Methods that make attribute access or binding run user code: no attribute is inferred there.
 _HOOKS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
@@ -61,6 +61,15 @@ def forget(st: State, which: Callable[[str], bool] | None = None) -> None:
             st.env[key] = UNKNOWN
         else:
             del st.env[key]
+
+
+def ran_unseen(ctx: Ctx, st: State) -> None:
+    """Code the analysis does not see ran: it may have rebound any attribute (`forget`) and run
+    any launch kept in one (it is handed on)."""
+    for key in [k for k in st.env if "." in k]:
+        for op in ops_in(st.env[key]):
+            ctx.world.escape_op(op)
+    forget(st)
 
 
 def forget_below(st: State, name: str) -> None:

@@ -41,6 +41,7 @@ class World:
     viewed: set[int] = field(default_factory=set)
     successors: dict[int, int] = field(default_factory=dict)  # op -> the chain/graph taking it
     taken: dict[int, int] = field(default_factory=dict)  # op not yet run -> the chain taking it
+    kept: set[int] = field(default_factory=set)  # ops stored in an object: code may run them later
     # per chain, its `.then` lambdas not yet run, in order (lazyops.py)
     callbacks: dict[int, tuple[ast.Lambda, ...]] = field(default_factory=dict)
 
@@ -77,12 +78,15 @@ class World:
         self.escaped_ops.update(self.members(op))
 
     def never_run(self, op: int) -> bool:
-        """Never run: not consumed, or taken over by a chain that is never run."""
-        while op in self.consumed:
+        """Never run: not consumed nor kept in an object, or taken over by a chain that is
+        never run."""
+        while op not in self.kept:
+            if op not in self.consumed:
+                return True
             if op not in self.taken:
                 return False  # run, captured or handed on
             op = self.taken[op]
-        return True
+        return False
 
     def is_pending(self, pending: frozenset[int], op: int, taken: bool = False) -> bool:
         """Whether `op` is pending; `taken`: or the chain or graph that took it over is (what
