@@ -80,6 +80,9 @@ class ModuleInfo:
     conditional: set[str] = field(default_factory=set)  # bound inside if/for/try/with
     computed: set[str] = field(default_factory=set)  # assigned what no static read can tell
     public: tuple[str, ...] | None = None  # a literal __all__
+    # the plain functions around kernels (kernel factories): (first line, last line, name,
+    # the names it binds), made when a kernel reads a name it does not know (frontend)
+    enclosing: list[tuple[int, int, str, frozenset[str]]] | None = None
     public_dynamic: bool = False  # an __all__ no static read can tell
     depends: dict[str, Stamp] = field(default_factory=dict, compare=False, repr=False)
     partial: bool = False  # read inside a circular import: not cached

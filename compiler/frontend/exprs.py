@@ -147,18 +147,28 @@ def load_name(scope: Scope, node: ast.Name, span: Span) -> FValue:
 def _enclosing_binder(info: ModuleInfo, ident: str, span: Span) -> str | None:
     """The plain function around the kernel (or helper) at `span` that binds `ident` (a kernel
     made by a factory, `def make(scale): @ct.kernel def k(...): ... scale`), if any."""
+    if info.enclosing is None:
+        info.enclosing = _plain_functions(info)
+    return next((name for first, last, name, bound in info.enclosing
+                 if first <= span.line <= last and ident in bound), None)
+
+
+def _plain_functions(info: ModuleInfo) -> list[tuple[int, int, str, frozenset[str]]]:
+    """Every function of the module that is no kernel or helper and has one inside it: its
+    lines, name and the names its own code binds (parameters included)."""
+    cutile = {id(f.node) for f in info.functions.values()}
+    out = []
     for node in ast.walk(info.tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not (
-                node.lineno <= span.line <= (node.end_lineno or node.lineno)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or id(node) in cutile:
             continue
-        if any(f.node is node for f in info.functions.values()):
-            continue  # the kernel or helper itself
+        if not any(id(n) in cutile for n in ast.walk(node) if n is not node):
+            continue
         args = node.args
-        params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-        params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
-        if ident in params or ident in _own_stores(node):
-            return node.name
-    return None
+        params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        out.append((node.lineno, node.end_lineno or node.lineno, node.name,
+                    frozenset(params | _own_stores(node))))
+    return out
 
 
 def _own_stores(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
