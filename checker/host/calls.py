@@ -24,7 +24,7 @@ from .helpers import ParamMove
 from .launches import Arg, CallLocator, facts, kernel_label
 from .leases import lease, region_in_use
 from .numpy_arrays import astype, numpy_array
-from .places import place_key, ran_unseen
+from .places import key_of, ran_unseen
 from .specialize import report_specialized
 from .syntax import call_args, keyword_name_span
 from .uses import escape, ex_name, read, unsynced
@@ -52,7 +52,7 @@ _READ_BUILTINS = {"print", "len", "repr", "str", "isinstance", "id", "type", "bo
 _INT_BUILTINS: dict[str, Callable[[Iterable[int]], int]] = {"min": min, "max": max}
 # Builtins that run no code of the program's own (its attributes stay as they are).
 _PURE_BUILTINS = {"range", "int", "float", "abs", "round", "divmod", "enumerate", "zip",
-                  "tuple", "list", "dict", "set", "isinstance"}
+                  "tuple", "list", "dict", "set"}
 
 
 def call_function(ctx: Ctx, st: State, call: ast.Call) -> Value:
@@ -260,13 +260,19 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     return OpVal(op)
 
 
+def _passed(params: Iterable[ParamSpec], where: Iterable[At | None], given: list[Arg],
+            loc: CallLocator) -> list[tuple[str, Arg]]:
+    """Each parameter that was given an argument, by kind, with that argument."""
+    return [(p.kind, given[at] if isinstance(at, int) else loc.keywords[at][1])
+            for p, at in zip(params, where, strict=True) if at is not None]
+
+
 def _twice_unknown(params: Iterable[ParamSpec], where: Iterable[At | None], given: list[Arg],
                    loc: CallLocator) -> bool:
     """One name the analysis cannot see into, passed for a Mut or Acc parameter and another:
     the launch raises whatever it holds (CT302 for a partition, CT406 for anything else), so
     it makes no op; which error is not known, so nothing is reported."""
-    pairs = [(p.kind, given[at] if isinstance(at, int) else loc.keywords[at][1])
-             for p, at in zip(params, where, strict=True) if at is not None]
+    pairs = _passed(params, where, given, loc)
     keys = [a.key for _, a in pairs if a.key is not None and a.value == UNKNOWN]
     return any(keys.count(a.key) > 1 for kind, a in pairs
                if kind in ("mut", "acc") and a.key is not None and a.value == UNKNOWN)
@@ -276,8 +282,7 @@ def _regions_in_use(ctx: Ctx, st: State, params: Iterable[ParamSpec],
                     where: Iterable[At | None], given: list[Arg], loc: CallLocator) -> bool:
     """CT303/CT307 for arguments whose regions pending launches lease (the runtime's check at
     launch, in its order: the Mut partitions, then the tensors read)."""
-    pairs = [(p.kind, given[at] if isinstance(at, int) else loc.keywords[at][1])
-             for p, at in zip(params, where, strict=True) if at is not None]
+    pairs = _passed(params, where, given, loc)
     for kind, arg in sorted(pairs, key=lambda pair: pair[0] not in ("mut", "acc")):
         v = arg.value
         if kind == "mut" and isinstance(v, PartitionVal):
@@ -349,8 +354,7 @@ def _launch_args(ctx: Ctx, st: State, call: ast.Call, frame: LaunchFrame
     for a in call_args(call):
         frame.current = ctx.span(a.value)
         value = ctx.evaluate(st, a.value)
-        key = a.value.id if isinstance(a.value, ast.Name) else place_key(st, a.value)
-        arg = Arg(value, frame.current, root_name(ctx, a.value), key)
+        arg = Arg(value, frame.current, root_name(ctx, a.value), key_of(st, a.value))
         if a.star:
             starred = True
             escape(ctx, st, value)

@@ -43,7 +43,7 @@ from .handlers import Handlers, HostCall, receiver_of
 from .hostapi import HANDLERS as CONSTRUCTORS
 from .hostapi import grouped
 from .lazyops import HANDLERS as LAZY_OPS
-from .places import lookup_place, place_key, ran_unseen
+from .places import key_of, lookup_place, ran_unseen
 from .plain import as_plain_call, attribute_of, is_getattr
 from .statements import run_small
 from .survive import Mark, survive
@@ -146,7 +146,7 @@ def _use(ev: Evaluator, st: State, node: ast.expr, operand: ast.expr, name: str,
 
 def _moved(st: State, operand: ast.expr) -> bool:
     """`operand` is a name or place bound to a moved value."""
-    key = operand.id if isinstance(operand, ast.Name) else place_key(st, operand)
+    key = key_of(st, operand)
     value = st.env.get(key) if key is not None else None
     return value is not None and any(isinstance(st.obj(o.obj), (Moved, Reported))
                                      for o in owned_in(value))

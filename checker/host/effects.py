@@ -14,7 +14,7 @@ from ...diagnostics import messages as msg
 from .context import Ctx
 from .handlers import Handlers, HostCall, escape_args, read_args
 from .leases import leased, region_in_use
-from .places import place_key
+from .places import key_of
 from .uses import ex_name, read
 from .values import (
     UNKNOWN,
@@ -74,7 +74,7 @@ def _raising_args(ctx: Ctx, st: State, call: ast.Call) -> bool:
 def bound_args(st: State, call: ast.Call) -> bool:
     """Every argument is a name or place bound here (loading it cannot raise), given
     positionally."""
-    keys = [a.id if isinstance(a, ast.Name) else place_key(st, a) for a in call.args]
+    keys = [key_of(st, a) for a in call.args]
     return not call.keywords and bool(keys) and all(
         k is not None and k in st.env and not isinstance(st.env[k], Unbound) for k in keys)
 

@@ -18,7 +18,7 @@ from ...compiler.launch.ops_api import sync_unpack_diagnostic
 from .context import Ctx, contains
 from .joins import join_states, join_value
 from .names import own_nodes
-from .places import bind, forget_below, place_key, ran_unseen
+from .places import bind, forget_below, key_of, place_key, ran_unseen
 from .syntax import sub_expressions
 from .uses import capture, escape, head_name, read, unsynced
 from .values import (
@@ -225,7 +225,7 @@ def unbind(ctx: Ctx, st: State, targets: list[ast.expr]) -> None:
             unbind(ctx, st, target.elts if not isinstance(target, ast.Starred)
                    else [target.value])
             continue
-        key = target.id if isinstance(target, ast.Name) else place_key(st, target)
+        key = key_of(st, target)
         if key is not None and key not in ctx.seeds and key not in ctx.globals:
             st.env.setdefault(key, UNBOUND)  # a module's kernel keeps its binding
 

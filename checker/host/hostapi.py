@@ -7,7 +7,7 @@ import ast
 from typing import cast
 
 from ...compiler.dsl.markers import as_dtype
-from ...compiler.dsl.orders import TileOrder
+from ...compiler.dsl.orders import TileOrder, group_problem
 from ...compiler.dtypes import BY_NUMPY_NAME, DType
 from ...compiler.hostapi import Effect
 from ...compiler.hostapi.shapes import (
@@ -39,7 +39,7 @@ from .handlers import Bound, Handlers, HostCall, bind, read_args
 from .launches import slab_grid
 from .leases import write_in_use
 from .literals import NOT_KNOWN, known_object
-from .places import place_key
+from .places import key_of
 from .syntax import call_args
 from .uses import ex_name, head_name
 from .values import (
@@ -91,8 +91,7 @@ def construct(ctx: Ctx, st: State, use: HostCall) -> Value:
         shape = (n[0].value if n and isinstance(n[0], IntVal) else None,)
     elif args is not None and "shape" in args:
         listed = _listed(args["shape"][1])  # `ct.zeros([128], f32)`: a list is a shape too
-        shape = shape_of(args["shape"][0]) if listed is None else tuple(
-            d if isinstance(d, int) and not isinstance(d, bool) else None for d in listed)
+        shape = shape_of(args["shape"][0]) if listed is None else _ints(listed)
     array = args.get("array") if args is not None and entry.name == "from_numpy" else None
     if array is not None and isinstance(array[0], HostArrayVal):  # `np.ones((37, 100))`
         shape = array[0].shape
@@ -122,7 +121,7 @@ def _no_dlpack(ctx: Ctx, st: State, call: ast.Call) -> bool:
     if len(args) != 1 or args[0].star or args[0].name is not None:
         return False
     expr = args[0].value
-    key = expr.id if isinstance(expr, ast.Name) else place_key(st, expr)
+    key = key_of(st, expr)
     value = st.env.get(key) if key is not None else None
     if isinstance(value, PartitionVal):
         kind = "Partition"
@@ -305,8 +304,11 @@ def _tile_items(ctx: Ctx, st: State, value: Value, expr: ast.expr) -> object:
 
 def _tile_shape(ctx: Ctx, st: State, value: Value, expr: ast.expr) -> Shape | None:
     items = _tile_items(ctx, st, value, expr)
-    if not isinstance(items, tuple):
-        return None
+    return _ints(items) if isinstance(items, tuple) else None
+
+
+def _ints(items: tuple[object, ...]) -> Shape:
+    """Written extents as a shape: the ints kept, anything else unknown."""
     return tuple(d if isinstance(d, int) and not isinstance(d, bool) else None for d in items)
 
 
@@ -342,11 +344,9 @@ def grouped(ctx: Ctx, st: State, call: ast.Call) -> Value:
     `ct.grouped` raises it wherever it is called."""
     read_args(ctx, st, call)
     group = _group(ctx, call)
-    if group is not NOT_KNOWN and not (isinstance(group, int) and not isinstance(group, bool)
-                                       and group >= 1):
-        ctx.report(msg.BAD_PARTITION.at(
-            ctx.span(call), detail=f"ct.grouped() needs a group size of at least 1, got "
-                                   f"{group!r}"))
+    detail = None if group is NOT_KNOWN else group_problem(group)
+    if detail is not None:
+        ctx.report(msg.BAD_PARTITION.at(ctx.span(call), detail=detail))
     return UNKNOWN
 
 

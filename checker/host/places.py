@@ -42,6 +42,11 @@ def place_key(st: State, expr: ast.expr) -> str | None:
     return key
 
 
+def key_of(st: State, expr: ast.expr) -> str | None:
+    """The env key of a name or a place (`z`, `self.buf`); None for any other expression."""
+    return expr.id if isinstance(expr, ast.Name) else place_key(st, expr)
+
+
 def bind(st: State, key: str, value: Value) -> None:
     """`a.b = value`: an object reached another way may be the same, so every place that ends
     in `.b` is forgotten, and so are the places below `a.b`."""

@@ -24,12 +24,20 @@ col_major = TileOrder("col_major")
 
 def grouped(group: int) -> TileOrder:
     """Consecutive blocks walk `group` rows of tiles column by column (L2-friendly GEMM order)."""
-    if isinstance(group, bool) or not isinstance(group, int) or group < 1:
-        raise _bad_group(group)
+    detail = group_problem(group)
+    if detail is not None:
+        raise _bad_group(detail)
     return TileOrder("grouped", group)
 
 
-def _bad_group(group: object) -> LaunchError:
+def group_problem(group: object) -> str | None:
+    """Why `group` is no group size (an int of at least 1), in words; None when it is one."""
+    if isinstance(group, int) and not isinstance(group, bool) and group >= 1:
+        return None
+    return f"ct.grouped() needs a group size of at least 1, got {group!r}"
+
+
+def _bad_group(detail: str) -> LaunchError:
     """CT408 at the user's call, worded as the checker words it (at the same line)."""
     import sys
 
@@ -37,5 +45,4 @@ def _bad_group(group: object) -> LaunchError:
     code = frame.f_code
     line = frame.f_lineno
     span = Span(code.co_filename, line, 0, line, 0)
-    detail = f"ct.grouped() needs a group size of at least 1, got {group!r}"
     return expected_error(LaunchError, [msg.BAD_PARTITION.at(span, detail=detail)])

@@ -196,20 +196,12 @@ def _view(p: _Program) -> None:
     out of bounds; it is a tensor the program goes on with (partitions, launches, copies)."""
     if not p.tensors:
         return _tensor(p)
-    x = p.rng.choice(p.tensors)
+    x, other = p.rng.choice(p.tensors), p.rng.choice(p.tensors)
     a, n = p.pick(("0", "64", "128"), ("-1", "999", "1.5"), 0.2), p.rng.choice(("64", "128"))
-    form = p.rng.randrange(5)
-    if form == 0:
-        expr = f"{x}[{a}:{a} + {n}]"
-    elif form == 1:
-        expr = f"{x}.narrow(0, {a}, {n})"
-    elif form == 2:
-        expr = f"{x}.split_at(0, {n})[{p.rng.randrange(2)}]"
-    elif form == 3:
-        expr = f"{x}[::{p.pick(('1', '2'), ('0', '-1'), 0.3)}]"
-    else:
-        other = p.rng.choice(p.tensors)
-        expr = f"{x}.copy_({other})"
+    step = p.pick(("1", "2"), ("0", "-1"), 0.3)
+    expr = p.rng.choice((f"{x}[{a}:{a} + {n}]", f"{x}.narrow(0, {a}, {n})",
+                         f"{x}.split_at(0, {n})[{p.rng.randrange(2)}]", f"{x}[::{step}]",
+                         f"{x}.copy_({other})"))
     name = p.fresh("t")
     p.lines.append(f"{name} = {expr}")
     p.tensors.append(name)
