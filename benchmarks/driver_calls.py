@@ -18,7 +18,10 @@ Needs a GPU. Loads the vector-add cubin (compiled by cutile) and times, per call
 - `launcher_ctypes`, `executable_ctypes`: cutile's launcher and whole `enqueue` with
   `CUTILE_LAUNCH_BINDING=ctypes` (driver.ctypes_launcher over `ctypes_bare`'s symbol);
 - `executable`: cutile's whole `enqueue` (stream bookkeeping, packing, the driver call);
-- `event_record`, `event_query`: what `.sync()` adds per launch (record, then a ready check).
+- `event_record`, `event_query`: what `.sync()` adds per launch (record, then a ready check);
+- `c_loop`: `launch_loop.c` calling cuLaunchKernel 200 times per Python call (built with the
+  system C compiler, or taken from `$CUTILE_LAUNCH_LOOP_SO`): the driver's own cost per launch,
+  the floor of any compiled launcher.
 The answer decides which binding cutile's launch path uses (issue: launch overhead per launch).
 """
 
@@ -121,7 +124,52 @@ def main() -> None:
             fn, grid[0], 1, 1, 1, 1, 1, 0, stream, params, 0), sync, calls)
     except TypeError as err:
         print(f"bindings_ints: {err}")
+    loop = _launch_loop()
+    if loop is None:
+        print("c_loop: no C compiler and no $CUTILE_LAUNCH_LOOP_SO; not timed")
+    else:
+        addr = ctypes.cast(bare, ctypes.c_void_p)
+        out["c_loop"] = _batched(lambda: loop(addr, vfn, grid[0], vstream, vparams, BATCH),
+                                 sync, calls)
     print(json.dumps({k: round(v, 3) for k, v in out.items()}))
+
+
+def _batched(batch: Callable[[], int], sync: Callable[[], None], calls: int) -> float:
+    """`per_call` of a call that makes BATCH launches itself (synced after each call)."""
+    best = float("inf")
+    for _ in range(5):
+        spent = 0.0
+        for _ in range(calls // BATCH):
+            t0 = time.perf_counter()
+            err = batch()
+            spent += time.perf_counter() - t0
+            sync()
+            if err:
+                raise SystemExit(f"c_loop: cuLaunchKernel returned {err}")
+        best = min(best, spent / (calls // BATCH * BATCH) * 1e6)
+    return best
+
+
+def _launch_loop() -> Any:
+    """`launch_loop` of launch_loop.c through ctypes (the GIL kept), or None when it cannot
+    be built here."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    so = os.environ.get("CUTILE_LAUNCH_LOOP_SO")
+    if not so:
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if cc is None:
+            return None
+        so = str(Path(tempfile.mkdtemp()) / "launch_loop.so")
+        src = Path(__file__).with_name("launch_loop.c")
+        subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", so, str(src)], check=True)
+    fn = ctypes.PyDLL(so).launch_loop
+    fn.restype = ctypes.c_int
+    return fn
 
 
 if __name__ == "__main__":

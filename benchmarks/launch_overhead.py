@@ -5,6 +5,9 @@
 
 - `launch+sync`: `z, x, y = add(z, x, y).sync()` in a loop (validation, ownership, packing,
   the driver call, the wait);
+- `fresh+sync`: the same with new handles around every launch, as host loops usually write
+  it: `add(buf.reshape((N // 2, 2)).reshape(N).partition((TILE,)), x, y, B=TILE).sync()`, then
+  `buf = z.unpartition()` (a Const by keyword; each handle's checks, its plan found anew);
 - `then_chain`: launches that do not wait, as `.then` chains of 100 synced once (per launch);
 - `unchecked_*`: the same through `add.unchecked(...)`, which skips ownership and the value
   checks: `checks_us` (chain minus unchecked chain) is what safety costs per launch
@@ -184,6 +187,15 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             state[:] = (z, x, y)
         return loop
 
+    def fresh_loop(n: int) -> None:
+        z, x, y = state
+        buf = z.unpartition()
+        for _ in range(n):
+            view = buf.reshape((N // 2, 2)).reshape(N)
+            z, x, y = add(view.partition((TILE,)), x, y, B=TILE).sync()
+            buf = z.unpartition()
+        state[:] = (buf.partition((TILE,)), x, y)
+
     def chain_loop(launch: Callable[..., Any]) -> Callable[[int], None]:
         """Launches that do not wait: `.then` chains of `chain` launches, synced once each."""
         def loop(n: int) -> None:
@@ -202,6 +214,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     n = opts.launches
     results: dict[str, float] = {}
     for name, loop in (("launch+sync_us", sync_loop(add)),
+                       ("fresh+sync_us", fresh_loop),
                        ("unchecked+sync_us", sync_loop(add.unchecked)),
                        ("then_chain_us", chain_loop(add)),
                        ("unchecked_then_chain_us", chain_loop(add.unchecked))):

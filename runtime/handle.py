@@ -114,6 +114,8 @@ class TensorHandle(Owned):
         # `is None`, not `or`: a 0-d shape and its strides are the empty tuple
         new = self._derive(0, self._shape if shape is None else shape,
                            self._strides if strides is None else strides, region)
+        if shape is None and strides is None:
+            new._kid = self._kid  # the same descriptor (plans.handle_id)
         self._move(how, site)
         return new
 

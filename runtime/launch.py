@@ -15,7 +15,7 @@ from .context import backend, launch_target, stream_of
 from .fastpath import same_device
 from .ops import LaunchOp
 from .ownership import State
-from .plans import Key, LaunchPlan, access_indices, float_in_range
+from .plans import Key, LaunchPlan, access_indices, float_in_range, handle_key
 from .sites import Site, caller_of, internal_files, site_of
 from .views import check_launch, lease_launch
 
@@ -129,7 +129,9 @@ def _launch(kernel: Kernel, site: Site, args: tuple[Any, ...],
             key = tuple(map(_cached_id, args))
         except AttributeError:  # not a handle (the binder will say so)
             key = None
-        if key and 0 not in key:  # 0: an id not computed yet
+        if key and 0 in key:  # 0: an id not computed yet (a new handle)
+            key = handle_key(args)
+        if key:
             plan = plans.plans.get(key)
         else:
             key = None

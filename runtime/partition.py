@@ -48,13 +48,16 @@ class Partition(Owned):
                  "tile", "tiling")
 
     def __init__(self, tensor: Tensor, tile: tuple[int, ...], order: TileOrder,
-                 blocks: int | None) -> None:
+                 blocks: int | None, tiling: Tiling | None = None) -> None:
         self._tensor = tensor
         self.tile = tile
         self.order = order
         self.blocks = blocks
-        self.grid = tuple(-(-n // t) for n, t in zip(tensor._shape, tile, strict=True))
-        self.tiling = Tiling(self.grid, order, blocks)
+        if tiling is None:
+            grid = tuple(-(-n // t) for n, t in zip(tensor._shape, tile, strict=True))
+            tiling = Tiling(grid, order, blocks)
+        self.grid = tiling.tile_grid
+        self.tiling = tiling
         self._state = State.LIVE  # Owned.__init__, inlined
         self._how = ""
         self._site = None
@@ -88,6 +91,7 @@ class Partition(Owned):
         self._use(site)
         t = self._tensor
         new = t._derive(0, t._shape, t._strides, t._region)
+        new._kid = t._kid  # the same descriptor (plans.handle_id)
         self._move("by .unpartition()", site)
         return new
 
@@ -142,9 +146,33 @@ def make_partition(t: Tensor, tile_shape: tuple[int, ...] | int, order: TileOrde
     if given is None:  # None, a float, a string: not a shape (iterating it would be a TypeError)
         raise _arg_error(tile_kind_problem(tile_shape), site, 0, "tile_shape")
     tile = cast(tuple[int, ...], given)  # checked next: positive ints
-    _validate(t, tile, order, blocks, site)
+    layout = _layout(t, tile, order, blocks)
+    tiling = None if layout is None else _valid.get(layout)
+    if tiling is None:
+        tiling = _validate(t, tile, order, blocks, site)
+        if layout is not None:
+            if len(_valid) >= _VALID_MAX:  # a bound, not an LRU: programs reuse few layouts
+                _valid.clear()
+            _valid[layout] = tiling
     inner = t._moved_copy("by .partition()", site)
-    return Partition(inner, tile, order, blocks)
+    return Partition(inner, tile, order, blocks, tiling)
+
+
+# layouts `_validate` accepted -> their tiling: what it judges is the layout alone (shape,
+# strides, tile, order, blocks), so a layout partitioned again is not judged again
+_valid: dict[tuple[Any, ...], Tiling] = {}
+_VALID_MAX = 4096
+
+
+def _layout(t: Tensor, tile: tuple[int, ...], order: object, blocks: object
+            ) -> tuple[Any, ...] | None:
+    """The key of `_valid`; None unless every value is of the exact type a valid partition
+    has (1.0 and True hash as 1 does, so they must not find 1's entry)."""
+    if type(order) is not TileOrder or not (blocks is None or type(blocks) is int):
+        return None
+    if not all(type(n) is int for n in tile):
+        return None
+    return (t._shape, t._strides, tile, order, blocks)
 
 
 def _arg_error(problem: Problem, site: Site, index: int, key: str) -> LaunchError:
@@ -160,12 +188,14 @@ def _bad(detail: str, site: Site) -> LaunchError:
 
 
 def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | None,
-              site: Site) -> None:
+              site: Site) -> Tiling:
+    """The partition's tiling, or the error its layout is."""
     rank = len(t._shape)
     # the checker's rules too (compiler/launch/tiles.py), at the tile shape as the checker
     # reports them; here every extent must be known
-    problem = partition_tile_problem(tile, unknown_ok=False) or tile_rank_problem(
-        tile, t._shape, receiver_name(site, "the tensor"))
+    problem = partition_tile_problem(tile, unknown_ok=False)
+    if problem is None and len(tile) != len(t._shape):  # the name read from source only then
+        problem = tile_rank_problem(tile, t._shape, receiver_name(site, "the tensor"))
     if problem is not None:
         raise _arg_error(problem, site, 0, "tile_shape")
     problem = order_problem(order, rank)
@@ -181,6 +211,8 @@ def _validate(t: Tensor, tile: tuple[int, ...], order: TileOrder, blocks: int | 
                    "first", site)
     grid = tuple(-(-n // d) for n, d in zip(t._shape, tile, strict=True))
     # the launch grid, folded or linear as the order has it
-    problem = grid_problem(grid, Tiling(grid, order, blocks).grid())
+    tiling = Tiling(grid, order, blocks)
+    problem = grid_problem(grid, tiling.grid())
     if problem is not None:
         raise launch_error(problem[0], site, **problem[1])
+    return tiling

@@ -68,6 +68,18 @@ def handle_id(v: Tensor | Partition) -> int:
     return kid
 
 
+def handle_key(args: tuple[Any, ...]) -> Key | None:
+    """The key of a call that passes only tensors and partitions (exact classes), their ids
+    computed where a new handle has none yet; None for any other argument."""
+    key = []
+    for v in args:
+        cls = type(v)
+        if cls is not Tensor and cls is not Partition:
+            return None
+        key.append(v._kid or handle_id(v))
+    return tuple(key)
+
+
 def _describe(kind: str, v: Any) -> Hashable | None:
     """One argument's part of the descriptor; None: this argument never gets a plan. Keys hold
     ints (handles), classes (scalars), (class, value) pairs (Consts), and after the positional
@@ -175,7 +187,9 @@ class Plans:
                 key = tuple(map(_cached_id, args))
             except AttributeError:  # not a handle (the binder will say so)
                 key = ()
-            if key and 0 not in key:  # 0: an id not computed yet
+            if key and 0 in key:  # 0: an id not computed yet (a new handle)
+                key = handle_key(args) or ()
+            if key:
                 return key, self.plans.get(key)
         return self._lookup_each(args, kwargs)
 

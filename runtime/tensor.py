@@ -120,10 +120,19 @@ class Tensor(TensorHandle):
         `t.reshape((3, 4))` or `t.reshape(3, 4)`."""
         site = caller_site()
         enter(self, _RESHAPE, site)
-        new_shape = resolve_shape(_shape_arg(shape, dims), self.size, self._shape, site)
+        request = _shape_arg(shape, dims)
+        key = (self._shape, self._strides, request) if _exact_ints(request) else None
+        layout = None if key is None else _reshapes.get(key)
+        if layout is not None:  # this contiguous layout took this request before
+            return self._moved_copy("by reshape()", site, *layout)
+        new_shape = resolve_shape(request, self.size, self._shape, site)
         if self.is_contiguous() or self._buf is None:
-            return self._moved_copy("by reshape()", site, new_shape,
-                                    contiguous_strides(new_shape))
+            strides = contiguous_strides(new_shape)
+            if key is not None and self.is_contiguous():
+                if len(_reshapes) >= _RESHAPES_MAX:  # a bound: programs reuse few layouts
+                    _reshapes.clear()
+                _reshapes[key] = (new_shape, strides)
+            return self._moved_copy("by reshape()", site, new_shape, strides)
         copy = _compact(self)
         self._move("by reshape()", site)
         return Tensor(copy._backend, copy._buf, 0, new_shape, contiguous_strides(new_shape),
@@ -209,6 +218,19 @@ class Tensor(TensorHandle):
     def __dlpack_device__(self) -> tuple[int, int]:
         self._use()
         return self._buf.device.dlpack if self._buf is not None else (1, 0)
+
+
+# (shape, strides, the shape asked for) of a contiguous tensor -> the shape and strides its
+# reshape has: resolving and checking them again gives the same answer
+_reshapes: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+_RESHAPES_MAX = 4096
+
+
+def _exact_ints(request: Any) -> bool:
+    """An int or a tuple of ints, bool and float excluded (2.0 and True hash as 2 and 1 do)."""
+    if type(request) is int:
+        return True
+    return type(request) is tuple and all(type(d) is int for d in request)
 
 
 def _shape_arg(shape: Any, dims: tuple[int, ...]) -> Any:

@@ -57,6 +57,33 @@ def test_one_binding_per_descriptor(binds: list[int]) -> None:
     assert len(binds) == 3
 
 
+def test_handles_made_per_launch_find_the_plan(binds: list[int]) -> None:
+    """The usual host loop partitions, reshapes and unpartitions a buffer around every launch:
+    each new handle finds the plan of its layout (no binding after the first launch) and the
+    results stay right."""
+    buf, x, y = ct.zeros((256,), f32), ct.ones((256,), f32), ct.ones((256,), f32)
+    for _ in range(4):
+        z, x, y = k.add(buf.reshape((4, 64)).reshape(-1).partition((64,)), x, y).sync()
+        buf = z.unpartition()
+    assert len(binds) == 1
+    np.testing.assert_array_equal(buf.numpy(), np.full(256, 2.0))
+
+
+SPELLED_ODDLY: list[Any] = [lambda t: t.partition((64.0,)), lambda t: t.partition((True,)),
+                            lambda t: t.partition((64,), blocks=True),
+                            lambda t: t.reshape((4.0, 64)), lambda t: t.reshape((True, 256))]
+
+
+@pytest.mark.parametrize("call", SPELLED_ODDLY)
+def test_layouts_seen_before_still_refuse_floats_and_bools(call: Any) -> None:
+    """A layout partitioned or reshaped once is not judged again, but 64.0 and True (which
+    hash as 64 and 1) are still refused as on the first call."""
+    ct.zeros((256,), f32).partition((64,), blocks=1).unpartition().reshape((4, 64))
+    ct.zeros((256,), f32).partition((1,)).unpartition().reshape((1, 256))
+    with pytest.raises(ct.LaunchError):
+        call(ct.zeros((256,), f32))  # the same layouts, spelled with a float or a bool
+
+
 def test_const_values_are_part_of_the_descriptor(binds: list[int]) -> None:
     a = ct.randn((64, 32), ct.f16, seed=1)
     b = ct.randn((32, 64), ct.f16, seed=2)
