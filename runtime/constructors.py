@@ -31,7 +31,7 @@ from .context import backend, current_stream
 from .copying import NUMBERS, native, to_storage
 from .dlpack import import_dlpack
 from .errors import launch_error
-from .ownership import check_usable
+from .ownership import State, check_usable
 from .sites import argument_label, argument_span, caller_site
 from .tensor import Tensor, allocate, tensor_from_storage
 
@@ -141,7 +141,8 @@ def _like(t: object, dtype: object, what: str) -> tuple[tuple[int, ...], object]
     with a shape and a dtype cutile has), the dtype unless `dtype=` gives one."""
     site = caller_site()
     if isinstance(t, Tensor):
-        check_usable(t, argument_label(site, 0, "the tensor"), argument_span(site, 0))
+        if t._state is State.MOVED:  # the argument's text read from source only then
+            check_usable(t, argument_label(site, 0, "the tensor"), argument_span(site, 0))
         return t._shape, t._dtype if dtype is None else dtype
     shape, own = getattr(t, "shape", None), as_dtype(getattr(t, "dtype", None))
     if shape is None or own is None:

@@ -54,7 +54,7 @@ def native(arr: NDArray[Any]) -> NDArray[Any]:
     return arr
 
 
-def to_storage(arr: NDArray[Any], dt: DType, call: str) -> NDArray[Any]:
+def to_storage(arr: NDArray[Any], dt: DType, call: str | CopyCall) -> NDArray[Any]:
     """NumPy values as storage values of `dt` (`call` names the conversion in errors): CT406
     for values that are no numbers, or that an integer dtype cannot hold (NumPy's cast would
     wrap them or make NaN garbage)."""
@@ -64,14 +64,14 @@ def to_storage(arr: NDArray[Any], dt: DType, call: str) -> NDArray[Any]:
     return hostdtypes.encode(arr, dt)
 
 
-def check_numbers(arr: NDArray[Any], call: str) -> None:
+def check_numbers(arr: NDArray[Any], call: str | CopyCall) -> None:
     """CT406 for strings, objects, complex values: NumPy's cast would fail inside it."""
     if arr.dtype.kind not in "biuf":
         raise launch_error(msg.BAD_CONSTRUCTOR_ARG, caller_site(), what=call, want=NUMBERS,
                            got=arr.dtype)
 
 
-def _check_int_range(arr: NDArray[Any], dt: DType, call: str) -> None:
+def _check_int_range(arr: NDArray[Any], dt: DType, call: str | CopyCall) -> None:
     info = np.iinfo(hostdtypes.storage(dt))  # type: ignore[type-var]
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         bad: str | None = "NaN or infinite values"
@@ -93,11 +93,22 @@ class Source(NamedTuple):
     imported: bool = False
 
 
+class CopyCall:
+    """`t.copy_` as the user's call names its receiver, for error messages: the name is read
+    from the call's source text when a message is formatted, not on every copy."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+
+    def __str__(self) -> str:
+        return f"{receiver_name(self.site, 't')}.copy_"
+
+
 def source(src: Any, t: TensorHandle, site: Site) -> Source:
     """`src` checked and converted for `t.copy_(src)`: CT301/CT307 for a tensor that cannot be
     read now (as `src.numpy()`), CT406 for what is not an array of numbers or does not
     broadcast to the tensor's shape, or values the dtype cannot hold."""
-    call = f"{receiver_name(site, 't')}.copy_"
+    call = CopyCall(site)
     if isinstance(src, TensorHandle):
         _check_readable(src, site)
         return _from_handle(src, t, call, False)
@@ -117,20 +128,28 @@ def source(src: Any, t: TensorHandle, site: Site) -> Source:
 def _check_readable(src: TensorHandle, site: Site) -> None:
     """What reading `src` checks (`src.numpy()`), at the argument, as the checker reports a
     moved argument."""
-    call = site.call()
-    at: int | str = 0 if call is None or call.args else "src"
     if src._state is State.MOVED:
+        at = _source_at(site)
         check_usable(src, argument_label(site, at, "the source"), argument_span(site, at))
     if src._buf is None:
+        at = _source_at(site)
         raise launch_error(msg.META_TENSOR_DATA, argument_span(site, at),
                            name=argument_label(site, at, "the source"), action="copied from")
     conflict = region_conflict(src._region, False) if src._region is not None else None
     if conflict is not None:
+        at = _source_at(site)
         raise region_error(conflict, argument_label(site, at, "the source"), "copied from",
                            argument_span(site, at))
 
 
-def _from_handle(h: TensorHandle, t: TensorHandle, call: str, imported: bool) -> Source:
+def _source_at(site: Site) -> int | str:
+    """Where the call passes the source (read from its text: on the error path only)."""
+    call = site.call()
+    return 0 if call is None or call.args else "src"
+
+
+def _from_handle(h: TensorHandle, t: TensorHandle, call: CopyCall, imported: bool
+                 ) -> Source:
     same = h._dtype.name == t._dtype.name
     if same and h._shape == t._shape and _device_copy(h, t):
         return Source(h, None, imported)
@@ -151,7 +170,8 @@ def _device_copy(h: TensorHandle, t: TensorHandle) -> bool:
     return a + size <= b or b + size <= a
 
 
-def _fit(values: NDArray[Any], t: TensorHandle, call: str, same: bool) -> NDArray[Any]:
+def _fit(values: NDArray[Any], t: TensorHandle, call: CopyCall, same: bool
+         ) -> NDArray[Any]:
     """Storage values of `t`'s dtype in `t`'s shape (NumPy broadcasting)."""
     if not same:
         check_numbers(values, call)

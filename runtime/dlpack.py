@@ -230,7 +230,7 @@ def check_write(t: TensorHandle, action: str, site: Site, at: int | str | None =
     write the producer's read-only pages), CT413 for a copy (the write would never reach the
     producer, on this backend only)."""
     origin = origin_of(t)
-    if origin is None:
+    if origin is None or not (origin.readonly or origin.copied):
         return
     name = (receiver_name(site, "the tensor") if at is None
             else argument_label(site, at, "the argument"))

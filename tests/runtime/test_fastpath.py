@@ -84,6 +84,27 @@ def test_layouts_seen_before_still_refuse_floats_and_bools(call: Any) -> None:
         call(ct.zeros((256,), f32))  # the same layouts, spelled with a float or a bool
 
 
+def test_host_calls_that_succeed_read_no_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names and spans in error messages are read from the caller's source text, which
+    costs tens of microseconds: calls that raise nothing must not read it (they did, in
+    partition(), *_like, copy_ and every write of a DLPack import)."""
+    from cutile.runtime import sites
+
+    def no_source(*args: Any) -> Any:
+        raise AssertionError("source text read on a path that raises nothing")
+
+    monkeypatch.setattr(sites, "_site_expr", no_source)
+    monkeypatch.setattr(sites, "_call_text", no_source)
+    buf, x = ct.zeros((256,), f32), ct.ones((256,), f32)
+    z, x, y = k.add(buf.reshape((4, 64)).reshape(256).partition((64,)), x, ct.ones_like(x)).sync()
+    out = ct.empty_like(x)
+    out.copy_(np.arange(256, dtype=np.float32))
+    out.copy_(y)
+    imported = ct.from_dlpack(np.zeros(256, np.float32))
+    k.inc(imported.partition((64,)), B=64).sync()
+    np.testing.assert_array_equal(z.unpartition().numpy(), np.full(256, 2.0))
+
+
 def test_const_values_are_part_of_the_descriptor(binds: list[int]) -> None:
     a = ct.randn((64, 32), ct.f16, seed=1)
     b = ct.randn((32, 64), ct.f16, seed=2)
