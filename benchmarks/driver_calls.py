@@ -37,18 +37,22 @@ from typing import Any
 BATCH = 200
 
 
-def per_call(fn: Callable[[], Any], sync: Callable[[], None], calls: int) -> float:
-    """Best of 5 rounds, microseconds per call; only the calls are timed, not the syncs."""
+def per_call(fn: Callable[[], Any], sync: Callable[[], None], calls: int, each: int = 1
+             ) -> float:
+    """Best of 5 rounds, microseconds per launch; only the calls are timed, not the syncs, one
+    sync per BATCH launches. `each`: the launches one call of `fn` makes."""
+    per_batch = max(1, BATCH // each)
+    rounds = calls // (per_batch * each)
     best = float("inf")
     for _ in range(5):
         spent = 0.0
-        for _ in range(calls // BATCH):
+        for _ in range(rounds):
             t0 = time.perf_counter()
-            for _ in range(BATCH):
+            for _ in range(per_batch):
                 fn()
             spent += time.perf_counter() - t0
             sync()
-        best = min(best, spent / (calls // BATCH * BATCH) * 1e6)
+        best = min(best, spent / (rounds * per_batch * each) * 1e6)
     return best
 
 
@@ -129,25 +133,12 @@ def main() -> None:
         print("c_loop: no C compiler and no $CUTILE_LAUNCH_LOOP_SO; not timed")
     else:
         addr = ctypes.cast(bare, ctypes.c_void_p)
-        out["c_loop"] = _batched(lambda: loop(addr, vfn, grid[0], vstream, vparams, BATCH),
-                                 sync, calls)
+        err = loop(addr, vfn, grid[0], vstream, vparams, 1)
+        if err:
+            raise SystemExit(f"c_loop: cuLaunchKernel returned {err}")
+        out["c_loop"] = per_call(lambda: loop(addr, vfn, grid[0], vstream, vparams, BATCH),
+                                 sync, calls, each=BATCH)
     print(json.dumps({k: round(v, 3) for k, v in out.items()}))
-
-
-def _batched(batch: Callable[[], int], sync: Callable[[], None], calls: int) -> float:
-    """`per_call` of a call that makes BATCH launches itself (synced after each call)."""
-    best = float("inf")
-    for _ in range(5):
-        spent = 0.0
-        for _ in range(calls // BATCH):
-            t0 = time.perf_counter()
-            err = batch()
-            spent += time.perf_counter() - t0
-            sync()
-            if err:
-                raise SystemExit(f"c_loop: cuLaunchKernel returned {err}")
-        best = min(best, spent / (calls // BATCH * BATCH) * 1e6)
-    return best
 
 
 def _launch_loop() -> Any:
