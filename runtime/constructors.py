@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType
 from ..compiler.hostapi.shapes import (
+    MAX_ELEMENTS,
     Problem,
     count_problem,
     dtype_problem,
@@ -43,6 +44,9 @@ ShapeLike = tuple[int, ...] | int
 def _shape(shape: ShapeLike, what: str) -> tuple[int, ...]:
     """A tuple of non-negative ints (an int is a rank-1 shape) whose element count fits in 63
     bits; anything else is a coded error, never a TypeError from iterating it."""
+    if type(shape) is tuple and all(type(d) is int and d >= 0 for d in shape) and (
+            math.prod(shape) <= MAX_ELEMENTS):  # the usual shape, accepted as it is
+        return shape
     _raise(shape_problem(what, shape))
     return tuple(int(d) for d in ((shape,) if not isinstance(shape, tuple | list) else shape))
 
@@ -91,7 +95,11 @@ def empty(shape: ShapeLike, dtype: object) -> Tensor:
 
 
 def _empty(shape: ShapeLike, dtype: object, what: str) -> Tensor:
-    dims, dt = _shape(shape, what), _dtype(dtype)
+    return _allocated(_shape(shape, what), _dtype(dtype), what)
+
+
+def _allocated(dims: tuple[int, ...], dt: DType, what: str) -> Tensor:
+    """A new tensor of checked `dims` and `dt`, uninitialized."""
     be = backend()
     buf = allocate(be, what, dims, dt)
     return Tensor(be, buf, 0, dims, contiguous_strides(dims), dt)
@@ -105,7 +113,7 @@ def _full(shape: ShapeLike, dtype: object, value: object, what: str) -> Tensor:
     """A new tensor of `value` (`what`: the constructor errors name)."""
     dims, dt = _shape(shape, what), _dtype(dtype)
     pattern = hostdtypes.fill_pattern(value, dt)
-    t = _empty(dims, dt, what)
+    t = _allocated(dims, dt, what)
     assert t._backend is not None and t._buf is not None
     if t.size:
         t._backend.fill(t._buf, pattern, t.size, current_stream())

@@ -62,7 +62,20 @@ def fill_pattern(value: object, dt: DType) -> bytes:
     """The bytes of `value` as one stored element of `dt` (`ct.full`'s value); a value that
     does not fit is CT406 at the user's call (as the kernel-side literal rule, CT214), not a
     silent wrap or an OverflowError (the checker's rule too: compiler/hostapi/shapes.py)."""
+    key = (type(value), value, dt.name)
+    known = _patterns.get(key) if type(value) in (int, float, bool) else None
+    if known is not None:
+        return known
     problem = fill_problem(value, dt)
     if problem is not None:
         raise launch_error(problem[0], caller_site(), **problem[1])
-    return encode(np.array([fill_number(value, dt)]), dt).tobytes()
+    pattern = encode(np.array([fill_number(value, dt)]), dt).tobytes()
+    if type(value) in (int, float, bool) and len(_patterns) < 1024:  # zeros, ones: a few
+        _patterns[key] = pattern
+    return pattern
+
+
+# (the value's class, the value, the dtype's name) -> its fill bytes, for plain Python numbers
+# (the class too: 1, 1.0 and True are equal keys otherwise); NaN never matches itself, so a NaN
+# fill is recomputed each time, as it was
+_patterns: dict[tuple[type, object, str], bytes] = {}

@@ -71,15 +71,20 @@ def test_handles_made_per_launch_find_the_plan(binds: list[int]) -> None:
 
 SPELLED_ODDLY: list[Any] = [lambda t: t.partition((64.0,)), lambda t: t.partition((True,)),
                             lambda t: t.partition((64,), blocks=True),
-                            lambda t: t.reshape((4.0, 64)), lambda t: t.reshape((True, 256))]
+                            lambda t: t.reshape((4.0, 64)), lambda t: t.reshape((True, 256)),
+                            lambda t: ct.zeros((256.0,), f32), lambda t: ct.zeros((True, 256), f32),
+                            lambda t: ct.full((4,), 2**40, ct.i32),
+                            lambda t: ct.zeros((2**40, 2**40), f32)]
 
 
 @pytest.mark.parametrize("call", SPELLED_ODDLY)
 def test_layouts_seen_before_still_refuse_floats_and_bools(call: Any) -> None:
-    """A layout partitioned or reshaped once is not judged again, but 64.0 and True (which
-    hash as 64 and 1) are still refused as on the first call."""
+    """A layout partitioned or reshaped once, or a shape or fill value made once, is not judged
+    again, but 64.0 and True (which hash as 64 and 1) are still refused as on the first call,
+    and so are values past what the dtype or 64 bits hold."""
     ct.zeros((256,), f32).partition((64,), blocks=1).unpartition().reshape((4, 64))
     ct.zeros((256,), f32).partition((1,)).unpartition().reshape((1, 256))
+    ct.zeros((1, 256), f32), ct.full((4,), 2**20, ct.i32)
     with pytest.raises(ct.LaunchError):
         call(ct.zeros((256,), f32))  # the same layouts, spelled with a float or a bool
 
