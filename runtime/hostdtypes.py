@@ -17,6 +17,7 @@ from ..compiler.dtypes import DType
 from ..compiler.hostapi.shapes import fill_number, fill_problem
 from . import floats
 from .errors import launch_error
+from .memo import Memo
 from .sites import caller_site
 
 _STORAGE: dict[str, np.dtype[np.generic]] = {t.name: np.dtype(t.storage) for t in d.ALL_DTYPES}
@@ -70,12 +71,10 @@ def fill_pattern(value: object, dt: DType) -> bytes:
     if problem is not None:
         raise launch_error(problem[0], caller_site(), **problem[1])
     pattern = encode(np.array([fill_number(value, dt)]), dt).tobytes()
-    if type(value) in (int, float, bool) and len(_patterns) < 1024:  # zeros, ones: a few
-        _patterns[key] = pattern
-    return pattern
+    return _patterns.keep(key, pattern) if type(value) in (int, float, bool) else pattern
 
 
 # (the value's class, the value, the dtype's name) -> its fill bytes, for plain Python numbers
 # (the class too: 1, 1.0 and True are equal keys otherwise); NaN never matches itself, so a NaN
 # fill is recomputed each time, as it was
-_patterns: dict[tuple[type, object, str], bytes] = {}
+_patterns: Memo[bytes] = Memo(1024)

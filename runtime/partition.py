@@ -30,6 +30,7 @@ from ..compiler.tiling import Tiling
 from ..diagnostics import messages as msg
 from ..diagnostics.errors import LaunchError
 from .errors import launch_error
+from .memo import Memo
 from .ownership import Owned, State, check_usable
 from .sites import Site, argument_span, caller_site, receiver_name
 
@@ -151,17 +152,14 @@ def make_partition(t: Tensor, tile_shape: tuple[int, ...] | int, order: TileOrde
     if tiling is None:
         tiling = _validate(t, tile, order, blocks, site)
         if layout is not None:
-            if len(_valid) >= _VALID_MAX:  # a bound, not an LRU: programs reuse few layouts
-                _valid.clear()
-            _valid[layout] = tiling
+            _valid.keep(layout, tiling)
     inner = t._moved_copy("by .partition()", site)
     return Partition(inner, tile, order, blocks, tiling)
 
 
 # layouts `_validate` accepted -> their tiling: what it judges is the layout alone (shape,
 # strides, tile, order, blocks), so a layout partitioned again is not judged again
-_valid: dict[tuple[Any, ...], Tiling] = {}
-_VALID_MAX = 4096
+_valid: Memo[Tiling] = Memo()
 
 
 def _layout(t: Tensor, tile: tuple[int, ...], order: object, blocks: object

@@ -26,6 +26,7 @@ from .backends.base import Backend, Buffer, Device
 from .copying import read_storage
 from .handle import TensorHandle, byte_extent
 from .layout import is_contiguous, resolve_shape
+from .memo import Memo
 from .ownership import State
 from .partition import Partition, host_array, make_partition
 from .sites import caller_site, caller_with_parent
@@ -126,12 +127,11 @@ class Tensor(TensorHandle):
         if layout is not None:  # this contiguous layout took this request before
             return self._moved_copy("by reshape()", site, *layout)
         new_shape = resolve_shape(request, self.size, self._shape, site)
-        if self.is_contiguous() or self._buf is None:
+        contiguous = self.is_contiguous()
+        if contiguous or self._buf is None:
             strides = contiguous_strides(new_shape)
-            if key is not None and self.is_contiguous():
-                if len(_reshapes) >= _RESHAPES_MAX:  # a bound: programs reuse few layouts
-                    _reshapes.clear()
-                _reshapes[key] = (new_shape, strides)
+            if key is not None and contiguous:
+                _reshapes.keep(key, (new_shape, strides))
             return self._moved_copy("by reshape()", site, new_shape, strides)
         copy = _compact(self)
         self._move("by reshape()", site)
@@ -222,8 +222,7 @@ class Tensor(TensorHandle):
 
 # (shape, strides, the shape asked for) of a contiguous tensor -> the shape and strides its
 # reshape has: resolving and checking them again gives the same answer
-_reshapes: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
-_RESHAPES_MAX = 4096
+_reshapes: Memo[tuple[tuple[int, ...], tuple[int, ...]]] = Memo()
 
 
 def _exact_ints(request: Any) -> bool:
