@@ -78,13 +78,14 @@ SPELLED_ODDLY: list[Any] = [lambda t: t.partition((64.0,)), lambda t: t.partitio
 
 
 @pytest.mark.parametrize("call", SPELLED_ODDLY)
-def test_layouts_seen_before_still_refuse_floats_and_bools(call: Any) -> None:
+def test_memos_still_refuse_floats_bools_and_overflow(call: Any) -> None:
     """A layout partitioned or reshaped once, or a shape or fill value made once, is not judged
     again, but 64.0 and True (which hash as 64 and 1) are still refused as on the first call,
     and so are values past what the dtype or 64 bits hold."""
     ct.zeros((256,), f32).partition((64,), blocks=1).unpartition().reshape((4, 64))
     ct.zeros((256,), f32).partition((1,)).unpartition().reshape((1, 256))
-    ct.zeros((1, 256), f32), ct.full((4,), 2**20, ct.i32)
+    ct.zeros((1, 256), f32)
+    ct.full((4,), 2**20, ct.i32)
     with pytest.raises(ct.LaunchError):
         call(ct.zeros((256,), f32))  # the same layouts, spelled with a float or a bool
 
