@@ -28,12 +28,9 @@ PRODUCTS = {"dkdv": 4, "dq": 3}  # S x S x D matrix products each kernel does
 
 def kernel_times(prof: Any, runs: int) -> dict[str, float]:
     """Mean device microseconds per run of each CUDA kernel the profiler saw."""
-    out: dict[str, float] = {}
-    for e in prof.key_averages():
-        t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
-        if t and e.key and not e.key.startswith(("Memcpy", "Memset", "cuda")):
-            out[e.key] = round(t / runs, 1)
-    return out
+    from benchmarks.qwen3_decode import per_kernel
+
+    return {r["kernel"]: round(float(r["us_per_step"]), 1) for r in per_kernel(prof, runs)}
 
 
 def tflops(name: str, us: float, s: int) -> float | None:

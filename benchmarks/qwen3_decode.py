@@ -273,6 +273,12 @@ def kernel_profile(model: Engine, context: int, steps: int = 5) -> list[dict[str
             graph.replay()
         model.tokens(context, 1)
     graph.sync()
+    return per_kernel(prof, steps)
+
+
+def per_kernel(prof: Any, steps: int) -> list[dict[str, Any]]:
+    """A torch.profiler run's CUDA work per kernel name: launches and microseconds per step
+    (`steps` of them profiled), slowest first."""
     agg: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     for e in prof.events():
         if e.device_type.name == "CUDA":

@@ -63,18 +63,18 @@ def fill_pattern(value: object, dt: DType) -> bytes:
     """The bytes of `value` as one stored element of `dt` (`ct.full`'s value); a value that
     does not fit is CT406 at the user's call (as the kernel-side literal rule, CT214), not a
     silent wrap or an OverflowError (the checker's rule too: compiler/hostapi/shapes.py)."""
-    key = (type(value), value, dt.name)
-    known = _patterns.get(key) if type(value) in (int, float, bool) else None
+    key = (type(value), value, dt.name) if type(value) in (int, bool) else None
+    known = None if key is None else _patterns.get(key)
     if known is not None:
         return known
     problem = fill_problem(value, dt)
     if problem is not None:
         raise launch_error(problem[0], caller_site(), **problem[1])
     pattern = encode(np.array([fill_number(value, dt)]), dt).tobytes()
-    return _patterns.keep(key, pattern) if type(value) in (int, float, bool) else pattern
+    return pattern if key is None else _patterns.keep(key, pattern)
 
 
-# (the value's class, the value, the dtype's name) -> its fill bytes, for plain Python numbers
-# (the class too: 1, 1.0 and True are equal keys otherwise); NaN never matches itself, so a NaN
-# fill is recomputed each time, as it was
+# (the value's class, the value, the dtype's name) -> its fill bytes, for Python ints and bools
+# (`ct.zeros`, `ct.ones`; the class too, as True == 1). Floats are not kept: -0.0 == 0.0 and NaN
+# never equals itself, so a float key would give 0.0's bytes for -0.0
 _patterns: Memo[bytes] = Memo(1024)

@@ -181,7 +181,8 @@ def _argument_problem(ctx: Ctx, st: State, name: str, args: Bound, like: Value
 def _shape_problem(what: str, value: Value, expr: ast.expr) -> Problem | None:
     """The constructors' shape rule (shapes.py, as at run time) on a shape the checker knows:
     a literal as written (`(1.5,)`, `[128]`), or ints it computed."""
-    shape: object = _listed(expr) or literal_value(expr)
+    listed = _listed(expr)
+    shape: object = literal_value(expr) if listed is None else list(listed)  # as written
     if shape is None:
         shape = value.value if isinstance(value, IntVal) else shape_of(value)
         if shape is None or (isinstance(shape, tuple) and None in shape):

@@ -90,6 +90,13 @@ def test_memos_still_refuse_floats_bools_and_overflow(call: Any) -> None:
         call(ct.zeros((256,), f32))  # the same layouts, spelled with a float or a bool
 
 
+def test_a_fill_of_minus_zero_keeps_its_sign() -> None:
+    """Fill values are remembered per value; -0.0 equals 0.0 as a key, so after a fill of 0.0
+    one of -0.0 must still store the negative zero."""
+    assert not np.signbit(ct.full((2,), 0.0, f32).numpy()).any()
+    assert np.signbit(ct.full((2,), -0.0, f32).numpy()).all()
+
+
 def test_host_calls_that_succeed_read_no_source(monkeypatch: pytest.MonkeyPatch) -> None:
     """The names and spans in error messages are read from the caller's source text, which
     costs tens of microseconds: calls that raise nothing must not read it (they did, in

@@ -13,3 +13,5 @@ f = ct.ones(-4, f32)  # E: CT406 "got -4"
 g = ct.zeros((2**62, 4), f32)  # E: CT412 "more than the limit"
 h = ct.meta((2**40, 2**40), f32)  # E: CT412
 i = ct.zeros((1.5,), f32)  # E: CT406
+j = ct.zeros([4, 3], f32)
+k = ct.zeros([-1], f32)  # E: CT406 "got [-1]"
