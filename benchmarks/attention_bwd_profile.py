@@ -4,11 +4,13 @@ the kernels of cuDNN's backward on the same inputs.
     python benchmarks/attention_bwd_profile.py [--seq 4096 8192] [--runs 5]
 
 Needs a GPU, torch and its profiler. (4, 32, S, 128) bf16, causal. cutile runs the forward with
-LSE once, then the backward chain (Delta, dK/dV, dQ) `--runs` times for each variant below
-(the suite's best two: the example's dK/dV kernel and the S^T form, 64x64 at `occupancy=2`);
+LSE once, then the backward chain `--runs` times for each variant below (the example's dK/dV
+kernel and the S^T form, 64x64 at `occupancy=2`, each with the dQ kernel after it; the fused
+form, 64x64: Delta with dQ zeroed, dK/dV/dQ in one kernel, the dQ cast);
 torch runs cuDNN's SDPA backward as many times. Per kernel: the mean time of one call and the
 TFLOP/s of the matrix products it does itself (dK/dV: QK^T, dO V^T, P^T dO, dS^T Q; dQ: QK^T,
-dO V^T, dS K; halved for causal), so the kernel furthest from the tensor cores' rate shows.
+dO V^T, dS K; fused: the five; halved for causal), so the kernel furthest from the tensor
+cores' rate shows.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
 
 B, H, D, BM, BN = 4, 32, 128, 64, 64
-PRODUCTS = {"dkdv": 4, "dq": 3}  # S x S x D matrix products each kernel does
+# S x S x D matrix products each kernel does (first match of the kernel's name, in this order)
+PRODUCTS = {"fused": 5, "dkdv": 4, "dq_cast": 0, "dq": 3}
 
 
 def kernel_times(prof: Any, runs: int) -> dict[str, float]:
@@ -35,7 +38,7 @@ def kernel_times(prof: Any, runs: int) -> dict[str, float]:
 
 def tflops(name: str, us: float, s: int) -> float | None:
     kind = next((k for k in PRODUCTS if k in name), None)
-    if kind is None or us <= 0:
+    if kind is None or not PRODUCTS[kind] or us <= 0:
         return None
     flops = PRODUCTS[kind] * 2 * B * H * s * s * D / 2
     return round(flops / (us * 1e-6) / 1e12, 1)
@@ -55,9 +58,18 @@ def cutile_profile(s: int, runs: int, variant: str) -> dict[str, float]:
     kernels = (ab.attention_bwd_preprocess, dkdv.with_hints(occupancy=2),
                ab.attention_bwd_dq.with_hints(occupancy=2))
     state = [q, k, v, o, do, lse]
+    flat = (B * H, s, D)
+    fused_out = [ct.zeros(flat, ct.bf16).partition((1, t, D)) for t in (BM, BN, BN)] + [
+        ct.zeros((B * H, s), ct.f32).partition((1, BM)),
+        ct.zeros(flat, ct.f32).partition((1, BM, D))]
 
     def once() -> None:
         q, k, v, o, do, lse = state
+        if variant == "fused":
+            got = alt.attention_backward_fused(*fused_out, q, k, v, o, do, lse, D ** -0.5,
+                                               BM=BM, BN=BN, CAUSAL=True).sync()
+            fused_out[:] = [*got[:4], got[4].partition((1, BM, D))]
+            return
         *_, o = ab.backward_op(q, k, v, o, do, lse, bm=BM, bn=BN, causal=True,
                                kernels=kernels).sync()
         state[3] = o
@@ -101,6 +113,7 @@ def main() -> None:
         total = 4 * 2.5 * B * H * s * s * D / 2  # the row's FLOPs convention
         for name, times in (("cutile example", cutile_profile(s, opts.runs, "example")),
                             ("cutile S^T", cutile_profile(s, opts.runs, "t")),
+                            ("cutile fused", cutile_profile(s, opts.runs, "fused")),
                             ("cudnn", cudnn_profile(s, opts.runs))):
             whole = sum(times.values())
             report[f"{name} S={s}"] = {

@@ -121,11 +121,13 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
                 m((p["k"], p["n"]), ct.bf16)]
     if v.kernel == "softmax_rows":
         return [m((p["m"], p["n"]), ct.f32), m((p["m"], p["n"]), ct.f32)]
-    if v.kernel.startswith("attention_bwd_dkdv"):
-        # dk, dv (partitioned here: a second Mut), q, k, v, dO, LSE, Delta, scale
+    if v.kernel.startswith("attention_bwd_"):
+        # dk, dv (partitioned here: a second Mut), [dQ (the fused form's f32 Acc)], q, k, v, dO,
+        # LSE, Delta, scale
         flat = (p["b"] * p["h"], p["s"], p["d"])
         rows = m((flat[0], flat[1]), ct.f32)
-        return [m(flat, ct.bf16), v.partition(ct, m(flat, ct.bf16))] + [
+        acc = [m(flat, ct.f32)] if v.kernel == "attention_bwd_fused" else []
+        return [m(flat, ct.bf16), v.partition(ct, m(flat, ct.bf16)), *acc] + [
             m(flat, ct.bf16) for _ in range(4)] + [rows, rows, 1.0 / math.sqrt(p["d"])]
     if v.kernel.startswith("attention"):
         flat = (p["b"] * p["h"], p["s"], p["d"])

@@ -40,6 +40,9 @@ KERNELS: dict[str, tuple[str, str]] = {
     # (the heaviest) and its (BM, BN) and hints apply to the dQ kernel too
     "attention_bwd_dkdv": ("examples/attention_backward.py", "attention_bwd_dkdv"),
     "attention_bwd_dkdv_t": ("benchmarks/kernels/attention_bwd.py", "attention_bwd_dkdv_t"),
+    # the fused form: dK, dV and float32 dQ (atomic adds) in one kernel, between a Delta + zero
+    # dQ kernel and a dQ cast (benchmarks/kernels/attention_bwd.py)
+    "attention_bwd_fused": ("benchmarks/kernels/attention_bwd.py", "attention_bwd_fused"),
     "attention_bwd_dq": ("examples/attention_backward.py", "attention_bwd_dq"),
     "attention_bwd_preprocess": ("examples/attention_backward.py", "attention_bwd_preprocess"),
     "attention_lse": ("examples/attention_backward.py", "attention_lse"),
@@ -53,8 +56,8 @@ KERNELS: dict[str, tuple[str, str]] = {
 # Config, and it overwrites its logits: timing configs on them would change the input)
 # Split-K accumulates into C: each config the autotuner timed would add into the result, and a
 # launch with no Mut has no partition for a Config's `tile`
-NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t", "cross_entropy",
-                           "splitk_gemm"})
+NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t", "attention_bwd_fused",
+                           "cross_entropy", "splitk_gemm"})
 # kernels with no Mut output (only an Acc): the launch takes `grid=`, the output no partition
 ACC_KERNELS = frozenset({"splitk_gemm"})
 
@@ -190,7 +193,7 @@ def _attention_bwd(d: int, causal: bool, bm: int, bn: int,
     """Row 12: BM query rows and BN key rows per block in both the dK/dV kernel (partitioned
     by key block: its Mut tile is (1, BN, D)) and the dQ kernel (by query block)."""
     h = hints or {}
-    name = "S^T " if kernel.endswith("_t") else ""
+    name = {"attention_bwd_dkdv_t": "S^T ", "attention_bwd_fused": "fused "}.get(kernel, "")
     return Variant(_label(f"{name}BM={bm} BN={bn}", h), kernel, (1, bn, d),
                    consts={"BM": bm, "CAUSAL": causal}, inferred={"BN": bn, "D": d}, hints=h)
 
@@ -270,17 +273,16 @@ def splitk_grid(case: Case, v: Variant) -> tuple[int, int, int]:
 
 
 def _splitk_variants(case: Case, sms: int, sweep: bool) -> list[Variant]:
-    """sm_90 compiles (1024x1024x16384): 128x64x64 and 128x64x128 take 255 registers at 256
-    threads without spills; 64x128x128 168 registers at 384 threads, 2 spill instructions;
-    128x128 tiles (64 or 128 deep) spill 182 at 384 threads (the f32 accumulator plus the
-    atomic epilogue's addresses), with or without occupancy / worker_warps hints. Not yet timed
-    on the H200."""
+    """sm_90 compiles (1024x1024x16384): every variant here takes 255 registers at 256 threads
+    without spills since `acc.add` of a whole tile is one TMA reduction (it spilled 182
+    instructions at 128x128 when the epilogue built a pointer per element)."""
     m, n, k = (case.params[a] for a in ("m", "n", "k"))
     out = [_splitk(m, n, k, 128, 64, 64, 1, sms), _splitk(m, n, k, 128, 64, 64, 2, sms),
-           _splitk(m, n, k, 128, 64, 128, 1, sms), _splitk(m, n, k, 64, 128, 128, 2, sms)]
+           _splitk(m, n, k, 128, 64, 128, 1, sms), _splitk(m, n, k, 64, 128, 128, 2, sms),
+           _splitk(m, n, k, 128, 128, 64, 1, sms), _splitk(m, n, k, 128, 128, 64, 2, sms)]
     if sweep:
         out += [_splitk(m, n, k, 128, 64, 64, 4, sms), _splitk(m, n, k, 64, 64, 64, 2, sms),
-                _splitk(m, n, k, 128, 64, 128, 2, sms), _splitk(m, n, k, 128, 128, 64, 1, sms),
+                _splitk(m, n, k, 128, 64, 128, 2, sms), _splitk(m, n, k, 128, 128, 128, 1, sms),
                 _splitk(m, n, k, 64, 128, 128, 1, sms)]
     return _unique(out)
 
@@ -364,12 +366,16 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         # spills at 64x64 and 128x64, nor at 64x128 with worker_warps=8; its dQ kernel spills 64
         # instructions at 128x64 (256 threads, 255 registers). The S^T form
         # (benchmarks/kernels/attention_bwd.py) does not spill with worker_warps=8 at 64x64,
-        # 128x64 and 64x128. Not yet timed on the H200.
+        # 128x64 and 64x128. The fused form (one kernel; dQ added by a TMA reduction per query
+        # block, BN = 128 halves them) is the one cuDNN and FlashAttention-2/3 use: 168
+        # registers at 384 threads, no spills at 64x64, 64x128 and 128x64 with worker_warps=8.
         d, causal = p["d"], bool(p["causal"])
-        w8, occ2 = {"worker_warps": 8}, {"occupancy": 2}
+        w8, occ2, fused = {"worker_warps": 8}, {"occupancy": 2}, "attention_bwd_fused"
         return [_attention_bwd(d, causal, 64, 64, occ2), _attention_bwd(d, causal, 128, 64),
                 _attention_bwd(d, causal, 64, 128, w8),
-                _attention_bwd(d, causal, 64, 64, occ2, "attention_bwd_dkdv_t")]
+                _attention_bwd(d, causal, 64, 64, occ2, "attention_bwd_dkdv_t"),
+                _attention_bwd(d, causal, 64, 64, kernel=fused),
+                _attention_bwd(d, causal, 64, 128, w8, fused)]
     if k == "gemv":
         m = p["m"]
         if m == 1:
@@ -443,14 +449,16 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
                 _warps(_attention(d, causal, 128, 32), 8, 1),
                 _warps(_attention(d, causal, 128, 64), 4)]
     if k == "attention_bwd":
-        # three more (each compiles a dK/dV kernel and at most one dQ kernel: the row's whole
+        # four more (each compiles a dK/dV kernel and at most one dQ kernel: the row's whole
         # --sweep fits ~3 min); not timed: 64x128 without the hint (358 spill instructions in
-        # the example's dK/dV, 692 in the S^T form), 128x128 (560-1,109)
+        # the example's dK/dV, 692 in the S^T form, 840 fused), 128x128 (137-1,109), the fused
+        # 64x64 at occupancy 2 (8)
         d, causal = p["d"], bool(p["causal"])
         w8 = {"worker_warps": 8}
         return [*default_variants(case, arch), _attention_bwd(d, causal, 64, 64),
                 _attention_bwd(d, causal, 128, 64, w8, "attention_bwd_dkdv_t"),
-                _attention_bwd(d, causal, 64, 128, w8, "attention_bwd_dkdv_t")]
+                _attention_bwd(d, causal, 64, 128, w8, "attention_bwd_dkdv_t"),
+                _attention_bwd(d, causal, 128, 64, w8, "attention_bwd_fused")]
     if k == "gemv":
         m = p["m"]
         if m == 1:

@@ -1,9 +1,12 @@
-"""Lowering accumulators (`acc_tile`, `acc_scatter`) to Tile IR atomic read-modify-writes.
+"""Lowering accumulators (`acc_tile`, `acc_scatter`) to Tile IR atomics.
 
-Both forms become one `atomic_rmw_tko` on a tile of pointers: the Acc tensor's base pointer
-offset by each element's index times the strides, masked where any index falls outside the
-tensor (so no block can write past it, whatever the index). Indices, extents and strides are
-widened to i64 first: an i64 index beyond 2**31 must be dropped, not wrap into range.
+A whole tile whose op and dtype a view reduction takes is one `atomic_red_view_tko` on the
+Acc's partition view (a TMA reduction on sm_90), skipped when the tile index is outside the
+tensor's tiles. The rest (scatters, f64 add, float max/min) is one `atomic_rmw_tko` on a tile
+of pointers: the Acc tensor's base pointer offset by each element's index times the strides,
+masked where any index falls outside the tensor (so no block can write past it, whatever the
+index). Indices, extents and strides are widened to i64 first: an i64 index beyond 2**31 must
+be dropped, not wrap into range.
 
 The ops are relaxed and device-scoped: nothing reads an Acc inside the launch, so no order
 between them matters and they use the entry token. Float accumulation order is therefore
@@ -27,6 +30,7 @@ from .types import I64_TILE, LowerError
 if TYPE_CHECKING:
     from ..bytecode import Builder, Value
     from ..ir import Op
+    from ..ir import Value as IrValue
     from .context import LowerCtx
 
 
@@ -114,10 +118,13 @@ def lower_acc(L: LowerCtx, op: Op) -> None:
     acc_v, values, *idx = op.operands
     at = acc_v.type
     assert isinstance(at, TensorType) and at.acc is not None
-    addr = L.address(L.param_of(acc_v))
+    acc_op = str(op.attrs["op"])
     tile = L.v(values)
     tt = tile.type
     assert isinstance(tt, BcTile)
+    if op.name == "acc_tile" and by_view(acc_op, at.dtype):
+        _reduce_tile(L, acc_v, tile, idx, atomic_mode(acc_op, at.dtype))
+        return
     indices: list[tuple[Value, DType]] = []
     if op.name == "acc_tile":
         indices = [(i, I64) for i in tile_indices(L.b, L.index(idx), tt.shape)]
@@ -126,4 +133,38 @@ def lower_acc(L: LowerCtx, op: Op) -> None:
             xt = x.type
             assert isinstance(xt, TileType)
             indices.append((L.v(x), xt.dtype))
-    rmw(L.b, addr, at.dtype, str(op.attrs["op"]), tile, indices, L.entry_token)
+    rmw(L.b, L.address(L.param_of(acc_v)), at.dtype, acc_op, tile, indices, L.entry_token)
+
+
+# (op, dtype) pairs whose whole-tile accumulation is one view reduction (tileiras 13.4 makes it
+# a TMA reduction on sm_90 where the tile is wide enough: one bulk operation, no pointer per
+# element); the others (f64 add, float max/min) take `rmw`
+_VIEW_OPS = {"add": ("f16", "bf16", "f32", "i32", "u32", "i64", "u64"),
+             "max": ("i32", "u32", "i64", "u64"), "min": ("i32", "u32", "i64", "u64"),
+             "and": ("i32", "u32", "i64", "u64"), "or": ("i32", "u32", "i64", "u64"),
+             "xor": ("i32", "u32", "i64", "u64")}
+
+
+def by_view(op: str, dtype: DType) -> bool:
+    """Whether `acc.<op>(tile, index)` on an Acc of `dtype` lowers to a view reduction."""
+    return dtype.name in _VIEW_OPS.get(op, ())
+
+
+def _reduce_tile(L: LowerCtx, acc_v: IrValue, tile: Value, idx: list[IrValue],
+                 mode: AtomicMode) -> None:
+    """`atomic_red_view_tko` of the tile at tile index `idx` of the Acc's partition view. A
+    tile index outside the tensor's tiles (negative, or past the end, however large) skips
+    the reduction; a tile at the edge is clipped by the view."""
+    tt = tile.type
+    assert isinstance(tt, BcTile)
+    safe, inside = L.tile_inside(acc_v, L.index(idx), tt.shape)
+    pv = L.pview(L.param_of(acc_v), tt.shape, None)  # no padding value: tileiras requires it
+    b = L.b
+    branch = b.op("if", [TOKEN], inside, regions=[[], []])
+    with b.at(branch.regions[0]):
+        tok = b.emit("atomic_red_view_tko", [TOKEN], pv, safe, tile, L.entry_token,
+                     memory_ordering=MemoryOrdering.RELAXED, memory_scope=MemoryScope.DEVICE,
+                     mode=mode)
+        b.op("yield", [], [tok])
+    with b.at(branch.regions[1]):
+        b.op("yield", [], [L.entry_token])

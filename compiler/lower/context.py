@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..bytecode import Builder, Value
+    from ..bytecode.types import Padding
     from ..ir import Op
     from ..ir import Value as IrValue
     from .pointers import TensorAddress
@@ -46,3 +47,12 @@ class LowerCtx(Protocol):
 
     def address(self, param: int) -> TensorAddress:
         """Where a tensor parameter's elements are (built once, in the prologue)."""
+
+    def pview(self, param: int, tile: tuple[int, ...], pad: Padding | None = ...) -> Value:
+        """The parameter's partition view into `tile`-shaped tiles (built once, in the
+        prologue); `pad`: the value read outside the tensor (None: no padding value)."""
+
+    def tile_inside(self, src: IrValue, index: list[Value], tile: tuple[int, ...]
+                    ) -> tuple[list[Value], Value]:
+        """`index` with each entry clamped to `src`'s `tile`-shaped tiles (0 outside), and
+        whether every entry was inside (checked before any arithmetic on it)."""

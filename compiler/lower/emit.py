@@ -92,7 +92,7 @@ class _Lowerer:
         self.b = Builder(self.body)
         self.vals: dict[IrValue, Value] = {}
         self.partitions: dict[IrValue, tuple[int, tuple[int, ...]]] = {}
-        self.pviews: dict[tuple[int, tuple[int, ...], Padding], Value] = {}
+        self.pviews: dict[tuple[int, tuple[int, ...], Padding | None], Value] = {}
         self.extents: dict[int, list[Value]] = {}  # tensor parameter -> its extents (i32)
         self.grids: dict[int, list[Value]] = {}  # Mut parameter -> its tile grid
         self.tile_grids: dict[tuple[int, tuple[int, ...]], list[Value]] = {}
@@ -139,7 +139,8 @@ class _Lowerer:
             self.vals[r] = v
 
     # -- memory ----------------------------------------------------------------------------
-    def pview(self, param: int, tile: tuple[int, ...], pad: Padding = Padding.ZERO) -> Value:
+    def pview(self, param: int, tile: tuple[int, ...], pad: Padding | None = Padding.ZERO
+              ) -> Value:
         key = (param, tile, pad)
         pv = self.pviews.get(key)
         if pv is None:
@@ -401,6 +402,10 @@ class _Lowerer:
         z, *idx = op.operands
         _, _, _, extents = self._slab(z, self.index(idx))
         self.vals[op.result] = extents[op.attrs["axis"]]
+
+    def tile_inside(self, src: IrValue, index: list[Value], tile: tuple[int, ...]
+                    ) -> tuple[list[Value], Value]:
+        return self._inside(index, self._extents(src), tile)
 
     def _inside(self, index: list[Value], extents: list[Value], tile: tuple[int, ...]
                 ) -> tuple[list[Value], Value]:

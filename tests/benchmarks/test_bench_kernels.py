@@ -1,6 +1,6 @@
-"""The attention variants of benchmarks/kernels/attention.py (and the dK/dV variant of
-benchmarks/kernels/attention_bwd.py) match the NumPy reference on the interpreter (causal and
-not), as every variant the suite times must be correct."""
+"""The attention variants of benchmarks/kernels/attention.py (and the dK/dV and fused backward
+forms of benchmarks/kernels/attention_bwd.py) match the NumPy reference on the interpreter
+(causal and not), as every variant the suite times must be correct."""
 
 from __future__ import annotations
 
@@ -54,6 +54,73 @@ def test_attention_bwd_dkdv_t_matches_reference(interpreter: None, bm: int, bn: 
     dkdv_t = load_kernel_module(ROOT, "benchmarks/kernels/attention_bwd.py").attention_bwd_dkdv_t
     ex.check(2, 128, 32, bm, bn, causal,
              kernels=(ex.attention_bwd_preprocess, dkdv_t, ex.attention_bwd_dq))
+
+
+@pytest.mark.parametrize(("bm", "bn", "causal", "seq"),
+                         [(64, 32, True, 128), (32, 64, False, 128), (32, 32, True, 80)],
+                         ids=["64x32-causal", "32x64-full", "32x32-causal-ragged"])
+def test_attention_bwd_fused_matches_reference(interpreter: None, bm: int, bn: int,
+                                               causal: bool, seq: int) -> None:
+    """The fused chain (Delta + zeroed dQ, dK/dV/dQ with dQ added by every key block, the dQ
+    cast): several key blocks add into each query block's dQ, a ragged sequence included."""
+    ex = load_kernel_module(ROOT, "examples/attention_backward.py")
+    fused = load_kernel_module(ROOT, "benchmarks/kernels/attention_bwd.py")
+    bh, d = 2, 32
+    q, k, v, do = (ct.randn((bh, seq, d), ct.bf16, seed=s) for s in range(4))
+    o, lse = ex.forward(q, k, v, bm=bm, bn=bn, causal=causal)
+    flat = (bh, seq, d)
+    out = [ct.zeros(flat, ct.bf16).partition(t) for t in ((1, bm, d), (1, bn, d), (1, bn, d))]
+    scratch = (ct.zeros((bh, seq), ct.f32).partition((1, bm)),
+               ct.full(flat, 7.0, ct.f32).partition((1, bm, d)))  # the chain zeroes dQ itself
+    got = fused.attention_backward_fused(*out, *scratch, q, k, v, o, do, lse, 1 / math.sqrt(d),
+                                         BM=bm, BN=bn, CAUSAL=causal).sync()
+    f = [t.numpy().astype(np.float32) for t in (q, k, v, do)]
+    for name, t, want in zip("QKV", got[:3], ex.reference(*f, causal), strict=True):
+        g = t.unpartition().numpy().astype(np.float32)
+        err = float(np.linalg.norm(g - want) / np.linalg.norm(want))
+        assert err < 2e-2, f"d{name}: relative error {err:.3g}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(("bn", "hints"), [(64, {}), (128, {"worker_warps": 8})],
+                         ids=["64x64", "64x128-w8"])
+def test_attention_bwd_fused_matches_torch_on_gpu(bn: int, hints: dict[str, int]) -> None:
+    """(2, 4, 1024, 128) bf16 causal: the fused chain's dQ (atomic adds), dK, dV within 2e-2 of
+    float32 gradients and at most twice as far from them as torch's bf16 backward (+ 2e-3)."""
+    torch = pytest.importorskip("torch")
+    from cutile.runtime.backends.cuda import CudaBackend
+
+    ex = load_kernel_module(ROOT, "examples/attention_backward.py")
+    fused = load_kernel_module(ROOT, "benchmarks/kernels/attention_bwd.py")
+    old = context.set_backend(CudaBackend(0))
+    try:
+        b, h, s, d, bm = 2, 4, 1024, 128, 64
+        gen = torch.Generator(device="cuda").manual_seed(5)
+        q, k, v, do = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16,
+                                   generator=gen) for _ in range(4))
+        wants = []
+        for dt in (torch.float32, torch.bfloat16):
+            leaves = [t.detach().to(dt).requires_grad_() for t in (q, k, v)]
+            out = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=True)
+            wants.append(torch.autograd.grad(out, leaves, do.to(dt)))
+        torch.cuda.synchronize()
+        flat = [ct.from_dlpack(t.view(b * h, s, d)) for t in (q, k, v, do)]
+        o, lse = ex.forward(*flat[:3], bm=128, bn=64, causal=True)
+        shape = (b * h, s, d)
+        out = [ct.zeros(shape, ct.bf16).partition(t) for t in ((1, bm, d), (1, bn, d), (1, bn, d))]
+        scratch = (ct.zeros((b * h, s), ct.f32).partition((1, bm)),
+                   ct.zeros(shape, ct.f32).partition((1, bm, d)))
+        kernel = fused.attention_bwd_fused.with_hints(**hints) if hints else None
+        got = fused.attention_backward_fused(*out, *scratch, *flat[:3], o, flat[3], lse,
+                                             1 / math.sqrt(d), BM=bm, BN=bn, CAUSAL=True,
+                                             kernel=kernel).sync()
+        for name, t, want, peer in zip("QKV", got[:3], *wants, strict=True):
+            mine = torch.from_dlpack(t.unpartition()).view(b, h, s, d).double()
+            err = float((mine - want.double()).norm() / want.double().norm())
+            theirs = float((peer.double() - want.double()).norm() / want.double().norm())
+            assert err < 2e-2 and err <= 2 * theirs + 2e-3, (f"d{name}", err, theirs)
+    finally:
+        context.set_backend(old)
 
 
 def _check_embedding_rows(vocab: int, dim: int, tokens: int, seed: int,

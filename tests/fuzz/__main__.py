@@ -1,7 +1,9 @@
-"""python -m tests.fuzz --target checker|host|parity|lsp|disk|files --n N --seed S [--out DIR]:
+"""python -m tests.fuzz --target checker|host|parity|acc|lsp|disk|files --n N --seed S [--out DIR]:
 a long fuzz run. `--target host --backend cuda` runs each host program on the interpreter and on
 the GPU and compares them (with NumPy too); `--backend interpreter` is that comparison on the CPU
-alone. `--target parity` holds the checker to what the interpreter raises.
+alone. `--target parity` holds the checker to what the interpreter raises. `--target acc`
+launches random accumulations into an `Acc` (ops, dtypes, tiles, indices in and out of range)
+against NumPy, on the interpreter and, with `--backend cuda`, on the GPU.
 
 Exit status 1 when any case failed; each distinct failure's minimal repro is written to --out
 (with a .txt file holding the error)."""
@@ -16,9 +18,10 @@ from pathlib import Path
 from . import campaign
 
 TARGETS = {"checker": ".checker_target", "host": ".host_target", "parity": ".parity_target",
-           "lsp": ".lsp_target", "disk": ".disk_target", "files": ".files_target"}
+           "lsp": ".lsp_target", "disk": ".disk_target", "files": ".files_target",
+           "acc": ".acc_target"}
 TIMEOUTS = {"checker": 60.0, "host": 30.0, "parity": 60.0, "lsp": 180.0, "disk": 60.0,
-            "files": 120.0}
+            "files": 120.0, "acc": 120.0}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,13 +36,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="size of the occasional huge module (checker target)")
     parser.add_argument("--shrink-budget", type=int, default=200, help="tries per shrink")
     parser.add_argument("--backend", choices=("cuda", "interpreter"),
-                        help="host target: also run each program there and compare it with the "
-                        "interpreter and NumPy (default: the interpreter alone)")
+                        help="host and acc targets: also run each case there and compare it "
+                        "with the interpreter and NumPy (default: the interpreter alone)")
     args = parser.parse_args(argv)
     target = importlib.import_module(TARGETS[args.target], __package__)
     if args.backend is not None:
-        if args.target != "host":
-            parser.error("--backend applies to --target host")
+        if args.target not in ("host", "acc"):
+            parser.error("--backend applies to --target host and --target acc")
         target.configure(args.backend)
     summary = campaign.run(target, args.target, args.n, args.seed,
                            args.timeout or TIMEOUTS[args.target], args.out, args.huge_lines,

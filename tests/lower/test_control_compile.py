@@ -68,7 +68,7 @@ def test_guards_in_branches_compile(name: str) -> None:
 
 def test_atomics_and_printf_around_a_return() -> None:
     text = _ir(R.tally_until, ct.meta((2,), f32), ct.meta((5,), i32), B=1, grid=(5, 1, 1))
-    assert text.count("atomic_rmw_tko") == 2 and "print" in text
+    assert text.count("atomic_red_view_tko") == 2 and "print" in text
 
 
 SOURCE = '''

@@ -2,6 +2,7 @@
 assembled by tileiras, and (with -m gpu) CUDA against the interpreter. Float sums are compared
 with a tolerance: the order in which blocks accumulate is unspecified on the GPU."""
 
+import re
 from typing import Any
 
 import numpy as np
@@ -95,9 +96,20 @@ def loss_sum(total: Acc[Tensor[f32, (1,)], "add"], x: Tensor[f32, (-1,)], B: Con
     total.add_at((0,), ct.sum(x.load_tile((B,), (ct.block_id(0),)), 0))
 
 
+@ct.kernel
+def narrow(a: Acc[Tensor[f32, (-1,)], "add"], h: Acc[Tensor[f16, (-1, -1)], "add"],
+           m: Acc[Tensor[i64, (-1, -1)], "max"], idx: Tensor[i32, (-1,)]) -> None:
+    """Whole-tile accumulation into narrow tiles (too narrow for a bulk copy, 8 bytes a row)
+    at the tensors' edges and outside them: only elements inside are changed."""
+    j = idx.load_tile((1,), (ct.block_id(0),)).reshape(())
+    a.add(ct.full((2,), 1.0, f32), (j,))
+    h.add(ct.full((4, 2), 1.0, f16), (j, j))
+    m.max(ct.full((4, 1), 7, i64) + j.astype(i64), (j, 0))
+
+
 CASES = [("colsum", {"BM": 32, "BN": 16}), ("histogram", {"B": 128}), ("tiles2d", {"B": 16}),
          ("scatter2d", {"B": 32}), ("bits", {"B": 64}), ("halves", {}), ("scattered", {"B": 32}),
-         ("edges", {"B": 16}), ("loss_sum", {"B": 32})]
+         ("edges", {"B": 16}), ("loss_sum", {"B": 32}), ("narrow", {})]
 RNG = np.random.default_rng(16)
 X = RNG.standard_normal((100, 16)).astype(np.float32)
 BINS = RNG.integers(-5, 40, 1000).astype(np.int32)  # some outside [0, 32): dropped
@@ -183,6 +195,29 @@ def test_edge_negative_and_huge_indices_write_nothing_outside() -> None:
     np.testing.assert_array_equal(acc, want)
 
 
+NARROW_IDX = np.array([0, 2, -1, 3, 2**30, -2**31, 1], np.int32)
+
+
+def _narrow() -> list[Any]:
+    return host(narrow(ct.zeros((5,), f32), ct.zeros((9, 5), f16), ct.full((7, 2), -1, i64),
+                       ct.from_numpy(NARROW_IDX), grid=len(NARROW_IDX)).sync())
+
+
+def test_narrow_tiles_at_and_past_the_edges() -> None:
+    a, h, m, _ = on_interpreter(_narrow)
+    want_a, want_h = np.zeros(5, np.float32), np.zeros((9, 5), np.float32)
+    want_m = np.full((7, 2), -1, np.int64)
+    for j in NARROW_IDX.tolist():
+        if 0 <= j < 2:  # (4, 1)-tiles of 7 rows: tile 1 is rows [4, 7); 2 is past the end
+            want_m[4 * j:4 * j + 4, 0] = np.maximum(want_m[4 * j:4 * j + 4, 0], 7 + j)
+        if 0 <= j < 3:  # (2,)-tiles of 5 elements: tile 2 is [4, 5)
+            want_a[2 * j:2 * j + 2] += 1
+            want_h[4 * j:4 * j + 4, 2 * j:2 * j + 2] += 1
+    np.testing.assert_array_equal(a, want_a)
+    np.testing.assert_array_equal(h.astype(np.float32), want_h)
+    np.testing.assert_array_equal(m, want_m)
+
+
 def _loss_sum() -> list[Any]:
     return host(loss_sum(ct.zeros((1,), f32), ct.from_numpy(VALS), B=32, grid=3).sync())
 
@@ -255,20 +290,24 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     texts = dict(zip((c[0] for c in CASES), assemble(compiler, __file__, CASES), strict=True))
 
     def modes(name: str) -> list[str]:
-        # tileirdisasm: `atomic_rmw_tko relaxed device %ptrs, MODE, %values, %mask token=...`
-        return [line.split("atomic_rmw_tko relaxed device ")[1].split(", ")[1]
-                for line in texts[name].splitlines() if "atomic_rmw_tko" in line]
+        # tileirdisasm: `atomic_rmw_tko relaxed device %ptrs, MODE, %values, ...` per element,
+        # `atomic_red_view_tko relaxed device %view[%i, %j], MODE, %tile ...` per tile ("view")
+        found = re.findall(r"= atomic_(rmw|red_view)_tko relaxed device %\w+(?:\[[^]]*\])?, (\w+)",
+                           texts[name])
+        return [mode + (" view" if op == "red_view" else "") for op, mode in found]
 
-    assert modes("colsum") == ["addf"] and modes("histogram") == ["add"]
+    assert modes("colsum") == ["addf view"] and modes("histogram") == ["add"]
     # float max/min: signed max/min on the bits of non-negative values, unsigned min/max else
     assert modes("tiles2d") == ["max", "umin", "max", "umin", "min", "umax"]
-    assert modes("bits") == ["or", "and", "xor"] and modes("halves") == ["addf", "addf"]
-    assert modes("scattered") == ["max", "umin", "min", "or", "xor", "and"]
-    assert modes("edges") == ["add", "add"] and modes("loss_sum") == ["addf"]
+    assert modes("bits") == ["or view", "and", "xor view"]
+    assert modes("halves") == ["addf view", "addf"]
+    assert modes("scattered") == ["max", "umin", "min", "or", "xor", "and view"]
+    assert modes("edges") == ["add view", "add"] and modes("loss_sum") == ["addf"]
+    assert modes("narrow") == ["addf view", "addf view", "max view"]
 
 
 LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves, _scattered, _edges,
-            _loss_sum]
+            _loss_sum, _narrow]
 
 
 @pytest.mark.gpu

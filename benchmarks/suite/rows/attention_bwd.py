@@ -4,7 +4,9 @@ Only the backward is timed. torch runs the forward once per SDPA backend (flash,
 memory-efficient, cuDNN: each backend's backward kernel is the one its forward recorded), then
 each launch is `torch.autograd.grad(out, (q, k, v), dO, retain_graph=True)`. cutile runs its
 forward with LSE (`attention_lse` of examples/attention_backward.py) once per shape, then times
-the chain of its three backward kernels (Delta, dK/dV, dQ) as one graph. The checked output is
+the chain of its three backward kernels as one graph: Delta, dK/dV, dQ (the example's form, no
+atomics), or, for the fused variants, Delta with a zeroed float32 dQ, one kernel for dK, dV and
+dQ (atomic adds into the float32 dQ), then dQ cast to bf16. The checked output is
 dQ, dK and dV flattened one after another, against float32 gradients (SDPA in float32, the
 backend torch picks: memory-efficient on sm_90).
 """
@@ -23,6 +25,7 @@ TOL = 3e-2  # bf16 gradients (dS rounded to bf16 before its products) against fl
 BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION")
 FWD_TILE = (128, 64)  # the forward with LSE that feeds cutile's backward (not timed)
 EXAMPLE = "examples/attention_backward.py"
+FUSED = "benchmarks/kernels/attention_bwd.py"  # `attention_backward_fused`, its chain
 
 
 def _variants(case: Case) -> list[Variant]:
@@ -65,25 +68,35 @@ def _cutile(ctx: Context, v: Variant, fwd: _Forward, q: Any, k: Any, vv: Any, do
     torch = ctx.torch
     b, h, s, d = q.shape
     bm, bn, causal = v.consts["BM"], v.all_consts["BN"], bool(v.consts["CAUSAL"])
+    fused = v.kernel == "attention_bwd_fused"
     o, lse = fwd.get()
     grads = torch.empty(3, b * h, s, d, device="cuda", dtype=torch.bfloat16)
     delta = torch.empty(b * h, s, device="cuda", dtype=torch.float32)
+    dq_acc = torch.empty(b * h, s, d, device="cuda", dtype=torch.float32) if fused else None
     ins = [t.view(b * h, s, d) for t in (q, k, vv)] + [o, do.view(b * h, s, d), lse]
-    kernels = (glue.kernel("attention_bwd_preprocess"), glue.kernel(v.kernel, v.hints),
-               glue.kernel("attention_bwd_dq", v.hints))
-    backward = load_kernel_module(ctx.root, EXAMPLE).attention_backward
+    dkdv = glue.kernel(v.kernel, v.hints)
 
     def args(i: int) -> tuple[Any, ...]:  # fresh views each time, as the other rows make them
         dq, dk, dv = (glue.wrap(grads[j]) for j in range(3))
-        return (dq.partition((1, bm, d)), v.partition(glue.ct, dk), v.partition(glue.ct, dv),
-                glue.wrap(delta).partition((1, bm)), *(glue.wrap(t) for t in ins),
-                1.0 / math.sqrt(d))
+        out = (dq.partition((1, bm, d)), v.partition(glue.ct, dk), v.partition(glue.ct, dv),
+               glue.wrap(delta).partition((1, bm)))
+        scratch = (glue.wrap(dq_acc).partition((1, bm, d)),) if fused else ()
+        return (*out, *scratch, *(glue.wrap(t) for t in ins), 1.0 / math.sqrt(d))
 
-    def launch(*a: Any) -> Any:
-        return backward(*a, BM=bm, BN=bn, CAUSAL=causal, kernels=kernels)
+    if fused:
+        backward = load_kernel_module(ctx.root, FUSED).attention_backward_fused
 
-    return CutileRunner(v.label, kernels[1], args, lambda i: grads.view(-1), {}, 1,
-                        launcher=launch)
+        def launch(*a: Any) -> Any:
+            return backward(*a, BM=bm, BN=bn, CAUSAL=causal, kernel=dkdv)
+    else:
+        kernels = (glue.kernel("attention_bwd_preprocess"), dkdv,
+                   glue.kernel("attention_bwd_dq", v.hints))
+        example = load_kernel_module(ctx.root, EXAMPLE).attention_backward
+
+        def launch(*a: Any) -> Any:
+            return example(*a, BM=bm, BN=bn, CAUSAL=causal, kernels=kernels)
+
+    return CutileRunner(v.label, dkdv, args, lambda i: grads.view(-1), {}, 1, launcher=launch)
 
 
 def _sdpa(torch: Any, backend: str, q: Any, k: Any, v: Any, do: Any, causal: bool
