@@ -183,6 +183,24 @@ def shift(b: Builder, x: Value, y: Value, dtype: DType, left: bool) -> Value:
 F8_MEND: dict[str, str] = {"f8e4m3": "ori", "f8e5m2": "addi"}
 
 
+def index_i32(b: Builder, x: Value, src: DType) -> Value:
+    """An integer tile index as i32. A 64-bit one outside i32's range becomes -1 (outside every
+    tensor, where the interpreter puts it) rather than wrapping into range: 2**32 would be 0.
+    A u32 above i32's range turns negative, outside as well."""
+    if scalar(src).bits <= 32:
+        return astype(b, x, src, I32)
+    t = _ty(x)
+    flags = _bool_of(t)
+    ok = b.emit("cmpi", [flags], x, b.constant(2**31 - 1, t),
+                comparison_predicate=CmpPredicate.LE, signedness=sign(src))
+    if src.kind == "int":
+        low = b.emit("cmpi", [flags], x, b.constant(-2**31, t),
+                     comparison_predicate=CmpPredicate.GE, signedness=Signedness.SIGNED)
+        ok = b.emit("andi", [flags], ok, low)
+    narrow = astype(b, x, src, I32)
+    return b.emit("select", [_ty(narrow)], ok, narrow, b.constant(-1, _ty(narrow)))
+
+
 def astype(b: Builder, x: Value, src: DType, dst: DType) -> Value:
     st = _ty(x)
     out = BcTile(scalar(dst), st.shape)

@@ -183,7 +183,7 @@ class _Lowerer:
         for x in xs:
             v = self.v(x)
             d = dtype_of(x.type)
-            out.append(v if scalar(d) == scalar(_I32) else arith.astype(self.b, v, d, _I32))
+            out.append(v if scalar(d) == scalar(_I32) else arith.index_i32(self.b, v, d))
         return out
 
     def token(self, key: int | None) -> Value:

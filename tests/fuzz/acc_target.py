@@ -5,7 +5,7 @@ A case draws the op and dtype (every pair an `Acc` takes), the accumulator's sha
 2, ragged extents), a power-of-two tile, the form (a whole tile at a tile index, `acc.add(t,
 index)`, or a scatter at element indices, `acc.add_at(indices, t)`) and, per block, its tile of
 values and where it goes: tile indices in range, at the ragged edge, past it, negative and
-huge (2**30, -2**31); element indices the same way. Nothing outside the tensor may change and
+huge (2**30, -2**31; past i32's range in i64 index tensors); element indices the same way. Nothing outside the tensor may change and
 every element inside must be the model's. Values are small integers, so integer and f32/f64
 results are exact whatever order the blocks' atomics land in; f16/bf16 sums are held to a
 rounding bound instead (elements no block touched: exactly).
@@ -29,6 +29,7 @@ OPS = {"add": ("f16", "bf16", "f32", "f64", "i32", "u32", "i64", "u64"),
        "xor": ("i32", "u32", "i64", "u64")}
 METHOD = {"add": "add", "max": "max", "min": "min", "or": "or_", "and": "and_", "xor": "xor"}
 ODD_INDICES = (-1, -2, 2**30, -2**31, 2**31 - 1)
+ODD_WIDE = (2**32, 2**32 + 1, -2**32 + 1, 2**31, 2**40, -2**40)  # only i64 indices hold them
 _BACKEND: list[str] = ["interpreter"]
 _DIR: list[Path] = []
 _MODULES: dict[str, Any] = {}
@@ -52,29 +53,30 @@ def case(rng: random.Random, huge_lines: int = 0) -> list[dict[str, Any]]:
     while math.prod(tile) > 512:
         tile[rng.randrange(rank)] //= 2
     scatter = rng.random() < 0.3
+    wide = rng.random() < 0.25  # i64 index tensors
     header = {"op": op, "dtype": dtype, "shape": shape, "tile": tile, "scatter": scatter,
-              "init": _values(rng, dtype, op, math.prod(shape))}
+              "wide": wide, "init": _values(rng, dtype, op, math.prod(shape))}
     blocks = []
     for _ in range(rng.randint(1, 6)):
         values = _values(rng, dtype, op, math.prod(tile))
         if scatter:
-            where = [[_index(rng, n, 1) for _ in range(math.prod(tile))] for n in shape]
+            where = [[_index(rng, n, 1, wide) for _ in range(math.prod(tile))] for n in shape]
         else:
-            where = [_index(rng, n, t) for n, t in zip(shape, tile, strict=True)]
+            where = [_index(rng, n, t, wide) for n, t in zip(shape, tile, strict=True)]
         blocks.append({"values": values, "where": where})
     return [header, *blocks]
 
 
-def _index(rng: random.Random, extent: int, tile: int) -> int:
+def _index(rng: random.Random, extent: int, tile: int, wide: bool) -> int:
     """A tile index (an element index when `tile` is 1): mostly in range, else at or past the
-    edge, negative or huge."""
+    edge, negative or huge (past i32's range when `wide`)."""
     count = -(-extent // tile)
     r = rng.random()
     if r < 0.7:
         return rng.randrange(count)
     if r < 0.85:
         return count + rng.randrange(2)  # just past the end
-    return rng.choice(ODD_INDICES)
+    return rng.choice(ODD_INDICES + (ODD_WIDE if wide else ()))
 
 
 def _values(rng: random.Random, dtype: str, op: str, n: int) -> list[int]:
@@ -189,8 +191,9 @@ def run(header: dict[str, Any], blocks: list[dict[str, Any]], backend: str) -> A
     acc = ct.from_numpy(np.array(header["init"], _NP[dtype]).reshape(shape), dt)
     values = ct.from_numpy(np.array([b["values"] for b in blocks], _NP[dtype]).reshape(
         (len(blocks), math.prod(tile))), dt)
+    index = np.int64 if header.get("wide") else np.int32
     where = [ct.from_numpy(np.array([_where(b, axis) for b in blocks], np.int64).astype(
-        np.int32).reshape((len(blocks), -1))) for axis in range(len(shape))]
+        index).reshape((len(blocks), -1))) for axis in range(len(shape))]
     old = context.set_backend(_backend(backend))
     try:
         out, *_ = kernel(acc, values, *where, grid=len(blocks)).sync()
@@ -220,20 +223,21 @@ def _kernel(header: dict[str, Any]) -> Any:
     """The case's kernel, written to a module of its own (the frontend reads kernel source)."""
     op, dtype, tile, scatter = header["op"], header["dtype"], header["tile"], header["scatter"]
     rank = len(tile)
-    name = f"k_{op}_{dtype}_{'_'.join(map(str, tile))}_{'s' if scatter else 't'}"
+    index = "i64" if header.get("wide") else "i32"
+    name = f"k_{op}_{dtype}_{'_'.join(map(str, tile))}_{'s' if scatter else 't'}_{index}"
     if name in _MODULES:
         return _MODULES[name]
     n = math.prod(tile)
     shape = ", ".join(map(str, tile))
     axes = [f"w{a}" for a in range(rank)]
-    params = ", ".join(f"{w}: Tensor[i32, (-1, -1)]" for w in axes)
+    params = ", ".join(f"{w}: Tensor[{index}, (-1, -1)]" for w in axes)
     if scatter:
         where = ", ".join(f"{w}.load_tile((1, {n}), (b, 0)).reshape(({shape},))" for w in axes)
         call = f"acc.{op}_at(({where},), t)"
     else:
         where = ", ".join(f"{w}.load_tile((1, 1), (b, 0)).reshape(())" for w in axes)
         call = f"acc.{METHOD[op]}(t, ({where},))"
-    src = (f"import cutile as ct\nfrom cutile import Acc, Tensor, i32, {dtype}\n\n\n"
+    src = (f"import cutile as ct\nfrom cutile import Acc, Tensor, i32, i64, {dtype}\n\n\n"
            f"@ct.kernel\n"
            f"def {name}(acc: Acc[Tensor[{dtype}, ({'-1, ' * rank})], \"{op}\"],\n"
            f"        v: Tensor[{dtype}, (-1, -1)], {params}) -> None:\n"

@@ -30,6 +30,7 @@ def test_the_cases_cover_every_form() -> None:
     seen = {(c[0]["op"], c[0]["dtype"]) for c in cases}
     assert seen == {(op, d) for op, dts in acc_target.OPS.items() for d in dts}
     assert {c[0]["scatter"] for c in cases} == {True, False}
+    assert {c[0]["wide"] for c in cases} == {True, False}  # i32 and i64 index tensors
     assert {len(c[0]["shape"]) for c in cases} == {1, 2}
     outside = [b for c in cases if not c[0]["scatter"] for b in c[1:]
                if any(w < 0 or w >= -(-n // t) for w, n, t in

@@ -107,9 +107,19 @@ def narrow(a: Acc[Tensor[f32, (-1,)], "add"], h: Acc[Tensor[f16, (-1, -1)], "add
     m.max(ct.full((4, 1), 7, i64) + j.astype(i64), (j, 0))
 
 
+@ct.kernel
+def wide_index(acc: Acc[Tensor[i32, (-1,)], "add"], seen: Mut[Tensor[i32, (1, 4)]],
+               x: Tensor[i32, (-1,)], w: Tensor[i64, (-1,)]) -> None:
+    """An i64 tile index past i32's range (2**32 and its neighbours) is outside the tensor, as
+    on the interpreter: it must not wrap into range, for an accumulation or for a load."""
+    j = w.load_tile((1,), (seen.tile_index()[0],)).reshape(())
+    acc.add(ct.full((4,), 1, i32), (j,))
+    seen.store(x.load_tile((4,), (j,), padding=-7).reshape((1, 4)))
+
+
 CASES = [("colsum", {"BM": 32, "BN": 16}), ("histogram", {"B": 128}), ("tiles2d", {"B": 16}),
          ("scatter2d", {"B": 32}), ("bits", {"B": 64}), ("halves", {}), ("scattered", {"B": 32}),
-         ("edges", {"B": 16}), ("loss_sum", {"B": 32}), ("narrow", {})]
+         ("edges", {"B": 16}), ("loss_sum", {"B": 32}), ("narrow", {}), ("wide_index", {})]
 RNG = np.random.default_rng(16)
 X = RNG.standard_normal((100, 16)).astype(np.float32)
 BINS = RNG.integers(-5, 40, 1000).astype(np.int32)  # some outside [0, 32): dropped
@@ -218,6 +228,23 @@ def test_narrow_tiles_at_and_past_the_edges() -> None:
     np.testing.assert_array_equal(m, want_m)
 
 
+WIDE = np.array([2**32, 1, 2**32 + 2, -2**32 + 1, 2**31, 2, -1, 2**40], np.int64)
+
+
+def _wide_index() -> list[Any]:
+    return host(wide_index(ct.zeros((12,), i32), ct.zeros((len(WIDE), 4), i32).partition((1, 4)),
+                           ct.from_numpy(np.arange(12, dtype=np.int32)), ct.from_numpy(WIDE))
+                .sync())
+
+
+def test_wide_tile_indices_stay_outside() -> None:
+    acc, seen, _, _ = on_interpreter(_wide_index)
+    np.testing.assert_array_equal(acc, [0] * 4 + [1] * 8)  # tiles 1 and 2 only
+    want = np.full((len(WIDE), 4), -7, np.int32)
+    want[1], want[5] = np.arange(4, 8), np.arange(8, 12)
+    np.testing.assert_array_equal(seen, want)
+
+
 def _loss_sum() -> list[Any]:
     return host(loss_sum(ct.zeros((1,), f32), ct.from_numpy(VALS), B=32, grid=3).sync())
 
@@ -304,10 +331,13 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     assert modes("scattered") == ["max", "umin", "min", "or", "xor", "and view"]
     assert modes("edges") == ["add view", "add"] and modes("loss_sum") == ["addf"]
     assert modes("narrow") == ["addf view", "addf view", "max view"]
+    assert modes("wide_index") == ["add view"]
+    # the i64 index is range-checked before it is narrowed to i32 (-1 outside i32's range)
+    assert "trunci" in texts["wide_index"] and "%cst_-2147483648_i64" in texts["wide_index"]
 
 
 LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves, _scattered, _edges,
-            _loss_sum, _narrow]
+            _loss_sum, _narrow, _wide_index]
 
 
 @pytest.mark.gpu
