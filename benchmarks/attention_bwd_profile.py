@@ -68,7 +68,7 @@ def cutile_profile(s: int, runs: int, variant: str) -> dict[str, float]:
         if variant == "fused":
             got = alt.attention_backward_fused(*fused_out, q, k, v, o, do, lse, D ** -0.5,
                                                BM=BM, BN=BN, CAUSAL=True).sync()
-            fused_out[:] = [*got[:4], got[4].partition((1, BM, D))]
+            fused_out[:] = [*got[:3], got[3].partition((1, BM)), got[4].partition((1, BM, D))]
             return
         *_, o = ab.backward_op(q, k, v, o, do, lse, bm=BM, bn=BN, causal=True,
                                kernels=kernels).sync()

@@ -366,16 +366,12 @@ def default_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         # spills at 64x64 and 128x64, nor at 64x128 with worker_warps=8; its dQ kernel spills 64
         # instructions at 128x64 (256 threads, 255 registers). The S^T form
         # (benchmarks/kernels/attention_bwd.py) does not spill with worker_warps=8 at 64x64,
-        # 128x64 and 64x128. The fused form (one kernel; dQ added by a TMA reduction per query
-        # block, BN = 128 halves them) is the one cuDNN and FlashAttention-2/3 use: 168
-        # registers at 384 threads, no spills at 64x64, 64x128 and 128x64 with worker_warps=8.
+        # 128x64 and 64x128.
         d, causal = p["d"], bool(p["causal"])
-        w8, occ2, fused = {"worker_warps": 8}, {"occupancy": 2}, "attention_bwd_fused"
+        w8, occ2 = {"worker_warps": 8}, {"occupancy": 2}
         return [_attention_bwd(d, causal, 64, 64, occ2), _attention_bwd(d, causal, 128, 64),
                 _attention_bwd(d, causal, 64, 128, w8),
-                _attention_bwd(d, causal, 64, 64, occ2, "attention_bwd_dkdv_t"),
-                _attention_bwd(d, causal, 64, 64, kernel=fused),
-                _attention_bwd(d, causal, 64, 128, w8, fused)]
+                _attention_bwd(d, causal, 64, 64, occ2, "attention_bwd_dkdv_t")]
     if k == "gemv":
         m = p["m"]
         if m == 1:
@@ -449,16 +445,20 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
                 _warps(_attention(d, causal, 128, 32), 8, 1),
                 _warps(_attention(d, causal, 128, 64), 4)]
     if k == "attention_bwd":
-        # four more (each compiles a dK/dV kernel and at most one dQ kernel: the row's whole
+        # five more (each compiles a dK/dV kernel and at most one dQ kernel: the row's whole
         # --sweep fits ~3 min); not timed: 64x128 without the hint (358 spill instructions in
         # the example's dK/dV, 692 in the S^T form, 840 fused), 128x128 (137-1,109), the fused
-        # 64x64 at occupancy 2 (8)
+        # 64x64 at occupancy 2 (8). The fused form (one kernel; dQ added by a TMA reduction per
+        # query block), cuDNN's and FlashAttention's shape: 168 registers at 384 threads, no
+        # spills at 64x64 and, with worker_warps=8, 64x128; H100: 121-250 TFLOP/s against the
+        # S^T chain's 306-328 (docs/benchmarks.md, row 12)
         d, causal = p["d"], bool(p["causal"])
-        w8 = {"worker_warps": 8}
+        w8, fused = {"worker_warps": 8}, "attention_bwd_fused"
         return [*default_variants(case, arch), _attention_bwd(d, causal, 64, 64),
                 _attention_bwd(d, causal, 128, 64, w8, "attention_bwd_dkdv_t"),
                 _attention_bwd(d, causal, 64, 128, w8, "attention_bwd_dkdv_t"),
-                _attention_bwd(d, causal, 128, 64, w8, "attention_bwd_fused")]
+                _attention_bwd(d, causal, 64, 64, kernel=fused),
+                _attention_bwd(d, causal, 64, 128, w8, fused)]
     if k == "gemv":
         m = p["m"]
         if m == 1:

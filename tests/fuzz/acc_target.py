@@ -188,14 +188,14 @@ def run(header: dict[str, Any], blocks: list[dict[str, Any]], backend: str) -> A
     dtype, shape, tile = header["dtype"], header["shape"], header["tile"]
     dt = getattr(ct, dtype)
     kernel = _kernel(header)
-    acc = ct.from_numpy(np.array(header["init"], _NP[dtype]).reshape(shape), dt)
-    values = ct.from_numpy(np.array([b["values"] for b in blocks], _NP[dtype]).reshape(
-        (len(blocks), math.prod(tile))), dt)
     index = np.int64 if header.get("wide") else np.int32
-    where = [ct.from_numpy(np.array([_where(b, axis) for b in blocks], np.int64).astype(
-        index).reshape((len(blocks), -1))) for axis in range(len(shape))]
-    old = context.set_backend(_backend(backend))
+    old = context.set_backend(_backend(backend))  # first: tensors are made on its device
     try:
+        acc = ct.from_numpy(np.array(header["init"], _NP[dtype]).reshape(shape), dt)
+        values = ct.from_numpy(np.array([b["values"] for b in blocks], _NP[dtype]).reshape(
+            (len(blocks), math.prod(tile))), dt)
+        where = [ct.from_numpy(np.array([_where(b, axis) for b in blocks], np.int64).astype(
+            index).reshape((len(blocks), -1))) for axis in range(len(shape))]
         out, *_ = kernel(acc, values, *where, grid=len(blocks)).sync()
         return out.numpy()
     finally:
