@@ -17,6 +17,17 @@ from cutile import Acc, Const, Mut, Tensor, bf16, f32, i32
 LOG2E = 1.4426950408889634
 
 
+@ct.function
+def probs_t(kt, qt, lse_row, qs, keys, i, BM, BN, CAUSAL):  # type: ignore[no-untyped-def]
+    """P^T (BN x BM, f32) of query block `i` against the key block `kt` (key rows `keys`),
+    from the scores in the log2 domain and the rows' LSE; zero above the diagonal if CAUSAL."""
+    pt = ct.exp2(ct.mma(kt, qt.transpose(), ct.zeros((BN, BM), f32)) * qs - lse_row)
+    if CAUSAL:
+        queries = (i * BM + ct.arange(BM, i32)).reshape((1, BM))
+        pt = ct.where(keys <= queries, pt, 0.0)
+    return pt
+
+
 @ct.kernel(occupancy=1)
 def attention_bwd_dkdv_t(dk: Mut[Tensor[bf16, (1, "BN", "D")]],
                          dv: Mut[Tensor[bf16, (1, "BN", "D")]], q: Tensor[bf16, (-1, -1, "D")],
@@ -41,13 +52,9 @@ def attention_bwd_dkdv_t(dk: Mut[Tensor[bf16, (1, "BN", "D")]],
     for i in range(lo, ct.num_tiles(pq, 1)):
         qt = pq.load((h, i, 0)).reshape((BM, D))
         dot = pdo.load((h, i, 0)).reshape((BM, D))
-        pt = ct.exp2(ct.mma(kt, qt.transpose(), ct.zeros((BN, BM), f32)) * qs - pl.load((h, i)))
-        if CAUSAL:
-            queries = (i * BM + ct.arange(BM, i32)).reshape((1, BM))
-            pt = ct.where(keys <= queries, pt, 0.0)
+        pt = probs_t(kt, qt, pl.load((h, i)), qs, keys, i, BM, BN, CAUSAL)
         dv_acc = ct.mma(pt.astype(bf16), dot, dv_acc)
-        dpt = ct.mma(vt, dot.transpose(), ct.zeros((BN, BM), f32))
-        dst = pt * (dpt - pd.load((h, i)))
+        dst = (pt * (ct.mma(vt, dot.transpose(), ct.zeros((BN, BM), f32)) - pd.load((h, i))))
         dk_acc = ct.mma(dst.astype(bf16), qt, dk_acc)
     dk.store((dk_acc * scale).astype(bf16).reshape((1, BN, D)))
     dv.store(dv_acc.astype(bf16).reshape((1, BN, D)))
@@ -100,13 +107,10 @@ def attention_bwd_fused(dk: Mut[Tensor[bf16, (1, "BN", "D")]],
     for i in range(lo, ct.num_tiles(pq, 1)):
         qt = pq.load((h, i, 0)).reshape((BM, D))
         dot = pdo.load((h, i, 0)).reshape((BM, D))
-        pt = ct.exp2(ct.mma(kt, qt.transpose(), ct.zeros((BN, BM), f32)) * qs - pl.load((h, i)))
-        if CAUSAL:
-            queries = (i * BM + ct.arange(BM, i32)).reshape((1, BM))
-            pt = ct.where(keys <= queries, pt, 0.0)
+        pt = probs_t(kt, qt, pl.load((h, i)), qs, keys, i, BM, BN, CAUSAL)
         dv_acc = ct.mma(pt.astype(bf16), dot, dv_acc)
-        dpt = ct.mma(vt, dot.transpose(), ct.zeros((BN, BM), f32))
-        dst = (pt * (dpt - pd.load((h, i)))).astype(bf16)
+        dst = (pt * (ct.mma(vt, dot.transpose(), ct.zeros((BN, BM), f32)) - pd.load((h, i))))
+        dst = dst.astype(bf16)
         dk_acc = ct.mma(dst, qt, dk_acc)
         dqt = ct.mma(dst.transpose(), kt, ct.zeros((BM, D), f32))
         dq_acc.add(dqt.reshape((1, BM, D)), (h, i, 0))
