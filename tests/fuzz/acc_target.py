@@ -5,10 +5,11 @@ A case draws the op and dtype (every pair an `Acc` takes), the accumulator's sha
 2, ragged extents), a power-of-two tile, the form (a whole tile at a tile index, `acc.add(t,
 index)`, or a scatter at element indices, `acc.add_at(indices, t)`) and, per block, its tile of
 values and where it goes: tile indices in range, at the ragged edge, past it, negative and
-huge (2**30, -2**31; past i32's range in i64 index tensors); element indices the same way. Nothing outside the tensor may change and
-every element inside must be the model's. Values are small integers, so integer and f32/f64
-results are exact whatever order the blocks' atomics land in; f16/bf16 sums are held to a
-rounding bound instead (elements no block touched: exactly).
+huge (2**30, -2**31; past i32's range in i64 index tensors); element indices the same way.
+Nothing outside the tensor may change and every element inside must be the model's. Values
+are small integers, so integer and f32/f64 results are exact whatever order the blocks'
+atomics land in; f16/bf16 sums are held to a rounding bound instead (elements no block
+touched: exactly).
 
 A case is [header, block, block, ...] (JSON): a failure shrinks over the blocks."""
 
