@@ -117,9 +117,19 @@ def wide_index(acc: Acc[Tensor[i32, (-1,)], "add"], seen: Mut[Tensor[i32, (1, 4)
     seen.store(x.load_tile((4,), (j,), padding=-7).reshape((1, 4)))
 
 
+@ct.kernel
+def huge_index(seen: Mut[Tensor[i32, (1, 4)]], x: Tensor[i32, (-1,)],
+               w: Tensor[i32, (-1,)]) -> None:
+    """An i32 tile index whose element offset passes i32's range (2**30 tiles of 4) reads
+    zeros, as on the interpreter, not a tile it would wrap to."""
+    j = w.load_tile((1,), (seen.tile_index()[0],)).reshape(())
+    seen.store(x.load_tile((4,), (j,)).reshape((1, 4)))
+
+
 CASES = [("colsum", {"BM": 32, "BN": 16}), ("histogram", {"B": 128}), ("tiles2d", {"B": 16}),
          ("scatter2d", {"B": 32}), ("bits", {"B": 64}), ("halves", {}), ("scattered", {"B": 32}),
-         ("edges", {"B": 16}), ("loss_sum", {"B": 32}), ("narrow", {}), ("wide_index", {})]
+         ("edges", {"B": 16}), ("loss_sum", {"B": 32}), ("narrow", {}), ("wide_index", {}),
+         ("huge_index", {})]
 RNG = np.random.default_rng(16)
 X = RNG.standard_normal((100, 16)).astype(np.float32)
 BINS = RNG.integers(-5, 40, 1000).astype(np.int32)  # some outside [0, 32): dropped
@@ -245,6 +255,22 @@ def test_wide_tile_indices_stay_outside() -> None:
     np.testing.assert_array_equal(seen, want)
 
 
+HUGE = np.array([2**30, 2**30 + 1, 2**29 * 3, 2**31 - 1, -2**30, 2], np.int32)
+
+
+def _huge_index() -> list[Any]:
+    return host(huge_index(ct.zeros((len(HUGE), 4), i32).partition((1, 4)),
+                           ct.from_numpy(np.arange(1, 13, dtype=np.int32)),
+                           ct.from_numpy(HUGE)).sync())
+
+
+def test_huge_tile_indices_read_padding() -> None:
+    seen, _, _ = on_interpreter(_huge_index)
+    want = np.zeros((len(HUGE), 4), np.int32)
+    want[5] = [9, 10, 11, 12]
+    np.testing.assert_array_equal(seen, want)
+
+
 def _loss_sum() -> list[Any]:
     return host(loss_sum(ct.zeros((1,), f32), ct.from_numpy(VALS), B=32, grid=3).sync())
 
@@ -331,13 +357,13 @@ def test_lowers_and_assembles(compiler: KernelCompiler) -> None:
     assert modes("scattered") == ["max", "umin", "min", "or", "xor", "and view"]
     assert modes("edges") == ["add view", "add"] and modes("loss_sum") == ["addf"]
     assert modes("narrow") == ["addf view", "addf view", "max view"]
-    assert modes("wide_index") == ["add view"]
+    assert modes("wide_index") == ["add view"] and modes("huge_index") == []
     # the i64 index is range-checked before it is narrowed to i32 (-1 outside i32's range)
     assert "trunci" in texts["wide_index"] and "%cst_-2147483648_i64" in texts["wide_index"]
 
 
 LAUNCHES = [_colsum, _histogram, _tiles2d, _scatter2d, _bits, _halves, _scattered, _edges,
-            _loss_sum, _narrow, _wide_index]
+            _loss_sum, _narrow, _wide_index, _huge_index]
 
 
 @pytest.mark.gpu
