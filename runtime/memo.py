@@ -8,7 +8,7 @@ from values of the classes it checks for (ints, not floats or bools)."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 V = TypeVar("V")
 
@@ -26,3 +26,10 @@ class Memo(Generic[V]):
             self._kept.clear()
         self._kept[key] = value
         return value
+
+
+def exact_ints(value: Any) -> bool:
+    """An int or a tuple of ints, bool and float excluded: what a key may hold."""
+    if type(value) is int:
+        return True
+    return type(value) is tuple and all(type(d) is int for d in value)

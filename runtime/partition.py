@@ -30,7 +30,7 @@ from ..compiler.tiling import Tiling
 from ..diagnostics import messages as msg
 from ..diagnostics.errors import LaunchError
 from .errors import launch_error
-from .memo import Memo
+from .memo import Memo, exact_ints
 from .ownership import Owned, State, check_usable
 from .sites import Site, argument_span, caller_site, receiver_name
 
@@ -166,9 +166,8 @@ def _layout(t: Tensor, tile: tuple[int, ...], order: object, blocks: object
             ) -> tuple[Any, ...] | None:
     """The key of `_valid`; None unless every value is of the exact type a valid partition
     has (1.0 and True hash as 1 does, so they must not find 1's entry)."""
-    if type(order) is not TileOrder or not (blocks is None or type(blocks) is int):
-        return None
-    if not all(type(n) is int for n in tile):
+    if type(order) is not TileOrder or not exact_ints(tile) or not (
+            blocks is None or exact_ints(blocks)):
         return None
     return (t._shape, t._strides, tile, order, blocks)
 

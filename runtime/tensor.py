@@ -26,7 +26,7 @@ from .backends.base import Backend, Buffer, Device
 from .copying import read_storage
 from .handle import TensorHandle, byte_extent
 from .layout import is_contiguous, resolve_shape
-from .memo import Memo
+from .memo import Memo, exact_ints
 from .ownership import State
 from .partition import Partition, host_array, make_partition
 from .sites import caller_site, caller_with_parent
@@ -122,7 +122,7 @@ class Tensor(TensorHandle):
         site = caller_site()
         enter(self, _RESHAPE, site)
         request = _shape_arg(shape, dims)
-        key = (self._shape, self._strides, request) if _exact_ints(request) else None
+        key = (self._shape, self._strides, request) if exact_ints(request) else None
         layout = None if key is None else _reshapes.get(key)
         if layout is not None:  # this contiguous layout took this request before
             return self._moved_copy("by reshape()", site, *layout)
@@ -223,13 +223,6 @@ class Tensor(TensorHandle):
 # (shape, strides, the shape asked for) of a contiguous tensor -> the shape and strides its
 # reshape has: resolving and checking them again gives the same answer
 _reshapes: Memo[tuple[tuple[int, ...], tuple[int, ...]]] = Memo()
-
-
-def _exact_ints(request: Any) -> bool:
-    """An int or a tuple of ints, bool and float excluded (2.0 and True hash as 2 and 1 do)."""
-    if type(request) is int:
-        return True
-    return type(request) is tuple and all(type(d) is int for d in request)
 
 
 def _shape_arg(shape: Any, dims: tuple[int, ...]) -> Any:

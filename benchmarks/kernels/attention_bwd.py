@@ -18,14 +18,27 @@ LOG2E = 1.4426950408889634
 
 
 @ct.function
-def probs_t(kt, qt, lse_row, qs, keys, i, BM, BN, CAUSAL):  # type: ignore[no-untyped-def]
-    """P^T (BN x BM, f32) of query block `i` against the key block `kt` (key rows `keys`),
-    from the scores in the log2 domain and the rows' LSE; zero above the diagonal if CAUSAL."""
-    pt = ct.exp2(ct.mma(kt, qt.transpose(), ct.zeros((BN, BM), f32)) * qs - lse_row)
+def query_blocks(q, do, lse, delta, BM, D):  # type: ignore[no-untyped-def]
+    """Q, dO, LSE and Delta cut into query blocks of BM rows (per head)."""
+    return (q.partition((1, BM, D)), do.partition((1, BM, D)), lse.partition((1, BM)),
+            delta.partition((1, BM)))
+
+
+@ct.function
+def grads_t(kt, vt, qt, pdo, pl, pd, h, i, qs, keys, dk_acc, dv_acc, BM, BN, D,  # type: ignore[no-untyped-def]
+            CAUSAL):
+    """One query block `i` of the dK/dV loop in the transposed form: P^T and dS^T (BN x BM)
+    from the scores, LSE and Delta, dV += P^T dO and dK += dS^T Q; returns the accumulators
+    and dS^T in bf16 (zero above the diagonal if CAUSAL)."""
+    dot = pdo.load((h, i, 0)).reshape((BM, D))
+    pt = ct.exp2(ct.mma(kt, qt.transpose(), ct.zeros((BN, BM), f32)) * qs - pl.load((h, i)))
     if CAUSAL:
         queries = (i * BM + ct.arange(BM, i32)).reshape((1, BM))
         pt = ct.where(keys <= queries, pt, 0.0)
-    return pt
+    dv_acc = ct.mma(pt.astype(bf16), dot, dv_acc)
+    dst = pt * (ct.mma(vt, dot.transpose(), ct.zeros((BN, BM), f32)) - pd.load((h, i)))
+    dst = dst.astype(bf16)
+    return ct.mma(dst, qt, dk_acc), dv_acc, dst
 
 
 @ct.kernel(occupancy=1)
@@ -38,10 +51,7 @@ def attention_bwd_dkdv_t(dk: Mut[Tensor[bf16, (1, "BN", "D")]],
     h, j, _ = dk.tile_index()
     kt = ct.load_tile_like(k, dk).reshape((BN, D))
     vt = ct.load_tile_like(v, dk).reshape((BN, D))
-    pq = q.partition((1, BM, D))
-    pdo = do.partition((1, BM, D))
-    pl = lse.partition((1, BM))
-    pd = delta.partition((1, BM))
+    pq, pdo, pl, pd = query_blocks(q, do, lse, delta, BM, D)
     qs = scale * LOG2E
     dk_acc = ct.zeros((BN, D), f32)
     dv_acc = ct.zeros((BN, D), f32)
@@ -51,11 +61,8 @@ def attention_bwd_dkdv_t(dk: Mut[Tensor[bf16, (1, "BN", "D")]],
     keys = (j * BN + ct.arange(BN, i32)).reshape((BN, 1))
     for i in range(lo, ct.num_tiles(pq, 1)):
         qt = pq.load((h, i, 0)).reshape((BM, D))
-        dot = pdo.load((h, i, 0)).reshape((BM, D))
-        pt = probs_t(kt, qt, pl.load((h, i)), qs, keys, i, BM, BN, CAUSAL)
-        dv_acc = ct.mma(pt.astype(bf16), dot, dv_acc)
-        dst = pt * (ct.mma(vt, dot.transpose(), ct.zeros((BN, BM), f32)) - pd.load((h, i)))
-        dk_acc = ct.mma(dst.astype(bf16), qt, dk_acc)
+        dk_acc, dv_acc, _ds = grads_t(kt, vt, qt, pdo, pl, pd, h, i, qs, keys, dk_acc, dv_acc,
+                                      BM, BN, D, CAUSAL)
     dk.store((dk_acc * scale).astype(bf16).reshape((1, BN, D)))
     dv.store(dv_acc.astype(bf16).reshape((1, BN, D)))
 
@@ -93,10 +100,7 @@ def attention_bwd_fused(dk: Mut[Tensor[bf16, (1, "BN", "D")]],
     h, j, _ = dk.tile_index()
     kt = ct.load_tile_like(k, dk).reshape((BN, D))
     vt = ct.load_tile_like(v, dk).reshape((BN, D))
-    pq = q.partition((1, BM, D))
-    pdo = do.partition((1, BM, D))
-    pl = lse.partition((1, BM))
-    pd = delta.partition((1, BM))
+    pq, pdo, pl, pd = query_blocks(q, do, lse, delta, BM, D)
     qs = scale * LOG2E
     dk_acc = ct.zeros((BN, D), f32)
     dv_acc = ct.zeros((BN, D), f32)
@@ -106,12 +110,8 @@ def attention_bwd_fused(dk: Mut[Tensor[bf16, (1, "BN", "D")]],
     keys = (j * BN + ct.arange(BN, i32)).reshape((BN, 1))
     for i in range(lo, ct.num_tiles(pq, 1)):
         qt = pq.load((h, i, 0)).reshape((BM, D))
-        dot = pdo.load((h, i, 0)).reshape((BM, D))
-        pt = probs_t(kt, qt, pl.load((h, i)), qs, keys, i, BM, BN, CAUSAL)
-        dv_acc = ct.mma(pt.astype(bf16), dot, dv_acc)
-        dst = pt * (ct.mma(vt, dot.transpose(), ct.zeros((BN, BM), f32)) - pd.load((h, i)))
-        dst = dst.astype(bf16)
-        dk_acc = ct.mma(dst, qt, dk_acc)
+        dk_acc, dv_acc, dst = grads_t(kt, vt, qt, pdo, pl, pd, h, i, qs, keys, dk_acc, dv_acc,
+                                      BM, BN, D, CAUSAL)
         dqt = ct.mma(dst.transpose(), kt, ct.zeros((BM, D), f32))
         dq_acc.add(dqt.reshape((1, BM, D)), (h, i, 0))
     dk.store((dk_acc * scale).astype(bf16).reshape((1, BN, D)))

@@ -122,7 +122,7 @@ def lower_acc(L: LowerCtx, op: Op) -> None:
     tile = L.v(values)
     tt = tile.type
     assert isinstance(tt, BcTile)
-    if op.name == "acc_tile" and by_view(acc_op, at.dtype):
+    if op.name == "acc_tile" and _by_view(acc_op, at.dtype):
         _reduce_tile(L, acc_v, tile, idx, atomic_mode(acc_op, at.dtype))
         return
     indices: list[tuple[Value, DType]] = []
@@ -136,18 +136,14 @@ def lower_acc(L: LowerCtx, op: Op) -> None:
     rmw(L.b, L.address(L.param_of(acc_v)), at.dtype, acc_op, tile, indices, L.entry_token)
 
 
-# (op, dtype) pairs whose whole-tile accumulation is one view reduction (tileiras 13.4 makes it
-# a TMA reduction on sm_90 where the tile is wide enough: one bulk operation, no pointer per
-# element); the others (f64 add, float max/min) take `rmw`
-_VIEW_OPS = {"add": ("f16", "bf16", "f32", "i32", "u32", "i64", "u64"),
-             "max": ("i32", "u32", "i64", "u64"), "min": ("i32", "u32", "i64", "u64"),
-             "and": ("i32", "u32", "i64", "u64"), "or": ("i32", "u32", "i64", "u64"),
-             "xor": ("i32", "u32", "i64", "u64")}
-
-
-def by_view(op: str, dtype: DType) -> bool:
-    """Whether `acc.<op>(tile, index)` on an Acc of `dtype` lowers to a view reduction."""
-    return dtype.name in _VIEW_OPS.get(op, ())
+def _by_view(op: str, dtype: DType) -> bool:
+    """Whether `acc.<op>(tile, index)` is one view reduction (tileiras 13.4 makes it a TMA
+    reduction on sm_90 where the tile is wide enough: one bulk operation, no pointer per
+    element): every op on 32/64-bit integers, `add` on f16/bf16/f32. The rest (f64 add, float
+    max/min) takes `rmw`."""
+    if dtype.is_integer:
+        return dtype.bits >= 32
+    return op == "add" and dtype.name in ("f16", "bf16", "f32")
 
 
 def _reduce_tile(L: LowerCtx, acc_v: IrValue, tile: Value, idx: list[IrValue],

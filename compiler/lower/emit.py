@@ -211,9 +211,11 @@ class _Lowerer:
                               **_memory_hints(op.attrs)).results
         if key is not None:
             self.tok[key] = tok
-        if mode is None:  # a padding no view mode gives
+        if mode is None:  # a padding no view mode gives (a tile index outside: all of it)
             assert isinstance(value, (int, float, bool))
-            tile = pad_outside(self.b, tile, index, self._extents(src), value)
+            extents = self._extents(src)
+            safe, inside = self._inside(index, extents, out.shape)
+            tile = pad_outside(self.b, tile, safe, extents, value, inside)
         self.vals[op.result] = tile
 
     def store(self, op: Op) -> None:

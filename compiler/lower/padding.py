@@ -66,31 +66,19 @@ def along(b: Builder, x: Value, axis: int, shape: tuple[int, ...], broadcast: bo
 
 
 def pad_outside(b: Builder, tile: Value, index: list[Value], extents: list[Value],
-                value: float | int | bool) -> Value:
-    """`tile` with `value` wherever its elements lie outside the tensor's extents. A tile index
-    outside the tensor's tiles (negative, or past the last tile however large: its element
-    offset would wrap) pads the whole tile, checked before any arithmetic on it."""
+                value: float | int | bool, inside: Value | None = None) -> Value:
+    """`tile` with `value` wherever its elements lie outside the tensor's extents. `inside`:
+    whether the tile index was within the tensor's tiles at all (a rank-0 flag; `index` then
+    holds it clamped), else the whole tile is padding."""
     out = tile.type
     assert isinstance(out, BcTile)
-    mask: Value | None = None
-    flag = BcTile(Scalar.I1, ())
+    mask = None if inside is None else splat(b, inside, out.shape)
     for axis, n in enumerate(out.shape):
-        j, e = index[axis], extents[axis]
-        last = b.emit("divi", [I32_TILE], b.emit("subi", [I32_TILE], e, b.constant(1, I32_TILE)),
-                      b.constant(n, I32_TILE), signedness=Signedness.SIGNED)  # 0 when e is 0
-        ok = b.emit("andi", [flag], _cmp(b, j, b.constant(0, I32_TILE), CmpPredicate.GE),
-                    _cmp(b, j, last, CmpPredicate.LE))
-        start = b.emit("muli", [I32_TILE], j, b.constant(n, I32_TILE))
-        inside = b.emit("cmpi", [BcTile(Scalar.I1, (n,))], run_from(b, start, n),
-                        splat(b, e, (n,)), comparison_predicate=CmpPredicate.LT,
+        start = b.emit("muli", [I32_TILE], index[axis], b.constant(n, I32_TILE))
+        within = b.emit("cmpi", [BcTile(Scalar.I1, (n,))], run_from(b, start, n),
+                        splat(b, extents[axis], (n,)), comparison_predicate=CmpPredicate.LT,
                         signedness=Signedness.SIGNED)
-        inside = b.emit("andi", [inside.type], inside, splat(b, ok, (n,)))
-        inside = along(b, inside, axis, out.shape)
-        mask = inside if mask is None else b.emit("andi", [inside.type], mask, inside)
+        within = along(b, within, axis, out.shape)
+        mask = within if mask is None else b.emit("andi", [within.type], mask, within)
     assert mask is not None
     return b.emit("select", [out], mask, tile, b.constant(value, out))
-
-
-def _cmp(b: Builder, x: Value, y: Value, pred: CmpPredicate) -> Value:
-    return b.emit("cmpi", [BcTile(Scalar.I1, ())], x, y, comparison_predicate=pred,
-                  signedness=Signedness.SIGNED)

@@ -417,7 +417,8 @@ class Trace:
     numpy: list[str] = field(default_factory=list)
 
 
-def _backend(name: str) -> Any:
+def backend_named(name: str) -> Any:
+    """The interpreter (a new one), or the CUDA backend made once per worker process."""
     if name == "interpreter":
         from cutile.runtime.backends.interpreter import InterpreterBackend
 
@@ -434,12 +435,12 @@ def compare(lines: list[str], other: str) -> str | None:
     reaches a resource limit (CT412: the interpreter's step budget, a backend's memory) ends the
     comparison there: past it the two runs hold different launches (and a loop the interpreter
     refuses as too long would only keep the GPU busy)."""
-    first = run_on(lines, _backend("interpreter"))
+    first = run_on(lines, backend_named("interpreter"))
     cut = _limit(first.outcomes)
     if cut < len(lines):
         lines = lines[:cut]
-        first = run_on(lines, _backend("interpreter"))
-    second = run_on(lines, _backend(other))
+        first = run_on(lines, backend_named("interpreter"))
+    second = run_on(lines, backend_named(other))
     problems = [f"interpreter: {p}" for p in first.numpy] + [f"{other}: {p}" for p in
                                                              second.numpy]
     end = min(_limit(second.outcomes), len(lines))
