@@ -208,3 +208,59 @@ def test_jobs_flag(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path, {f"k{i}.py": BAD_SIGNATURE for i in range(5)})
     result = cli("-q", "--jobs", "2")
     assert result.code == 1 and len(result.out.splitlines()) == 5
+
+
+# A known gap (found in review, stop 41): after `if C: lo = h` on a Const bool, the checker
+# joins `lo` (0 or an i32 tile) to nothing it knows, so the loop after it is not followed and
+# its CT212 goes unreported; specialized with C=True the JIT reports it. Joining a number with
+# a tile there (as a dynamic if does) would follow the loop, but could report what only one
+# value of C does, so it is left until the join can keep both branches' types.
+LOOP_AFTER_CONST_IF = '''\
+import cutile as ct
+from cutile import Const, Mut, Tensor, f32
+
+
+@ct.kernel
+def k(z: Mut[Tensor[f32, (1, "B")]], q: Tensor[f32, (-1, -1)], B: Const[int],
+      C: Const[bool]) -> None:
+    h, _ = z.tile_index()
+    pq = q.partition((1, B))
+    lo = 0
+    if C:
+        lo = h
+    for i in range(lo, ct.num_tiles(pq, 1)):
+        _ = pq.load((0, i))
+    z.store(ct.zeros((1, B), f32))
+'''
+
+
+def test_the_loop_after_a_const_if_fails_at_run_time(tmp_path: Path) -> None:
+    """The JIT's side of the gap below: specialized, the loop changes `_`'s type (CT212)."""
+    import importlib.util
+
+    import numpy as np
+
+    import cutile as ct
+    from cutile.runtime import context
+    from cutile.runtime.backends.interpreter import InterpreterBackend
+
+    path = tmp_path / "loop_after_const_if.py"
+    path.write_text(LOOP_AFTER_CONST_IF)
+    spec = importlib.util.spec_from_file_location("loop_after_const_if", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    old = context.set_backend(InterpreterBackend())
+    try:
+        z = ct.zeros((2, 64), ct.f32).partition((1, 64))
+        with pytest.raises(ct.CutileError, match="CT212"):
+            mod.k(z, ct.from_numpy(np.zeros((2, 64), np.float32)), C=True).sync()
+    finally:
+        context.set_backend(old)
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: a Const-bool if's join of a number and a "
+                   "tile is unknown to the checker, so the loop after it is not followed")
+def test_the_loop_after_a_const_if_is_checked() -> None:
+    found = analyze_source(LOOP_AFTER_CONST_IF, "loop_after_const_if.py")
+    assert [d.code for d in found] == ["CT212"]
