@@ -16,6 +16,7 @@ pointer loads; the pointer arithmetic and the in-bounds mask are theirs (`pointe
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from ..bytecode.attrs import AtomicMode, CmpPredicate, MemoryOrdering, MemoryScope, Signedness
@@ -60,9 +61,19 @@ def rmw(b: Builder, addr: TensorAddress, dtype: DType, op: str, values: Value,
     vt = values.type
     assert isinstance(vt, BcTile)
     ptrs, mask = element_pointers(b, addr, indices, vt.shape)
+    if len(vt.shape) > 1:
+        ptrs, values, mask = (_flat(b, v) for v in (ptrs, values, mask))
     if op in ("max", "min") and dtype.is_float:
         return _float_extremum(b, op, ptrs, values, mask, token)
     return _atomic(b, ptrs, values, mask, token, atomic_mode(op, dtype))
+
+
+def _flat(b: Builder, v: Value) -> Value:
+    """`v` as a rank-1 tile. Element atomics do not care about the shape, and tileiras 13.4
+    crashes (SIGILL) on an f64 max/min of a reshaped tile of rank 2 with 512+ elements."""
+    t = v.type
+    assert isinstance(t, BcTile)
+    return b.emit("reshape", [BcTile(t.elem, (math.prod(t.shape),))], v)
 
 
 def _atomic(b: Builder, ptrs: Value, values: Value, mask: Value, token: Value,
