@@ -95,8 +95,10 @@ def attention_bwd_fused(dk: Mut[Tensor[bf16, (1, "BN", "D")]],
                         v: Tensor[bf16, (-1, -1, "D")], do: Tensor[bf16, (-1, -1, "D")],
                         lse: Tensor[f32, (-1, -1)], delta: Tensor[f32, (-1, -1)], scale: f32,
                         BM: Const[int], BN: Const[int], D: Const[int],
-                        CAUSAL: Const[bool]) -> None:
-    """dK, dV of one key block, and its share of every query block's dQ (unscaled)."""
+                        CAUSAL: Const[bool], DQ_BY_ELEMENT: Const[bool] = False) -> None:
+    """dK, dV of one key block, and its share of every query block's dQ (unscaled): one TMA
+    reduction of the (BM, D) tile per query block, or (DQ_BY_ELEMENT) an atomic add per
+    element from registers."""
     h, j, _ = dk.tile_index()
     kt = ct.load_tile_like(k, dk).reshape((BN, D))
     vt = ct.load_tile_like(v, dk).reshape((BN, D))
@@ -113,7 +115,11 @@ def attention_bwd_fused(dk: Mut[Tensor[bf16, (1, "BN", "D")]],
         dk_acc, dv_acc, dst = grads_t(kt, vt, qt, pdo, pl, pd, h, i, qs, keys, dk_acc, dv_acc,
                                       BM, BN, D, CAUSAL)
         dqt = ct.mma(dst.transpose(), kt, ct.zeros((BM, D), f32))
-        dq_acc.add(dqt.reshape((1, BM, D)), (h, i, 0))
+        if DQ_BY_ELEMENT:
+            rows = (i * BM + ct.arange(BM, i32)).reshape((BM, 1))
+            dq_acc.add_at((h, rows, ct.arange(D, i32).reshape((1, D))), dqt)
+        else:
+            dq_acc.add(dqt.reshape((1, BM, D)), (h, i, 0))
     dk.store((dk_acc * scale).astype(bf16).reshape((1, BN, D)))
     dv.store(dv_acc.astype(bf16).reshape((1, BN, D)))
 
@@ -128,7 +134,8 @@ def attention_bwd_dq_cast(dq: Mut[Tensor[bf16, (1, "BM", "D")]],
 
 def attention_backward_fused(dq: Any, dk: Any, dv: Any, delta: Any, dq_acc: Any, q: Any, k: Any,
                              v: Any, o: Any, do: Any, lse: Any, scale: float, *, BM: int,
-                             BN: int, CAUSAL: bool, kernel: Any = None) -> Any:
+                             BN: int, CAUSAL: bool, kernel: Any = None,
+                             by_element: bool = False) -> Any:
     """The fused backward as one lazy op of three launches. dq: (BH, S, D) bf16 partitioned
     (1, BM, D); dk, dv: partitioned (1, BN, D); delta: (BH, S) f32 partitioned (1, BM);
     dq_acc: (BH, S, D) f32 partitioned (1, BM, D) (scratch). `.sync()` hands back
@@ -143,6 +150,7 @@ def attention_backward_fused(dq: Any, dk: Any, dv: Any, delta: Any, dq_acc: Any,
             return attention_bwd_dq_cast(dq, acc, scale).then(
                 lambda dq, acc, *_: (dq, dk, dv, d, acc))
 
-        return fused(dk, dv, acc, q, k, v, do, lse, d, scale, BM=BM, CAUSAL=CAUSAL).then(cast)
+        return fused(dk, dv, acc, q, k, v, do, lse, d, scale, BM=BM, CAUSAL=CAUSAL,
+                     DQ_BY_ELEMENT=by_element).then(cast)
 
     return attention_bwd_prepare(delta, dq_acc, o, do).then(grads)

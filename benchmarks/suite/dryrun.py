@@ -119,7 +119,7 @@ def variant_args(ct: Any, case: Case, v: Variant) -> list[Any]:
     if v.kernel == "splitk_gemm":  # C (Acc, f32), A, B
         return [m((p["m"], p["n"]), ct.f32), m((p["m"], p["k"]), ct.bf16),
                 m((p["k"], p["n"]), ct.bf16)]
-    if v.kernel == "softmax_rows":
+    if v.kernel.startswith("softmax_row"):
         return [m((p["m"], p["n"]), ct.f32), m((p["m"], p["n"]), ct.f32)]
     if v.kernel.startswith("attention_bwd_"):
         # dk, dv (partitioned here: a second Mut), [dQ (the fused form's f32 Acc)], q, k, v, dO,

@@ -48,6 +48,7 @@ KERNELS: dict[str, tuple[str, str]] = {
     "attention_lse": ("examples/attention_backward.py", "attention_lse"),
     "cross_entropy": ("examples/cross_entropy.py", "cross_entropy"),
     "softmax_rows": ("examples/softmax_rows.py", "softmax_rows"),
+    "softmax_row_once": ("benchmarks/kernels/softmax_rows.py", "softmax_row_once"),
     "splitk_gemm": ("examples/splitk_gemm.py", "splitk_gemm"),
 }
 
@@ -188,14 +189,17 @@ def _attention(d: int, causal: bool, bm: int, bn: int, occ: int | None = None,
 
 
 def _attention_bwd(d: int, causal: bool, bm: int, bn: int,
-                   hints: dict[str, int] | None = None, kernel: str = "attention_bwd_dkdv"
-                   ) -> Variant:
+                   hints: dict[str, int] | None = None, kernel: str = "attention_bwd_dkdv",
+                   by_element: bool = False) -> Variant:
     """Row 12: BM query rows and BN key rows per block in both the dK/dV kernel (partitioned
-    by key block: its Mut tile is (1, BN, D)) and the dQ kernel (by query block)."""
+    by key block: its Mut tile is (1, BN, D)) and the dQ kernel (by query block). The fused
+    kernel adds dQ a tile at a time (TMA reductions) or, `by_element`, an element at a time."""
     h = hints or {}
     name = {"attention_bwd_dkdv_t": "S^T ", "attention_bwd_fused": "fused "}.get(kernel, "")
-    return Variant(_label(f"{name}BM={bm} BN={bn}", h), kernel, (1, bn, d),
-                   consts={"BM": bm, "CAUSAL": causal}, inferred={"BN": bn, "D": d}, hints=h)
+    extra = {"DQ_BY_ELEMENT": True} if by_element else {}
+    return Variant(_label(f"{name}{'element-adds ' if by_element else ''}BM={bm} BN={bn}", h),
+                   kernel, (1, bn, d), consts={"BM": bm, "CAUSAL": causal, **extra},
+                   inferred={"BN": bn, "D": d}, hints=h)
 
 
 def _gemv(bn: int, bk: int, occ: int | None = None) -> Variant:
@@ -252,7 +256,17 @@ def _row_walk_variants(kernel: str, n: int, sweep: bool) -> list[Variant]:
                 _row_walk(kernel, n, 2048, {"worker_warps": 8, "occupancy": 2}),
                 _row_walk(kernel, n, 4096, {"worker_warps": 8, "occupancy": 1}),
                 _row_walk(kernel, n, 8192, {"worker_warps": 8, "occupancy": 1})]
-    return out
+    return out + (_row_once(n) if kernel == "softmax_rows" and n <= 32768 else [])
+
+
+def _row_once(n: int) -> list[Variant]:
+    """Row 14 at rows that fit one tile: the one-pass kernel (one read of the row instead of
+    two), with the most math threads a CTA can have. sm_90, BN = 32768: 8 worker warps give 168
+    registers, 384 threads, 225 KiB of shared memory and no spills; 4 spill 374 instructions."""
+    bn = 1 << (n - 1).bit_length()
+    h = {"worker_warps": 8, "occupancy": 1}
+    return [Variant(_label(f"once BN={bn}", h), "softmax_row_once", (1, n), consts={"BN": bn},
+                    hints=h)]
 
 
 def _splitk(m: int, n: int, k: int, bm: int, bn: int, bk: int, waves: int, sms: int
@@ -451,14 +465,16 @@ def sweep_variants(case: Case, arch: str = "sm_90") -> list[Variant]:
         # 64x64 at occupancy 2 (8). The fused form (one kernel; dQ added by a TMA reduction per
         # query block), cuDNN's and FlashAttention's shape: 168 registers at 384 threads, no
         # spills at 64x64 and, with worker_warps=8, 64x128; H100: 121-250 TFLOP/s against the
-        # S^T chain's 306-328 (docs/benchmarks.md, row 12)
+        # S^T chain's 306-328, and 42-84 with dQ added an element at a time (docs/benchmarks.md,
+        # row 12)
         d, causal = p["d"], bool(p["causal"])
         w8, fused = {"worker_warps": 8}, "attention_bwd_fused"
         return [*default_variants(case, arch), _attention_bwd(d, causal, 64, 64),
                 _attention_bwd(d, causal, 128, 64, w8, "attention_bwd_dkdv_t"),
                 _attention_bwd(d, causal, 64, 128, w8, "attention_bwd_dkdv_t"),
                 _attention_bwd(d, causal, 64, 64, kernel=fused),
-                _attention_bwd(d, causal, 64, 128, w8, fused)]
+                _attention_bwd(d, causal, 64, 128, w8, fused),
+                _attention_bwd(d, causal, 64, 128, w8, fused, by_element=True)]
     if k == "gemv":
         m = p["m"]
         if m == 1:

@@ -61,18 +61,19 @@ def rmw(b: Builder, addr: TensorAddress, dtype: DType, op: str, values: Value,
     vt = values.type
     assert isinstance(vt, BcTile)
     ptrs, mask = element_pointers(b, addr, indices, vt.shape)
-    if len(vt.shape) > 1:
-        ptrs, values, mask = (_flat(b, v) for v in (ptrs, values, mask))
     if op in ("max", "min") and dtype.is_float:
-        return _float_extremum(b, op, ptrs, values, mask, token)
+        return _float_extremum(b, op, _flat(b, ptrs), _flat(b, values), _flat(b, mask), token)
     return _atomic(b, ptrs, values, mask, token, atomic_mode(op, dtype))
 
 
 def _flat(b: Builder, v: Value) -> Value:
-    """`v` as a rank-1 tile. Element atomics do not care about the shape, and tileiras 13.4
-    crashes (SIGILL) on an f64 max/min of a reshaped tile of rank 2 with 512+ elements."""
+    """`v` as a rank-1 tile, for float max/min: tileiras 13.4 crashes (SIGILL) on their pair
+    of RMWs over f64 bits of a reshaped rank-2 tile of 512+ elements. Only there: other RMWs
+    keep their tile's layout (no shuffle before the atomics)."""
     t = v.type
     assert isinstance(t, BcTile)
+    if len(t.shape) < 2:
+        return v
     return b.emit("reshape", [BcTile(t.elem, (math.prod(t.shape),))], v)
 
 

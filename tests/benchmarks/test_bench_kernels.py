@@ -1,6 +1,7 @@
 """The attention variants of benchmarks/kernels/attention.py (and the dK/dV and fused backward
-forms of benchmarks/kernels/attention_bwd.py) match the NumPy reference on the interpreter
-(causal and not), as every variant the suite times must be correct."""
+forms of benchmarks/kernels/attention_bwd.py, and row 14's one-pass softmax) match the NumPy
+reference on the interpreter (causal and not), as every variant the suite times must be
+correct."""
 
 from __future__ import annotations
 
@@ -56,13 +57,15 @@ def test_attention_bwd_dkdv_t_matches_reference(interpreter: None, bm: int, bn: 
              kernels=(ex.attention_bwd_preprocess, dkdv_t, ex.attention_bwd_dq))
 
 
+@pytest.mark.parametrize("by_element", [False, True], ids=["tile-add", "element-adds"])
 @pytest.mark.parametrize(("bm", "bn", "causal", "seq"),
                          [(64, 32, True, 128), (32, 64, False, 128), (32, 32, True, 80)],
                          ids=["64x32-causal", "32x64-full", "32x32-causal-ragged"])
 def test_attention_bwd_fused_matches_reference(interpreter: None, bm: int, bn: int,
-                                               causal: bool, seq: int) -> None:
+                                               causal: bool, seq: int, by_element: bool) -> None:
     """The fused chain (Delta + zeroed dQ, dK/dV/dQ with dQ added by every key block, the dQ
-    cast): several key blocks add into each query block's dQ, a ragged sequence included."""
+    cast): several key blocks add into each query block's dQ, a ragged sequence included; dQ
+    added a tile or an element at a time."""
     ex = load_kernel_module(ROOT, "examples/attention_backward.py")
     fused = load_kernel_module(ROOT, "benchmarks/kernels/attention_bwd.py")
     bh, d = 2, 32
@@ -73,7 +76,8 @@ def test_attention_bwd_fused_matches_reference(interpreter: None, bm: int, bn: i
     scratch = (ct.zeros((bh, seq), ct.f32).partition((1, bm)),
                ct.full(flat, 7.0, ct.f32).partition((1, bm, d)))  # the chain zeroes dQ itself
     got = fused.attention_backward_fused(*out, *scratch, q, k, v, o, do, lse, 1 / math.sqrt(d),
-                                         BM=bm, BN=bn, CAUSAL=causal).sync()
+                                         BM=bm, BN=bn, CAUSAL=causal,
+                                         by_element=by_element).sync()
     f = [t.numpy().astype(np.float32) for t in (q, k, v, do)]
     for name, t, want in zip("QKV", got[:3], ex.reference(*f, causal), strict=True):
         g = t.unpartition().numpy().astype(np.float32)
@@ -82,9 +86,11 @@ def test_attention_bwd_fused_matches_reference(interpreter: None, bm: int, bn: i
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("by_element", [False, True], ids=["tile-add", "element-adds"])
 @pytest.mark.parametrize(("bn", "hints"), [(64, {}), (128, {"worker_warps": 8})],
                          ids=["64x64", "64x128-w8"])
-def test_attention_bwd_fused_matches_torch_on_gpu(bn: int, hints: dict[str, int]) -> None:
+def test_attention_bwd_fused_matches_torch_on_gpu(bn: int, hints: dict[str, int],
+                                                  by_element: bool) -> None:
     """(2, 4, 1024, 128) bf16 causal: the fused chain's dQ (atomic adds), dK, dV within 2e-2 of
     float32 gradients and at most twice as far from them as torch's bf16 backward (+ 2e-3)."""
     torch = pytest.importorskip("torch")
@@ -113,7 +119,7 @@ def test_attention_bwd_fused_matches_torch_on_gpu(bn: int, hints: dict[str, int]
         kernel = fused.attention_bwd_fused.with_hints(**hints) if hints else None
         got = fused.attention_backward_fused(*out, *scratch, *flat[:3], o, flat[3], lse,
                                              1 / math.sqrt(d), BM=bm, BN=bn, CAUSAL=True,
-                                             kernel=kernel).sync()
+                                             kernel=kernel, by_element=by_element).sync()
         for name, t, want, peer in zip("QKV", got[:3], *wants, strict=True):
             mine = torch.from_dlpack(t.unpartition()).view(b, h, s, d).double()
             err = float((mine - want.double()).norm() / want.double().norm())
@@ -152,3 +158,16 @@ def test_embedding_rows_on_the_gpu() -> None:
     if ct.backend_name() != "cuda":
         pytest.skip("no CUDA backend")
     _check_embedding_rows(1000, 4096, 258, 2, (1, 2, 4))
+
+
+@pytest.mark.parametrize("width", [1000, 1024])
+def test_softmax_row_once_matches_reference(interpreter: None, width: int) -> None:
+    """Row 14's one-pass form: a row narrower than its tile (padded past the end) and one that
+    fills it; each block writes its own row only."""
+    mod = load_kernel_module(ROOT, "benchmarks/kernels/softmax_rows.py")
+    x = (np.random.default_rng(width).standard_normal((3, width)) * 3).astype(np.float32)
+    out = ct.full((3, width), 7.0, ct.f32).partition((1, width))
+    out, _ = mod.softmax_row_once(out, ct.from_numpy(x), BN=1024).sync()
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(out.unpartition().numpy(), e / e.sum(1, keepdims=True),
+                               rtol=1e-5, atol=1e-8)

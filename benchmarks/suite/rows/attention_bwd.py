@@ -87,7 +87,8 @@ def _cutile(ctx: Context, v: Variant, fwd: _Forward, q: Any, k: Any, vv: Any, do
         backward = load_kernel_module(ctx.root, FUSED).attention_backward_fused
 
         def launch(*a: Any) -> Any:
-            return backward(*a, BM=bm, BN=bn, CAUSAL=causal, kernel=dkdv)
+            return backward(*a, BM=bm, BN=bn, CAUSAL=causal, kernel=dkdv,
+                            by_element=bool(v.consts.get("DQ_BY_ELEMENT")))
     else:
         kernels = (glue.kernel("attention_bwd_preprocess"), dkdv,
                    glue.kernel("attention_bwd_dq", v.hints))

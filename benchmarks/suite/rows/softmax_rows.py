@@ -1,10 +1,11 @@
 """Row 14: softmax over vocabulary-sized f32 rows (32k-152k wide), one block per row.
 
 cutile: examples/softmax_rows.py (slab (1, n) per block, walking the row in BN-wide tiles
-twice: an online max and sum, then the output). Peers: `torch.softmax` and a Triton kernel of
-the same design (one program per row, two passes in BLOCK-wide chunks), plus row 3's Triton
-softmax (the whole row in registers, one pass) where the row fits: up to 32,768 values, 64 per
-thread at 16 warps; at 151,936 it would need 262,144. The metric
+twice: an online max and sum, then the output) and, where the row fits one tile, the one-pass
+`softmax_row_once` of benchmarks/kernels/softmax_rows.py. Peers: `torch.softmax` and a Triton
+kernel of the same design (one program per row, two passes in BLOCK-wide chunks), plus row 3's
+Triton softmax (the whole row in registers, one pass) where the row fits: up to 32,768 values,
+64 per thread at 16 warps; at 151,936 it would need 262,144. The metric
 counts one read and one write; the two-pass kernels read each row twice (the second read hits
 L2 only when the rows in flight fit in it).
 
