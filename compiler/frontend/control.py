@@ -256,11 +256,22 @@ def _join(scope: Scope, name: str, values: list[Binding | None],
         if chosen is not None:
             return chosen
     if symbolic:
-        same = [v for v in values if isinstance(v, Value) and isinstance(v.type, TileType)]
-        if len(same) == len(values) and len({t.type for t in same}) == 1:
-            return same
-        return UNKNOWN  # only one branch survives specialization
+        return _join_symbolic(scope, values)
     return _join_tiles(scope, name, values, cond)
+
+
+def _join_symbolic(scope: Scope, values: list[Binding | None]) -> Binding | list[Value]:
+    """After an if on a Const not known yet (edit time): one tile type when the branches'
+    tiles and numbers take one, as a run-time if would (`lo = 0` / `lo = h` is an i32 scalar,
+    so a loop over `range(lo, n)` is still followed); else UNKNOWN, since only one branch
+    survives specialization and either type may be the one used."""
+    try:
+        tiles = _as_tiles(scope, values)
+    except Reject:
+        return UNKNOWN
+    if tiles is not None and len({t.type for t in tiles}) == 1:
+        return tiles
+    return UNKNOWN
 
 
 def _join_tiles(scope: Scope, name: str, values: list[Binding | None],

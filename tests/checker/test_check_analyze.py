@@ -210,11 +210,10 @@ def test_jobs_flag(cli: Runner, tmp_path: Path) -> None:
     assert result.code == 1 and len(result.out.splitlines()) == 5
 
 
-# A known gap (found in review, stop 41): after `if C: lo = h` on a Const bool, the checker
-# joins `lo` (0 or an i32 tile) to nothing it knows, so the loop after it is not followed and
-# its CT212 goes unreported; specialized with C=True the JIT reports it. Joining a number with
-# a tile there (as a dynamic if does) would follow the loop, but could report what only one
-# value of C does, so it is left until the join can keep both branches' types.
+# Found in review (stop 41): after `if C: lo = h` on a Const bool, the checker joined `lo` (0
+# or an i32 tile) to nothing it knew, so the loop after it went unchecked for loop-carried
+# types and its CT212 unreported, while the JIT reports it with C=True. Now the join is the
+# one tile type both branches take (as a dynamic if's), as long as there is one.
 LOOP_AFTER_CONST_IF = '''\
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32
@@ -259,8 +258,8 @@ def test_the_loop_after_a_const_if_fails_at_run_time(tmp_path: Path) -> None:
         context.set_backend(old)
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: a Const-bool if's join of a number and a "
-                   "tile is unknown to the checker, so the loop after it is not followed")
 def test_the_loop_after_a_const_if_is_checked() -> None:
+    """The edit-time side: the join of `0` and `h` is an i32 scalar whatever C is, so the loop
+    is followed and the same CT212 is reported."""
     found = analyze_source(LOOP_AFTER_CONST_IF, "loop_after_const_if.py")
     assert [d.code for d in found] == ["CT212"]
