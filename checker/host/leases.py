@@ -28,12 +28,19 @@ def region_of(v: TensorVal | PartitionVal) -> Region:
 
 
 def overlap(a: Region, b: Region) -> bool:
-    """Whether two regions of one storage surely share elements."""
+    """Whether two regions of one storage surely share elements: a known empty box (a slice
+    past the end: `t[999:1127]` of 256) shares none, not even with the whole storage."""
+    if _empty(a) or _empty(b):
+        return False
     if a is None or b is None:
         return True
     if isinstance(a, Unbounded) or isinstance(b, Unbounded):
         return a == b
     return boxes_intersect(a, b)
+
+
+def _empty(r: Region) -> bool:
+    return isinstance(r, tuple) and any(lo >= hi for lo, hi, _ in r)
 
 
 def leased(ctx: Ctx, st: State, receiver: ast.expr, name: str, t: TensorVal,
