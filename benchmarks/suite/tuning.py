@@ -47,6 +47,7 @@ KERNELS: dict[str, tuple[str, str]] = {
     "attention_bwd_preprocess": ("examples/attention_backward.py", "attention_bwd_preprocess"),
     "attention_lse": ("examples/attention_backward.py", "attention_lse"),
     "cross_entropy": ("examples/cross_entropy.py", "cross_entropy"),
+    "cross_entropy_once": ("benchmarks/kernels/cross_entropy.py", "cross_entropy_once"),
     "softmax_rows": ("examples/softmax_rows.py", "softmax_rows"),
     "softmax_row_once": ("benchmarks/kernels/softmax_rows.py", "softmax_row_once"),
     "splitk_gemm": ("examples/splitk_gemm.py", "splitk_gemm"),
@@ -256,17 +257,18 @@ def _row_walk_variants(kernel: str, n: int, sweep: bool) -> list[Variant]:
                 _row_walk(kernel, n, 2048, {"worker_warps": 8, "occupancy": 2}),
                 _row_walk(kernel, n, 4096, {"worker_warps": 8, "occupancy": 1}),
                 _row_walk(kernel, n, 8192, {"worker_warps": 8, "occupancy": 1})]
-    return out + (_row_once(n) if kernel == "softmax_rows" and n <= 32768 else [])
+    return out + (_row_once(kernel, n) if n <= 32768 else [])
 
 
-def _row_once(n: int) -> list[Variant]:
-    """Row 14 at rows that fit one tile: the one-pass kernel (one read of the row instead of
-    two), with the most math threads a CTA can have. sm_90, BN = 32768: 8 worker warps give 168
-    registers, 384 threads, 225 KiB of shared memory and no spills; 4 spill 374 instructions."""
+def _row_once(kernel: str, n: int) -> list[Variant]:
+    """Rows 13-14 at rows that fit one tile: the one-pass kernel (one read of the row instead
+    of two), with the most math threads a CTA can have. sm_90, softmax at BN = 32768: 8 worker
+    warps give 168 registers, 384 threads, 225 KiB of shared memory and no spills; 4 spill 374
+    instructions."""
     bn = 1 << (n - 1).bit_length()
     h = {"worker_warps": 8, "occupancy": 1}
-    return [Variant(_label(f"once BN={bn}", h), "softmax_row_once", (1, n), consts={"BN": bn},
-                    hints=h)]
+    once = {"softmax_rows": "softmax_row_once", "cross_entropy": "cross_entropy_once"}[kernel]
+    return [Variant(_label(f"once BN={bn}", h), once, (1, n), consts={"BN": bn}, hints=h)]
 
 
 def _splitk(m: int, n: int, k: int, bm: int, bn: int, bk: int, waves: int, sms: int

@@ -171,3 +171,21 @@ def test_softmax_row_once_matches_reference(interpreter: None, width: int) -> No
     e = np.exp(x - x.max(1, keepdims=True))
     np.testing.assert_allclose(out.unpartition().numpy(), e / e.sum(1, keepdims=True),
                                rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("vocab", [1000, 1024])
+def test_cross_entropy_once_matches_reference(interpreter: None, vocab: int) -> None:
+    """Row 13's one-pass form: loss and in-place gradient, the target in the row's last
+    column too (next to the padding) and a row that fills its tile."""
+    ex = load_kernel_module(ROOT, "examples/cross_entropy.py")
+    mod = load_kernel_module(ROOT, "benchmarks/kernels/cross_entropy.py")
+    rng = np.random.default_rng(vocab)
+    x = (rng.standard_normal((3, vocab)) * 3).astype(np.float32)
+    t = np.array([vocab - 1, 0, vocab // 2], np.int32)
+    logits = ct.from_numpy(x).partition((1, vocab))
+    loss = ct.zeros((3, 1), ct.f32).partition((1, 1))
+    logits, loss, _, _ = mod.cross_entropy_once(logits, loss, ct.from_numpy(t), 1 / 3,
+                                                BN=1024).sync()
+    want_loss, want_grad = ex.reference(x.astype(np.float64), t)
+    np.testing.assert_allclose(loss.unpartition().numpy()[:, 0], want_loss, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(logits.unpartition().numpy(), want_grad, rtol=1e-4, atol=1e-8)
