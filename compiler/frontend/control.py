@@ -261,10 +261,13 @@ def _join(scope: Scope, name: str, values: list[Binding | None],
 
 
 def _join_symbolic(scope: Scope, values: list[Binding | None]) -> Binding | list[Value]:
-    """After an if on a Const not known yet (edit time): one tile type when the branches'
-    tiles and numbers take one, as a run-time if would (`lo = 0` / `lo = h` is an i32 scalar,
-    so a loop over `range(lo, n)` is still followed); else UNKNOWN, since only one branch
-    survives specialization and either type may be the one used."""
+    """After an if on a Const not known yet (edit time): where a branch binds a tile, the one
+    tile type the branches' tiles and numbers take, as a run-time if would (`lo = 0` / `lo = h`
+    is an i32 scalar, so a loop over `range(lo, n)` is still followed); else UNKNOWN, since
+    only one branch survives specialization and either type may be the one used (numbers
+    alone stay numbers: a tile there could be reported where a number is needed)."""
+    if not any(isinstance(v, Value) and isinstance(v.type, TileType) for v in values):
+        return UNKNOWN
     try:
         tiles = _as_tiles(scope, values)
     except Reject:
