@@ -263,3 +263,24 @@ def test_the_loop_after_a_const_if_is_checked() -> None:
     is followed and the same CT212 is reported."""
     found = analyze_source(LOOP_AFTER_CONST_IF, "loop_after_const_if.py")
     assert [d.code for d in found] == ["CT212"]
+
+
+CONST_IF_NUMBERS = '''\
+import cutile as ct
+from cutile import Const, Mut, Tensor, f32
+
+
+@ct.kernel
+def k(z: Mut[Tensor[f32, ("B",)]], x: Tensor[f32, (-1,)], B: Const[int],
+      C: Const[bool]) -> None:
+    pad = 0
+    if C:
+        pad = 1.5
+    z.store(x.load_tile((B,), (ct.block_id(0),), padding=pad))
+'''
+
+
+def test_a_const_if_between_numbers_stays_a_number() -> None:
+    """Numbers of two kinds joined after a Const if are not made a tile: either value is a
+    compile-time padding once C is known, so nothing is reported."""
+    assert analyze_source(CONST_IF_NUMBERS, "const_if_numbers.py") == []
