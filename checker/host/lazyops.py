@@ -57,7 +57,7 @@ def sync(ctx: Ctx, st: State, use: HostCall) -> Value:
         # a launch's .sync() looks at its unpacking first: it raises before the launch runs
         ctx.report(sync_unpack_diagnostic(info.kernel, len(info.results), len(target.elts),
                                           ctx.span(target), "sync"))
-        ctx.world.consumed.add(op.op)  # asked to run: no CT305
+        ctx.world.consume(op.op)  # asked to run: no CT305, nor for a chain that took it over
         if not isinstance(use.on, (ast.Name, ast.Attribute)):  # a temporary: gone with it
             st.pending = st.pending - ctx.world.members(op.op)
         return UNKNOWN

@@ -65,6 +65,12 @@ p, x = double(p, x).then(lambda z: double(z, x)).sync()  # E: CT406
 p = ct.zeros((512,), f32).partition((64,))
 p, x = double(p, x).then(lambda z, x, y: double(z, x)).sync()  # E: CT406
 p = ct.zeros((512,), f32).partition((64,))
+# a launch a chain took over, then synced itself with the wrong number of names: it was asked
+# to run (the unpacking fails first), so neither it nor the chain is a launch never run
+first = double(p, x)
+later = first.then(lambda *a: None)
+p, = first.sync()  # E: CT406
+p = ct.zeros((512,), f32).partition((64,))
 
 
 async def awaited(x: ct.Tensor) -> ct.Tensor:
