@@ -15,28 +15,38 @@ from __future__ import annotations
 
 from ..compiler.hostapi import Effect, HostEntry
 from ..diagnostics import messages as msg
+from ..diagnostics.diagnostic import Span
 from .errors import launch_error
 from .handle import TensorHandle
-from .ownership import check_writable
-from .sites import Site, receiver_name
+from .ownership import State, check_usable, check_writable
+from .sites import Site, argument_label, argument_span, receiver_name
 from .views import region_conflict, region_error
 
 _CHANGES = (Effect.MOVES, Effect.WRITES)
 
 
-def enter(t: TensorHandle, entry: HostEntry, site: Site) -> None:
-    """Raises what `entry`'s effect forbids on `t` now (call it first, with the user's site)."""
+def enter(t: TensorHandle, entry: HostEntry, site: Site, at: int | None = None) -> None:
+    """Raises what `entry`'s effect forbids on `t` now (call it first, with the user's site).
+    `t` is the call's receiver (`t.numpy()`), or its argument `at` (`ct.from_dlpack(t)`)."""
     changes = entry.effect in _CHANGES
     if changes and t._leases is not None:  # a pending launch may read it
-        check_writable(t, receiver_name(site, "the tensor"), entry.action, site)
-    else:
-        t._use(site)  # CT301 when moved
+        check_writable(t, _name(site, at), entry.action, site)
+    elif t._state is State.MOVED:
+        check_usable(t, _name(site, at), site if at is None else argument_span(site, at))
     if (t._buf is None or t._backend is None) and msg.META_TENSOR_DATA in entry.raises:
-        raise launch_error(msg.META_TENSOR_DATA, site, name=receiver_name(site, "the tensor"),
+        raise launch_error(msg.META_TENSOR_DATA, _span(site, at), name=_name(site, at),
                            action=entry.action)
     region = t._region
     if region is not None and (changes or entry.effect is Effect.READS):
         conflict = region_conflict(region, changes)
         if conflict is not None:
-            raise region_error(conflict, receiver_name(site, "the tensor"), entry.action,
-                               site.span())
+            raise region_error(conflict, _name(site, at), entry.action, _span(site, at))
+
+
+def _name(site: Site, at: int | None) -> str:
+    return receiver_name(site, "the tensor") if at is None else argument_label(
+        site, at, "the tensor")
+
+
+def _span(site: Site, at: int | None) -> Span:
+    return site.span() if at is None else argument_span(site, at)

@@ -15,7 +15,7 @@ import enum
 import sys
 import weakref
 from types import CodeType, FrameType
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from ..compiler.launch import MoveFacts, leased_diagnostic, moved_diagnostic
 from ..compiler.launch.moves import kernel_label
@@ -245,16 +245,39 @@ def move_facts(own: Owned, use: Site | None) -> MoveFacts:
     moved_at = own._site
     if use is not None and _called_again(moved_at, use):
         return _earlier_call(own, use, pending)
-    return MoveFacts(own._how, moved_at.span() if moved_at is not None else None,
-                     _moved_name(moved_at), pending, _loop_back(moved_at, use),
+    name, span = _moved_where(own, op, moved_at)
+    return MoveFacts(own._how, span, name, pending, _loop_back(moved_at, use),
                      _within(moved_at, use))
 
 
-def _moved_name(moved_at: Site | None) -> str | None:
-    """The name the handle had where a method moved it (`t` in `t.partition(...)`, though the
-    use says `u`), as the checker's note says it; None: the use's name."""
+def _moved_where(own: Owned, op: Any, moved_at: Site | None) -> tuple[str | None, Span | None]:
+    """The name the handle had where it was moved and that place, as the checker's note says
+    them: the receiver of a method (`t` in `t.partition(...)`, though the use says `u`) and
+    the call; for a launch, the argument it was passed as while the launch still holds it
+    (else the use's name, None, and the call)."""
     call = moved_at.call() if moved_at is not None else None
-    return call.receiver if call is not None else None
+    span = moved_at.span() if moved_at is not None else None
+    if call is None:
+        return None, span
+    if op is None:
+        return (None if own._how.startswith(_INTO_LAUNCH) else call.receiver), span
+    at = next((i for i, a in enumerate(op._args) if _same_memory(a, own)), None)
+    if at is None or at >= len(call.args):
+        return None, span
+    return call.args[at]
+
+
+_INTO_LAUNCH = "into a launch"
+
+
+def _same_memory(a: object, own: Owned) -> bool:
+    """A launch's copy of a moved handle: the same tensor (a partition), or the same bytes."""
+    if type(a) is not type(own):
+        return False
+    if hasattr(a, "_tensor"):
+        return bool(a._tensor is getattr(own, "_tensor", None))
+    return bool(getattr(a, "_buf", None) is getattr(own, "_buf", 0) and
+                getattr(a, "_offset", None) == getattr(own, "_offset", None))
 
 
 def _loop_back(moved_at: Site | None, use: Site | None) -> bool:

@@ -50,10 +50,10 @@ def test_ownership_error_shows_carets_notes_and_user_frames_only(tmp_path: Path)
            |
         14 |     z.unpartition()
            |     ^^^^^^^^^^^^^^^
-          = note: {path}:13:10: 'z' was moved here
+          = note: {path}:13:16: 'z' was moved here
            |
         13 |     op = scale(z, x, 2.0)
-           |          ^^^^^^^^^^^^^^^^
+           |                ^
         """)  # noqa: E501
     assert expected in err, err
     trace = err[err.index("Traceback"):err.index("OwnershipError")]
