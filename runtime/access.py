@@ -25,14 +25,21 @@ from .views import region_conflict, region_error
 _CHANGES = (Effect.MOVES, Effect.WRITES)
 
 
+# `enter(..., at=CONSUMER)`: a protocol method (`__dlpack__`) called for another function, so
+# `t` is that call's first argument (`ct.from_dlpack(t)`, `np.from_dlpack(t)`), or the receiver
+# of a direct call (`t.__dlpack__()`); worked out from source only for a message
+CONSUMER = -1
+
+
 def enter(t: TensorHandle, entry: HostEntry, site: Site, at: int | None = None) -> None:
     """Raises what `entry`'s effect forbids on `t` now (call it first, with the user's site).
-    `t` is the call's receiver (`t.numpy()`), or its argument `at` (`ct.from_dlpack(t)`)."""
+    `t` is the call's receiver (`t.numpy()`), its argument `at`, or (CONSUMER) either."""
     changes = entry.effect in _CHANGES
     if changes and t._leases is not None:  # a pending launch may read it
         check_writable(t, _name(site, at), entry.action, site)
     elif t._state is State.MOVED:
-        check_usable(t, _name(site, at), site if at is None else argument_span(site, at))
+        i = _at(site, at)
+        check_usable(t, _name(site, i), site if i is None else argument_span(site, i))
     if (t._buf is None or t._backend is None) and msg.META_TENSOR_DATA in entry.raises:
         raise launch_error(msg.META_TENSOR_DATA, _span(site, at), name=_name(site, at),
                            action=entry.action)
@@ -43,10 +50,19 @@ def enter(t: TensorHandle, entry: HostEntry, site: Site, at: int | None = None) 
             raise region_error(conflict, _name(site, at), entry.action, _span(site, at))
 
 
+def _at(site: Site, at: int | None) -> int | None:
+    if at != CONSUMER:
+        return at
+    call = site.call()
+    return 0 if call is not None and call.args else None
+
+
 def _name(site: Site, at: int | None) -> str:
-    return receiver_name(site, "the tensor") if at is None else argument_label(
-        site, at, "the tensor")
+    i = _at(site, at)
+    return receiver_name(site, "the tensor") if i is None else argument_label(
+        site, i, "the tensor")
 
 
 def _span(site: Site, at: int | None) -> Span:
-    return site.span() if at is None else argument_span(site, at)
+    i = _at(site, at)
+    return site.span() if i is None else argument_span(site, i)

@@ -40,6 +40,7 @@ from .context import backend, current_stream
 from .errors import error
 from .kernel import Kernel
 from .ops import DeviceOp
+from .ownership import launch_move
 from .partition import Partition
 from .sites import Site, caller_site
 from .tensor import Tensor
@@ -302,7 +303,7 @@ class Autotuned:
             tensor = zeros(value.shape, value.dtype)
         else:  # to the user, the partition went into the launch (not through .unpartition())
             tensor = value.unpartition()
-            value._move(f"into a launch of '{self.kernel.__name__}'", caller_site())
+            value._move(launch_move(self.kernel.__name__), caller_site())
         tile = value.tile if config.tile is None else tuple(
             cur if t == -1 else t for t, cur in zip(config.tile, value.tile, strict=False))
         order = config.order if config.order is not None else value.order

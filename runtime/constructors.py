@@ -16,7 +16,6 @@ from numpy.typing import NDArray
 
 from ..compiler.dsl.markers import as_dtype
 from ..compiler.dtypes import DType
-from ..compiler.hostapi import lookup
 from ..compiler.hostapi.shapes import (
     MAX_ELEMENTS,
     Problem,
@@ -29,7 +28,6 @@ from ..compiler.hostapi.shapes import (
 from ..compiler.launch.regions import contiguous_strides
 from ..diagnostics import messages as msg
 from . import hostdtypes, limits
-from .access import enter
 from .context import backend, current_stream
 from .copying import NUMBERS, native, to_storage
 from .dlpack import import_dlpack
@@ -218,12 +216,6 @@ def meta(shape: ShapeLike, dtype: object) -> Tensor:
     return Tensor(None, None, 0, dims, contiguous_strides(dims), _dtype(dtype))
 
 
-_DLPACK = lookup("tensor", "__dlpack__")
-
-
 def from_dlpack(obj: Any) -> Tensor:
     """A cutile tensor on another library's memory (zero copy where the backend can use it)."""
-    site = caller_site()
-    if isinstance(obj, Tensor) and _DLPACK is not None:  # checks naming `t`, not `ct`
-        enter(obj, _DLPACK, site, at=0)
-    return Tensor(*import_dlpack(obj, backend(), site))
+    return Tensor(*import_dlpack(obj, backend(), caller_site()))

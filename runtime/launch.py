@@ -14,7 +14,7 @@ from .binding import Bound
 from .context import backend, launch_target, stream_of
 from .fastpath import same_device
 from .ops import LaunchOp
-from .ownership import State
+from .ownership import State, launch_move
 from .plans import Key, LaunchPlan, access_indices, float_in_range, handle_key
 from .sites import Site, caller_of, internal_files, site_of
 from .views import check_launch, lease_launch
@@ -219,7 +219,7 @@ def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positiona
 
 def _commit(kernel: Kernel, bound: Bound, op: LaunchOp, site: Site, positional: int,
             muts: tuple[int, ...], reads: tuple[int, ...]) -> None:
-    how = f"into a launch of '{kernel.__name__}'"
+    how = launch_move(kernel.__name__)
     values = list(bound.values)
     for i, v in enumerate(values):
         if i in muts:  # exclusively leased to the launch, back from .sync()

@@ -259,25 +259,30 @@ def _moved_where(own: Owned, op: Any, moved_at: Site | None) -> tuple[str | None
     span = moved_at.span() if moved_at is not None else None
     if call is None:
         return None, span
-    if op is None:
-        return (None if own._how.startswith(_INTO_LAUNCH) else call.receiver), span
-    at = next((i for i, a in enumerate(op._args) if _same_memory(a, own)), None)
-    if at is None or at >= len(call.args):
-        return None, span
-    return call.args[at]
+    if not own._how.startswith(INTO_LAUNCH):  # moved by a method of its own
+        return call.receiver, span
+    at = next((i for i, a in enumerate(op._args) if _copy_of(a, own)), None) if op else None
+    return call.args[at] if at is not None and at < len(call.args) else (None, span)
 
 
-_INTO_LAUNCH = "into a launch"
+INTO_LAUNCH = "into a launch"
 
 
-def _same_memory(a: object, own: Owned) -> bool:
-    """A launch's copy of a moved handle: the same tensor (a partition), or the same bytes."""
+def launch_move(kernel_name: str) -> str:
+    """How a handle moved into a launch says it was moved (every launch path writes this)."""
+    return f"{INTO_LAUNCH} of {kernel_label(kernel_name)}"
+
+
+def _copy_of(a: object, own: Owned) -> bool:
+    """Whether a launch argument is the handle the launch made of `own`: the same class on
+    the same tensor (a partition) or the same bytes (a tensor)."""
     if type(a) is not type(own):
         return False
-    if hasattr(a, "_tensor"):
-        return bool(a._tensor is getattr(own, "_tensor", None))
-    return bool(getattr(a, "_buf", None) is getattr(own, "_buf", 0) and
-                getattr(a, "_offset", None) == getattr(own, "_offset", None))
+    x: Any = a
+    y: Any = own
+    if hasattr(y, "_tensor"):
+        return bool(x._tensor is y._tensor)
+    return bool(x._buf is y._buf and x._offset == y._offset)
 
 
 def _loop_back(moved_at: Site | None, use: Site | None) -> bool:

@@ -167,7 +167,7 @@ def _layout(t: Tensor, tile: tuple[int, ...], order: object, blocks: object
     """The key of `_valid`; None unless every value is of the exact type a valid partition
     has (1.0 and True hash as 1 does, so they must not find 1's entry)."""
     if type(order) is not TileOrder or not exact_ints(tile) or not (
-            blocks is None or exact_ints(blocks)):
+            blocks is None or type(blocks) is int):
         return None
     return (t._shape, t._strides, tile, order, blocks)
 

@@ -27,6 +27,7 @@ from ..compiler.specialization import Specialization
 from .backends.base import Backend, Executable, Statics, for_grid
 from .binding import Bound
 from .fastpath import Runner, build_runner, float_bound, tensor_of
+from .ownership import launch_move
 from .partition import Partition
 from .tensor import Tensor, byte_extent
 
@@ -237,7 +238,7 @@ class Plans:
                       for j in (*muts, *tensors) if j != i and not (j in muts and j < i))
         ints = tuple((i, *r) for i, r in self.scalar_ranges.items())
         plan = LaunchPlan(bound.spec, bound.grid, template, sources, muts, tensors, ints,
-                          pairs, f"into a launch of '{kernel_name}'")
+                          pairs, launch_move(kernel_name))
         plan.float_scalars = self.float_scalars
         plan.statics = {i: statics(bound.values[i]) for i in (*muts, *tensors)}
         plan.run = build_runner(plan, kernel_name, tuple(map(type, bound.values)))

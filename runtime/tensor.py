@@ -21,7 +21,7 @@ from ..compiler.hostapi import HostEntry, lookup
 from ..compiler.launch.regions import contiguous_strides
 from ..diagnostics import messages as msg
 from . import copying, dlpack, hostdtypes, limits, views
-from .access import enter
+from .access import CONSUMER, enter
 from .backends.base import Backend, Buffer, Device
 from .copying import read_storage
 from .handle import TensorHandle, byte_extent
@@ -211,12 +211,13 @@ class Tensor(TensorHandle):
     def __dlpack__(self, *, stream: int | None = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
         site = caller_site()
-        enter(self, _DLPACK, site)
+        enter(self, _DLPACK, site, CONSUMER)
         dlpack.check_exportable(self, site)
         return dlpack.export_tensor(_compact(self) if copy else self, stream)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        self._use()
+        if self._state is State.MOVED:  # CT301, naming `t` of `np.from_dlpack(t)` too
+            enter(self, _DLPACK, caller_site(), CONSUMER)
         return self._buf.device.dlpack if self._buf is not None else (1, 0)
 
 

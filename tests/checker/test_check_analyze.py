@@ -210,10 +210,9 @@ def test_jobs_flag(cli: Runner, tmp_path: Path) -> None:
     assert result.code == 1 and len(result.out.splitlines()) == 5
 
 
-# Found in review (stop 41): after `if C: lo = h` on a Const bool, the checker joined `lo` (0
-# or an i32 tile) to nothing it knew, so the loop after it went unchecked for loop-carried
-# types and its CT212 unreported, while the JIT reports it with C=True. Now the join is the
-# one tile type both branches take (as a dynamic if's), as long as there is one.
+# After `if C: lo = h` on a Const bool, `lo` (0 or an i32 tile) joins to the one tile type
+# both branches take, so the loop after it is followed at edit time and its CT212 reported, as
+# the JIT reports it with C=True.
 LOOP_AFTER_CONST_IF = '''\
 import cutile as ct
 from cutile import Const, Mut, Tensor, f32
@@ -234,7 +233,7 @@ def k(z: Mut[Tensor[f32, (1, "B")]], q: Tensor[f32, (-1, -1)], B: Const[int],
 
 
 def test_the_loop_after_a_const_if_fails_at_run_time(tmp_path: Path) -> None:
-    """The JIT's side of the gap below: specialized, the loop changes `_`'s type (CT212)."""
+    """The JIT's side: specialized with C=True, the loop changes `_`'s type (CT212)."""
     import importlib.util
 
     import numpy as np

@@ -222,14 +222,15 @@ def test_reads_of_a_copied_import_do_not_warn(cuda: Any) -> None:
         ct.zeros((64,), f32).partition((16,))  # cutile's own memory
 
 
-def test_importing_a_moved_tensor_names_the_argument() -> None:
-    """`ct.from_dlpack(t)` of a moved `t`: CT301 names `t` and points at it, as the checker does
-    (not `ct`, the call's receiver, at the whole call)."""
+@pytest.mark.parametrize("consumer", [ct, np], ids=["ct", "np"])
+def test_importing_a_moved_tensor_names_the_argument(consumer: Any) -> None:
+    """`ct.from_dlpack(t)` (or NumPy's) of a moved `t`: CT301 names `t` and points at it, as
+    the checker does (not `ct`, the call's receiver, at the whole call)."""
     t = ct.arange(8, f32)
     t.partition((4,))
     with pytest.raises(ct.OwnershipError) as info:
-        ct.from_dlpack(t)  # CT301 here
+        consumer.from_dlpack(t)  # CT301 here
     (d,) = info.value.diagnostics
-    line = line_of("ct.from_dlpack(t)  # CT301 here")
+    line = line_of("consumer.from_dlpack(t)  # CT301 here")
     assert d.code == "CT301" and "'t' was moved" in d.message
-    assert (d.span.line, d.span.col, d.span.end_col) == (line, 23, 24)
+    assert (d.span.line, d.span.col, d.span.end_col) == (line, 29, 30)
