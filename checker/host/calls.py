@@ -29,8 +29,10 @@ from .specialize import report_specialized
 from .syntax import call_args, keyword_name_span
 from .uses import escape, ex_name, read, unsynced
 from .values import (
+    DOUBTFUL,
     UNKNOWN,
     ClosureVal,
+    Doubtful,
     HostArrayVal,
     IntVal,
     KernelVal,
@@ -238,11 +240,14 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     verdict = contract.check(
         [_facts(frame, a, contract.param(i)) for i, a in enumerate(positional)],
         [(k, _facts(frame, a, contract.param(k))) for k, _, a in keywords], loc)
-    if verdict.diags:  # less the moves reported at earlier uses (one root cause, one diagnostic)
+    doubtful = any(isinstance(a.value, Doubtful) for a in given)
+    if verdict.diags and not doubtful:  # less the moves reported at earlier uses (one root
+        # cause, one diagnostic)
         return _reject(ctx, [d for d in verdict.diags if d.span not in said
                              or d.code not in USE_CODES], given)
-    if _twice_unknown(sig.params, verdict.where, given, loc) or _regions_in_use(
-            ctx, st, sig.params, verdict.where, given, loc):
+    if doubtful or _twice_unknown(sig.params, verdict.where, given, loc):
+        return _uncertain(ctx, st, _passed(sig.params, verdict.where, given, loc))
+    if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):
         ctx.raises()  # the launch raises before it starts
         for arg in given:
             read(ctx, arg.value)
@@ -270,12 +275,26 @@ def _passed(params: Iterable[ParamSpec], where: Iterable[At | None], given: list
 def _twice_unknown(params: Iterable[ParamSpec], where: Iterable[At | None], given: list[Arg],
                    loc: CallLocator) -> bool:
     """One name the analysis cannot see into, passed for a Mut or Acc parameter and another:
-    the launch raises whatever it holds (CT302 for a partition, CT406 for anything else), so
-    it makes no op; which error is not known, so nothing is reported."""
+    the launch raises (CT302 for a partition, CT406 for anything else) unless what it holds
+    has no element."""
     pairs = _passed(params, where, given, loc)
     keys = [a.key for _, a in pairs if a.key is not None and a.value == UNKNOWN]
     return any(keys.count(a.key) > 1 for kind, a in pairs
                if kind in ("mut", "acc") and a.key is not None and a.value == UNKNOWN)
+
+
+def _uncertain(ctx: Ctx, st: State, passed: list[tuple[str, Arg]]) -> Value:
+    """A launch that raises or runs by what an unknown argument holds (`_twice_unknown`, or a
+    doubtful one that may be moved): nothing is reported about it, and what it would take is
+    doubtful from here on (a later launch of it may raise CT301)."""
+    for kind, arg in passed:
+        if kind not in ("mut", "acc"):
+            read(ctx, arg.value)
+            continue
+        escape(ctx, st, arg.value)
+        if arg.key is not None and arg.key in st.env:
+            st.env[arg.key] = DOUBTFUL
+    return UNKNOWN
 
 
 def _regions_in_use(ctx: Ctx, st: State, params: Iterable[ParamSpec],

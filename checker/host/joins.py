@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from .values import (
+    DOUBTFUL,
     UNKNOWN,
+    Doubtful,
     OpVal,
     PartitionVal,
     State,
@@ -72,7 +74,7 @@ def join_value(world: World, key: Hashable, va: Value, vb: Value, sa: State, sb:
                               for i, (x, y) in enumerate(zip(va.items, vb.items, strict=True))))
     for op in ops_in(va) + ops_in(vb):
         world.escape_op(op)  # its run is out of sight now: never report it
-    return UNKNOWN
+    return DOUBTFUL if isinstance(va, Doubtful) or isinstance(vb, Doubtful) else UNKNOWN
 
 
 def _phi_owned(world: World, key: Hashable, va: TensorVal | PartitionVal,

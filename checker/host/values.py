@@ -28,6 +28,16 @@ UNKNOWN = Unknown()
 
 
 @dataclass(frozen=True)
+class Doubtful(Unknown):
+    """An unknown value a launch may have moved: `k(p, p)` of an unseen `p` raises unless `p`
+    holds no element, and then it takes `p`. A launch given it may raise (CT301), so the
+    analysis does not follow that launch either."""
+
+
+DOUBTFUL = Doubtful()
+
+
+@dataclass(frozen=True)
 class Unbound:
     """A name whose first binding raised (`p = t.partition(())`): using it raises too (a
     NameError), before anything else that statement does."""

@@ -52,3 +52,21 @@ def test_a_false_alarm_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     found = parity_target.check(["t1 = ct.zeros((128,), ct.f32)", "t1.numpy()"])
     assert found is not None and "CT301" in found
 
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_a_launch_of_an_unseen_value_twice_may_run() -> None:
+    """Seed s42x, case 1341: `hk.pair(p2, p2)` of a `p2` the checker cannot see raises CT302
+    unless `p2` holds no element; here it holds none, so the launch runs and takes `p2`, and a
+    later launch of `p2` raises CT301. The checker stays silent on both (it reported CT305 at
+    the later one, taking the first to have raised)."""
+    program = ["t1 = ct.arange(0, ct.f32)", "p2 = t1.partition((32,))",
+               "o5 = hk.pair(p2, p2)", "p2, p2 = hk.cancel_await(o5)",
+               "o6 = hk.pair(p2, p2)", "o8 = hk.loop(p2, 3, 2)"]
+    assert parity_target.check(program) is None
+    # the same with a second, known partition beside the unseen one
+    known = ["t1 = ct.arange(0, ct.f32)", "p2 = t1.partition((32,))",
+             "o5 = hk.pair(p2, p2)", "p2, p2 = hk.cancel_await(o5)",
+             "p3 = ct.arange(0, ct.f32).partition((32,))",
+             "o6 = hk.pair(p2, p2)", "o7 = hk.pair(p3, p2)", "o8 = hk.inc(p3)"]
+    assert parity_target.check(known) is None
