@@ -48,6 +48,7 @@ KERNELS: dict[str, tuple[str, str]] = {
     "attention_lse": ("examples/attention_backward.py", "attention_lse"),
     "cross_entropy": ("examples/cross_entropy.py", "cross_entropy"),
     "cross_entropy_once": ("benchmarks/kernels/cross_entropy.py", "cross_entropy_once"),
+    "cross_entropy_walk": ("benchmarks/kernels/cross_entropy.py", "cross_entropy_walk"),
     "softmax_rows": ("examples/softmax_rows.py", "softmax_rows"),
     "softmax_row_once": ("benchmarks/kernels/softmax_rows.py", "softmax_row_once"),
     "splitk_gemm": ("examples/splitk_gemm.py", "splitk_gemm"),
@@ -253,12 +254,25 @@ def _row_walk_variants(kernel: str, n: int, sweep: bool) -> list[Variant]:
            _row_walk(kernel, n, 4096, {"occupancy": 2})]
     if sweep:
         # (BN=1024 without a hint, the slowest on every shape of the H100 run, left out)
-        out += [_row_walk(kernel, n, 2048),
-                _row_walk(kernel, n, 4096), _row_walk(kernel, n, 1024, {"occupancy": 6}),
-                _row_walk(kernel, n, 2048, {"worker_warps": 8, "occupancy": 2}),
-                _row_walk(kernel, n, 4096, {"worker_warps": 8, "occupancy": 1}),
+        out += [_row_walk(kernel, n, 1024, {"occupancy": 6}),
                 _row_walk(kernel, n, 8192, {"worker_warps": 8, "occupancy": 1})]
+        out += (_cross_entropy_walks(n) if kernel == "cross_entropy" else [
+            _row_walk(kernel, n, 2048), _row_walk(kernel, n, 4096),
+            _row_walk(kernel, n, 2048, {"worker_warps": 8, "occupancy": 2}),
+            _row_walk(kernel, n, 4096, {"worker_warps": 8, "occupancy": 1})])
     return out + (_row_once(kernel, n) if n <= 32768 else [])
+
+
+def _cross_entropy_walks(n: int) -> list[Variant]:
+    """Row 13's walk with the target's logit read as one element (a mask tile and a select
+    per element less in the first walk). They take the places of the example's forms that were
+    the slowest on every shape of the H100 run of 2026-12-05: BN=2048 and 4096 without a hint
+    (0.83-1.27 TB/s) and with 8 worker warps (1.20-1.51), against 1.79-1.85 at BN=2048 with
+    occupancy 4."""
+    return [Variant(_label(f"walk BN={bn}", h), "cross_entropy_walk", (1, n), consts={"BN": bn},
+                    hints=h)
+            for bn, h in ((1024, {"occupancy": 6}), (2048, {"occupancy": 4}),
+                          (4096, {"occupancy": 2}), (8192, {"worker_warps": 8, "occupancy": 1}))]
 
 
 def _row_once(kernel: str, n: int) -> list[Variant]:

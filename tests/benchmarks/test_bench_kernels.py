@@ -173,10 +173,14 @@ def test_softmax_row_once_matches_reference(interpreter: None, width: int) -> No
                                rtol=1e-5, atol=1e-8)
 
 
-@pytest.mark.parametrize("vocab", [1000, 1024])
-def test_cross_entropy_once_matches_reference(interpreter: None, vocab: int) -> None:
-    """Row 13's one-pass form: loss and in-place gradient, the target in the row's last
-    column too (next to the padding) and a row that fills its tile."""
+@pytest.mark.parametrize(("kernel", "vocab", "bn"), [
+    ("cross_entropy_once", 1000, 1024), ("cross_entropy_once", 1024, 1024),
+    ("cross_entropy_walk", 1000, 256), ("cross_entropy_walk", 1024, 256)])
+def test_cross_entropy_forms_match_reference(interpreter: None, kernel: str, vocab: int,
+                                             bn: int) -> None:
+    """Row 13's one-pass form and its walk with the target read as one element: loss and
+    in-place gradient, the target in the row's last column too (next to the padding) and a row
+    that fills its tile (its last tile, for the walk)."""
     ex = load_kernel_module(ROOT, "examples/cross_entropy.py")
     mod = load_kernel_module(ROOT, "benchmarks/kernels/cross_entropy.py")
     rng = np.random.default_rng(vocab)
@@ -184,8 +188,8 @@ def test_cross_entropy_once_matches_reference(interpreter: None, vocab: int) -> 
     t = np.array([vocab - 1, 0, vocab // 2], np.int32)
     logits = ct.from_numpy(x).partition((1, vocab))
     loss = ct.zeros((3, 1), ct.f32).partition((1, 1))
-    logits, loss, _, _ = mod.cross_entropy_once(logits, loss, ct.from_numpy(t), 1 / 3,
-                                                BN=1024).sync()
+    logits, loss, _, _ = getattr(mod, kernel)(logits, loss, ct.from_numpy(t), 1 / 3,
+                                              BN=bn).sync()
     want_loss, want_grad = ex.reference(x.astype(np.float64), t)
     np.testing.assert_allclose(loss.unpartition().numpy()[:, 0], want_loss, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(logits.unpartition().numpy(), want_grad, rtol=1e-4, atol=1e-8)
