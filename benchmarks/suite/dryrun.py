@@ -38,6 +38,20 @@ def row_variants(case: Case) -> list[tuple[str, str]]:
     return out
 
 
+def _check_autotune(root: Path, v: Variant) -> KernelCheck:
+    """`ct.autotune` of the kernel over the variants it tunes, built as the suite builds it
+    (a Config the kernel cannot take fails there, before any GPU work)."""
+    from cutile.diagnostics.errors import CutileError
+
+    from .peers.cutile_native import CutileGlue
+
+    try:
+        CutileGlue(root).kernel_of(v)
+    except CutileError as err:
+        return KernelCheck(v.kernel, v.label, [str(err).strip()])
+    return KernelCheck(v.kernel, v.label, [])
+
+
 @dataclass
 class KernelCheck:
     kernel: str
@@ -62,7 +76,10 @@ def check_kernels(root: Path, plan: list[Case], arch: str) -> list[KernelCheck]:
     seen = set()
     for case in plan:
         for v in cutile_variants(case, arch):
-            if v.tuned:  # ct.autotune over variants checked on their own
+            if v.tuned:  # ct.autotune over variants checked on their own: its configs
+                if v.label not in seen:
+                    seen.add(v.label)
+                    out.append(_check_autotune(root, v))
                 continue
             rel, name = KERNELS[v.kernel]
             key = (v.kernel, tuple(sorted(v.all_consts.items())))

@@ -60,7 +60,7 @@ KERNELS: dict[str, tuple[str, str]] = {
 # Split-K accumulates into C: each config the autotuner timed would add into the result, and a
 # launch with no Mut has no partition for a Config's `tile`
 NOT_AUTOTUNED = frozenset({"attention_bwd_dkdv", "attention_bwd_dkdv_t", "attention_bwd_fused",
-                           "cross_entropy", "splitk_gemm"})
+                           "cross_entropy", "cross_entropy_walk", "splitk_gemm"})
 # kernels with no Mut output (only an Acc): the launch takes `grid=`, the output no partition
 ACC_KERNELS = frozenset({"splitk_gemm"})
 

@@ -64,7 +64,12 @@ def test_every_case_has_cutile_and_a_peer() -> None:
                                        for i, _ in dryrun.row_variants(c)}
 
 
-def test_cutile_kernels_pass_the_frontend_as_launched() -> None:
+@pytest.mark.parametrize("sweep", [False, True])
+def test_cutile_kernels_pass_the_frontend_as_launched(sweep: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every variant's specialization, and every `ct.autotune` the suite builds over them
+    (with --sweep too: a kernel with two Mut outputs takes no Config with a tile)."""
+    monkeypatch.setattr(tuning, "_SWEEP", sweep)
     plan = build_plan(quick=False)
     checks = dryrun.check_kernels(ROOT, plan, "sm_90")
     assert {c.kernel for c in checks if c.consts == "(module)"} == {r for r, _ in KERNELS.values()}
