@@ -166,6 +166,9 @@ def run_case(ctx: Context, case: Case, impls: Sequence[Impl], reference: Any,
     torch = ctx.torch
     records: list[Record] = []
     live: list[tuple[Any, Record]] = []
+    # the inputs and the reference were made on the caller's stream; a build that reads one
+    # (row 11's host scale, `float(sa)`) does so on ctx.stream, which does not wait for it
+    torch.cuda.synchronize()
     with torch.cuda.stream(ctx.stream):
         for im in impls:
             rec = _base(case, im.impl, im.variant)
