@@ -1,7 +1,7 @@
 """Benchmark #8/#9 (host side): what one launch of a tiny add costs on the host.
 
-    python benchmarks/launch_overhead.py [--backend null|cuda] [--launches 10000] [--profile]
-                                         [--torch-memory] [--chain N]
+    python benchmarks/launch_overhead.py [--backend null|cuda-null|cuda] [--launches 10000]
+                                         [--profile] [--torch-memory] [--chain N] [--pieces]
 
 - `launch+sync`: `z, x, y = add(z, x, y).sync()` in a loop (validation, ownership, packing,
   the driver call, the wait);
@@ -12,7 +12,9 @@
 - `unchecked_*`: the same through `add.unchecked(...)`, which skips ownership and the value
   checks: `checks_us` (chain minus unchecked chain) is what safety costs per launch
   (BENCHMARKS #9: <= 0.3 us);
-- `graph`: a `.then` chain of 100 launches captured with `.graph()`, replayed; per kernel.
+- `graph`: a `.then` chain of 100 launches captured with `.graph()`, replayed; per kernel;
+- `--pieces`: `linked_us` and `enqueue_us`, two parts of a chained launch timed apart
+  (`launch_pieces`).
 
 `--torch-memory` launches on torch tensors (through `ct.from_dlpack`) on torch's current stream, as
 the benchmark suite does; `--chain` sets the `.then` chain length (the suite uses 250).
@@ -148,6 +150,36 @@ def graph_per_kernel(add: Any, state: list[Any], launches: int) -> float:
     return (time.perf_counter() - t0) / (replays * GRAPH_LAUNCHES) * 1e6
 
 
+def launch_pieces(add: Any, state: list[Any], launches: int,
+                  clock: Callable[[], float]) -> dict[str, float]:
+    """Two parts of a chained launch, timed apart (the rest of `then_chain_us` is the `.then`
+    link and the chain's walk): `linked_us`, a launch as a chain link makes it (plan lookup,
+    the plan's launcher, the moves) and its completion, without the enqueue; `enqueue_us`, the
+    enqueue alone (packing and the backend's launch call), with one launch's arguments."""
+    from cutile.runtime.launch import launch_linked
+    from cutile.runtime.ops import Phase
+
+    op = add(*state)
+    exe, args, grid, stream, site = op._exe, op._args, op._grid, op.stream, op.site
+    state[:] = op.sync()
+
+    def linked(n: int) -> None:
+        values = tuple(state)
+        for _ in range(n):
+            nxt = launch_linked(add, site, values)
+            nxt.phase = Phase.DONE  # as if its work ran: the launch is completed, not enqueued
+            nxt._complete()
+            values = nxt._results
+        state[:] = values
+
+    def enqueue(n: int) -> None:
+        for _ in range(n):
+            exe.enqueue(args, grid, stream)
+
+    return {"linked_us": per_launch(linked, launches, clock=clock)[0],
+            "enqueue_us": per_launch(enqueue, launches, clock=clock)[0]}
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", choices=("null", "cuda-null", "cuda"), default="null")
@@ -156,6 +188,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ap.add_argument("--torch-memory", action="store_true",
                     help="torch tensors through ct.from_dlpack, on torch's current stream")
     ap.add_argument("--chain", type=int, default=100, help="launches per .then chain")
+    ap.add_argument("--pieces", action="store_true",
+                    help="also time a chained launch's parts apart (launch_pieces)")
     opts = ap.parse_args(argv)
 
     import cutile as ct
@@ -228,6 +262,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     elif opts.backend == "cuda-null":
         results["graph_replay_us"] = graph_replay_host(add, state, n, clock)
 
+    if opts.pieces:
+        results.update(launch_pieces(add, state, n, clock))
     if opts.profile:
         prof = cProfile.Profile()
         prof.runcall(chain_loop(add), opts.launches)

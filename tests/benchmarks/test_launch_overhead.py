@@ -18,13 +18,14 @@ def test_cuda_null_mode_runs_the_cuda_launch_path() -> None:
     real = driver.drv
     old = context.backend() if context._backend is not None else None
     try:
-        results = launch_overhead.main(["--backend", "cuda-null", "--launches", "300"])
+        results = launch_overhead.main(["--backend", "cuda-null", "--launches", "300",
+                                        "--pieces"])
         assert isinstance(context.backend(), CudaBackend)
         assert driver.drv is not real  # the stand-in took every call
     finally:
         driver.use_binding(real)
         context.set_backend(old)
     for name in ("then_chain_us", "launch+sync_us", "unchecked_then_chain_us",
-                 "then_chain_median_us", "graph_replay_us"):
+                 "then_chain_median_us", "graph_replay_us", "linked_us", "enqueue_us"):
         assert 0 < results[name] < 1000, name
     assert results["then_chain_median_us"] >= results["then_chain_us"]
