@@ -26,7 +26,6 @@ def cross_entropy_once(logits: Mut[Tensor[f32, (1, -1)]], loss: Mut[Tensor[f32, 
     logits.store((e * (1.0 / total) - ct.where(hot, 1.0, 0.0)) * scale, (0, 0))
 
 
-
 @ct.kernel
 def cross_entropy_walk(logits: Mut[Tensor[f32, (1, -1)]], loss: Mut[Tensor[f32, (1, 1)]],
                        targets: Tensor[i32, (-1,)], scale: f32, BN: Const[int]) -> None:

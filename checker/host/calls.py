@@ -240,9 +240,9 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     verdict = contract.check(
         [_facts(frame, a, contract.param(i)) for i, a in enumerate(positional)],
         [(k, _facts(frame, a, contract.param(k))) for k, _, a in keywords], loc)
+    # a doubtful argument may raise CT301 before anything the verdict says: say nothing then
     doubtful = any(isinstance(a.value, Doubtful) for a in given)
-    if verdict.diags and not doubtful:  # less the moves reported at earlier uses (one root
-        # cause, one diagnostic)
+    if verdict.diags and not doubtful:  # less the moves reported at earlier uses
         return _reject(ctx, [d for d in verdict.diags if d.span not in said
                              or d.code not in USE_CODES], given)
     if doubtful or _twice_unknown(sig.params, verdict.where, given, loc):
