@@ -70,3 +70,7 @@ def test_a_launch_of_an_unseen_value_twice_may_run() -> None:
              "p3 = ct.arange(0, ct.f32).partition((32,))",
              "o6 = hk.pair(p2, p2)", "o7 = hk.pair(p3, p2)", "o8 = hk.inc(p3)"]
     assert parity_target.check(known) is None
+    # and after a branch that rebinds it to another unseen value: still doubtful after the join
+    joined = [*program[:5], "if len(str(o6)) > 10**6:", "    p2 = hk.run_await(o6)[0]",
+              "o8 = hk.loop(p2, 3, 2)"]
+    assert parity_target.check(joined) is None
