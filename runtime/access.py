@@ -36,33 +36,34 @@ def enter(t: TensorHandle, entry: HostEntry, site: Site, at: int | None = None) 
     `t` is the call's receiver (`t.numpy()`), its argument `at`, or (CONSUMER) either."""
     changes = entry.effect in _CHANGES
     if changes and t._leases is not None:  # a pending launch may read it
-        check_writable(t, _name(site, at), entry.action, site)
+        check_writable(t, _where(site, at)[0], entry.action, site)
     elif t._state is State.MOVED:
-        i = _at(site, at)
-        check_usable(t, _name(site, i), site if i is None else argument_span(site, i))
+        i = _index(site, at)
+        name, span = _where(site, i)
+        check_usable(t, name, site if i is None else span)
     if (t._buf is None or t._backend is None) and msg.META_TENSOR_DATA in entry.raises:
-        raise launch_error(msg.META_TENSOR_DATA, _span(site, at), name=_name(site, at),
-                           action=entry.action)
+        name, span = _where(site, at)
+        raise launch_error(msg.META_TENSOR_DATA, span, name=name, action=entry.action)
     region = t._region
     if region is not None and (changes or entry.effect is Effect.READS):
         conflict = region_conflict(region, changes)
         if conflict is not None:
-            raise region_error(conflict, _name(site, at), entry.action, _span(site, at))
+            name, span = _where(site, at)
+            raise region_error(conflict, name, entry.action, span)
 
 
-def _at(site: Site, at: int | None) -> int | None:
+def _index(site: Site, at: int | None) -> int | None:
+    """The argument `t` is (None: the receiver); CONSUMER read from the source, so only when a
+    message is made."""
     if at != CONSUMER:
         return at
     call = site.call()
     return 0 if call is not None and call.args else None
 
 
-def _name(site: Site, at: int | None) -> str:
-    i = _at(site, at)
-    return receiver_name(site, "the tensor") if i is None else argument_label(
-        site, i, "the tensor")
-
-
-def _span(site: Site, at: int | None) -> Span:
-    i = _at(site, at)
-    return site.span() if i is None else argument_span(site, i)
+def _where(site: Site, at: int | None) -> tuple[str, Span]:
+    """`t`'s name and span at the call, as the checker gives them."""
+    i = _index(site, at)
+    if i is None:
+        return receiver_name(site, "the tensor"), site.span()
+    return argument_label(site, i, "the tensor"), argument_span(site, i)

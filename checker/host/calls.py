@@ -245,9 +245,10 @@ def launch(ctx: Ctx, st: State, call: ast.Call, kernel: KernelVal) -> Value:
     if verdict.diags and not doubtful:  # less the moves reported at earlier uses
         return _reject(ctx, [d for d in verdict.diags if d.span not in said
                              or d.code not in USE_CODES], given)
-    if doubtful or _twice_unknown(sig.params, verdict.where, given, loc):
-        return _uncertain(ctx, st, _passed(sig.params, verdict.where, given, loc))
-    if _regions_in_use(ctx, st, sig.params, verdict.where, given, loc):
+    passed = _passed(sig.params, verdict.where, given, loc)
+    if doubtful or _twice_unknown(passed):
+        return _uncertain(ctx, st, passed)
+    if _regions_in_use(ctx, st, passed):
         ctx.raises()  # the launch raises before it starts
         for arg in given:
             read(ctx, arg.value)
@@ -272,12 +273,10 @@ def _passed(params: Iterable[ParamSpec], where: Iterable[At | None], given: list
             for p, at in zip(params, where, strict=True) if at is not None]
 
 
-def _twice_unknown(params: Iterable[ParamSpec], where: Iterable[At | None], given: list[Arg],
-                   loc: CallLocator) -> bool:
+def _twice_unknown(pairs: list[tuple[str, Arg]]) -> bool:
     """One name the analysis cannot see into, passed for a Mut or Acc parameter and another:
     the launch raises (CT302 for a partition, CT406 for anything else) unless what it holds
     has no element."""
-    pairs = _passed(params, where, given, loc)
     keys = [a.key for _, a in pairs if a.key is not None and a.value == UNKNOWN]
     return any(keys.count(a.key) > 1 for kind, a in pairs
                if kind in ("mut", "acc") and a.key is not None and a.value == UNKNOWN)
@@ -297,11 +296,9 @@ def _uncertain(ctx: Ctx, st: State, passed: list[tuple[str, Arg]]) -> Value:
     return UNKNOWN
 
 
-def _regions_in_use(ctx: Ctx, st: State, params: Iterable[ParamSpec],
-                    where: Iterable[At | None], given: list[Arg], loc: CallLocator) -> bool:
+def _regions_in_use(ctx: Ctx, st: State, pairs: list[tuple[str, Arg]]) -> bool:
     """CT303/CT307 for arguments whose regions pending launches lease (the runtime's check at
     launch, in its order: the Mut partitions, then the tensors read)."""
-    pairs = _passed(params, where, given, loc)
     for kind, arg in sorted(pairs, key=lambda pair: pair[0] not in ("mut", "acc")):
         v = arg.value
         if kind == "mut" and isinstance(v, PartitionVal):
