@@ -1,6 +1,8 @@
-"""Installs the four top-level component folders as subpackages of `cutile` (docs/design.md §2)."""
+"""Installs the four top-level component folders as subpackages of `cutile` (docs/design.md §2),
+and builds the compiled launch path (runtime/_native.c) where a C compiler is found: optional,
+so an install without one takes the Python path (runtime/native.py)."""
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 COMPONENTS = ("compiler", "runtime", "checker", "lsp", "diagnostics", "reader")
 
@@ -11,4 +13,7 @@ for component in COMPONENTS:
     packages.append(f"cutile.{component}")
     packages += [f"cutile.{component}.{sub}" for sub in find_packages(component)]
 
-setup(packages=packages, package_dir=package_dir)
+native = Extension("cutile.runtime._native", ["runtime/_native.c"], optional=True,
+                   extra_compile_args=["-O2"])
+
+setup(packages=packages, package_dir=package_dir, ext_modules=[native])

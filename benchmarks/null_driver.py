@@ -16,6 +16,8 @@ import itertools
 import types
 from typing import Any
 
+from cutile.runtime.native import null_launch_address
+
 ALIGN = 256
 
 
@@ -65,6 +67,9 @@ def null_binding() -> types.ModuleType:
         cc = {attrs.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 9,
               attrs.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: 0}
         return ok, cc.get(attr, 0)
+
+    # the compiled enqueue's launch function: one that does nothing, as `launch` above
+    mod.native_launch_address = null_launch_address  # type: ignore[attr-defined]
 
     calls: dict[str, Any] = {
         "cuInit": nothing, "cuDeviceGetCount": lambda: (ok, 1), "cuDeviceGet": handle,

@@ -9,7 +9,8 @@ call (every parameter but the Consts given positionally, Consts inferred or by k
 argument in a view family) and returns None for anything else, or when a check fails: the
 caller then takes the generic path, which redoes the launch with every check and raises the
 error with its usual wording. So this file adds no rule of its own;
-`tests/runtime/test_fastpath.py` compares both paths.
+`tests/runtime/test_fastpath.py` compares both paths. Where the extension is built, the
+compiled twin of this function (native.py) runs first and hands it what it does not take.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import context as _context
+from . import native
 from .context import launch_target
 from .ops import LaunchOp, Phase
-from .ownership import State
+from .ownership import Owned, State
 from .partition import Partition
 from .sites import internal_files
 
@@ -66,6 +68,25 @@ def build_runner(plan: LaunchPlan, kernel_name: str, kinds: tuple[type, ...]) ->
     exec(code, namespace)  # our own text, built above from ints and names
     runner: Runner = namespace["run"]
     return runner
+
+
+def configure_native(tensor: type) -> None:
+    """Tells the compiled path (native.py) the classes and constants it works with (plans.py
+    calls this at import, before any plan or executable exists)."""
+    if native.available():
+        native.configure(Partition, tensor, LaunchOp, Owned,
+                         (State.MOVED, State.EXCLUSIVE, Phase.CREATED, _context, _context._local,
+                          launch_target, partial, State.LIVE, Phase.DONE))
+
+
+def compiled_runner(plan: LaunchPlan, kernel_name: str, python: Runner, kinds: tuple[type, ...],
+                    tensor: type) -> Runner:
+    """The compiled twin of the plan's generated launcher `python` (native.py), or `python`
+    where the extension is off or an owned handle is not exactly a partition or a `tensor`."""
+    if not native.available() or any(kinds[i] not in (Partition, tensor) for i in plan.owned):
+        return python
+    return native.runner(plan, kernel_name, python, tuple(kinds[i] is Partition
+                                                          for i in plan.owned))
 
 
 def _source(plan: LaunchPlan, n: int, kinds: tuple[type, ...]) -> list[str]:

@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from . import context as _context
+from . import native
 from .backends.base import for_grid
 from .binding import Bound
 from .context import backend, launch_target, stream_of
@@ -32,7 +33,9 @@ def launch(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     code = frame.f_code  # caller_of(frame), inlined: a user's file needs no walk
     site = (Site((code, frame.f_lasti)) if internal_files.get(code.co_filename) is False
             else site_of(frame))
-    return _launch(kernel, site, args, kwargs)
+    if kwargs:
+        return _launch(kernel, site, args, kwargs)
+    return launch_linked(kernel, site, args)  # compiled where it is built
 
 
 _NO_KEYWORDS: dict[str, Any] = {}  # read only
@@ -172,7 +175,8 @@ def _launch(kernel: Kernel, site: Site, args: tuple[Any, ...],
     return _start_launch(kernel, plan, values, len(args), site, viewed)
 
 
-launch_linked = _launch  # `.then(kernel)` links: (kernel, the link's site, the results)
+# `.then(kernel)` links: (kernel, the link's site, the results); compiled where it is built
+launch_linked = native.linker(_launch)
 
 
 def _start_launch(kernel: Kernel, plan: LaunchPlan, values: list[Any], positional: int,

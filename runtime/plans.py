@@ -26,13 +26,22 @@ from ..compiler.launch.contract import OVERFLOW
 from ..compiler.specialization import Specialization
 from .backends.base import Backend, Executable, Statics, for_grid
 from .binding import Bound
-from .fastpath import Runner, build_runner, float_bound, tensor_of
+from .fastpath import (
+    Runner,
+    build_runner,
+    compiled_runner,
+    configure_native,
+    float_bound,
+    tensor_of,
+)
 from .ownership import launch_move
 from .partition import Partition
 from .tensor import Tensor, byte_extent
 
 if TYPE_CHECKING:
     from .kernel import Kernel
+
+configure_native(Tensor)
 
 Key = tuple[Hashable, ...]
 # (parameter, overflow limit, the limit as a float64: None past every float64)
@@ -241,7 +250,9 @@ class Plans:
                           pairs, launch_move(kernel_name))
         plan.float_scalars = self.float_scalars
         plan.statics = {i: statics(bound.values[i]) for i in (*muts, *tensors)}
-        plan.run = build_runner(plan, kernel_name, tuple(map(type, bound.values)))
+        classes = tuple(map(type, bound.values))
+        run = build_runner(plan, kernel_name, classes)
+        plan.run = run and compiled_runner(plan, kernel_name, run, classes, Tensor)
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
         return plan

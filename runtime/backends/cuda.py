@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import native
 from ..cuda import driver
 from ..cuda.allocator import CachingAllocator, RawOps
 from .base import Backend, Buffer, Device, DoneEvent, Event, Executable, Graph, Statics, fill_runs
@@ -259,6 +260,10 @@ class CudaExecutable(Executable):
         self._threads = threading.local()  # .run: this thread's `Packer.runner`; .packer
         self._claim = threading.Lock()
         self._packer_taken = False
+        compiled = native.launcher(packer, driver.native_launch_address(), function,
+                                   self.enqueue, backend.current, driver.launch_failed)
+        if compiled is not None:  # the compiled enqueue shadows the method, its fallback
+            self.__dict__["enqueue"] = compiled
 
     def _planned(self, statics: Statics) -> CudaExecutable:
         """The same function and launcher, with a parameter block prebuilt for one plan."""

@@ -120,19 +120,20 @@ class Packer:
         static_fmt, static_offsets, end = _layout(static, end)
         self.format = fmt
         self.size = end
-        self._buffer = ctypes.create_string_buffer(max(end, 8))
-        struct.pack_into(static_fmt, self._buffer, 0, *fixed.values())  # pads: the zeros there
+        self.buffer = ctypes.create_string_buffer(max(end, 8))
+        struct.pack_into(static_fmt, self.buffer, 0, *fixed.values())  # pads: the zeros there
         at = dict(zip([n for n in range(len(self.slots)) if n not in fixed], dyn_offsets,
                       strict=True))
         at.update(zip(fixed, static_offsets, strict=True))
         self.offsets = tuple(at[n] for n in range(len(self.slots)))  # per slot, in slot order
-        base = ctypes.addressof(self._buffer)
+        base = ctypes.addressof(self.buffer)
         self._pointers = (ctypes.c_void_p * max(len(self.slots), 1))(
             *[base + o for o in self.offsets])
         self.address = ctypes.addressof(self._pointers)
         # parameters whose memory a launch touches (their buffers learn the launch's stream)
         self.tensor_args = tuple(sorted({s.arg for s in self.slots if s.field == "ptr"}))
-        self._dynamic = tuple(dynamic)
+        self.dynamic = tuple(dynamic)  # the slots a launch writes, and where
+        self.dynamic_offsets = tuple(dyn_offsets)
         self._write = struct.Struct(fmt).pack_into
 
     @cached_property
@@ -170,16 +171,16 @@ class Packer:
         one struct write of the per-launch slots, then `tail`. Generated once per packer
         (this runs on every launch)."""
         encoders: dict[str, Callable[[Any], Any]] = {}
-        values = [_value_source(s, encoders) for s in self._dynamic]
+        values = [_value_source(s, encoders) for s in self.dynamic]
         used = sorted({s.arg for s in self.slots})
-        tensors = sorted({s.arg for s in self._dynamic if s.field in ("shape", "stride")})
+        tensors = sorted({s.arg for s in self.dynamic if s.field in ("shape", "stride")})
         lines = [f"    a{i} = a[{i}]" for i in used]
         lines += head[1:]  # after the unpacking: the head's body reads a<i>
         lines += [f"    t{i} = {self._tensor_of(i)}" for i in tensors]
         if values:
             lines.append(f"    write(buffer, 0, {', '.join(values)})")
         source = "\n".join([head[0], *lines, *tail])
-        scope = {**scope, "write": self._write, "buffer": self._buffer,
+        scope = {**scope, "write": self._write, "buffer": self.buffer,
                  "address": self.address, **encoders}
         # the source is built above from slot fields and indices only; its frames are cutile's
         # (an error raised in it points at the user's line, not at "<string>")

@@ -17,6 +17,7 @@ from ...diagnostics import messages as msg
 from ..errors import DRIVER_ERROR, NO_DEVICE, device_error, error
 
 _SUCCESS = drv.CUresult.CUDA_SUCCESS
+_REAL = drv.__name__
 # Handle objects by value, built once: constructing them costs about a microsecond per call on
 # the launch path (measured with benchmarks/driver_calls.py on the H200 host).
 _functions: dict[int, Any] = {}
@@ -289,6 +290,28 @@ def _launch_config(grid: tuple[int, int, int], stream: int, attr: Any) -> Any:
     config.attrs = [attr]
     config.numAttrs = 1
     return config
+
+
+def native_launch_address() -> int | None:
+    """The address of cuLaunchKernel for the compiled enqueue (runtime/native.py), or None:
+    libcuda's symbol under the real bindings, a stand-in's own `native_launch_address()`
+    (benchmarks/null_driver.py), None under any other binding."""
+    own = getattr(drv, "native_launch_address", None)
+    if own is not None:
+        address: int | None = own()
+        return address
+    if getattr(drv, "__name__", "") != _REAL:
+        return None
+    try:
+        value = ctypes.cast(_libcuda().cuLaunchKernel, ctypes.c_void_p).value
+    except OSError:  # no libcuda: nothing launches on this machine anyway
+        return None
+    return int(value) if value else None
+
+
+def launch_failed(code: int) -> None:
+    """Raises CT505 for a cuLaunchKernel that returned `code` (the compiled enqueue's)."""
+    _check("cuLaunchKernel", (_result(code),))
 
 
 def ctypes_launcher(function: int, call: Callable[..., int]) -> Launch:

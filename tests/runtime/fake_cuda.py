@@ -18,6 +18,10 @@ from cutile.compiler.lower.abi import EntrySlot
 from cutile.runtime.backends.pack import FORMATS
 
 FAKE_MEMORY = 80 * 2**30  # what the fake device reports as its total memory
+_P = ctypes.c_void_p
+_U = ctypes.c_uint
+# cuLaunchKernel's C signature: function, grid, block, shared memory, stream, params, extra
+_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, _P, _U, _U, _U, _U, _U, _U, _U, _P, _P, _P)
 
 
 def decode_params(address: int, slots: tuple[EntrySlot, ...]) -> tuple[Any, ...]:
@@ -48,6 +52,7 @@ class FakeDriver:
     slots: dict[int, tuple[EntrySlot, ...]] = field(default_factory=dict)  # by function
     compiled: list[Compiled] = field(default_factory=list)
     counter: int = 100
+    _native: Any = None  # the C-callable launch function of native_launch_address
 
     def _handle(self) -> int:
         self.counter += 1
@@ -86,6 +91,20 @@ class FakeDriver:
     def dependent_launcher(self, function: int) -> Any:
         return self.launcher(function, dependent=True)
 
+    def native_launch_address(self) -> int:
+        """cuLaunchKernel for the compiled enqueue (runtime/native.py): a C-callable function
+        that records the launch as `launch` does, so the packing in C is checked too."""
+        if self._native is None:
+            def launch(function: int, gx: int, gy: int, gz: int, *rest: Any) -> int:
+                stream, params = rest[-3] or 0, rest[-2]
+                self.launch(function, (gx, gy, gz), stream, params)
+                return 0
+
+            self._native = _LAUNCH(launch)  # kept alive with the driver
+        address = ctypes.cast(self._native, ctypes.c_void_p).value
+        assert address is not None
+        return address
+
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         from cutile.runtime.backends import cuda_kernels
         from cutile.runtime.cuda import driver
@@ -105,6 +124,7 @@ class FakeDriver:
             "memset": self.memset, "module_load": self.module_load,
             "module_function": self.module_function,
             "launcher": self.launcher, "dependent_launcher": self.dependent_launcher,
+            "native_launch_address": self.native_launch_address,
             "mem_info": lambda: (FAKE_MEMORY, FAKE_MEMORY),
         }
         for name, fn in calls.items():

@@ -92,7 +92,7 @@ def test_planned_block_holds_the_plain_blocks_bytes(case: str) -> None:
     plain, planned = Packer(slots), Packer(slots, _statics(values))
     fixed = [s for s in slots if s.field in ("shape", "stride")]
     assert fixed, "each case has extents or strides in its block"
-    assert len(planned._dynamic) == len(slots) - len(fixed)  # written once, not per launch
+    assert len(planned.dynamic) == len(slots) - len(fixed)  # written once, not per launch
     assert slot_bytes(planned.pack(values), slots) == slot_bytes(plain.pack(values), slots)
     # a later launch of the plan: other pointers and scalars, the same shapes
     again, _ = _bound(kernel, make(0x7E00_0000_0000, 3))

@@ -1,0 +1,884 @@
+/* cutile's compiled launch path (runtime/native.py builds and tests it against the Python one).
+
+   Two objects, each the compiled twin of generated Python code that stays as the fallback:
+   - Runner: a launch plan's launcher (fastpath.py's `run`): the value checks, the Mut handoffs,
+     the LaunchOp, the moves and the leases, reading and writing the handles' slots by offset.
+     Anything it does not handle (an argument of another class, a NumPy scalar, a failed check)
+     goes to the generated Python launcher, which decides as before.
+   - Launcher: an executable's enqueue (pack.py's `runner`): the streams each buffer learns, the
+     parameter block on the C stack (so threads never share it), cuLaunchKernel with the GIL
+     released. A value it cannot encode goes to the Python packer.
+   Slot offsets, classes and constants come from Python once (`configure`). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>  /* PyMemberDef: a slot descriptor's offset */
+#include <math.h>
+#include <string.h>
+
+#define VERSION 3
+#define MAX_BLOCK 4096
+#define MAX_SLOTS 512
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+typedef int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                         unsigned by, unsigned bz, unsigned shmem, void *stream, void **params,
+                         void **extra);
+
+/* ---- configuration (configure(): once per process) ------------------------------------ */
+
+enum { O_STATE, O_HOW, O_SITE, O_OP, O_LEASES,                      /* Owned */
+       P_BASE, P_REGION, P_TENSOR, P_KID,                           /* Partition */
+       T_BASE, T_REGION, T_BUF, T_SHAPE, T_STRIDES, T_KID,          /* TensorHandle */
+       L_PHASE, L_BACKEND, L_STREAM, L_SITE, L_GRAPHED, L_GRAPH_SITE, L_NAME, L_EXE,
+       L_GET_EXE, L_ARGS, L_GRID, L_DONE, L_MUTS, L_READS, L_REF, L_RESULTS, /* LaunchOp */
+       N_OFFSETS };
+
+static Py_ssize_t off[N_OFFSETS];
+static Py_ssize_t *part_slots;  /* every Partition slot but __weakref__ (a handoff copies them) */
+static Py_ssize_t n_part_slots;
+static PyTypeObject *partition_t, *tensor_t, *op_t;
+static PyObject *moved, *exclusive, *created, *ctx, *local, *launch_target, *partial, *live,
+    *done, *empty;
+static PyTypeObject *owned_t;
+static PyObject *s_target, *s_stream, *s_handoff, *s_lease, *s_exe, *s_backend, *s_executable,
+    *s_streams;
+static int configured;
+
+static int member_offset(PyObject *cls, const char *name, Py_ssize_t *out) {
+    PyObject *d = PyObject_GetAttrString(cls, name);
+    if (d == NULL) return -1;
+    if (!PyObject_TypeCheck(d, &PyMemberDescr_Type)) {
+        Py_DECREF(d);
+        PyErr_Format(PyExc_TypeError, "%s is not a slot", name);
+        return -1;
+    }
+    *out = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    return 0;
+}
+
+static const char *const names[N_OFFSETS] = {
+    "_state", "_how", "_site", "_op", "_leases", "_base", "_region", "_tensor", "_kid",
+    "_base", "_region", "_buf", "_shape", "_strides", "_kid",
+    "phase", "backend", "stream", "site", "_graphed", "_graph_site", "kernel_name", "_exe",
+    "_get_exe", "_args", "_grid", "_done_event", "_muts", "_reads", "_ref", "_results"};
+
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *part, *tens, *op, *pslots;
+    PyObject *owned;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOOOOOOO", &PyType_Type, &part, &PyType_Type, &tens,
+                          &PyType_Type, &op, &PyType_Type, &owned, &PyTuple_Type, &pslots,
+                          &moved, &exclusive, &created, &ctx, &local, &launch_target, &partial,
+                          &live, &done))
+        return NULL;
+    for (int k = 0; k < N_OFFSETS; k++) {
+        PyObject *cls = k < T_BASE ? part : k < L_PHASE ? tens : op;
+        if (member_offset(cls, names[k], &off[k]) < 0) return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(pslots);
+    part_slots = PyMem_Malloc(sizeof(Py_ssize_t) * (n ? n : 1));
+    if (part_slots == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *name = PyTuple_GET_ITEM(pslots, k);
+        if (!PyUnicode_Check(name) || member_offset(part, PyUnicode_AsUTF8(name),
+                                                    &part_slots[k]) < 0)
+            return NULL;
+    }
+    n_part_slots = n;
+    partition_t = (PyTypeObject *)Py_NewRef(part);
+    tensor_t = (PyTypeObject *)Py_NewRef(tens);
+    op_t = (PyTypeObject *)Py_NewRef(op);
+    owned_t = (PyTypeObject *)Py_NewRef(owned);
+    empty = PyTuple_New(0);
+    PyObject *keep[] = {moved, exclusive, created, ctx, local, launch_target, partial, live, done};
+    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) Py_INCREF(keep[k]);
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
+static void set_slot(PyObject *o, Py_ssize_t at, PyObject *v) {
+    PyObject *old = SLOT(o, at);
+    SLOT(o, at) = Py_NewRef(v);
+    Py_XDECREF(old);
+}
+
+/* LaunchOp._complete (ops.py): the work is done, so the Mut handles are live again and the
+   launch's leases end; what the method did in Python, as a method of the class
+   (`complete_method`). A handle that is not an ownership record: the Python method. */
+static PyObject *s_release, *s_complete_py;
+
+static PyObject *complete(PyObject *op, PyObject *unused) {
+    if (SLOT(op, off[L_PHASE]) == done) Py_RETURN_NONE;
+    PyObject *args = SLOT(op, off[L_ARGS]), *muts = SLOT(op, off[L_MUTS]);
+    PyObject *reads = SLOT(op, off[L_READS]), *ref = SLOT(op, off[L_REF]);
+    int plain = args != NULL && PyList_CheckExact(args) && muts != NULL && PyTuple_Check(muts)
+        && reads != NULL && PyTuple_Check(reads);
+    Py_ssize_t n = plain ? PyList_GET_SIZE(args) : 0;
+    for (Py_ssize_t k = 0; plain && k < PyTuple_GET_SIZE(muts) + PyTuple_GET_SIZE(reads); k++) {
+        PyObject *t = k < PyTuple_GET_SIZE(muts) ? muts : reads;
+        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, t == muts ? k : k - PyTuple_GET_SIZE(muts)));
+        plain = i >= 0 && i < n && PyObject_TypeCheck(PyList_GET_ITEM(args, i), owned_t);
+    }
+    if (!plain) {
+        PyErr_Clear();
+        return PyObject_CallMethodNoArgs(op, s_complete_py);
+    }
+    set_slot(op, off[L_PHASE], done);
+    Py_INCREF(args);  /* kept while the leases end: the slot is emptied last */
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(muts); k++)
+        set_slot(PyList_GET_ITEM(args, PyLong_AsSsize_t(PyTuple_GET_ITEM(muts, k))), off[O_STATE],
+                 live);
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(reads); k++) {
+        PyObject *v = PyList_GET_ITEM(args, PyLong_AsSsize_t(PyTuple_GET_ITEM(reads, k)));
+        if (SLOT(v, off[O_LEASES]) == ref && ref != NULL) {
+            set_slot(v, off[O_LEASES], Py_None);
+        } else {
+            PyObject *res = PyObject_CallMethodOneArg(v, s_release, ref ? ref : Py_None);
+            if (res == NULL) { Py_DECREF(args); return NULL; }
+            Py_DECREF(res);
+        }
+    }
+    set_slot(op, off[L_ARGS], empty);
+    Py_DECREF(args);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef complete_def = {"_complete", complete, METH_NOARGS,
+                                   "The work is done: end the leases, return the handles."};
+
+static PyObject *complete_method(PyObject *self, PyObject *unused) {
+    if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
+    return PyDescr_NewMethod(op_t, &complete_def);
+}
+
+/* ---- Runner ------------------------------------------------------------------------------ */
+
+typedef struct { Py_ssize_t i; long long lo, hi; } IntCheck;
+typedef struct { Py_ssize_t i; double bound; int bounded; } FloatCheck;
+typedef struct { Py_ssize_t i, j; long long lo, hi; } AliasCheck;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *plan, *fallback, *name, *how, *grid, *tail, *muts, *reads;
+    Py_ssize_t n, n_owned, n_ints, n_floats, n_alias;
+    Py_ssize_t *owned;  /* owned parameter indices, then per owned one 1 for a partition */
+    IntCheck *ints;
+    FloatCheck *floats;
+    AliasCheck *alias;
+} Runner;
+
+static int runner_traverse(Runner *r, visitproc visit, void *arg) {
+    Py_VISIT(r->plan); Py_VISIT(r->fallback); Py_VISIT(r->name); Py_VISIT(r->how);
+    Py_VISIT(r->grid); Py_VISIT(r->tail); Py_VISIT(r->muts); Py_VISIT(r->reads);
+    return 0;
+}
+
+static int runner_clear(Runner *r) {
+    Py_CLEAR(r->plan); Py_CLEAR(r->fallback); Py_CLEAR(r->name); Py_CLEAR(r->how);
+    Py_CLEAR(r->grid); Py_CLEAR(r->tail); Py_CLEAR(r->muts); Py_CLEAR(r->reads);
+    return 0;
+}
+
+static void runner_dealloc(Runner *r) {
+    PyObject_GC_UnTrack(r);
+    runner_clear(r);
+    PyMem_Free(r->owned); PyMem_Free(r->ints); PyMem_Free(r->floats); PyMem_Free(r->alias);
+    Py_TYPE(r)->tp_free((PyObject *)r);
+}
+
+static int as_ll(PyObject *v, long long *out) {
+    int overflow;
+    *out = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow) return -1;
+    return (*out == -1 && PyErr_Occurred()) ? -2 : 0;
+}
+
+/* A tuple of int tuples of width `w` into `count` rows of long longs (NULL for none). */
+static long long *int_rows(PyObject *t, int w, Py_ssize_t *count) {
+    if (!PyTuple_Check(t)) { PyErr_SetString(PyExc_TypeError, "expected a tuple"); return NULL; }
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    long long *rows = PyMem_Calloc(n ? n * w : 1, sizeof(long long));
+    if (rows == NULL) { PyErr_NoMemory(); return NULL; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *row = PyTuple_GET_ITEM(t, k);
+        for (int c = 0; c < w; c++) {
+            PyObject *v = PyTuple_Check(row) && PyTuple_GET_SIZE(row) == w
+                ? PyTuple_GET_ITEM(row, c) : NULL;
+            if (v == NULL || as_ll(v, &rows[k * w + c]) != 0) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad int row");
+                PyMem_Free(rows);
+                return NULL;
+            }
+        }
+    }
+    *count = n;
+    return rows;
+}
+
+/* Runner(plan, fallback, n, name, how, grid, tail, muts, reads, owned, partitions, ints,
+   floats, aliases): ints rows (i, lo, hi) clamped to int64, floats rows (i, bound or None),
+   aliases rows (i, j, lo, hi); `partitions` per owned parameter, whether it is a Partition. */
+static PyObject *runner_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    PyObject *plan, *fallback, *name, *how, *grid, *tail, *muts, *reads, *owned, *parts, *ints,
+        *floats, *aliases;
+    Py_ssize_t n;
+    if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
+    if (!PyArg_ParseTuple(args, "OOnOOOO!O!O!O!O!O!O!O!", &plan, &fallback, &n, &name, &how,
+                          &grid, &PyTuple_Type, &tail, &PyTuple_Type, &muts, &PyTuple_Type,
+                          &reads, &PyTuple_Type, &owned, &PyTuple_Type, &parts, &PyTuple_Type,
+                          &ints, &PyTuple_Type, &floats, &PyTuple_Type, &aliases))
+        return NULL;
+    Runner *r = (Runner *)type->tp_alloc(type, 0);
+    if (r == NULL) return NULL;
+    r->plan = Py_NewRef(plan); r->fallback = Py_NewRef(fallback); r->name = Py_NewRef(name);
+    r->how = Py_NewRef(how); r->grid = Py_NewRef(grid); r->tail = Py_NewRef(tail);
+    r->muts = Py_NewRef(muts); r->reads = Py_NewRef(reads);
+    r->n = n;
+    Py_ssize_t no = PyTuple_GET_SIZE(owned);
+    r->n_owned = no;
+    r->owned = PyMem_Calloc(2 * no + 1, sizeof(Py_ssize_t));
+    if (r->owned == NULL) goto fail;
+    for (Py_ssize_t k = 0; k < no; k++) {
+        r->owned[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(owned, k));
+        r->owned[no + k] = PyObject_IsTrue(PyTuple_GET_ITEM(parts, k));
+        if (r->owned[k] < 0 || r->owned[k] >= n) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad parameter index");
+            goto fail;
+        }
+    }
+    long long *rows;
+    if ((rows = int_rows(ints, 3, &r->n_ints)) == NULL) goto fail;
+    r->ints = PyMem_Calloc(r->n_ints + 1, sizeof(IntCheck));
+    for (Py_ssize_t k = 0; r->ints && k < r->n_ints; k++)
+        r->ints[k] = (IntCheck){(Py_ssize_t)rows[3 * k], rows[3 * k + 1], rows[3 * k + 2]};
+    PyMem_Free(rows);
+    if ((rows = int_rows(aliases, 4, &r->n_alias)) == NULL) goto fail;
+    r->alias = PyMem_Calloc(r->n_alias + 1, sizeof(AliasCheck));
+    for (Py_ssize_t k = 0; r->alias && k < r->n_alias; k++)
+        r->alias[k] = (AliasCheck){(Py_ssize_t)rows[4 * k], (Py_ssize_t)rows[4 * k + 1],
+                                   rows[4 * k + 2], rows[4 * k + 3]};
+    PyMem_Free(rows);
+    r->n_floats = PyTuple_GET_SIZE(floats);
+    r->floats = PyMem_Calloc(r->n_floats + 1, sizeof(FloatCheck));
+    if (r->ints == NULL || r->alias == NULL || r->floats == NULL) { PyErr_NoMemory(); goto fail; }
+    for (Py_ssize_t k = 0; k < r->n_floats; k++) {
+        PyObject *row = PyTuple_GET_ITEM(floats, k), *b;
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 2) {
+            PyErr_SetString(PyExc_ValueError, "bad float row");
+            goto fail;
+        }
+        r->floats[k].i = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 0));
+        b = PyTuple_GET_ITEM(row, 1);
+        r->floats[k].bounded = b != Py_None;
+        r->floats[k].bound = b == Py_None ? 0.0 : PyFloat_AsDouble(b);
+        if (PyErr_Occurred()) goto fail;
+    }
+    return (PyObject *)r;
+fail:
+    Py_DECREF(r);
+    return NULL;
+}
+
+/* 1: the value checks pass; 0: leave this launch to the fallback. */
+static int checks_pass(Runner *r, PyObject **a) {
+    for (Py_ssize_t k = 0; k < r->n_owned; k++) {
+        PyObject *v = a[r->owned[k]];
+        int part = (int)r->owned[r->n_owned + k];
+        if (Py_TYPE(v) != (part ? partition_t : tensor_t)) return 0;
+        PyObject *state = SLOT(v, off[O_STATE]), *region = SLOT(v, off[part ? P_REGION : T_REGION]);
+        if (state == NULL || state == moved || region != Py_None) return 0;
+    }
+    for (Py_ssize_t k = 0; k < r->n_ints; k++) {
+        long long x;
+        PyObject *v = a[r->ints[k].i];
+        if (!PyLong_CheckExact(v) || as_ll(v, &x) != 0) { PyErr_Clear(); return 0; }
+        if (x < r->ints[k].lo || x > r->ints[k].hi) return 0;
+    }
+    for (Py_ssize_t k = 0; k < r->n_floats; k++) {
+        PyObject *v = a[r->floats[k].i];
+        if (!PyFloat_CheckExact(v)) return 0;  /* ints and NumPy numbers: the fallback */
+        double x = PyFloat_AS_DOUBLE(v), b = r->floats[k].bound;
+        if (r->floats[k].bounded && isfinite(x) && !(-b < x && x < b)) return 0;
+    }
+    for (Py_ssize_t k = 0; k < r->n_alias; k++) {
+        PyObject *u = a[r->alias[k].i], *w = a[r->alias[k].j];
+        PyObject *bu = SLOT(u, off[Py_TYPE(u) == partition_t ? P_BASE : T_BASE]);
+        PyObject *bw = SLOT(w, off[Py_TYPE(w) == partition_t ? P_BASE : T_BASE]);
+        long long x, y;
+        if (bu == NULL || bw == NULL || as_ll(bu, &x) != 0 || as_ll(bw, &y) != 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        long long d = y - x;  /* addresses below 2**63: no overflow */
+        if (r->alias[k].lo < d && d < r->alias[k].hi) return 0;  /* maybe overlapping */
+    }
+    return 1;
+}
+
+/* (backend, stream) of launch_target(), its usual case inlined as fastpath.py does. */
+static int target(PyObject **be, PyObject **stream) {
+    PyObject *t = PyObject_GetAttr(ctx, s_target);
+    if (t == NULL) return -1;
+    if (t == Py_None) {
+        Py_DECREF(t);
+        t = PyObject_CallNoArgs(launch_target);
+        if (t == NULL) return -1;
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
+            Py_DECREF(t);
+            PyErr_SetString(PyExc_TypeError, "launch_target() gave no pair");
+            return -1;
+        }
+        *be = Py_NewRef(PyTuple_GET_ITEM(t, 0));
+        *stream = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+        Py_DECREF(t);
+        return 0;
+    }
+    *be = Py_NewRef(PyTuple_GET_ITEM(t, 0));
+    *stream = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+    Py_DECREF(t);
+    PyObject *current = PyObject_GetAttr(local, s_stream);
+    if (current == NULL) { Py_DECREF(*be); Py_DECREF(*stream); return -1; }
+    if (current != Py_None) Py_SETREF(*stream, current);
+    else Py_DECREF(current);
+    return 0;
+}
+
+static PyObject *handoff(PyObject *v, int part) {
+    if (!part) return PyObject_CallMethodNoArgs(v, s_handoff);
+    PyObject *n = partition_t->tp_alloc(partition_t, 0);
+    if (n == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < n_part_slots; k++) {
+        PyObject *x = SLOT(v, part_slots[k]);
+        SLOT(n, part_slots[k]) = Py_XNewRef(x);
+    }
+    set_slot(n, off[O_STATE], exclusive);
+    set_slot(n, off[O_LEASES], Py_None);
+    return n;
+}
+
+/* The launch's op, CREATED, its values in place; NULL with an error set. */
+static PyObject *new_op(Runner *r, PyObject *kernel, PyObject *site, PyObject *be,
+                        PyObject *stream, PyObject *values) {
+    PyObject *plan_be = PyObject_GetAttr(r->plan, s_backend), *exe = NULL, *get = NULL;
+    if (plan_be == NULL) return NULL;
+    if (plan_be == be) exe = PyObject_GetAttr(r->plan, s_exe);
+    else exe = Py_NewRef(Py_None);
+    Py_DECREF(plan_be);
+    if (exe == NULL) return NULL;
+    if (exe == Py_None) {
+        PyObject *method = PyObject_GetAttr(r->plan, s_executable);
+        get = method ? PyObject_CallFunctionObjArgs(partial, method, kernel, be, NULL) : NULL;
+        Py_XDECREF(method);
+        if (get == NULL) { Py_DECREF(exe); return NULL; }
+    } else {
+        get = Py_NewRef(Py_None);
+    }
+    PyObject *op = op_t->tp_alloc(op_t, 0);
+    if (op == NULL) { Py_DECREF(exe); Py_DECREF(get); return NULL; }
+    SLOT(op, off[L_EXE]) = exe;
+    SLOT(op, off[L_GET_EXE]) = get;
+    SLOT(op, off[L_PHASE]) = Py_NewRef(created);
+    SLOT(op, off[L_BACKEND]) = Py_NewRef(be);
+    SLOT(op, off[L_STREAM]) = Py_NewRef(stream);
+    SLOT(op, off[L_SITE]) = Py_NewRef(site);
+    SLOT(op, off[L_GRAPHED]) = Py_NewRef(Py_False);
+    SLOT(op, off[L_GRAPH_SITE]) = Py_NewRef(Py_None);
+    SLOT(op, off[L_NAME]) = Py_NewRef(r->name);
+    SLOT(op, off[L_ARGS]) = Py_NewRef(values);
+    SLOT(op, off[L_GRID]) = Py_NewRef(r->grid);
+    SLOT(op, off[L_DONE]) = Py_NewRef(Py_None);
+    SLOT(op, off[L_MUTS]) = Py_NewRef(r->muts);
+    SLOT(op, off[L_READS]) = Py_NewRef(r->reads);
+    return op;
+}
+
+/* The launch of `a` (a tuple) by its plan's runner: the op, or NULL with an error set, or
+   NULL with no error when the fallback must decide. */
+static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *site) {
+    Py_ssize_t n = r->n;
+    if (PyTuple_GET_SIZE(a) != n || !checks_pass(r, ((PyTupleObject *)a)->ob_item)) return NULL;
+    PyObject *be, *stream;
+    if (target(&be, &stream) < 0) return NULL;
+    Py_ssize_t nt = PyTuple_GET_SIZE(r->tail);
+    PyObject *values = PyList_New(n + nt), *op = NULL, *ref = NULL, *results = NULL;
+    if (values == NULL) goto done;
+    for (Py_ssize_t k = 0; k < n; k++) PyList_SET_ITEM(values, k, Py_NewRef(PyTuple_GET_ITEM(a, k)));
+    for (Py_ssize_t k = 0; k < nt; k++)
+        PyList_SET_ITEM(values, n + k, Py_NewRef(PyTuple_GET_ITEM(r->tail, k)));
+    Py_ssize_t nm = PyTuple_GET_SIZE(r->muts);
+    for (Py_ssize_t k = 0; k < nm; k++) {  /* the muts come first in `owned` */
+        Py_ssize_t i = r->owned[k];
+        PyObject *h = handoff(PyTuple_GET_ITEM(a, i), (int)r->owned[r->n_owned + k]);
+        if (h == NULL) goto done;
+        PyList_SetItem(values, i, h);  /* steals h, drops the caller's handle */
+    }
+    op = new_op(r, kernel, site, be, stream, values);
+    if (op == NULL) goto done;
+    ref = PyWeakref_NewRef(op, NULL);
+    if (ref == NULL) goto done;
+    SLOT(op, off[L_REF]) = Py_NewRef(ref);
+    results = PyTuple_New(n);
+    if (results == NULL) goto done;
+    for (Py_ssize_t k = 0; k < n; k++)
+        PyTuple_SET_ITEM(results, k, Py_NewRef(PyList_GET_ITEM(values, k)));
+    SLOT(op, off[L_RESULTS]) = results;
+    for (Py_ssize_t k = 0; k < nm; k++) {
+        PyObject *v = PyTuple_GET_ITEM(a, r->owned[k]);
+        set_slot(v, off[O_STATE], moved);
+        set_slot(v, off[O_HOW], r->how);
+        set_slot(v, off[O_SITE], site);
+        set_slot(v, off[O_OP], ref);
+    }
+    for (Py_ssize_t k = nm; k < r->n_owned; k++) {
+        PyObject *v = PyTuple_GET_ITEM(a, r->owned[k]);
+        if (SLOT(v, off[O_LEASES]) == Py_None) {
+            set_slot(v, off[O_LEASES], ref);
+        } else {
+            PyObject *res = PyObject_CallMethodOneArg(v, s_lease, ref);
+            if (res == NULL) { Py_CLEAR(op); goto done; }
+            Py_DECREF(res);
+        }
+    }
+done:
+    Py_DECREF(be);
+    Py_DECREF(stream);
+    Py_XDECREF(values);
+    Py_XDECREF(ref);
+    if (op == NULL && !PyErr_Occurred())
+        PyErr_SetString(PyExc_SystemError, "launch failed without an error");
+    return op;
+}
+
+/* run(kernel, args, site): the started-ready LaunchOp, or what the fallback returns. */
+static PyObject *runner_call(Runner *r, PyObject *args, PyObject *kw) {
+    PyObject *kernel, *a, *site;
+    if (!PyArg_ParseTuple(args, "OO!O", &kernel, &PyTuple_Type, &a, &site)) return NULL;
+    PyObject *op = run_plan(r, kernel, a, site);
+    if (op == NULL && !PyErr_Occurred()) return PyObject_Call(r->fallback, args, NULL);
+    return op;
+}
+
+static PyTypeObject RunnerType;
+
+/* link(kernel, site, args): launch.py's `_launch` for the usual call (handles only, each with
+   its descriptor id, a plan with a compiled runner), or `_launch` itself. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *fallback;
+} Linker;
+
+static PyObject *s_plans, *s_dict, *s_handles, *s_run, *s_prefix;
+
+static PyObject *lookup(PyObject *kernel, PyObject *a) {
+    /* the plan's compiled runner for these arguments (new reference), or NULL: fall back */
+    PyObject *plans = PyObject_GetAttr(kernel, s_plans), *key = NULL, *run = NULL;
+    if (plans == NULL) { PyErr_Clear(); return NULL; }
+    Py_ssize_t n = PyTuple_GET_SIZE(a);
+    PyObject *handles = PyObject_GetAttr(plans, s_handles);
+    PyObject *dict = PyObject_GetAttr(plans, s_dict);
+    Py_ssize_t most = handles ? PyLong_AsSsize_t(handles) : -1;
+    if (dict == NULL || !PyDict_CheckExact(dict) || most < n || n == 0) goto out;
+    key = PyTuple_New(n);
+    if (key == NULL) goto out;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *v = PyTuple_GET_ITEM(a, k), *kid;
+        if (Py_TYPE(v) == partition_t) kid = SLOT(v, off[P_KID]);
+        else if (Py_TYPE(v) == tensor_t) kid = SLOT(v, off[T_KID]);
+        else goto out;
+        if (kid == NULL || !PyLong_CheckExact(kid) || PyLong_AsLong(kid) == 0)
+            goto out;  /* 0: not computed yet */
+        PyTuple_SET_ITEM(key, k, Py_NewRef(kid));
+    }
+    PyObject *plan = PyDict_GetItemWithError(dict, key);  /* borrowed */
+    if (plan == NULL) goto out;
+    PyObject *prefix = PyObject_GetAttr(plan, s_prefix);
+    Py_ssize_t p = prefix ? PyLong_AsSsize_t(prefix) : -1;
+    Py_XDECREF(prefix);
+    if (p == n) {
+        run = PyObject_GetAttr(plan, s_run);
+        if (run != NULL && Py_TYPE(run) != &RunnerType) Py_CLEAR(run);
+    }
+out:
+    PyErr_Clear();
+    Py_XDECREF(plans); Py_XDECREF(handles); Py_XDECREF(dict); Py_XDECREF(key);
+    return run;
+}
+
+static PyObject *linker_call(Linker *l, PyObject *args, PyObject *kw) {
+    PyObject *kernel, *site, *a;
+    if (!PyArg_ParseTuple(args, "OOO", &kernel, &site, &a)) return NULL;
+    if (PyTuple_CheckExact(a)) {
+        PyObject *run = lookup(kernel, a);
+        if (run != NULL) {
+            PyObject *op = run_plan((Runner *)run, kernel, a, site);
+            Py_DECREF(run);
+            if (op != NULL || PyErr_Occurred()) return op;
+        }
+    }
+    return PyObject_Call(l->fallback, args, NULL);
+}
+
+static PyObject *linker_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    PyObject *fallback;  /* before `configure`, every call falls back (no class matches) */
+    if (!PyArg_ParseTuple(args, "O", &fallback)) return NULL;
+    Linker *l = (Linker *)type->tp_alloc(type, 0);
+    if (l != NULL) l->fallback = Py_NewRef(fallback);
+    return (PyObject *)l;
+}
+
+static int linker_traverse(Linker *l, visitproc visit, void *arg) {
+    Py_VISIT(l->fallback);
+    return 0;
+}
+
+static int linker_clear(Linker *l) {
+    Py_CLEAR(l->fallback);
+    return 0;
+}
+
+static void linker_dealloc(Linker *l) {
+    PyObject_GC_UnTrack(l);
+    linker_clear(l);
+    Py_TYPE(l)->tp_free((PyObject *)l);
+}
+
+static PyTypeObject LinkerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cutile.runtime._native.Linker",
+    .tp_basicsize = sizeof(Linker),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_new = linker_new,
+    .tp_call = (ternaryfunc)linker_call,
+    .tp_traverse = (traverseproc)linker_traverse,
+    .tp_clear = (inquiry)linker_clear,
+    .tp_dealloc = (destructor)linker_dealloc,
+    .tp_doc = "launch.py's _launch for the usual call (its fallback for the rest).",
+};
+
+static PyTypeObject RunnerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cutile.runtime._native.Runner",
+    .tp_basicsize = sizeof(Runner),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_new = runner_new,
+    .tp_call = (ternaryfunc)runner_call,
+    .tp_traverse = (traverseproc)runner_traverse,
+    .tp_clear = (inquiry)runner_clear,
+    .tp_dealloc = (destructor)runner_dealloc,
+    .tp_doc = "A launch plan's compiled launcher (fastpath.py's run).",
+};
+
+/* ---- Launcher ---------------------------------------------------------------------------- */
+
+enum { F_PTR, F_SHAPE, F_STRIDE, F_STATUS, F_INT, F_UINT, F_F32, F_F64, F_BOOL };
+
+typedef struct { Py_ssize_t arg, axis, at; int field, size; } Dyn;
+
+typedef struct {
+    PyObject_HEAD
+    launch_fn fn;
+    void *function;
+    char *image;  /* the block with its static slots written */
+    Py_ssize_t size, n_slots, n_dyn, n_tensors;
+    Py_ssize_t *offsets;  /* per slot */
+    Dyn *dyn;
+    Py_ssize_t *tensors;  /* parameters whose buffers learn the stream */
+    PyObject *fallback, *enter, *fail, *threads;
+    unsigned long last_thread;
+} Launcher;
+
+static int launcher_traverse(Launcher *l, visitproc visit, void *arg) {
+    Py_VISIT(l->fallback); Py_VISIT(l->enter); Py_VISIT(l->fail); Py_VISIT(l->threads);
+    return 0;
+}
+
+static int launcher_clear(Launcher *l) {
+    Py_CLEAR(l->fallback); Py_CLEAR(l->enter); Py_CLEAR(l->fail); Py_CLEAR(l->threads);
+    return 0;
+}
+
+static void launcher_dealloc(Launcher *l) {
+    PyObject_GC_UnTrack(l);
+    launcher_clear(l);
+    PyMem_Free(l->image); PyMem_Free(l->offsets); PyMem_Free(l->dyn); PyMem_Free(l->tensors);
+    Py_TYPE(l)->tp_free((PyObject *)l);
+}
+
+/* Launcher(fn, function, image, offsets, dynamic, tensors, fallback, enter, fail): `dynamic`
+   rows (arg, field, axis, offset, size), `field` one of the F_ codes above. */
+static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    unsigned long long fn, function;
+    PyObject *image, *offsets, *dynamic, *tensors, *fallback, *enter, *fail;
+    if (!PyArg_ParseTuple(args, "KKO!O!O!O!OOO", &fn, &function, &PyBytes_Type, &image,
+                          &PyTuple_Type, &offsets, &PyTuple_Type, &dynamic, &PyTuple_Type,
+                          &tensors, &fallback, &enter, &fail))
+        return NULL;
+    Py_ssize_t size = PyBytes_GET_SIZE(image), ns = PyTuple_GET_SIZE(offsets);
+    if (size > MAX_BLOCK || ns > MAX_SLOTS) {
+        PyErr_SetString(PyExc_ValueError, "parameter block too large");
+        return NULL;
+    }
+    Launcher *l = (Launcher *)type->tp_alloc(type, 0);
+    if (l == NULL) return NULL;
+    l->fn = (launch_fn)(uintptr_t)fn;
+    l->function = (void *)(uintptr_t)function;
+    l->fallback = Py_NewRef(fallback); l->enter = Py_NewRef(enter); l->fail = Py_NewRef(fail);
+    l->threads = PySet_New(NULL);
+    l->size = size;
+    l->image = PyMem_Malloc(size ? size : 1);
+    l->offsets = PyMem_Calloc(ns + 1, sizeof(Py_ssize_t));
+    long long *rows = NULL;
+    if (l->threads == NULL || l->image == NULL || l->offsets == NULL) goto fail;
+    memcpy(l->image, PyBytes_AS_STRING(image), size);
+    l->n_slots = ns;
+    for (Py_ssize_t k = 0; k < ns; k++) {
+        l->offsets[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(offsets, k));
+        if (l->offsets[k] < 0 || l->offsets[k] >= size) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad slot offset");
+            goto fail;
+        }
+    }
+    if ((rows = int_rows(dynamic, 5, &l->n_dyn)) == NULL) goto fail;
+    l->dyn = PyMem_Calloc(l->n_dyn + 1, sizeof(Dyn));
+    if (l->dyn == NULL) goto fail;
+    for (Py_ssize_t k = 0; k < l->n_dyn; k++) {
+        long long *w = &rows[5 * k];
+        l->dyn[k] = (Dyn){(Py_ssize_t)w[0], (Py_ssize_t)w[2], (Py_ssize_t)w[3], (int)w[1], (int)w[4]};
+        if (w[3] < 0 || w[3] + w[4] > size) {
+            PyErr_SetString(PyExc_ValueError, "bad slot offset");
+            goto fail;
+        }
+    }
+    Py_ssize_t nt = PyTuple_GET_SIZE(tensors);
+    l->tensors = PyMem_Calloc(nt + 1, sizeof(Py_ssize_t));
+    if (l->tensors == NULL) goto fail;
+    for (Py_ssize_t k = 0; k < nt; k++) l->tensors[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(tensors, k));
+    l->n_tensors = nt;
+    if (PyErr_Occurred()) goto fail;
+    PyMem_Free(rows);
+    return (PyObject *)l;
+fail:
+    PyMem_Free(rows);
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    Py_DECREF(l);
+    return NULL;
+}
+
+/* The tensor of a launch value: a partition's, or the value when it is a tensor; NULL for
+   anything else (the fallback handles it). Borrowed. */
+static PyObject *tensor_of(PyObject *v) {
+    if (Py_TYPE(v) == partition_t) return SLOT(v, off[P_TENSOR]);
+    return Py_TYPE(v) == tensor_t ? v : NULL;
+}
+
+static int tuple_item(PyObject *t, Py_ssize_t i, long long *out) {
+    if (t == NULL || !PyTuple_Check(t) || i >= PyTuple_GET_SIZE(t)) return -1;
+    return as_ll(PyTuple_GET_ITEM(t, i), out);
+}
+
+/* Writes one slot; 0 on success, -1: the fallback encodes this launch. */
+static int write_slot(char *block, const Dyn *d, PyObject *v) {
+    long long x = 0;
+    char *at = block + d->at;
+    switch (d->field) {
+    case F_PTR: {
+        PyObject *b = Py_TYPE(v) == partition_t ? SLOT(v, off[P_BASE])
+            : Py_TYPE(v) == tensor_t ? SLOT(v, off[T_BASE]) : NULL;
+        if (b == NULL || as_ll(b, &x) != 0) return -1;
+        break;
+    }
+    case F_SHAPE: case F_STRIDE: {
+        PyObject *t = tensor_of(v);
+        if (t == NULL) return -1;
+        if (tuple_item(SLOT(t, off[d->field == F_SHAPE ? T_SHAPE : T_STRIDES]), d->axis, &x))
+            return -1;
+        break;
+    }
+    case F_STATUS: case F_INT: case F_UINT:
+        if (!PyLong_CheckExact(v)) return -1;
+        if (as_ll(v, &x) != 0) {
+            unsigned long long u;
+            PyErr_Clear();
+            if (d->field == F_INT) return -1;
+            u = PyLong_AsUnsignedLongLong(v);
+            if (PyErr_Occurred()) return -1;
+            memcpy(at, &u, 8);  /* only u64 reaches past int64 (the contract checked ranges) */
+            return d->size == 8 ? 0 : -1;
+        }
+        break;
+    case F_F32: case F_F64: {
+        double y;
+        if (PyFloat_CheckExact(v)) y = PyFloat_AS_DOUBLE(v);
+        else if (PyLong_CheckExact(v) && as_ll(v, &x) == 0 && x >= -(1LL << 53)
+                 && x <= (1LL << 53)) y = (double)x;  /* exact in a float64, as pack.py */
+        else return -1;
+        if (d->field == F_F32) { float f = (float)y; memcpy(at, &f, 4); }
+        else memcpy(at, &y, 8);
+        return 0;
+    }
+    case F_BOOL:
+        if (v != Py_True && v != Py_False) return -1;
+        *at = v == Py_True;
+        return 0;
+    default:
+        return -1;
+    }
+    switch (d->size) {  /* little-endian host, as pack.py's "<" format */
+    case 8: memcpy(at, &x, 8); break;
+    case 4: { int32_t y = (int32_t)x; memcpy(at, &y, 4); break; }
+    case 2: { int16_t y = (int16_t)x; memcpy(at, &y, 2); break; }
+    case 1: { int8_t y = (int8_t)x; memcpy(at, &y, 1); break; }
+    default: return -1;
+    }
+    return 0;
+}
+
+/* Each tensor argument's buffer learns the stream (the allocator reuses a block only after
+   every stream that used it): 0, -1 on an error, 1 for the fallback. */
+static int learn_streams(Launcher *l, PyObject *const *a, Py_ssize_t n, PyObject *stream) {
+    for (Py_ssize_t k = 0; k < l->n_tensors; k++) {
+        PyObject *t = l->tensors[k] < n ? tensor_of(a[l->tensors[k]]) : NULL;
+        PyObject *b = t ? SLOT(t, off[T_BUF]) : NULL;
+        if (b == NULL) return 1;  /* not a tensor or a partition: the fallback */
+        if (b == Py_None) continue;
+        PyObject *streams = PyObject_GetAttr(b, s_streams);
+        if (streams == NULL) return -1;
+        int has = PySet_Check(streams) ? PySet_Contains(streams, stream) : -1;
+        if (has == 0) has = PySet_Add(streams, stream);
+        Py_DECREF(streams);
+        if (has < 0) return -1;
+    }
+    return 0;
+}
+
+#define INVALID_CONTEXT 201  /* CUDA_ERROR_INVALID_CONTEXT */
+
+static int launch(Launcher *l, const long long *g, long long s, void **params) {
+    int err;
+    Py_BEGIN_ALLOW_THREADS
+    err = l->fn(l->function, (unsigned)g[0], (unsigned)g[1], (unsigned)g[2], 1, 1, 1, 0,
+                (void *)(uintptr_t)s, params, NULL);
+    Py_END_ALLOW_THREADS
+    return err;
+}
+
+/* enqueue(args, grid, stream) -> None, as CudaExecutable.enqueue. */
+static PyObject *launcher_call(Launcher *l, PyObject *args, PyObject *kw) {
+    PyObject *a, *grid, *stream;
+    if (!PyArg_ParseTuple(args, "OO!O", &a, &PyTuple_Type, &grid, &stream)) return NULL;
+    if (!PyList_CheckExact(a) && !PyTuple_CheckExact(a)) return PyObject_Call(l->fallback, args, NULL);
+    PyObject *const *items = PyList_CheckExact(a) ? ((PyListObject *)a)->ob_item
+                                                  : ((PyTupleObject *)a)->ob_item;
+    Py_ssize_t n = Py_SIZE(a);
+    unsigned long thread = PyThread_get_thread_ident();
+    if (thread != l->last_thread) {  /* a thread's first launch: the context current there */
+        PyObject *id = PyLong_FromUnsignedLong(thread);
+        int known = id ? PySet_Contains(l->threads, id) : -1;
+        if (known == 0) {
+            PyObject *res = PyObject_CallNoArgs(l->enter);
+            known = res ? PySet_Add(l->threads, id) : -1;
+            Py_XDECREF(res);
+        }
+        Py_XDECREF(id);
+        if (known < 0) return NULL;
+        l->last_thread = thread;
+    }
+    long long g[3], s;
+    for (int k = 0; k < 3; k++)
+        if (tuple_item(grid, k, &g[k]) != 0 || g[k] < 1 || g[k] > 0x7fffffff) {
+            PyErr_Clear();
+            return PyObject_Call(l->fallback, args, NULL);
+        }
+    if (!PyLong_Check(stream) || as_ll(stream, &s) != 0) {
+        PyErr_Clear();
+        return PyObject_Call(l->fallback, args, NULL);
+    }
+    _Alignas(16) char block[MAX_BLOCK];
+    void *params[MAX_SLOTS];
+    memcpy(block, l->image, l->size);
+    for (Py_ssize_t k = 0; k < l->n_dyn; k++) {
+        const Dyn *d = &l->dyn[k];
+        if (d->arg >= n || write_slot(block, d, items[d->arg]) != 0) {
+            PyErr_Clear();
+            return PyObject_Call(l->fallback, args, NULL);
+        }
+    }
+    int learnt = learn_streams(l, items, n, stream);
+    if (learnt < 0) return NULL;
+    if (learnt > 0) return PyObject_Call(l->fallback, args, NULL);
+    for (Py_ssize_t k = 0; k < l->n_slots; k++) params[k] = block + l->offsets[k];
+    int err = launch(l, g, s, params);
+    if (err == INVALID_CONTEXT) {  /* a new thread under a dead one's ident: make it current */
+        PyObject *res = PyObject_CallNoArgs(l->enter);
+        if (res == NULL) return NULL;
+        Py_DECREF(res);
+        err = launch(l, g, s, params);
+    }
+    if (err) return PyObject_CallFunction(l->fail, "i", err);  /* raises CT505 */
+    Py_RETURN_NONE;
+}
+
+static PyTypeObject LauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cutile.runtime._native.Launcher",
+    .tp_basicsize = sizeof(Launcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_new = launcher_new,
+    .tp_call = (ternaryfunc)launcher_call,
+    .tp_traverse = (traverseproc)launcher_traverse,
+    .tp_clear = (inquiry)launcher_clear,
+    .tp_dealloc = (destructor)launcher_dealloc,
+    .tp_doc = "An executable's compiled enqueue (pack.py's runner).",
+};
+
+/* A launch function that does nothing (the null driver's, for timing without a GPU). */
+static int null_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                       unsigned bz, unsigned shmem, void *stream, void **params, void **extra) {
+    return 0;
+}
+
+static PyObject *null_launch_address(PyObject *self, PyObject *unused) {
+    return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)&null_launch);
+}
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS, "Slot offsets, classes and constants, once."},
+    {"complete_method", complete_method, METH_NOARGS,
+     "LaunchOp._complete in C, as a method descriptor of the configured LaunchOp class."},
+    {"null_launch_address", null_launch_address, METH_NOARGS,
+     "The address of a launch function that does nothing and returns 0."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_native", .m_size = -1,
+                                    .m_methods = methods};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    if (PyType_Ready(&RunnerType) < 0 || PyType_Ready(&LauncherType) < 0
+        || PyType_Ready(&LinkerType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    s_target = PyUnicode_InternFromString("_target");
+    s_stream = PyUnicode_InternFromString("stream");
+    s_handoff = PyUnicode_InternFromString("_handoff");
+    s_lease = PyUnicode_InternFromString("_lease");
+    s_exe = PyUnicode_InternFromString("exe");
+    s_backend = PyUnicode_InternFromString("backend");
+    s_executable = PyUnicode_InternFromString("executable");
+    s_streams = PyUnicode_InternFromString("streams");
+    s_plans = PyUnicode_InternFromString("_plans");
+    s_release = PyUnicode_InternFromString("_release");
+    s_complete_py = PyUnicode_InternFromString("_complete_py");
+    s_dict = PyUnicode_InternFromString("plans");
+    s_handles = PyUnicode_InternFromString("handles");
+    s_run = PyUnicode_InternFromString("run");
+    s_prefix = PyUnicode_InternFromString("prefix");
+    if (PyModule_AddIntConstant(m, "VERSION", VERSION) < 0
+        || PyModule_AddObjectRef(m, "Runner", (PyObject *)&RunnerType) < 0
+        || PyModule_AddObjectRef(m, "Launcher", (PyObject *)&LauncherType) < 0
+        || PyModule_AddObjectRef(m, "Linker", (PyObject *)&LinkerType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

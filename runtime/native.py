@@ -1,0 +1,134 @@
+"""The compiled launch path (`_native.c`), used where it is built and the launch is the usual one.
+
+Two compiled twins of generated Python, each falling back to its twin for anything it does not
+take itself, so neither adds a rule:
+- `runner`: a plan's launcher (fastpath.py's `run`): checks, handoffs, the `LaunchOp`, moves
+  and leases, in one C call;
+- `launcher`: a CUDA executable's enqueue (pack.py's `runner`): the parameter block packed on
+  the C stack and `cuLaunchKernel` called with the GIL released.
+
+The extension is built by `pip install` where a C compiler is found (setup.py; optional), and
+`CUTILE_NATIVE=0` turns it off. `tests/runtime/test_native.py` runs both paths on the same
+launches and compares what they leave behind.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..compiler.dtypes import BY_NAME
+
+if TYPE_CHECKING:
+    from ..compiler.lower.abi import EntrySlot
+
+# The runtime's own types stay unimported here (this module is below fastpath.py and the CUDA
+# backend): a plan's launcher `run(kernel, args, site)`, a LaunchPlan and a Packer are Any.
+Runner = Callable[[Any, tuple[Any, ...], Any], Any]
+
+try:
+    from . import _native  # type: ignore[attr-defined]
+except ImportError:  # not built (no C compiler at install): the Python path
+    _native = None
+
+ENV = "CUTILE_NATIVE"
+VERSION = 3  # _native.c's: a stale build from older source is not used
+_INT64 = (-(2**63), 2**63 - 1)
+_configured: list[bool] = []
+
+# _native.c's F_ codes, by slot field or scalar ctype
+_FIELDS = {"ptr": 0, "shape": 1, "stride": 2, "status": 3}
+_SCALARS = {"i64": 4, "i32": 4, "i16": 4, "i8": 4, "u64": 5, "u32": 5, "u16": 5, "u8": 5,
+            "f32": 6, "f64": 7, "bool_": 8}
+_SIZES = {"i64": 8, "u64": 8, "i32": 4, "u32": 4, "i16": 2, "u16": 2, "i8": 1, "u8": 1,
+          "f32": 4, "f64": 8, "bool_": 1}
+
+
+def available() -> bool:
+    """Whether launches take the compiled path."""
+    return (_native is not None and getattr(_native, "VERSION", None) == VERSION
+            and os.environ.get(ENV, "1").strip() != "0")
+
+
+def configure(partition: type, tensor: type, op: type, owned: type,
+              constants: tuple[Any, ...]) -> None:
+    """Hands _native.c the handle, launch and ownership-record classes (it reads their slots
+    by offset) and what it compares with or calls: State.MOVED, State.EXCLUSIVE,
+    Phase.CREATED, the context module, its thread-local, launch_target, functools.partial,
+    State.LIVE and Phase.DONE (once: plans.py's import). `op._complete` becomes the compiled
+    one; the Python method stays as `op._complete_py`, its fallback."""
+    if not _configured:
+        slots = tuple(f for f in vars(partition)["__slots__"] if f != "__weakref__")
+        _native.configure(partition, tensor, op, owned, slots, *constants)
+        op._complete_py = op._complete  # type: ignore[attr-defined]
+        op._complete = _native.complete_method()  # type: ignore[attr-defined]
+        _configured.append(True)
+
+
+def runner(plan: Any, kernel_name: str, python: Runner, partitions: tuple[bool, ...]
+           ) -> Runner:
+    """The plan's compiled launcher, which hands what it does not take to `python` (the
+    generated one); `partitions`: per owned parameter (`plan.owned`), whether its handle is a
+    partition (else a tensor)."""
+    lo, hi = _INT64
+    ints = tuple((i, max(a, lo), min(b, hi)) for i, a, b in plan.int_scalars)
+    floats = tuple((i, None if bound is None else float(bound))
+                   for i, _, bound in plan.float_scalars)
+    native: Runner = _native.Runner(plan, python, plan.prefix, kernel_name, plan.how,
+                                    plan.grid, tuple(plan.tail), plan.muts, plan.tensors,
+                                    plan.owned, partitions, ints, floats, plan.alias_pairs)
+    return native
+
+
+Link = TypeVar("Link", bound=Callable[[Any, Any, tuple[Any, ...]], Any])
+
+
+def linker(python: Link) -> Link:
+    """launch.py's `_launch` (kernel, site, args) for a `.then` link, compiled: the plan found
+    by the handles' descriptor ids and its compiled runner called, in one C call; `python`
+    for any other call, or where the path is off. It is chosen at import, before any plan
+    exists: until `configure`, every call goes to `python`."""
+    if not available():
+        return python
+    compiled: Link = _native.Linker(python)
+    return compiled
+
+
+Enqueue = Callable[[Sequence[Any], tuple[int, int, int], int], None]
+
+
+def launcher(packer: Any, address: int | None, function: int, fallback: Enqueue,
+             enter: Callable[[], None], fail: Callable[[int], None]) -> Enqueue | None:
+    """A compiled enqueue of `function` through the launch function at `address` (libcuda's
+    cuLaunchKernel), or None where the path is off or a per-launch slot has a type it does
+    not pack (narrow floats: `fallback` keeps those). `fail(code)` raises the driver's error."""
+    if not available() or address is None or not _configured:
+        return None
+    rows = []
+    for slot, at in zip(packer.dynamic, packer.dynamic_offsets, strict=True):
+        row = _dynamic_row(slot, at)
+        if row is None:
+            return None
+        rows.append(row)
+    image = bytes(packer.buffer)
+    launch: Enqueue = _native.Launcher(address, function, image, packer.offsets, tuple(rows),
+                                       packer.tensor_args, fallback, enter, fail)
+    return launch
+
+
+def _dynamic_row(slot: EntrySlot, at: int) -> tuple[int, int, int, int, int] | None:
+    """(parameter, F_ code, axis, offset, size) of one per-launch slot, or None."""
+    field = _FIELDS.get(slot.field)
+    if field is None:
+        dt = BY_NAME.get(slot.ctype)
+        field = _SCALARS.get(slot.ctype)
+        if field is None or (dt is not None and dt.is_float and dt.rounded):
+            return None
+    size = _SIZES.get(slot.ctype)
+    return None if size is None else (slot.arg, field, slot.axis, at, size)
+
+
+def null_launch_address() -> int | None:
+    """A launch function that does nothing (the null driver's), or None without the build."""
+    return int(_native.null_launch_address()) if _native is not None else None

@@ -1,0 +1,228 @@
+"""The compiled launch path (runtime/native.py, _native.c) against the Python one it falls back
+to: the same launches leave the same results, states, leases and errors, and the compiled
+enqueue writes the bytes the Python packer writes. The launch tests also run whole with the
+compiled path off (`test_the_launch_tests_pass_on_the_python_path`)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import rt_kernels as k
+from test_param_blocks import CASES, _bound, _statics, slot_bytes
+
+import cutile as ct
+from cutile import f32
+from cutile.diagnostics.errors import CutileError
+from cutile.runtime import launch, native, ops
+from cutile.runtime.backends.pack import Packer
+from cutile.runtime.kernel import Kernel
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+compiled_only = pytest.mark.skipif(not native.available(), reason="the extension is not built")
+
+
+def test_the_extension_is_built_where_a_c_compiler_is() -> None:
+    if os.environ.get(native.ENV, "1").strip() == "0":
+        pytest.skip("CUTILE_NATIVE=0")
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler here")
+    assert native.available(), "runtime/_native.c was not built (scripts/dev setup builds it)"
+
+
+@pytest.fixture(params=["compiled", "python"])
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Fresh plans for every kernel, made on the compiled path or with it off."""
+    if request.param == "compiled" and not native.available():
+        pytest.skip("the extension is not built")
+    if request.param == "python":
+        monkeypatch.setenv(native.ENV, "0")
+        monkeypatch.setitem(ops.linked_launchers, Kernel, launch._launch)
+        monkeypatch.setattr(launch, "launch_linked", launch._launch)
+    for kernel in vars(k).values():
+        if isinstance(kernel, Kernel):
+            monkeypatch.setattr(kernel, "_plans", None)
+    yield request.param
+
+
+def _outcome(fn: Callable[[], Any]) -> str:
+    try:
+        return f"ok {fn()}"
+    except CutileError as err:
+        return str(err).split(": ", 1)[1]  # the code and the message (the path differs)
+
+
+def _states(*handles: Any) -> list[str]:
+    return [h.state.name for h in handles]
+
+
+def _scenario() -> list[str]:
+    """Launches that take every branch of the compiled runner: moves, single and shared leases,
+    a moved argument, an alias, integer and float scalars in and out of range, a view, a
+    chain, an op left unsynced and dropped."""
+    log: list[str] = []
+    z, x, y = ct.zeros((256,), f32).partition((64,)), ct.ones((256,), f32), ct.ones((256,), f32)
+    op = k.add(z, x, y)
+    log.append(str(_states(z, x, y)))  # moved, leased
+    z, x, y = op.sync()
+    log.append(str(_states(z, x, y)))
+    first, second = k.add(z, x, y), None
+    log.append(_outcome(lambda: k.add(z, x, y)))  # z moved into `first`
+    second_z = ct.zeros((256,), f32).partition((64,))
+    second = k.add(second_z, x, y)  # x, y now read by two launches
+    log.append(str(_states(x, y)))
+    z, x, y = first.sync()
+    second_z, x, y = second.sync()
+    log.append(str(_states(z, x, y, second_z)))
+    op = k.add(z, x, y)
+    for _ in range(5):
+        op = op.then(k.add)
+    z, x, y = op.sync()
+    zt = z.unpartition()
+    log.append(str(zt.numpy()[:3]))
+    z = zt.partition((64,))
+    buf = ct.zeros((256,), f32)
+    log.append(_outcome(lambda: k.add(buf.partition((64,)), buf, y).sync()))  # alias
+    view = ct.zeros((512,), f32)[:256]
+    log.append(_outcome(lambda: str(k.add(view.partition((64,)), x, y).sync()[0].state.name)))
+    for value in (5, 2**31 - 1, 2**31, -(2**31) - 1, np.int32(3)):
+        s = ct.zeros((128,), ct.i32).partition((64,))
+        log.append(_outcome(lambda s=s, v=value: k.shift(s, v).sync()))  # type: ignore[misc]
+    for value in (2.5, float("inf"), float("nan"), 1e39, -1e39, np.float64(1.5), 3):
+        w = ct.zeros((256,), f32).partition((64,))
+        log.append(_outcome(lambda w=w, v=value: k.scale(w, x, v).sync()))  # type: ignore[misc]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        k.add(z, x, y)  # dropped without running: CT305
+    log.append(str([str(w.message)[:5] for w in caught]))
+    return log
+
+
+def test_both_paths_leave_the_same_launches_behind(path: str) -> None:
+    got = _scenario()
+    assert got[0] == "['MOVED', 'SHARED', 'SHARED']"
+    assert got[1] == "['LIVE', 'LIVE', 'LIVE']"
+    assert got[2].startswith("CT301")
+    assert got[3] == "['SHARED', 'SHARED']"
+    assert got[4] == "['LIVE', 'LIVE', 'LIVE', 'LIVE']"
+    assert got[6].startswith("CT302") and got[7] == "ok LIVE"
+    assert [line[:5] for line in got[8:20]] == ["ok (c"] * 2 + ["CT406"] * 2 + ["ok (c"] * 4 + [
+        "CT406"] * 2 + ["ok (c"] * 2
+    assert got[-1] == "['CT305']"
+    if path == "compiled":
+        plans = k.add._plans
+        assert plans is not None
+        assert all(type(p.run).__name__ == "Runner" for p in plans.plans.values())
+        _SCENARIO.append(got)
+    else:
+        _SCENARIO.append(got)
+    if len(_SCENARIO) == 2:
+        assert _SCENARIO[0] == _SCENARIO[1]
+
+
+_SCENARIO: list[list[str]] = []
+
+
+# cuLaunchKernel's C signature: function, grid, block, shared memory, stream, params, extra
+_P, _U = ctypes.c_void_p, ctypes.c_uint
+_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, _P, _U, _U, _U, _U, _U, _U, _U, _P, _P, _P)
+
+
+def _recording(slots: tuple[Any, ...], calls: list[Any], code: int = 0) -> Any:
+    def launch(fn: int, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int,
+               stream: int | None, params: int, extra: int | None) -> int:
+        calls.append((fn, (gx, gy, gz), stream or 0, slot_bytes(params, slots)))
+        return code
+    return _LAUNCH(launch)
+
+
+def _compiled(packer: Packer, fn: Any, fallback: Any = None, enter: Any = None,
+              fail: Any = None) -> Any:
+    return native.launcher(packer, ctypes.cast(fn, ctypes.c_void_p).value, 0x1234,
+                           fallback or (lambda *a: pytest.fail("fell back")),
+                           enter or (lambda: None), fail or (lambda code: None))
+
+
+@compiled_only
+@pytest.mark.parametrize("case", CASES)
+def test_the_compiled_enqueue_writes_the_packers_bytes(case: str) -> None:
+    kernel, make = CASES[case]
+    values, slots = _bound(kernel, make(0x7F00_0000_0000, 2))
+    plain, planned = Packer(slots), Packer(slots, _statics(values))
+    calls: list[Any] = []
+    fn = _recording(tuple(slots), calls)
+    enqueue = _compiled(planned, fn)
+    if any(s.ctype == "f16" for s in planned.dynamic):  # narrow floats: the Python packer
+        assert enqueue is None
+        return
+    assert enqueue is not None
+    for n in (2, 5):
+        again, _ = _bound(kernel, make(0x7E00_0000_0000 + n * 0x1000, n))
+        enqueue(again, (3, 2, 1), 77)
+        assert calls[-1] == (0x1234, (3, 2, 1), 77, slot_bytes(plain.pack(again), slots))
+    for i in planned.tensor_args:
+        v = again[i]
+        assert 77 in getattr(v, "_tensor", v)._buf.streams
+
+
+@compiled_only
+def test_values_it_does_not_pack_go_to_the_python_packer() -> None:
+    values, slots = _bound(k.scale, (ct.zeros((256,), f32).partition((64,)),
+                                     ct.ones((256,), f32), 2.5, 64))
+    packer = Packer(slots, _statics(values))
+    calls: list[Any] = []
+    fell: list[Any] = []
+    enqueue = _compiled(packer, _recording(tuple(slots), calls),
+                        fallback=lambda *a: fell.append(a))
+    enqueue(values, (4, 1, 1), 0)
+    values[2] = np.float32(2.5)  # a NumPy number: the Python encoder's
+    enqueue(values, (4, 1, 1), 0)
+    assert len(calls) == 1 and len(fell) == 1
+
+
+@compiled_only
+def test_a_driver_error_goes_to_fail_and_a_new_thread_enters_once() -> None:
+    values, slots = _bound(k.add, (ct.zeros((256,), f32).partition((64,)),
+                                   ct.ones((256,), f32), ct.ones((256,), f32)))
+    packer = Packer(slots, _statics(values))
+    calls: list[Any] = []
+    entered: list[int] = []
+    failed: list[int] = []
+    ok = _compiled(packer, _recording(tuple(slots), calls),
+                   enter=lambda: entered.append(threading.get_ident()))
+    for _ in range(3):
+        ok(values, (4, 1, 1), 0)
+    thread = threading.Thread(target=lambda: ok(values, (4, 1, 1), 0))
+    thread.start()
+    thread.join()
+    ok(values, (4, 1, 1), 0)
+    assert len(calls) == 5 and len(entered) == 2  # this thread once, the other once
+    bad = _compiled(packer, _recording(tuple(slots), calls, code=700),
+                    fail=lambda code: failed.append(code))
+    bad(values, (4, 1, 1), 0)
+    assert failed == [700]
+
+
+def test_the_launch_tests_pass_on_the_python_path() -> None:
+    """The launch path's own tests, with the compiled path off (what a machine without a C
+    compiler runs)."""
+    files = ["test_fastpath.py", "test_launch.py", "test_ownership.py", "test_views.py",
+             "test_cuda_path.py", "test_pdl.py", "test_graph_capture.py", "test_native.py"]
+    env = {**os.environ, native.ENV: "0"}
+    if os.environ.get(native.ENV) == "0":
+        pytest.skip("already on the Python path")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-o", "addopts=", *(str(HERE / f) for f in files)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
