@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#define VERSION 3
+#define VERSION 4
 #define MAX_BLOCK 4096
 #define MAX_SLOTS 512
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
@@ -149,6 +149,83 @@ static PyMethodDef complete_def = {"_complete", complete, METH_NOARGS,
 static PyObject *complete_method(PyObject *self, PyObject *unused) {
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
     return PyDescr_NewMethod(op_t, &complete_def);
+}
+
+/* DeviceOp.then (ops.py) for a call from user code: the link's site from the caller's frame and
+   the ChainOp filled in place; any other call (a graphed op, a call from inside cutile, whose
+   site needs the frame walk): the Python method, `_then_py`. */
+enum { C_FIRST, C_FN, C_NEXT, C_RESULTS, C_CHECKS, N_CHAIN };
+static Py_ssize_t chain_off[N_CHAIN];
+static PyTypeObject *chain_t, *link_site_t;
+static PyObject *internal_files, *s_then_py;
+
+static PyObject *then_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    PyObject *method = PyObject_GetAttr(self, s_then_py);
+    if (method == NULL) return NULL;
+    PyObject *res = PyObject_Vectorcall(method, args, nargs, kwnames);
+    Py_DECREF(method);
+    return res;
+}
+
+static PyObject *then(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames) {
+    PyFrameObject *frame = PyEval_GetFrame();  /* borrowed: the caller's (C pushes none) */
+    if (nargs != 1 || kwnames != NULL || SLOT(self, off[L_GRAPHED]) != Py_False || frame == NULL)
+        return then_py(self, args, nargs, kwnames);
+    PyObject *fn = args[0];
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    PyObject *inside = PyDict_GetItemWithError(internal_files, code->co_filename);
+    if (inside != Py_False) {
+        Py_DECREF(code);
+        if (PyErr_Occurred()) return NULL;
+        return then_py(self, args, nargs, kwnames);
+    }
+    PyObject *pair = Py_BuildValue("(Ni)", (PyObject *)code, PyFrame_GetLasti(frame));
+    PyObject *site = pair ? PyObject_CallOneArg((PyObject *)link_site_t, pair) : NULL;
+    Py_XDECREF(pair);
+    if (site == NULL) return NULL;
+    PyObject *op = chain_t->tp_alloc(chain_t, 0);
+    if (op == NULL) { Py_DECREF(site); return NULL; }
+    SLOT(op, off[L_PHASE]) = Py_NewRef(created);
+    SLOT(op, off[L_BACKEND]) = Py_XNewRef(SLOT(self, off[L_BACKEND]));
+    SLOT(op, off[L_STREAM]) = Py_XNewRef(SLOT(self, off[L_STREAM]));
+    SLOT(op, off[L_SITE]) = site;
+    SLOT(op, off[L_GRAPHED]) = Py_NewRef(Py_False);
+    SLOT(op, off[L_GRAPH_SITE]) = Py_NewRef(Py_None);
+    SLOT(op, chain_off[C_FIRST]) = Py_NewRef(self);
+    SLOT(op, chain_off[C_FN]) = Py_NewRef(fn);
+    SLOT(op, chain_off[C_NEXT]) = Py_NewRef(Py_None);
+    SLOT(op, chain_off[C_RESULTS]) = Py_NewRef(empty);
+    SLOT(op, chain_off[C_CHECKS]) = Py_NewRef(Py_None);
+    return op;
+}
+
+static PyMethodDef then_def = {
+    "then", (PyCFunction)(void (*)(void))then, METH_FASTCALL | METH_KEYWORDS,
+    "then($self, fn)\n--\n\nfn(*results) builds the next op; the chain's result is its."};
+
+/* then_method(DeviceOp, ChainOp, LinkSite, internal_files): DeviceOp.then in C. */
+static PyObject *then_method(PyObject *self, PyObject *args) {
+    PyObject *device_op, *chain, *site, *files;
+    static const char *const chain_names[N_CHAIN] = {"_first", "_fn", "_next", "_results",
+                                                     "_checks"};
+    if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
+    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyType_Type, &device_op, &PyType_Type, &chain,
+                          &PyType_Type, &site, &PyDict_Type, &files))
+        return NULL;
+    for (int k = 0; k < N_CHAIN; k++)
+        if (member_offset(chain, chain_names[k], &chain_off[k]) < 0) return NULL;
+    Py_ssize_t phase;  /* DeviceOp's slots: where LaunchOp has them */
+    if (member_offset(chain, "phase", &phase) < 0) return NULL;
+    if (phase != off[L_PHASE]) {
+        PyErr_SetString(PyExc_TypeError, "ChainOp and LaunchOp lay out DeviceOp differently");
+        return NULL;
+    }
+    Py_XSETREF(chain_t, (PyTypeObject *)Py_NewRef(chain));
+    Py_XSETREF(link_site_t, (PyTypeObject *)Py_NewRef(site));
+    Py_XSETREF(internal_files, Py_NewRef(files));
+    return PyDescr_NewMethod((PyTypeObject *)device_op, &then_def);
 }
 
 /* ---- Runner ------------------------------------------------------------------------------ */
@@ -845,6 +922,8 @@ static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "Slot offsets, classes and constants, once."},
     {"complete_method", complete_method, METH_NOARGS,
      "LaunchOp._complete in C, as a method descriptor of the configured LaunchOp class."},
+    {"then_method", then_method, METH_VARARGS,
+     "DeviceOp.then in C, as a method descriptor of DeviceOp."},
     {"null_launch_address", null_launch_address, METH_NOARGS,
      "The address of a launch function that does nothing and returns 0."},
     {NULL, NULL, 0, NULL}};
@@ -869,6 +948,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     s_plans = PyUnicode_InternFromString("_plans");
     s_release = PyUnicode_InternFromString("_release");
     s_complete_py = PyUnicode_InternFromString("_complete_py");
+    s_then_py = PyUnicode_InternFromString("_then_py");
     s_dict = PyUnicode_InternFromString("plans");
     s_handles = PyUnicode_InternFromString("handles");
     s_run = PyUnicode_InternFromString("run");

@@ -33,7 +33,7 @@ except ImportError:  # not built (no C compiler at install): the Python path
     _native = None
 
 ENV = "CUTILE_NATIVE"
-VERSION = 3  # _native.c's: a stale build from older source is not used
+VERSION = 4  # _native.c's: a stale build from older source is not used
 _INT64 = (-(2**63), 2**63 - 1)
 _configured: list[bool] = []
 
@@ -64,6 +64,17 @@ def configure(partition: type, tensor: type, op: type, owned: type,
         op._complete_py = op._complete  # type: ignore[attr-defined]
         op._complete = _native.complete_method()  # type: ignore[attr-defined]
         _configured.append(True)
+
+
+def configure_chain(device_op: type, chain: type, link_site: type,
+                    internal_files: dict[str, bool]) -> None:
+    """`device_op.then` becomes the compiled one (the Python method stays as `_then_py`, its
+    fallback), making `chain` links with `link_site` sites; `internal_files` tells user code
+    from cutile's (sites.py). After `configure` (ops.py's import comes before it)."""
+    if _configured and "_then_py" not in vars(device_op):
+        device_op._then_py = device_op.then  # type: ignore[attr-defined]
+        device_op.then = _native.then_method(  # type: ignore[attr-defined]
+            device_op, chain, link_site, internal_files)
 
 
 def runner(plan: Any, kernel_name: str, python: Runner, partitions: tuple[bool, ...]
