@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#define VERSION 4
+#define VERSION 5
 #define MAX_BLOCK 4096
 #define MAX_SLOTS 512
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
@@ -156,7 +156,8 @@ static PyObject *complete_method(PyObject *self, PyObject *unused) {
    site needs the frame walk): the Python method, `_then_py`. */
 enum { C_FIRST, C_FN, C_NEXT, C_RESULTS, C_CHECKS, N_CHAIN };
 static Py_ssize_t chain_off[N_CHAIN];
-static PyTypeObject *chain_t, *link_site_t;
+static PyTypeObject *chain_t, *link_site_t, *kernel_t;
+static PyObject *started;  /* Phase.ENQUEUED */
 static PyObject *internal_files, *s_then_py;
 
 static PyObject *then_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -205,14 +206,16 @@ static PyMethodDef then_def = {
     "then", (PyCFunction)(void (*)(void))then, METH_FASTCALL | METH_KEYWORDS,
     "then($self, fn)\n--\n\nfn(*results) builds the next op; the chain's result is its."};
 
-/* then_method(DeviceOp, ChainOp, LinkSite, internal_files): DeviceOp.then in C. */
+/* then_method(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED):
+   DeviceOp.then in C; also readies `step` for chains of that kernel class. */
 static PyObject *then_method(PyObject *self, PyObject *args) {
-    PyObject *device_op, *chain, *site, *files;
+    PyObject *device_op, *chain, *site, *files, *kernel, *enqueued;
     static const char *const chain_names[N_CHAIN] = {"_first", "_fn", "_next", "_results",
                                                      "_checks"};
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
-    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyType_Type, &device_op, &PyType_Type, &chain,
-                          &PyType_Type, &site, &PyDict_Type, &files))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O", &PyType_Type, &device_op, &PyType_Type, &chain,
+                          &PyType_Type, &site, &PyDict_Type, &files, &PyType_Type, &kernel,
+                          &enqueued))
         return NULL;
     for (int k = 0; k < N_CHAIN; k++)
         if (member_offset(chain, chain_names[k], &chain_off[k]) < 0) return NULL;
@@ -225,6 +228,8 @@ static PyObject *then_method(PyObject *self, PyObject *args) {
     Py_XSETREF(chain_t, (PyTypeObject *)Py_NewRef(chain));
     Py_XSETREF(link_site_t, (PyTypeObject *)Py_NewRef(site));
     Py_XSETREF(internal_files, Py_NewRef(files));
+    Py_XSETREF(kernel_t, (PyTypeObject *)Py_NewRef(kernel));
+    Py_XSETREF(started, Py_NewRef(enqueued));
     return PyDescr_NewMethod((PyTypeObject *)device_op, &then_def);
 }
 
@@ -840,10 +845,10 @@ static int launch(Launcher *l, const long long *g, long long s, void **params) {
 }
 
 /* enqueue(args, grid, stream) -> None, as CudaExecutable.enqueue. */
-static PyObject *launcher_call(Launcher *l, PyObject *args, PyObject *kw) {
-    PyObject *a, *grid, *stream;
-    if (!PyArg_ParseTuple(args, "OO!O", &a, &PyTuple_Type, &grid, &stream)) return NULL;
-    if (!PyList_CheckExact(a) && !PyTuple_CheckExact(a)) return PyObject_Call(l->fallback, args, NULL);
+#define FALLBACK() PyObject_CallFunctionObjArgs(l->fallback, a, grid, stream, NULL)
+
+static PyObject *enqueue(Launcher *l, PyObject *a, PyObject *grid, PyObject *stream) {
+    if (!PyList_CheckExact(a) && !PyTuple_CheckExact(a)) return FALLBACK();
     PyObject *const *items = PyList_CheckExact(a) ? ((PyListObject *)a)->ob_item
                                                   : ((PyTupleObject *)a)->ob_item;
     Py_ssize_t n = Py_SIZE(a);
@@ -864,11 +869,11 @@ static PyObject *launcher_call(Launcher *l, PyObject *args, PyObject *kw) {
     for (int k = 0; k < 3; k++)
         if (tuple_item(grid, k, &g[k]) != 0 || g[k] < 1 || g[k] > 0x7fffffff) {
             PyErr_Clear();
-            return PyObject_Call(l->fallback, args, NULL);
+            return FALLBACK();
         }
     if (!PyLong_Check(stream) || as_ll(stream, &s) != 0) {
         PyErr_Clear();
-        return PyObject_Call(l->fallback, args, NULL);
+        return FALLBACK();
     }
     _Alignas(16) char block[MAX_BLOCK];
     void *params[MAX_SLOTS];
@@ -877,12 +882,12 @@ static PyObject *launcher_call(Launcher *l, PyObject *args, PyObject *kw) {
         const Dyn *d = &l->dyn[k];
         if (d->arg >= n || write_slot(block, d, items[d->arg]) != 0) {
             PyErr_Clear();
-            return PyObject_Call(l->fallback, args, NULL);
+            return FALLBACK();
         }
     }
     int learnt = learn_streams(l, items, n, stream);
     if (learnt < 0) return NULL;
-    if (learnt > 0) return PyObject_Call(l->fallback, args, NULL);
+    if (learnt > 0) return FALLBACK();
     for (Py_ssize_t k = 0; k < l->n_slots; k++) params[k] = block + l->offsets[k];
     int err = launch(l, g, s, params);
     if (err == INVALID_CONTEXT) {  /* a new thread under a dead one's ident: make it current */
@@ -893,6 +898,105 @@ static PyObject *launcher_call(Launcher *l, PyObject *args, PyObject *kw) {
     }
     if (err) return PyObject_CallFunction(l->fail, "i", err);  /* raises CT505 */
     Py_RETURN_NONE;
+}
+
+static PyObject *launcher_call(Launcher *l, PyObject *args, PyObject *kw) {
+    PyObject *a, *grid, *stream;
+    if (!PyArg_ParseTuple(args, "OO!O", &a, &PyTuple_Type, &grid, &stream)) return NULL;
+    return enqueue(l, a, grid, stream);
+}
+
+static PyTypeObject LauncherType;
+
+/* ---- ChainOp._run_start's step ----------------------------------------------------------- */
+
+static PyObject *s_pdl, *s_enqueue, *s_fail, *s_complete;
+
+/* ChainOp._complete / LaunchOp._complete of `op`, the compiled one where it is a launch. */
+static int complete_op(PyObject *op) {
+    PyObject *res;
+    if (Py_TYPE(op) == op_t) {
+        res = complete(op, NULL);
+    } else if (Py_TYPE(op) == chain_t) {
+        PyObject *next = SLOT(op, chain_off[C_NEXT]);
+        if (next != NULL && next != Py_None && complete_op(next) < 0) return -1;
+        set_slot(op, off[L_PHASE], done);
+        return 0;
+    } else {
+        res = PyObject_CallMethodNoArgs(op, s_complete);
+    }
+    Py_XDECREF(res);
+    return res == NULL ? -1 : 0;
+}
+
+/* The compiled enqueue of a plan's executable on `be`, or NULL (borrowed): none, another
+   backend's, a pdl kernel (started by pdl.py), or the Python enqueue. */
+static PyObject *compiled_exe(PyObject *plan, PyObject *be, Launcher **l) {
+    PyObject *plan_be = PyObject_GetAttr(plan, s_backend), *exe = NULL;
+    if (plan_be == be) exe = PyObject_GetAttr(plan, s_exe);
+    Py_XDECREF(plan_be);
+    if (exe == NULL || exe == Py_None) { PyErr_Clear(); Py_XDECREF(exe); return NULL; }
+    PyObject *pdl = PyObject_GetAttr(exe, s_pdl);
+    PyObject *enq = PyObject_GetAttr(exe, s_enqueue);
+    int ok = pdl == Py_None && enq != NULL && Py_TYPE(enq) == &LauncherType;
+    Py_XDECREF(pdl);
+    *l = ok ? (Launcher *)enq : NULL;
+    Py_XDECREF(enq);  /* the executable keeps it */
+    Py_DECREF(exe);   /* the plan keeps it */
+    PyErr_Clear();
+    return ok ? exe : NULL;
+}
+
+/* step(link, first, done, results): one link of ChainOp._run_start's loop (ops.py) where the
+   link calls a kernel whose plan has a compiled runner and a compiled enqueue, and the work
+   that completes now (`done`) is a launch with no status event: `first` completed, the next
+   launch made and enqueued, `link._next` and `link._results` set; returns the results. None:
+   the loop's own body takes this link (it may find `first` completed already, which is
+   idempotent). An error raised while enqueueing fails the new launch first, as the loop does. */
+static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || kernel_t == NULL) Py_RETURN_NONE;
+    PyObject *link = args[0], *first = args[1], *done_op = args[2], *results = args[3];
+    PyObject *fn = SLOT(link, chain_off[C_FN]), *site = SLOT(link, off[L_SITE]);
+    if (Py_TYPE(done_op) != op_t || SLOT(done_op, off[L_DONE]) != Py_None || fn == NULL
+        || Py_TYPE(fn) != kernel_t || !PyTuple_CheckExact(results) || site == NULL)
+        Py_RETURN_NONE;
+    PyObject *run = lookup(fn, results), *be, *stream;
+    if (run == NULL) Py_RETURN_NONE;
+    if (target(&be, &stream) < 0) { Py_DECREF(run); return NULL; }
+    Launcher *l = NULL;
+    PyObject *exe = compiled_exe(((Runner *)run)->plan, be, &l), *op = NULL, *out = NULL;
+    Py_DECREF(be);
+    if (exe == NULL) { Py_DECREF(run); Py_DECREF(stream); Py_RETURN_NONE; }
+    if (complete_op(first) < 0) goto end;
+    op = run_plan((Runner *)run, fn, results, site);
+    if (op == NULL) {
+        if (!PyErr_Occurred()) out = Py_NewRef(Py_None);  /* a check failed: the loop's body */
+        goto end;
+    }
+    set_slot(link, chain_off[C_NEXT], op);
+    set_slot(op, off[L_PHASE], started);
+    PyObject *event = enqueue(l, SLOT(op, off[L_ARGS]), SLOT(op, off[L_GRID]),
+                              SLOT(op, off[L_STREAM]));
+    if (event == NULL) {  /* nxt._fail(err), then the error goes on to the loop's handler */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (tb != NULL) PyException_SetTraceback(value, tb);
+        PyObject *res = PyObject_CallMethodOneArg(op, s_fail, value);
+        if (res == NULL) { Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb); goto end; }
+        Py_DECREF(res);
+        PyErr_Restore(type, value, tb);
+        goto end;
+    }
+    set_slot(op, off[L_DONE], event);
+    Py_DECREF(event);
+    out = Py_NewRef(SLOT(op, off[L_RESULTS]));
+    set_slot(link, chain_off[C_RESULTS], out);
+end:
+    Py_DECREF(run);
+    Py_DECREF(stream);
+    Py_XDECREF(op);
+    return out;
 }
 
 static PyTypeObject LauncherType = {
@@ -924,6 +1028,8 @@ static PyMethodDef methods[] = {
      "LaunchOp._complete in C, as a method descriptor of the configured LaunchOp class."},
     {"then_method", then_method, METH_VARARGS,
      "DeviceOp.then in C, as a method descriptor of DeviceOp."},
+    {"step", (PyCFunction)(void (*)(void))step, METH_FASTCALL,
+     "One link of ChainOp._run_start in its usual case, or None."},
     {"null_launch_address", null_launch_address, METH_NOARGS,
      "The address of a launch function that does nothing and returns 0."},
     {NULL, NULL, 0, NULL}};
@@ -949,6 +1055,10 @@ PyMODINIT_FUNC PyInit__native(void) {
     s_release = PyUnicode_InternFromString("_release");
     s_complete_py = PyUnicode_InternFromString("_complete_py");
     s_then_py = PyUnicode_InternFromString("_then_py");
+    s_pdl = PyUnicode_InternFromString("pdl");
+    s_enqueue = PyUnicode_InternFromString("enqueue");
+    s_fail = PyUnicode_InternFromString("_fail");
+    s_complete = PyUnicode_InternFromString("_complete");
     s_dict = PyUnicode_InternFromString("plans");
     s_handles = PyUnicode_InternFromString("handles");
     s_run = PyUnicode_InternFromString("run");

@@ -26,10 +26,10 @@ import numpy as np
 from . import context as _context
 from . import native
 from .context import launch_target
-from .ops import ChainOp, DeviceOp, LaunchOp, Phase
+from .ops import LaunchOp, Phase
 from .ownership import Owned, State
 from .partition import Partition
-from .sites import LinkSite, internal_files
+from .sites import internal_files
 
 if TYPE_CHECKING:
     from .kernel import Kernel
@@ -77,7 +77,6 @@ def configure_native(tensor: type) -> None:
         native.configure(Partition, tensor, LaunchOp, Owned,
                          (State.MOVED, State.EXCLUSIVE, Phase.CREATED, _context, _context._local,
                           launch_target, partial, State.LIVE, Phase.DONE))
-        native.configure_chain(DeviceOp, ChainOp, LinkSite, internal_files)
 
 
 def compiled_runner(plan: LaunchPlan, kernel_name: str, python: Runner, kinds: tuple[type, ...],

@@ -33,7 +33,7 @@ except ImportError:  # not built (no C compiler at install): the Python path
     _native = None
 
 ENV = "CUTILE_NATIVE"
-VERSION = 4  # _native.c's: a stale build from older source is not used
+VERSION = 5  # _native.c's: a stale build from older source is not used
 _INT64 = (-(2**63), 2**63 - 1)
 _configured: list[bool] = []
 
@@ -66,15 +66,23 @@ def configure(partition: type, tensor: type, op: type, owned: type,
         _configured.append(True)
 
 
+# ChainOp._run_start's compiled step (link, first, done, results) -> results or None, once
+# `configure_chain` has run
+chain_step: Callable[[Any, Any, Any, tuple[Any, ...]], tuple[Any, ...] | None] | None = None
+
+
 def configure_chain(device_op: type, chain: type, link_site: type,
-                    internal_files: dict[str, bool]) -> None:
+                    internal_files: dict[str, bool], kernel: type, enqueued: Any) -> None:
     """`device_op.then` becomes the compiled one (the Python method stays as `_then_py`, its
-    fallback), making `chain` links with `link_site` sites; `internal_files` tells user code
-    from cutile's (sites.py). After `configure` (ops.py's import comes before it)."""
+    fallback), making `chain` links with `link_site` sites (`internal_files` tells user code
+    from cutile's, sites.py), and `chain_step` the compiled step of a chain's links that call
+    a `kernel` (`enqueued`: Phase.ENQUEUED). After `configure` (kernel.py calls it)."""
+    global chain_step
     if _configured and "_then_py" not in vars(device_op):
         device_op._then_py = device_op.then  # type: ignore[attr-defined]
         device_op.then = _native.then_method(  # type: ignore[attr-defined]
-            device_op, chain, link_site, internal_files)
+            device_op, chain, link_site, internal_files, kernel, enqueued)
+        chain_step = _native.step
 
 
 def runner(plan: Any, kernel_name: str, python: Runner, partitions: tuple[bool, ...]

@@ -42,7 +42,7 @@ from ..compiler.launch.ops_api import (
 from ..diagnostics import messages as msg
 from ..diagnostics.diagnostic import Note
 from ..diagnostics.errors import CutileError, LaunchError, error_for, expected_error
-from . import render
+from . import native, render
 from .backends.base import DONE, Backend, Event, Executable, Graph
 from .errors import launch_error, ownership_error
 from .ownership import OpRef, Owned, State
@@ -482,6 +482,7 @@ class ChainOp(DeviceOp):
         results: Results = ()
         prev_args: list[Any] | tuple[()] = ()  # the arguments of `prev` below
         i = len(links)  # links[i:] have run
+        step = native.chain_step  # the usual link in one C call (None: off)
         try:  # free unless something raises
             results = op._start()
             while i:
@@ -492,6 +493,11 @@ class ChainOp(DeviceOp):
                 # stream): `op`, or the op the previous link (`first`) got from its fn. Its
                 # status checks (status.py) wait for the chain's end.
                 done = first if first is op else links[i + 1]._next
+                if step is not None:  # a kernel with compiled plan and enqueue: the body
+                    stepped = step(link, first, done, results)  # below, compiled
+                    if stepped is not None:
+                        results = stepped
+                        continue
                 prev: LaunchOp | None = None  # the launch before the next one (runtime/pdl.py)
                 if type(done) is LaunchOp:
                     prev, prev_args = done, done._args  # _complete drops _args, not the list

@@ -224,3 +224,75 @@ def test_the_launch_tests_pass_on_the_python_path() -> None:
                            "-o", "addopts=", *(str(HERE / f) for f in files)], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+def _failing_chain(fail_at: int) -> list[str]:
+    """A 6-launch chain through the fake CUDA backend whose launch number `fail_at` returns a
+    driver error: what the error, its handed-back results and the handles say afterwards."""
+    pytest.importorskip("cuda.bindings")
+    from fake_cuda import FakeDriver, fake_cuda_backend
+
+    from cutile.runtime.cuda import driver
+
+    class Failing(FakeDriver):
+        def launch(self, function: int, grid: tuple[int, int, int], stream: int,
+                   params: int) -> None:
+            super().launch(function, grid, stream, params)
+            if len(self.launches) == fail_at:
+                if native.available():  # the compiled enqueue reads the code the driver gave
+                    raise _Code(700)
+                driver.launch_failed(700)
+
+    with fake_cuda_backend(Failing()) as fake:
+        z = ct.zeros((256,), f32).partition((64,))
+        x, y = ct.ones((256,), f32), ct.ones((256,), f32)
+        op = k.add(z, x, y)
+        for _ in range(5):
+            op = op.then(k.add)
+        try:
+            op.sync()
+            return ["no error"]
+        except CutileError as err:
+            got = [str(err).split(": ", 1)[-1], str(len(fake.launches))]
+            z2, x2, y2 = err.results
+            got.append(str(_states(z2, x2, y2)))
+            z3, _, _ = k.add(z2, x2, y2).sync()  # the handed-back handles still launch
+            got.append(str(_states(z3)))
+            return got
+
+
+class _Code(Exception):
+    """A driver status the recording launch function returns instead of raising."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+def test_a_driver_error_in_a_chain_fails_it_the_same_way(path: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from fake_cuda import FakeDriver
+
+    real = FakeDriver.native_launch_address
+
+    def address(self: FakeDriver) -> int:  # a launch function that returns the status
+        if self._native is None:
+            def launch(function: int, gx: int, gy: int, gz: int, *rest: Any) -> int:
+                try:
+                    self.launch(function, (gx, gy, gz), rest[-3] or 0, rest[-2])
+                except _Code as code:
+                    return code.code
+                return 0
+
+            self._native = _LAUNCH(launch)
+        return real(self)
+
+    monkeypatch.setattr(FakeDriver, "native_launch_address", address)
+    got = _failing_chain(3)
+    assert got[0].startswith("CT505") and "cuLaunchKernel" in got[0], got
+    assert got[1:] == ["3", "['LIVE', 'LIVE', 'LIVE']", "['LIVE']"]
+    _FAILED.append(got)
+    if len(_FAILED) == 2:
+        assert _FAILED[0] == _FAILED[1]
+
+
+_FAILED: list[list[str]] = []
