@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#define VERSION 5
+#define VERSION 6
 #define MAX_BLOCK 4096
 #define MAX_SLOTS 512
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
@@ -158,6 +158,7 @@ enum { C_FIRST, C_FN, C_NEXT, C_RESULTS, C_CHECKS, N_CHAIN };
 static Py_ssize_t chain_off[N_CHAIN];
 static PyTypeObject *chain_t, *link_site_t, *kernel_t;
 static PyObject *started;  /* Phase.ENQUEUED */
+static PyObject *unchecked_fn;  /* launch.py's launch_unchecked: Kernel.unchecked's function */
 static PyObject *internal_files, *s_then_py;
 
 static PyObject *then_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -206,16 +207,17 @@ static PyMethodDef then_def = {
     "then", (PyCFunction)(void (*)(void))then, METH_FASTCALL | METH_KEYWORDS,
     "then($self, fn)\n--\n\nfn(*results) builds the next op; the chain's result is its."};
 
-/* then_method(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED):
+/* then_method(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED,
+   launch_unchecked):
    DeviceOp.then in C; also readies `step` for chains of that kernel class. */
 static PyObject *then_method(PyObject *self, PyObject *args) {
-    PyObject *device_op, *chain, *site, *files, *kernel, *enqueued;
+    PyObject *device_op, *chain, *site, *files, *kernel, *enqueued, *unchecked;
     static const char *const chain_names[N_CHAIN] = {"_first", "_fn", "_next", "_results",
                                                      "_checks"};
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O", &PyType_Type, &device_op, &PyType_Type, &chain,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OO", &PyType_Type, &device_op, &PyType_Type, &chain,
                           &PyType_Type, &site, &PyDict_Type, &files, &PyType_Type, &kernel,
-                          &enqueued))
+                          &enqueued, &unchecked))
         return NULL;
     for (int k = 0; k < N_CHAIN; k++)
         if (member_offset(chain, chain_names[k], &chain_off[k]) < 0) return NULL;
@@ -230,6 +232,7 @@ static PyObject *then_method(PyObject *self, PyObject *args) {
     Py_XSETREF(internal_files, Py_NewRef(files));
     Py_XSETREF(kernel_t, (PyTypeObject *)Py_NewRef(kernel));
     Py_XSETREF(started, Py_NewRef(enqueued));
+    Py_XSETREF(unchecked_fn, Py_NewRef(unchecked));
     return PyDescr_NewMethod((PyTypeObject *)device_op, &then_def);
 }
 
@@ -531,6 +534,33 @@ done:
     return op;
 }
 
+/* `kernel.unchecked(*a)` by its plan (launch.py's _launch_unchecked): the op takes the
+   arguments as they are and hands the same objects back; no checks, moves or leases. */
+static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObject *site) {
+    Py_ssize_t n = r->n, nt = PyTuple_GET_SIZE(r->tail);
+    if (PyTuple_GET_SIZE(a) != n) return NULL;
+    PyObject *be, *stream, *op = NULL;
+    if (target(&be, &stream) < 0) return NULL;
+    PyObject *values = PyList_New(n + nt);
+    if (values != NULL) {
+        for (Py_ssize_t k = 0; k < n; k++)
+            PyList_SET_ITEM(values, k, Py_NewRef(PyTuple_GET_ITEM(a, k)));
+        for (Py_ssize_t k = 0; k < nt; k++)
+            PyList_SET_ITEM(values, n + k, Py_NewRef(PyTuple_GET_ITEM(r->tail, k)));
+        op = new_op(r, kernel, site, be, stream, values);
+        Py_DECREF(values);
+    }
+    if (op != NULL) {
+        set_slot(op, off[L_MUTS], empty);
+        set_slot(op, off[L_READS], empty);
+        SLOT(op, off[L_REF]) = Py_NewRef(Py_None);
+        SLOT(op, off[L_RESULTS]) = Py_NewRef(a);
+    }
+    Py_DECREF(be);
+    Py_DECREF(stream);
+    return op;
+}
+
 /* run(kernel, args, site): the started-ready LaunchOp, or what the fallback returns. */
 static PyObject *runner_call(Runner *r, PyObject *args, PyObject *kw) {
     PyObject *kernel, *a, *site;
@@ -547,7 +577,21 @@ static PyTypeObject RunnerType;
 typedef struct {
     PyObject_HEAD
     PyObject *fallback;
+    int unchecked;  /* links of `kernel.unchecked` bound methods (launch_unchecked_linked) */
 } Linker;
+
+
+/* The kernel a link's callable launches and whether unchecked, or NULL: not a launch. */
+static PyObject *link_kernel(PyObject *fn, int *unchecked) {
+    if (kernel_t != NULL && Py_TYPE(fn) == kernel_t) { *unchecked = 0; return fn; }
+    if (Py_TYPE(fn) == &PyMethod_Type && unchecked_fn != NULL
+        && PyMethod_GET_FUNCTION(fn) == unchecked_fn
+        && Py_TYPE(PyMethod_GET_SELF(fn)) == kernel_t) {
+        *unchecked = 1;
+        return PyMethod_GET_SELF(fn);
+    }
+    return NULL;
+}
 
 static PyObject *s_plans, *s_dict, *s_handles, *s_run, *s_prefix;
 
@@ -587,12 +631,16 @@ out:
 }
 
 static PyObject *linker_call(Linker *l, PyObject *args, PyObject *kw) {
-    PyObject *kernel, *site, *a;
-    if (!PyArg_ParseTuple(args, "OOO", &kernel, &site, &a)) return NULL;
-    if (PyTuple_CheckExact(a)) {
+    PyObject *fn, *site, *a, *kernel = NULL;
+    int unchecked = 0;
+    if (!PyArg_ParseTuple(args, "OOO", &fn, &site, &a)) return NULL;
+    if (!l->unchecked) kernel = fn;
+    else if ((kernel = link_kernel(fn, &unchecked)) != NULL && !unchecked) kernel = NULL;
+    if (kernel != NULL && PyTuple_CheckExact(a)) {
         PyObject *run = lookup(kernel, a);
         if (run != NULL) {
-            PyObject *op = run_plan((Runner *)run, kernel, a, site);
+            PyObject *op = l->unchecked ? run_unchecked((Runner *)run, kernel, a, site)
+                                        : run_plan((Runner *)run, kernel, a, site);
             Py_DECREF(run);
             if (op != NULL || PyErr_Occurred()) return op;
         }
@@ -602,9 +650,13 @@ static PyObject *linker_call(Linker *l, PyObject *args, PyObject *kw) {
 
 static PyObject *linker_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     PyObject *fallback;  /* before `configure`, every call falls back (no class matches) */
-    if (!PyArg_ParseTuple(args, "O", &fallback)) return NULL;
+    int unchecked = 0;
+    if (!PyArg_ParseTuple(args, "O|p", &fallback, &unchecked)) return NULL;
     Linker *l = (Linker *)type->tp_alloc(type, 0);
-    if (l != NULL) l->fallback = Py_NewRef(fallback);
+    if (l != NULL) {
+        l->fallback = Py_NewRef(fallback);
+        l->unchecked = unchecked;
+    }
     return (PyObject *)l;
 }
 
@@ -957,8 +1009,9 @@ static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 4 || kernel_t == NULL) Py_RETURN_NONE;
     PyObject *link = args[0], *first = args[1], *done_op = args[2], *results = args[3];
     PyObject *fn = SLOT(link, chain_off[C_FN]), *site = SLOT(link, off[L_SITE]);
+    int unchecked = 0;
     if (Py_TYPE(done_op) != op_t || SLOT(done_op, off[L_DONE]) != Py_None || fn == NULL
-        || Py_TYPE(fn) != kernel_t || !PyTuple_CheckExact(results) || site == NULL)
+        || !PyTuple_CheckExact(results) || site == NULL || (fn = link_kernel(fn, &unchecked)) == NULL)
         Py_RETURN_NONE;
     PyObject *run = lookup(fn, results), *be, *stream;
     if (run == NULL) Py_RETURN_NONE;
@@ -968,7 +1021,8 @@ static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     Py_DECREF(be);
     if (exe == NULL) { Py_DECREF(run); Py_DECREF(stream); Py_RETURN_NONE; }
     if (complete_op(first) < 0) goto end;
-    op = run_plan((Runner *)run, fn, results, site);
+    op = unchecked ? run_unchecked((Runner *)run, fn, results, site)
+                   : run_plan((Runner *)run, fn, results, site);
     if (op == NULL) {
         if (!PyErr_Occurred()) out = Py_NewRef(Py_None);  /* a check failed: the loop's body */
         goto end;

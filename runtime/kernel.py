@@ -184,7 +184,8 @@ class Kernel:
 
 # `.then(kernel)` and `.then(kernel.unchecked)` launch with the link's site
 linked_launchers[Kernel] = launch_linked
-native.configure_chain(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED)
+native.configure_chain(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED,
+                       launch_unchecked)
 linked_launchers[MethodType] = launch_unchecked_linked
 
 

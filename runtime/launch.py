@@ -67,15 +67,22 @@ def launch_unchecked(kernel: Kernel, *args: Any, **kwargs: Any) -> LaunchOp:
     descriptor still binds (that is how the specialization and grid are found), so a wrong
     kind or shape still fails there. Two launches writing the same memory, or a tensor freed
     while one runs, are then the caller's problem."""
-    return _launch_unchecked(kernel, caller_of(sys._getframe(1)), args, kwargs)
+    site = caller_of(sys._getframe(1))
+    if kwargs:
+        return _launch_unchecked(kernel, site, args, kwargs)
+    op: LaunchOp = launch_unchecked_linked(kernel.unchecked, site, args)  # compiled if built
+    return op
 
 
-def launch_unchecked_linked(method: Any, site: Site, args: tuple[Any, ...]) -> Any:
+def _unchecked_linked(method: Any, site: Site, args: tuple[Any, ...]) -> Any:
     """A `.then` link calling a bound method: `kernel.unchecked` launches with the link's site
     (as `launch_linked`), any other method is called as usual."""
     if method.__func__ is launch_unchecked:
         return _launch_unchecked(method.__self__, site, args, {})
     return method(*args)
+
+
+launch_unchecked_linked = native.linker(_unchecked_linked, unchecked=True)  # compiled if built
 
 
 def _launch_unchecked(kernel: Kernel, site: Site, args: tuple[Any, ...],

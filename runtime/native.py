@@ -33,7 +33,7 @@ except ImportError:  # not built (no C compiler at install): the Python path
     _native = None
 
 ENV = "CUTILE_NATIVE"
-VERSION = 5  # _native.c's: a stale build from older source is not used
+VERSION = 6  # _native.c's: a stale build from older source is not used
 _INT64 = (-(2**63), 2**63 - 1)
 _configured: list[bool] = []
 
@@ -72,16 +72,18 @@ chain_step: Callable[[Any, Any, Any, tuple[Any, ...]], tuple[Any, ...] | None] |
 
 
 def configure_chain(device_op: type, chain: type, link_site: type,
-                    internal_files: dict[str, bool], kernel: type, enqueued: Any) -> None:
+                    internal_files: dict[str, bool], kernel: type, enqueued: Any,
+                    unchecked: Callable[..., Any]) -> None:
     """`device_op.then` becomes the compiled one (the Python method stays as `_then_py`, its
     fallback), making `chain` links with `link_site` sites (`internal_files` tells user code
     from cutile's, sites.py), and `chain_step` the compiled step of a chain's links that call
-    a `kernel` (`enqueued`: Phase.ENQUEUED). After `configure` (kernel.py calls it)."""
+    a `kernel` or its `unchecked` method (`enqueued`: Phase.ENQUEUED; `unchecked`: the
+    function behind `Kernel.unchecked`). After `configure` (kernel.py calls it)."""
     global chain_step
     if _configured and "_then_py" not in vars(device_op):
         device_op._then_py = device_op.then  # type: ignore[attr-defined]
         device_op.then = _native.then_method(  # type: ignore[attr-defined]
-            device_op, chain, link_site, internal_files, kernel, enqueued)
+            device_op, chain, link_site, internal_files, kernel, enqueued, unchecked)
         chain_step = _native.step
 
 
@@ -103,14 +105,15 @@ def runner(plan: Any, kernel_name: str, python: Runner, partitions: tuple[bool, 
 Link = TypeVar("Link", bound=Callable[[Any, Any, tuple[Any, ...]], Any])
 
 
-def linker(python: Link) -> Link:
+def linker(python: Link, unchecked: bool = False) -> Link:
     """launch.py's `_launch` (kernel, site, args) for a `.then` link, compiled: the plan found
     by the handles' descriptor ids and its compiled runner called, in one C call; `python`
     for any other call, or where the path is off. It is chosen at import, before any plan
-    exists: until `configure`, every call goes to `python`."""
+    exists: until `configure`, every call goes to `python`. `unchecked`: the link of a
+    `kernel.unchecked` bound method (launch_unchecked_linked), launched without checks."""
     if not available():
         return python
-    compiled: Link = _native.Linker(python)
+    compiled: Link = _native.Linker(python, unchecked)
     return compiled
 
 

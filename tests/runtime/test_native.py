@@ -102,6 +102,11 @@ def _scenario() -> list[str]:
     for value in (2.5, float("inf"), float("nan"), 1e39, -1e39, np.float64(1.5), 3):
         w = ct.zeros((256,), f32).partition((64,))
         log.append(_outcome(lambda w=w, v=value: k.scale(w, x, v).sync()))  # type: ignore[misc]
+    op = k.add.unchecked(z, x, y)  # no moves: the same objects come back
+    log.append(str(_states(z, x, y)))
+    for _ in range(3):
+        op = op.then(k.add.unchecked)
+    log.append(str([a is b for a, b in zip(op.sync(), (z, x, y), strict=True)]))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         k.add(z, x, y)  # dropped without running: CT305
@@ -120,6 +125,7 @@ def test_both_paths_leave_the_same_launches_behind(path: str) -> None:
     assert [line[:5] for line in got[8:20]] == ["ok (c"] * 2 + ["CT406"] * 2 + ["ok (c"] * 4 + [
         "CT406"] * 2 + ["ok (c"] * 2
     assert got[5] == "[2. 2. 2.]" and got[-1] == "['CT305']"
+    assert got[-3:-1] == ["['LIVE', 'LIVE', 'LIVE']", "[True, True, True]"]
     if path == "compiled":
         plans = k.add._plans
         assert plans is not None
