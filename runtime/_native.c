@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#define VERSION 6
+#define VERSION 7
 #define MAX_BLOCK 4096
 #define MAX_SLOTS 512
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
@@ -43,6 +43,7 @@ static PyTypeObject *owned_t;
 static PyObject *s_target, *s_stream, *s_handoff, *s_lease, *s_exe, *s_backend, *s_executable,
     *s_streams;
 static int configured;
+static int enabled = 1;  /* set_enabled(False): every entry point takes its Python twin */
 
 static int member_offset(PyObject *cls, const char *name, Py_ssize_t *out) {
     PyObject *d = PyObject_GetAttrString(cls, name);
@@ -108,6 +109,7 @@ static void set_slot(PyObject *o, Py_ssize_t at, PyObject *v) {
 static PyObject *s_release, *s_complete_py;
 
 static PyObject *complete(PyObject *op, PyObject *unused) {
+    if (!enabled) return PyObject_CallMethodNoArgs(op, s_complete_py);
     if (SLOT(op, off[L_PHASE]) == done) Py_RETURN_NONE;
     PyObject *args = SLOT(op, off[L_ARGS]), *muts = SLOT(op, off[L_MUTS]);
     PyObject *reads = SLOT(op, off[L_READS]), *ref = SLOT(op, off[L_REF]);
@@ -173,7 +175,8 @@ static PyObject *then_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 static PyObject *then(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames) {
     PyFrameObject *frame = PyEval_GetFrame();  /* borrowed: the caller's (C pushes none) */
-    if (nargs != 1 || kwnames != NULL || SLOT(self, off[L_GRAPHED]) != Py_False || frame == NULL)
+    if (!enabled || nargs != 1 || kwnames != NULL || SLOT(self, off[L_GRAPHED]) != Py_False
+        || frame == NULL)
         return then_py(self, args, nargs, kwnames);
     PyObject *fn = args[0];
     PyCodeObject *code = PyFrame_GetCode(frame);
@@ -565,7 +568,7 @@ static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObjec
 static PyObject *runner_call(Runner *r, PyObject *args, PyObject *kw) {
     PyObject *kernel, *a, *site;
     if (!PyArg_ParseTuple(args, "OO!O", &kernel, &PyTuple_Type, &a, &site)) return NULL;
-    PyObject *op = run_plan(r, kernel, a, site);
+    PyObject *op = enabled ? run_plan(r, kernel, a, site) : NULL;
     if (op == NULL && !PyErr_Occurred()) return PyObject_Call(r->fallback, args, NULL);
     return op;
 }
@@ -634,6 +637,7 @@ static PyObject *linker_call(Linker *l, PyObject *args, PyObject *kw) {
     PyObject *fn, *site, *a, *kernel = NULL;
     int unchecked = 0;
     if (!PyArg_ParseTuple(args, "OOO", &fn, &site, &a)) return NULL;
+    if (!enabled) return PyObject_Call(l->fallback, args, NULL);
     if (!l->unchecked) kernel = fn;
     else if ((kernel = link_kernel(fn, &unchecked)) != NULL && !unchecked) kernel = NULL;
     if (kernel != NULL && PyTuple_CheckExact(a)) {
@@ -900,7 +904,7 @@ static int launch(Launcher *l, const long long *g, long long s, void **params) {
 #define FALLBACK() PyObject_CallFunctionObjArgs(l->fallback, a, grid, stream, NULL)
 
 static PyObject *enqueue(Launcher *l, PyObject *a, PyObject *grid, PyObject *stream) {
-    if (!PyList_CheckExact(a) && !PyTuple_CheckExact(a)) return FALLBACK();
+    if (!enabled || (!PyList_CheckExact(a) && !PyTuple_CheckExact(a))) return FALLBACK();
     PyObject *const *items = PyList_CheckExact(a) ? ((PyListObject *)a)->ob_item
                                                   : ((PyTupleObject *)a)->ob_item;
     Py_ssize_t n = Py_SIZE(a);
@@ -1006,7 +1010,7 @@ static PyObject *compiled_exe(PyObject *plan, PyObject *be, Launcher **l) {
    the loop's own body takes this link (it may find `first` completed already, which is
    idempotent). An error raised while enqueueing fails the new launch first, as the loop does. */
 static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 || kernel_t == NULL) Py_RETURN_NONE;
+    if (!enabled || nargs != 4 || kernel_t == NULL) Py_RETURN_NONE;
     PyObject *link = args[0], *first = args[1], *done_op = args[2], *results = args[3];
     PyObject *fn = SLOT(link, chain_off[C_FN]), *site = SLOT(link, off[L_SITE]);
     int unchecked = 0;
@@ -1076,7 +1080,18 @@ static PyObject *null_launch_address(PyObject *self, PyObject *unused) {
     return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)&null_launch);
 }
 
+static PyObject *set_enabled(PyObject *self, PyObject *flag) {
+    int on = PyObject_IsTrue(flag);
+    if (on < 0) return NULL;
+    PyObject *was = PyBool_FromLong(enabled);
+    enabled = on;
+    return was;
+}
+
 static PyMethodDef methods[] = {
+    {"set_enabled", set_enabled, METH_O,
+     "Turns every compiled entry point on or off (off: each takes its Python twin); returns "
+     "the previous setting."},
     {"configure", configure, METH_VARARGS, "Slot offsets, classes and constants, once."},
     {"complete_method", complete_method, METH_NOARGS,
      "LaunchOp._complete in C, as a method descriptor of the configured LaunchOp class."},

@@ -14,8 +14,9 @@ launches and compares what they leave behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..compiler.dtypes import BY_NAME
@@ -33,7 +34,7 @@ except ImportError:  # not built (no C compiler at install): the Python path
     _native = None
 
 ENV = "CUTILE_NATIVE"
-VERSION = 6  # _native.c's: a stale build from older source is not used
+VERSION = 7  # _native.c's: a stale build from older source is not used
 _INT64 = (-(2**63), 2**63 - 1)
 _configured: list[bool] = []
 
@@ -43,6 +44,19 @@ _SCALARS = {"i64": 4, "i32": 4, "i16": 4, "i8": 4, "u64": 5, "u32": 5, "u16": 5,
             "f32": 6, "f64": 7, "bool_": 8}
 _SIZES = {"i64": 8, "u64": 8, "i32": 4, "u32": 4, "i16": 2, "u16": 2, "i8": 1, "u8": 1,
           "f32": 4, "f64": 8, "bool_": 1}
+
+
+@contextlib.contextmanager
+def python_path() -> Iterator[None]:
+    """Inside the block every launch takes the Python path, including the compiled pieces
+    already installed (plans' runners, `then`, `_complete`, enqueues): each hands its call to
+    its Python twin (what `--backend python-path` of the host fuzzer compares)."""
+    was = _native.set_enabled(False) if _native is not None else None
+    try:
+        yield
+    finally:
+        if _native is not None:
+            _native.set_enabled(was)
 
 
 def available() -> bool:

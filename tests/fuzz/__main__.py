@@ -35,14 +35,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--huge-lines", type=int, default=20_000,
                         help="size of the occasional huge module (checker target)")
     parser.add_argument("--shrink-budget", type=int, default=200, help="tries per shrink")
-    parser.add_argument("--backend", choices=("cuda", "interpreter"),
+    parser.add_argument("--backend", choices=("cuda", "interpreter", "python-path"),
                         help="host and acc targets: also run each case there and compare it "
-                        "with the interpreter and NumPy (default: the interpreter alone)")
+                        "with the interpreter and NumPy (default: the interpreter alone); "
+                        "python-path (host): the interpreter with the compiled launch path off")
     args = parser.parse_args(argv)
     target = importlib.import_module(TARGETS[args.target], __package__)
     if args.backend is not None:
-        if args.target not in ("host", "acc"):
-            parser.error("--backend applies to --target host and --target acc")
+        if args.target not in ("host", "acc") or (args.backend == "python-path"
+                                                  and args.target != "host"):
+            parser.error("--backend applies to --target host and --target acc "
+                         "(python-path: host)")
         target.configure(args.backend)
     summary = campaign.run(target, args.target, args.n, args.seed,
                            args.timeout or TIMEOUTS[args.target], args.out, args.huge_lines,

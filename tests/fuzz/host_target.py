@@ -396,10 +396,12 @@ _SYNCS = ("sync", "run_await", "cancel_await")
 
 
 def configure(backend: str | None) -> None:
-    """Compare every program's run on the interpreter with its run on `backend` ("cuda", or
-    "interpreter" for a second interpreter run); None: the interpreter alone, crashes only."""
-    if backend not in (None, "cuda", "interpreter"):
-        raise ValueError(f"no backend {backend!r} to compare (cuda or interpreter)")
+    """Compare every program's run on the interpreter with its run on `backend` ("cuda",
+    "interpreter" for a second interpreter run, "python-path" for one with the compiled launch
+    path off: runtime/native.py); None: the interpreter alone, crashes only."""
+    if backend not in (None, "cuda", "interpreter", "python-path"):
+        raise ValueError(f"no backend {backend!r} to compare (cuda, interpreter or "
+                         "python-path)")
     global _COMPARE
     _COMPARE = backend
 
@@ -440,7 +442,13 @@ def compare(lines: list[str], other: str) -> str | None:
     if cut < len(lines):
         lines = lines[:cut]
         first = run_on(lines, backend_named("interpreter"))
-    second = run_on(lines, backend_named(other))
+    if other == "python-path":
+        from cutile.runtime import native
+
+        with native.python_path():
+            second = run_on(lines, backend_named("interpreter"))
+    else:
+        second = run_on(lines, backend_named(other))
     problems = [f"interpreter: {p}" for p in first.numpy] + [f"{other}: {p}" for p in
                                                              second.numpy]
     end = min(_limit(second.outcomes), len(lines))

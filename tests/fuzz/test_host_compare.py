@@ -67,6 +67,36 @@ def test_a_wrong_result_is_found_and_shrunk(comparing: None, tmp_path: Path,
     assert repro is not None and "hk.inc(" in repro.read_text()
 
 
+def test_the_compiled_and_python_launch_paths_agree(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--backend python-path`: each program on the interpreter with the compiled launch path,
+    then with every compiled piece handing its calls to its Python twin; and the comparison
+    sees a twin that misbehaves (a completion that leaves the Mut handles held)."""
+    from cutile.runtime import native
+    from cutile.runtime.ops import LaunchOp
+
+    if not native.available():
+        pytest.skip("the extension is not built")
+    host_target.configure("python-path")
+    try:
+        summary = campaign.run(host_target, "host", PROGRAMS, "ci-paths", 30.0, tmp_path)
+        assert summary.cases == PROGRAMS and not summary.failures, summary.line()
+        real = LaunchOp._complete_py  # type: ignore[attr-defined]
+
+        def moves_its_results(op: LaunchOp) -> None:  # a twin that hands back moved handles
+            results, muts = op._results, op._muts
+            real(op)
+            for i in muts:
+                if i < len(results):
+                    results[i]._move("by a broken completion", op.site)
+
+        monkeypatch.setattr(LaunchOp, "_complete_py", moves_its_results)
+        summary = campaign.run(host_target, "host", PROGRAMS, "ci-paths", 30.0, tmp_path / "b")
+        assert any("differs" in k for k in summary.failures), summary.line()
+    finally:
+        host_target.configure(None)
+
+
 def test_final_contents_and_outcomes_are_compared() -> None:
     a = host_target.Trace(["ok", "error CT406"], {"t1": np.ones(4, np.float32), "r": 1},
                           {"r"})
