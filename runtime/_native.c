@@ -1,14 +1,19 @@
-/* cutile's compiled launch path (runtime/native.py builds and tests it against the Python one).
+/* cutile's compiled launch path (runtime/native.py installs it; tests/runtime/test_native.py
+   holds it to the Python path).
 
-   Two objects, each the compiled twin of generated Python code that stays as the fallback:
-   - Runner: a launch plan's launcher (fastpath.py's `run`): the value checks, the Mut handoffs,
-     the LaunchOp, the moves and the leases, reading and writing the handles' slots by offset.
-     Anything it does not handle (an argument of another class, a NumPy scalar, a failed check)
-     goes to the generated Python launcher, which decides as before.
-   - Launcher: an executable's enqueue (pack.py's `runner`): the streams each buffer learns, the
-     parameter block on the C stack (so threads never share it), cuLaunchKernel with the GIL
-     released. A value it cannot encode goes to the Python packer.
-   Slot offsets, classes and constants come from Python once (`configure`). */
+   Each piece is the compiled twin of Python that stays as its fallback, so no rule lives here
+   alone: anything a piece does not take (another class, a NumPy number, a failed check, the
+   switch off: `set_enabled`) goes to its twin, which decides as before.
+   - Runner: a plan's launcher (fastpath.py's `run`): value checks, Mut handoffs, the LaunchOp,
+     moves and leases, reading and writing the handles' slots by offset;
+   - Linker: launch.py's `_launch` (and `_unchecked_linked`) for the usual call: the plan by the
+     handles' descriptor ids, then its Runner;
+   - `then` and `complete`: DeviceOp.then from user code and LaunchOp._complete;
+   - `step`: one link of ChainOp._run_start (complete, launch, enqueue);
+   - Launcher: a CUDA executable's enqueue (pack.py's `runner`): buffers learn the stream, the
+     parameter block on the C stack (threads never share it), cuLaunchKernel with the GIL
+     released.
+   Slot offsets, classes and constants come from Python once (`configure`, `then_method`). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>  /* PyMemberDef: a slot descriptor's offset */
@@ -325,7 +330,7 @@ static PyObject *runner_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     Py_ssize_t no = PyTuple_GET_SIZE(owned);
     r->n_owned = no;
     r->owned = PyMem_Calloc(2 * no + 1, sizeof(Py_ssize_t));
-    if (r->owned == NULL) goto fail;
+    if (r->owned == NULL) { PyErr_NoMemory(); goto fail; }
     for (Py_ssize_t k = 0; k < no; k++) {
         r->owned[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(owned, k));
         r->owned[no + k] = PyObject_IsTrue(PyTuple_GET_ITEM(parts, k));
@@ -346,9 +351,15 @@ static PyObject *runner_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         r->alias[k] = (AliasCheck){(Py_ssize_t)rows[4 * k], (Py_ssize_t)rows[4 * k + 1],
                                    rows[4 * k + 2], rows[4 * k + 3]};
     PyMem_Free(rows);
+    if (r->ints == NULL || r->alias == NULL) { PyErr_NoMemory(); goto fail; }
+    for (Py_ssize_t k = 0; k < r->n_ints; k++)
+        if (r->ints[k].i < 0 || r->ints[k].i >= n) goto bad_index;
+    for (Py_ssize_t k = 0; k < r->n_alias; k++)
+        if (r->alias[k].i < 0 || r->alias[k].i >= n || r->alias[k].j < 0 || r->alias[k].j >= n)
+            goto bad_index;
     r->n_floats = PyTuple_GET_SIZE(floats);
     r->floats = PyMem_Calloc(r->n_floats + 1, sizeof(FloatCheck));
-    if (r->ints == NULL || r->alias == NULL || r->floats == NULL) { PyErr_NoMemory(); goto fail; }
+    if (r->floats == NULL) { PyErr_NoMemory(); goto fail; }
     for (Py_ssize_t k = 0; k < r->n_floats; k++) {
         PyObject *row = PyTuple_GET_ITEM(floats, k), *b;
         if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 2) {
@@ -356,12 +367,15 @@ static PyObject *runner_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
             goto fail;
         }
         r->floats[k].i = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 0));
+        if (r->floats[k].i < 0 || r->floats[k].i >= n) goto bad_index;
         b = PyTuple_GET_ITEM(row, 1);
         r->floats[k].bounded = b != Py_None;
         r->floats[k].bound = b == Py_None ? 0.0 : PyFloat_AsDouble(b);
         if (PyErr_Occurred()) goto fail;
     }
     return (PyObject *)r;
+bad_index:
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad parameter index");
 fail:
     Py_DECREF(r);
     return NULL;
@@ -406,24 +420,21 @@ static int checks_pass(Runner *r, PyObject **a) {
 /* (backend, stream) of launch_target(), its usual case inlined as fastpath.py does. */
 static int target(PyObject **be, PyObject **stream) {
     PyObject *t = PyObject_GetAttr(ctx, s_target);
-    if (t == NULL) return -1;
-    if (t == Py_None) {
+    int inlined = t != Py_None;  /* None: no backend chosen yet, launch_target() chooses */
+    if (!inlined) {
         Py_DECREF(t);
         t = PyObject_CallNoArgs(launch_target);
-        if (t == NULL) return -1;
-        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
-            Py_DECREF(t);
-            PyErr_SetString(PyExc_TypeError, "launch_target() gave no pair");
-            return -1;
-        }
-        *be = Py_NewRef(PyTuple_GET_ITEM(t, 0));
-        *stream = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+    }
+    if (t == NULL) return -1;
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
         Py_DECREF(t);
-        return 0;
+        PyErr_SetString(PyExc_TypeError, "the launch target is not a (backend, stream) pair");
+        return -1;
     }
     *be = Py_NewRef(PyTuple_GET_ITEM(t, 0));
     *stream = Py_NewRef(PyTuple_GET_ITEM(t, 1));
     Py_DECREF(t);
+    if (!inlined) return 0;  /* launch_target() read the thread's stream itself */
     PyObject *current = PyObject_GetAttr(local, s_stream);
     if (current == NULL) { Py_DECREF(*be); Py_DECREF(*stream); return -1; }
     if (current != Py_None) Py_SETREF(*stream, current);
@@ -480,6 +491,17 @@ static PyObject *new_op(Runner *r, PyObject *kernel, PyObject *site, PyObject *b
     return op;
 }
 
+/* The launch's values: its arguments `a`, then the plan's Consts (LaunchPlan.values). */
+static PyObject *plan_values(Runner *r, PyObject *a) {
+    Py_ssize_t n = r->n, nt = PyTuple_GET_SIZE(r->tail);
+    PyObject *values = PyList_New(n + nt);
+    if (values == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) PyList_SET_ITEM(values, k, Py_NewRef(PyTuple_GET_ITEM(a, k)));
+    for (Py_ssize_t k = 0; k < nt; k++)
+        PyList_SET_ITEM(values, n + k, Py_NewRef(PyTuple_GET_ITEM(r->tail, k)));
+    return values;
+}
+
 /* The launch of `a` (a tuple) by its plan's runner: the op, or NULL with an error set, or
    NULL with no error when the fallback must decide. */
 static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *site) {
@@ -487,12 +509,8 @@ static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *si
     if (PyTuple_GET_SIZE(a) != n || !checks_pass(r, ((PyTupleObject *)a)->ob_item)) return NULL;
     PyObject *be, *stream;
     if (target(&be, &stream) < 0) return NULL;
-    Py_ssize_t nt = PyTuple_GET_SIZE(r->tail);
-    PyObject *values = PyList_New(n + nt), *op = NULL, *ref = NULL, *results = NULL;
+    PyObject *values = plan_values(r, a), *op = NULL, *ref = NULL, *results = NULL;
     if (values == NULL) goto done;
-    for (Py_ssize_t k = 0; k < n; k++) PyList_SET_ITEM(values, k, Py_NewRef(PyTuple_GET_ITEM(a, k)));
-    for (Py_ssize_t k = 0; k < nt; k++)
-        PyList_SET_ITEM(values, n + k, Py_NewRef(PyTuple_GET_ITEM(r->tail, k)));
     Py_ssize_t nm = PyTuple_GET_SIZE(r->muts);
     for (Py_ssize_t k = 0; k < nm; k++) {  /* the muts come first in `owned` */
         Py_ssize_t i = r->owned[k];
@@ -540,16 +558,11 @@ done:
 /* `kernel.unchecked(*a)` by its plan (launch.py's _launch_unchecked): the op takes the
    arguments as they are and hands the same objects back; no checks, moves or leases. */
 static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObject *site) {
-    Py_ssize_t n = r->n, nt = PyTuple_GET_SIZE(r->tail);
-    if (PyTuple_GET_SIZE(a) != n) return NULL;
+    if (PyTuple_GET_SIZE(a) != r->n) return NULL;
     PyObject *be, *stream, *op = NULL;
     if (target(&be, &stream) < 0) return NULL;
-    PyObject *values = PyList_New(n + nt);
+    PyObject *values = plan_values(r, a);
     if (values != NULL) {
-        for (Py_ssize_t k = 0; k < n; k++)
-            PyList_SET_ITEM(values, k, Py_NewRef(PyTuple_GET_ITEM(a, k)));
-        for (Py_ssize_t k = 0; k < nt; k++)
-            PyList_SET_ITEM(values, n + k, Py_NewRef(PyTuple_GET_ITEM(r->tail, k)));
         op = new_op(r, kernel, site, be, stream, values);
         Py_DECREF(values);
     }
