@@ -102,6 +102,15 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* A callable, garbage-collected type `name` whose functions are `prefix`_new, _call, ... */
+#define CALLABLE_TYPE(name, prefix, doc) {                                                    \
+    PyVarObject_HEAD_INIT(NULL, 0)                                                           \
+    .tp_name = "cutile.runtime._native." #name, .tp_basicsize = sizeof(name),              \
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, .tp_new = prefix##_new,              \
+    .tp_call = (ternaryfunc)prefix##_call, .tp_traverse = (traverseproc)prefix##_traverse,    \
+    .tp_clear = (inquiry)prefix##_clear, .tp_dealloc = (destructor)prefix##_dealloc,          \
+    .tp_doc = doc}
+
 static void set_slot(PyObject *o, Py_ssize_t at, PyObject *v) {
     PyObject *old = SLOT(o, at);
     SLOT(o, at) = Py_NewRef(v);
@@ -693,31 +702,11 @@ static void linker_dealloc(Linker *l) {
     Py_TYPE(l)->tp_free((PyObject *)l);
 }
 
-static PyTypeObject LinkerType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "cutile.runtime._native.Linker",
-    .tp_basicsize = sizeof(Linker),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_new = linker_new,
-    .tp_call = (ternaryfunc)linker_call,
-    .tp_traverse = (traverseproc)linker_traverse,
-    .tp_clear = (inquiry)linker_clear,
-    .tp_dealloc = (destructor)linker_dealloc,
-    .tp_doc = "launch.py's _launch for the usual call (its fallback for the rest).",
-};
+static PyTypeObject LinkerType = CALLABLE_TYPE(Linker, linker,
+    "launch.py's _launch for the usual call (its fallback for the rest).");
 
-static PyTypeObject RunnerType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "cutile.runtime._native.Runner",
-    .tp_basicsize = sizeof(Runner),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_new = runner_new,
-    .tp_call = (ternaryfunc)runner_call,
-    .tp_traverse = (traverseproc)runner_traverse,
-    .tp_clear = (inquiry)runner_clear,
-    .tp_dealloc = (destructor)runner_dealloc,
-    .tp_doc = "A launch plan's compiled launcher (fastpath.py's run).",
-};
+static PyTypeObject RunnerType = CALLABLE_TYPE(Runner, runner,
+    "A launch plan's compiled launcher (fastpath.py's run).");
 
 /* ---- Launcher ---------------------------------------------------------------------------- */
 
@@ -1070,18 +1059,8 @@ end:
     return out;
 }
 
-static PyTypeObject LauncherType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "cutile.runtime._native.Launcher",
-    .tp_basicsize = sizeof(Launcher),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_new = launcher_new,
-    .tp_call = (ternaryfunc)launcher_call,
-    .tp_traverse = (traverseproc)launcher_traverse,
-    .tp_clear = (inquiry)launcher_clear,
-    .tp_dealloc = (destructor)launcher_dealloc,
-    .tp_doc = "An executable's compiled enqueue (pack.py's runner).",
-};
+static PyTypeObject LauncherType = CALLABLE_TYPE(Launcher, launcher,
+    "An executable's compiled enqueue (pack.py's runner).");
 
 /* A launch function that does nothing (the null driver's, for timing without a GPU). */
 static int null_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
