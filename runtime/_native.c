@@ -122,41 +122,49 @@ static void set_slot(PyObject *o, Py_ssize_t at, PyObject *v) {
    (`complete_method`). A handle that is not an ownership record: the Python method. */
 static PyObject *s_release, *s_complete_py;
 
+/* Whether `indices` (a tuple) are all positions in `args` (a list) of ownership records. */
+static int owned_at(PyObject *indices, PyObject *args) {
+    if (indices == NULL || !PyTuple_Check(indices)) return 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(indices); k++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(indices, k));
+        if (i < 0 || i >= PyList_GET_SIZE(args)
+            || !PyObject_TypeCheck(PyList_GET_ITEM(args, i), owned_t))
+            return 0;
+    }
+    return 1;
+}
+
 static PyObject *complete(PyObject *op, PyObject *unused) {
     if (!enabled) return PyObject_CallMethodNoArgs(op, s_complete_py);
     if (SLOT(op, off[L_PHASE]) == done) Py_RETURN_NONE;
     PyObject *args = SLOT(op, off[L_ARGS]), *muts = SLOT(op, off[L_MUTS]);
     PyObject *reads = SLOT(op, off[L_READS]), *ref = SLOT(op, off[L_REF]);
-    int plain = args != NULL && PyList_CheckExact(args) && muts != NULL && PyTuple_Check(muts)
-        && reads != NULL && PyTuple_Check(reads);
-    Py_ssize_t n = plain ? PyList_GET_SIZE(args) : 0;
-    for (Py_ssize_t k = 0; plain && k < PyTuple_GET_SIZE(muts) + PyTuple_GET_SIZE(reads); k++) {
-        PyObject *t = k < PyTuple_GET_SIZE(muts) ? muts : reads;
-        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, t == muts ? k : k - PyTuple_GET_SIZE(muts)));
-        plain = i >= 0 && i < n && PyObject_TypeCheck(PyList_GET_ITEM(args, i), owned_t);
-    }
+    int plain = args != NULL && PyList_CheckExact(args) && owned_at(muts, args)
+        && owned_at(reads, args);
     if (!plain) {
         PyErr_Clear();
         return PyObject_CallMethodNoArgs(op, s_complete_py);
     }
     set_slot(op, off[L_PHASE], done);
-    Py_INCREF(args);  /* kept while the leases end: the slot is emptied last */
+    /* held while `_release` (Python) runs: it could rebind the op's slots */
+    Py_INCREF(args); Py_INCREF(muts); Py_INCREF(reads); Py_XINCREF(ref);
+    PyObject *result = Py_None;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(muts); k++)
         set_slot(PyList_GET_ITEM(args, PyLong_AsSsize_t(PyTuple_GET_ITEM(muts, k))), off[O_STATE],
                  live);
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(reads); k++) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(reads) && result != NULL; k++) {
         PyObject *v = PyList_GET_ITEM(args, PyLong_AsSsize_t(PyTuple_GET_ITEM(reads, k)));
         if (SLOT(v, off[O_LEASES]) == ref && ref != NULL) {
             set_slot(v, off[O_LEASES], Py_None);
         } else {
             PyObject *res = PyObject_CallMethodOneArg(v, s_release, ref ? ref : Py_None);
-            if (res == NULL) { Py_DECREF(args); return NULL; }
-            Py_DECREF(res);
+            if (res == NULL) result = NULL;
+            Py_XDECREF(res);
         }
     }
-    set_slot(op, off[L_ARGS], empty);
-    Py_DECREF(args);
-    Py_RETURN_NONE;
+    if (result != NULL) set_slot(op, off[L_ARGS], empty);
+    Py_DECREF(args); Py_DECREF(muts); Py_DECREF(reads); Py_XDECREF(ref);
+    return Py_XNewRef(result);
 }
 
 static PyMethodDef complete_def = {"_complete", complete, METH_NOARGS,
@@ -894,10 +902,12 @@ static int learn_streams(Launcher *l, PyObject *const *a, Py_ssize_t n, PyObject
 #define INVALID_CONTEXT 201  /* CUDA_ERROR_INVALID_CONTEXT */
 
 static int launch(Launcher *l, const long long *g, long long s, void **params) {
+    launch_fn fn = l->fn;  /* read with the GIL held */
+    void *function = l->function;
     int err;
     Py_BEGIN_ALLOW_THREADS
-    err = l->fn(l->function, (unsigned)g[0], (unsigned)g[1], (unsigned)g[2], 1, 1, 1, 0,
-                (void *)(uintptr_t)s, params, NULL);
+    err = fn(function, (unsigned)g[0], (unsigned)g[1], (unsigned)g[2], 1, 1, 1, 0,
+             (void *)(uintptr_t)s, params, NULL);
     Py_END_ALLOW_THREADS
     return err;
 }
@@ -987,22 +997,22 @@ static int complete_op(PyObject *op) {
     return res == NULL ? -1 : 0;
 }
 
-/* The compiled enqueue of a plan's executable on `be`, or NULL (borrowed): none, another
-   backend's, a pdl kernel (started by pdl.py), or the Python enqueue. */
-static PyObject *compiled_exe(PyObject *plan, PyObject *be, Launcher **l) {
-    PyObject *plan_be = PyObject_GetAttr(plan, s_backend), *exe = NULL;
+/* The compiled enqueue of a plan's executable on `be` (a new reference: held while Python
+   code may run, which could replace the plan's executable), or NULL: none, another backend's,
+   a pdl kernel (started by pdl.py), or the Python enqueue. */
+static Launcher *compiled_enqueue(PyObject *plan, PyObject *be) {
+    PyObject *plan_be = PyObject_GetAttr(plan, s_backend), *exe = NULL, *pdl = NULL, *enq = NULL;
     if (plan_be == be) exe = PyObject_GetAttr(plan, s_exe);
     Py_XDECREF(plan_be);
-    if (exe == NULL || exe == Py_None) { PyErr_Clear(); Py_XDECREF(exe); return NULL; }
-    PyObject *pdl = PyObject_GetAttr(exe, s_pdl);
-    PyObject *enq = PyObject_GetAttr(exe, s_enqueue);
-    int ok = pdl == Py_None && enq != NULL && Py_TYPE(enq) == &LauncherType;
+    if (exe != NULL && exe != Py_None) {
+        pdl = PyObject_GetAttr(exe, s_pdl);
+        enq = pdl == Py_None ? PyObject_GetAttr(exe, s_enqueue) : NULL;
+    }
+    Py_XDECREF(exe);
     Py_XDECREF(pdl);
-    *l = ok ? (Launcher *)enq : NULL;
-    Py_XDECREF(enq);  /* the executable keeps it */
-    Py_DECREF(exe);   /* the plan keeps it */
     PyErr_Clear();
-    return ok ? exe : NULL;
+    if (enq != NULL && Py_TYPE(enq) != &LauncherType) Py_CLEAR(enq);
+    return (Launcher *)enq;
 }
 
 /* step(link, first, done, results): one link of ChainOp._run_start's loop (ops.py) where the
@@ -1022,10 +1032,10 @@ static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *run = lookup(fn, results), *be, *stream;
     if (run == NULL) Py_RETURN_NONE;
     if (target(&be, &stream) < 0) { Py_DECREF(run); return NULL; }
-    Launcher *l = NULL;
-    PyObject *exe = compiled_exe(((Runner *)run)->plan, be, &l), *op = NULL, *out = NULL;
+    Launcher *l = compiled_enqueue(((Runner *)run)->plan, be);
+    PyObject *op = NULL, *out = NULL;
     Py_DECREF(be);
-    if (exe == NULL) { Py_DECREF(run); Py_DECREF(stream); Py_RETURN_NONE; }
+    if (l == NULL) { Py_DECREF(run); Py_DECREF(stream); Py_RETURN_NONE; }
     if (complete_op(first) < 0) goto end;
     op = unchecked ? run_unchecked((Runner *)run, fn, results, site)
                    : run_plan((Runner *)run, fn, results, site);
@@ -1054,6 +1064,7 @@ static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     set_slot(link, chain_off[C_RESULTS], out);
 end:
     Py_DECREF(run);
+    Py_DECREF(l);
     Py_DECREF(stream);
     Py_XDECREF(op);
     return out;

@@ -1,15 +1,20 @@
 """The compiled launch path (`_native.c`), used where it is built and the launch is the usual one.
 
-Two compiled twins of generated Python, each falling back to its twin for anything it does not
-take itself, so neither adds a rule:
+Compiled twins of the launch path's Python, each handing what it does not take to its twin,
+so none adds a rule (docs/runtime.md, "The compiled launch path"):
 - `runner`: a plan's launcher (fastpath.py's `run`): checks, handoffs, the `LaunchOp`, moves
-  and leases, in one C call;
+  and leases;
+- `linker`: launch.py's `_launch` for `kernel(*args)` and `.then` links (and the unchecked
+  launch): the plan by the handles' descriptor ids, then its runner;
+- `configure` / `configure_chain`: `LaunchOp._complete`, `DeviceOp.then` and `chain_step`, one
+  link of a chain (complete, launch, enqueue) in one call;
 - `launcher`: a CUDA executable's enqueue (pack.py's `runner`): the parameter block packed on
   the C stack and `cuLaunchKernel` called with the GIL released.
 
-The extension is built by `pip install` where a C compiler is found (setup.py; optional), and
-`CUTILE_NATIVE=0` turns it off. `tests/runtime/test_native.py` runs both paths on the same
-launches and compares what they leave behind.
+The extension is built by `pip install` where a C compiler is found (setup.py; optional).
+`CUTILE_NATIVE=0` before cutile's runtime is imported leaves it out; `python_path()` turns it
+off for a block. `tests/runtime/test_native.py` runs both paths on the same launches and
+compares what they leave behind.
 """
 
 from __future__ import annotations
