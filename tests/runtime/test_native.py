@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,14 @@ from test_param_blocks import CASES, _bound, _statics, slot_bytes
 import cutile as ct
 from cutile import f32
 from cutile.diagnostics.errors import CutileError
-from cutile.runtime import launch, native, ops
+from cutile.runtime import native
 from cutile.runtime.backends.pack import Packer
 from cutile.runtime.kernel import Kernel
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-compiled_only = pytest.mark.skipif(not native.available(), reason="the extension is not built")
+compiled_only = pytest.mark.skipif(not native.available(),
+                                   reason="the compiled path is off or not built")
 
 
 def test_the_extension_is_built_where_a_c_compiler_is() -> None:
@@ -41,19 +42,22 @@ def test_the_extension_is_built_where_a_c_compiler_is() -> None:
     assert native.available(), "runtime/_native.c was not built (scripts/dev setup builds it)"
 
 
-@pytest.fixture(params=["compiled", "python"])
-def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """Fresh plans for every kernel, made on the compiled path or with it off."""
-    if request.param == "compiled" and not native.available():
-        pytest.skip("the extension is not built")
-    if request.param == "python":
-        monkeypatch.setenv(native.ENV, "0")
-        monkeypatch.setitem(ops.linked_launchers, Kernel, launch._launch)
-        monkeypatch.setattr(launch, "launch_linked", launch._launch)
+@pytest.fixture
+def fresh_plans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No plans for the test kernels yet (another test may have launched them)."""
     for kernel in vars(k).values():
         if isinstance(kernel, Kernel):
             monkeypatch.setattr(kernel, "_plans", None)
-    yield request.param
+
+
+def _both(run: Callable[[], list[str]]) -> list[str]:
+    """`run()` on the compiled path, then with every compiled piece handing its calls to its
+    Python twin (`native.python_path`); the two must say the same."""
+    compiled = run()
+    with native.python_path():
+        python = run()
+    assert compiled == python
+    return compiled
 
 
 def _outcome(fn: Callable[[], Any]) -> str:
@@ -114,8 +118,8 @@ def _scenario() -> list[str]:
     return log
 
 
-def test_both_paths_leave_the_same_launches_behind(path: str) -> None:
-    got = _scenario()
+def test_both_paths_leave_the_same_launches_behind(fresh_plans: None) -> None:
+    got = _both(_scenario)
     assert got[0] == "['MOVED', 'SHARED', 'SHARED']"
     assert got[1] == "['LIVE', 'LIVE', 'LIVE']"
     assert got[2].startswith("CT301")
@@ -126,16 +130,10 @@ def test_both_paths_leave_the_same_launches_behind(path: str) -> None:
         "CT406"] * 2 + ["ok (c"] * 2
     assert got[5] == "[2. 2. 2.]" and got[-1] == "['CT305']"
     assert got[-3:-1] == ["['LIVE', 'LIVE', 'LIVE']", "[True, True, True]"]
-    if path == "compiled":
-        plans = k.add._plans
-        assert plans is not None
-        assert all(type(p.run).__name__ == "Runner" for p in plans.plans.values())
-    _SCENARIO.append(got)
-    if len(_SCENARIO) == 2:
-        assert _SCENARIO[0] == _SCENARIO[1]
-
-
-_SCENARIO: list[list[str]] = []
+    plans = k.add._plans
+    assert plans is not None
+    compiled = {type(p.run).__name__ == "Runner" for p in plans.plans.values()}
+    assert compiled == {native.available()}
 
 
 # cuLaunchKernel's C signature: function, grid, block, shared memory, stream, params, extra
@@ -232,10 +230,10 @@ def test_the_launch_tests_pass_on_the_python_path() -> None:
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
 
 
-def _failing_chain(fail_at: int) -> list[str]:
-    """A 6-launch chain through the fake CUDA backend whose launch number `fail_at` returns a
-    driver error: what the error, its handed-back results and the handles say afterwards."""
-    pytest.importorskip("cuda.bindings")
+def _failing_chain() -> list[str]:
+    """A 6-launch chain through the fake CUDA backend whose third launch gets a driver error
+    (status 700, from the compiled enqueue's launch function or the Python launcher): what the
+    error, its handed-back results and the handles say afterwards."""
     from fake_cuda import FakeDriver, fake_cuda_backend
 
     from cutile.runtime.cuda import driver
@@ -244,10 +242,30 @@ def _failing_chain(fail_at: int) -> list[str]:
         def launch(self, function: int, grid: tuple[int, int, int], stream: int,
                    params: int) -> None:
             super().launch(function, grid, stream, params)
-            if len(self.launches) == fail_at:
-                if native.available():  # the compiled enqueue reads the code the driver gave
-                    raise _Code(700)
-                driver.launch_failed(700)
+            if len(self.launches) == 3:
+                raise _Status(700)
+
+        def launcher(self, function: int, dependent: bool = False) -> Any:
+            python = super().launcher(function, dependent)
+
+            def launch(grid: tuple[int, int, int], stream: int, params: int) -> None:
+                try:
+                    python(grid, stream, params)
+                except _Status as status:
+                    driver.launch_failed(status.code)
+            return launch
+
+        def native_launch_address(self) -> int:
+            if self._native is None:
+                def launch(function: int, gx: int, gy: int, gz: int, *rest: Any) -> int:
+                    try:
+                        self.launch(function, (gx, gy, gz), rest[-3] or 0, rest[-2])
+                    except _Status as status:
+                        return status.code
+                    return 0
+
+                self._native = _LAUNCH(launch)
+            return super().native_launch_address()
 
     with fake_cuda_backend(Failing()) as fake:
         z = ct.zeros((256,), f32).partition((64,))
@@ -267,38 +285,16 @@ def _failing_chain(fail_at: int) -> list[str]:
             return got
 
 
-class _Code(Exception):
-    """A driver status the recording launch function returns instead of raising."""
+class _Status(Exception):
+    """A driver status the fake's launch functions return (C) or raise as CT505 (Python)."""
 
     def __init__(self, code: int) -> None:
         self.code = code
 
 
-def test_a_driver_error_in_a_chain_fails_it_the_same_way(path: str,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from fake_cuda import FakeDriver
-
-    real = FakeDriver.native_launch_address
-
-    def address(self: FakeDriver) -> int:  # a launch function that returns the status
-        if self._native is None:
-            def launch(function: int, gx: int, gy: int, gz: int, *rest: Any) -> int:
-                try:
-                    self.launch(function, (gx, gy, gz), rest[-3] or 0, rest[-2])
-                except _Code as code:
-                    return code.code
-                return 0
-
-            self._native = _LAUNCH(launch)
-        return real(self)
-
-    monkeypatch.setattr(FakeDriver, "native_launch_address", address)
-    got = _failing_chain(3)
+def test_a_driver_error_in_a_chain_fails_it_the_same_way(fresh_plans: None) -> None:
+    pytest.importorskip("cuda.bindings")
+    got = _both(_failing_chain)
     assert got[0].startswith("CT505") and "cuLaunchKernel" in got[0], got
     assert got[1:] == ["3", "['LIVE', 'LIVE', 'LIVE']", "['LIVE']"]
-    _FAILED.append(got)
-    if len(_FAILED) == 2:
-        assert _FAILED[0] == _FAILED[1]
 
-
-_FAILED: list[list[str]] = []
