@@ -20,7 +20,7 @@
 #include <math.h>
 #include <string.h>
 
-#define VERSION 7
+#define VERSION 8
 #define MAX_BLOCK 4096
 #define MAX_SLOTS 512
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
@@ -183,35 +183,44 @@ static Py_ssize_t chain_off[N_CHAIN];
 static PyTypeObject *chain_t, *link_site_t, *kernel_t;
 static PyObject *started;  /* Phase.ENQUEUED */
 static PyObject *unchecked_fn;  /* launch.py's launch_unchecked: Kernel.unchecked's function */
-static PyObject *internal_files, *s_then_py;
+static PyObject *internal_files, *s_then_py, *s_call_py;
+static PyTypeObject *site_t;  /* sites.py's Site */
+static PyObject *linked;  /* launch.py's launch_linked (kernel, site, args) */
 
-static PyObject *then_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames) {
-    PyObject *method = PyObject_GetAttr(self, s_then_py);
+/* self.<name>(*args, **kw): a compiled method's Python twin. */
+static PyObject *python_twin(PyObject *self, PyObject *name, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *method = PyObject_GetAttr(self, name);
     if (method == NULL) return NULL;
     PyObject *res = PyObject_Vectorcall(method, args, nargs, kwnames);
     Py_DECREF(method);
     return res;
 }
 
-static PyObject *then(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames) {
+/* The call site in user code, `type((code, lasti))` of the caller's frame; NULL with no error
+   when the caller is not user code (cutile's own frames: the Python twin walks them). */
+static PyObject *user_site(PyTypeObject *type) {
     PyFrameObject *frame = PyEval_GetFrame();  /* borrowed: the caller's (C pushes none) */
-    if (!enabled || nargs != 1 || kwnames != NULL || SLOT(self, off[L_GRAPHED]) != Py_False
-        || frame == NULL)
-        return then_py(self, args, nargs, kwnames);
-    PyObject *fn = args[0];
+    if (frame == NULL) return NULL;
     PyCodeObject *code = PyFrame_GetCode(frame);
     PyObject *inside = PyDict_GetItemWithError(internal_files, code->co_filename);
     if (inside != Py_False) {
         Py_DECREF(code);
-        if (PyErr_Occurred()) return NULL;
-        return then_py(self, args, nargs, kwnames);
+        return NULL;
     }
     PyObject *pair = Py_BuildValue("(Ni)", (PyObject *)code, PyFrame_GetLasti(frame));
-    PyObject *site = pair ? PyObject_CallOneArg((PyObject *)link_site_t, pair) : NULL;
+    PyObject *site = pair ? PyObject_CallOneArg((PyObject *)type, pair) : NULL;
     Py_XDECREF(pair);
-    if (site == NULL) return NULL;
+    return site;
+}
+
+static PyObject *then(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames) {
+    if (!enabled || nargs != 1 || kwnames != NULL || SLOT(self, off[L_GRAPHED]) != Py_False)
+        return python_twin(self, s_then_py, args, nargs, kwnames);
+    PyObject *fn = args[0], *site = user_site(link_site_t);
+    if (site == NULL)
+        return PyErr_Occurred() ? NULL : python_twin(self, s_then_py, args, nargs, kwnames);
     PyObject *op = chain_t->tp_alloc(chain_t, 0);
     if (op == NULL) { Py_DECREF(site); return NULL; }
     SLOT(op, off[L_PHASE]) = Py_NewRef(created);
@@ -233,16 +242,17 @@ static PyMethodDef then_def = {
     "then($self, fn)\n--\n\nfn(*results) builds the next op; the chain's result is its."};
 
 /* then_method(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED,
-   launch_unchecked):
+   launch_unchecked, Site, launch_linked):
    DeviceOp.then in C; also readies `step` for chains of that kernel class. */
 static PyObject *then_method(PyObject *self, PyObject *args) {
-    PyObject *device_op, *chain, *site, *files, *kernel, *enqueued, *unchecked;
+    PyObject *device_op, *chain, *site, *files, *kernel, *enqueued, *unchecked, *plain_site,
+        *linker;
     static const char *const chain_names[N_CHAIN] = {"_first", "_fn", "_next", "_results",
                                                      "_checks"};
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OO", &PyType_Type, &device_op, &PyType_Type, &chain,
-                          &PyType_Type, &site, &PyDict_Type, &files, &PyType_Type, &kernel,
-                          &enqueued, &unchecked))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOO!O", &PyType_Type, &device_op, &PyType_Type,
+                          &chain, &PyType_Type, &site, &PyDict_Type, &files, &PyType_Type,
+                          &kernel, &enqueued, &unchecked, &PyType_Type, &plain_site, &linker))
         return NULL;
     for (int k = 0; k < N_CHAIN; k++)
         if (member_offset(chain, chain_names[k], &chain_off[k]) < 0) return NULL;
@@ -258,6 +268,8 @@ static PyObject *then_method(PyObject *self, PyObject *args) {
     Py_XSETREF(kernel_t, (PyTypeObject *)Py_NewRef(kernel));
     Py_XSETREF(started, Py_NewRef(enqueued));
     Py_XSETREF(unchecked_fn, Py_NewRef(unchecked));
+    Py_XSETREF(site_t, (PyTypeObject *)Py_NewRef(plain_site));
+    Py_XSETREF(linked, Py_NewRef(linker));
     return PyDescr_NewMethod((PyTypeObject *)device_op, &then_def);
 }
 
@@ -682,6 +694,41 @@ static PyObject *linker_call(Linker *l, PyObject *args, PyObject *kw) {
     return PyObject_Call(l->fallback, args, NULL);
 }
 
+/* Kernel.__call__ (launch.py's `launch`) from user code without keywords: the call's site
+   from the caller's frame, then the plan's compiled runner, or launch_linked (which finds or
+   records the plan). Anything else: the Python function, `Kernel._call_py`. */
+static PyObject *kernel_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    if (!enabled || kwnames != NULL || Py_TYPE(self) != kernel_t || linked == NULL)
+        return python_twin(self, s_call_py, args, nargs, kwnames);
+    PyObject *site = user_site(site_t), *op = NULL;
+    if (site == NULL)
+        return PyErr_Occurred() ? NULL : python_twin(self, s_call_py, args, nargs, kwnames);
+    PyObject *a = PyTuple_New(nargs);
+    if (a == NULL) { Py_DECREF(site); return NULL; }
+    for (Py_ssize_t k = 0; k < nargs; k++) PyTuple_SET_ITEM(a, k, Py_NewRef(args[k]));
+    PyObject *run = lookup(self, a);
+    if (run != NULL) {
+        op = run_plan((Runner *)run, self, a, site);
+        Py_DECREF(run);
+    }
+    if (op == NULL && !PyErr_Occurred())
+        op = PyObject_CallFunctionObjArgs(linked, self, site, a, NULL);
+    Py_DECREF(site);
+    Py_DECREF(a);
+    return op;
+}
+
+static PyMethodDef call_def = {
+    "__call__", (PyCFunction)(void (*)(void))kernel_call, METH_FASTCALL | METH_KEYWORDS,
+    "__call__($self, /, *args, **kwargs)\n--\n\nA lazy launch of the kernel on `args`."};
+
+/* call_method(): Kernel.__call__ in C, a method descriptor of the class `then_method` got. */
+static PyObject *call_method(PyObject *self, PyObject *unused) {
+    if (kernel_t == NULL) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
+    return PyDescr_NewMethod(kernel_t, &call_def);
+}
+
 static PyObject *linker_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     PyObject *fallback;  /* before `configure`, every call falls back (no class matches) */
     int unchecked = 0;
@@ -1098,6 +1145,8 @@ static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "Slot offsets, classes and constants, once."},
     {"complete_method", complete_method, METH_NOARGS,
      "LaunchOp._complete in C, as a method descriptor of the configured LaunchOp class."},
+    {"call_method", call_method, METH_NOARGS,
+     "Kernel.__call__ in C, as a method descriptor of Kernel."},
     {"then_method", then_method, METH_VARARGS,
      "DeviceOp.then in C, as a method descriptor of DeviceOp."},
     {"step", (PyCFunction)(void (*)(void))step, METH_FASTCALL,
@@ -1127,6 +1176,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     s_release = PyUnicode_InternFromString("_release");
     s_complete_py = PyUnicode_InternFromString("_complete_py");
     s_then_py = PyUnicode_InternFromString("_then_py");
+    s_call_py = PyUnicode_InternFromString("_call_py");
     s_pdl = PyUnicode_InternFromString("pdl");
     s_enqueue = PyUnicode_InternFromString("enqueue");
     s_fail = PyUnicode_InternFromString("_fail");

@@ -26,7 +26,7 @@ from .ops import ChainOp, DeviceOp, Phase, linked_launchers
 from .ownership import State
 from .partition import Partition
 from .plans import Plans, build_plans
-from .sites import LinkSite, caller_site, internal_files
+from .sites import LinkSite, Site, caller_site, internal_files
 from .tensor import Tensor
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class Kernel:
 # `.then(kernel)` and `.then(kernel.unchecked)` launch with the link's site
 linked_launchers[Kernel] = launch_linked
 native.configure_chain(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED,
-                       launch_unchecked)
+                       launch_unchecked, Site, launch_linked)
 linked_launchers[MethodType] = launch_unchecked_linked
 
 

@@ -6,7 +6,8 @@ so none adds a rule (docs/runtime.md, "The compiled launch path"):
   and leases;
 - `linker`: launch.py's `_launch` for `kernel(*args)` and `.then` links (and the unchecked
   launch): the plan by the handles' descriptor ids, then its runner;
-- `configure` / `configure_chain`: `LaunchOp._complete`, `DeviceOp.then` and `chain_step`, one
+- `configure` / `configure_chain`: `LaunchOp._complete`, `DeviceOp.then`, `Kernel.__call__`
+  (the call's site from the caller's frame, then the plan's runner) and `chain_step`, one
   link of a chain (complete, launch, enqueue) in one call;
 - `launcher`: a CUDA executable's enqueue (pack.py's `runner`): the parameter block packed on
   the C stack and `cuLaunchKernel` called with the GIL released.
@@ -39,7 +40,7 @@ except ImportError:  # not built (no C compiler at install): the Python path
     _native = None
 
 ENV = "CUTILE_NATIVE"
-VERSION = 7  # _native.c's: a stale build from older source is not used
+VERSION = 8  # _native.c's: a stale build from older source is not used
 _INT64 = (-(2**63), 2**63 - 1)
 _configured: list[bool] = []
 
@@ -92,17 +93,23 @@ chain_step: Callable[[Any, Any, Any, tuple[Any, ...]], tuple[Any, ...] | None] |
 
 def configure_chain(device_op: type, chain: type, link_site: type,
                     internal_files: dict[str, bool], kernel: type, enqueued: Any,
-                    unchecked: Callable[..., Any]) -> None:
-    """`device_op.then` becomes the compiled one (the Python method stays as `_then_py`, its
-    fallback), making `chain` links with `link_site` sites (`internal_files` tells user code
-    from cutile's, sites.py), and `chain_step` the compiled step of a chain's links that call
-    a `kernel` or its `unchecked` method (`enqueued`: Phase.ENQUEUED; `unchecked`: the
-    function behind `Kernel.unchecked`). After `configure` (kernel.py calls it)."""
+                    unchecked: Callable[..., Any], site: type, linked: Callable[..., Any]
+                    ) -> None:
+    """`device_op.then` and `kernel.__call__` become the compiled ones (the Python ones stay
+    as `_then_py` and `_call_py`, their fallbacks): `.then` makes `chain` links with
+    `link_site` sites, a launch gets a `site` (`internal_files` tells user code from cutile's,
+    sites.py) and goes to `linked` (launch.py's launch_linked) when its plan has no compiled
+    runner; `chain_step` becomes the compiled step of a chain's links that call a `kernel` or
+    its `unchecked` method (`enqueued`: Phase.ENQUEUED; `unchecked`: the function behind
+    `Kernel.unchecked`). After `configure` (kernel.py calls it)."""
     global chain_step
     if _configured and "_then_py" not in vars(device_op):
         device_op._then_py = device_op.then  # type: ignore[attr-defined]
         device_op.then = _native.then_method(  # type: ignore[attr-defined]
-            device_op, chain, link_site, internal_files, kernel, enqueued, unchecked)
+            device_op, chain, link_site, internal_files, kernel, enqueued, unchecked, site,
+            linked)
+        kernel._call_py = vars(kernel)["__call__"]  # type: ignore[attr-defined]
+        kernel.__call__ = _native.call_method()  # type: ignore[method-assign]
         chain_step = _native.step
 
 

@@ -64,7 +64,13 @@ def _outcome(fn: Callable[[], Any]) -> str:
     try:
         return f"ok {fn()}"
     except CutileError as err:
-        return str(err).split(": ", 1)[1]  # the code and the message (the path differs)
+        where, text = str(err).split(": ", 1)
+        return f"{text} at {where.rsplit(':', 2)[-2]}"  # the code, the message and the line
+
+
+def _lineno_of(text: str) -> int:
+    lines = Path(__file__).read_text().splitlines()
+    return 1 + next(i for i, t in enumerate(lines) if t.endswith(text))
 
 
 def _states(*handles: Any) -> list[str]:
@@ -122,7 +128,8 @@ def test_both_paths_leave_the_same_launches_behind(fresh_plans: None) -> None:
     got = _both(_scenario)
     assert got[0] == "['MOVED', 'SHARED', 'SHARED']"
     assert got[1] == "['LIVE', 'LIVE', 'LIVE']"
-    assert got[2].startswith("CT301")
+    line = _lineno_of("lambda: k.add(z, x, y)))  # z moved into `first`")
+    assert got[2].startswith("CT301") and got[2].endswith(f" at {line}")
     assert got[3] == "['SHARED', 'SHARED']"
     assert got[4] == "['LIVE', 'LIVE', 'LIVE', 'LIVE']"
     assert got[6].startswith("CT302") and got[7] == "ok LIVE"
