@@ -242,8 +242,8 @@ static PyMethodDef then_def = {
     "then($self, fn)\n--\n\nfn(*results) builds the next op; the chain's result is its."};
 
 /* then_method(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED,
-   launch_unchecked, Site, launch_linked):
-   DeviceOp.then in C; also readies `step` for chains of that kernel class. */
+   launch_unchecked, Site, launch_linked): DeviceOp.then in C; also readies `step` and
+   `call_method` (Kernel.__call__) for that kernel class. */
 static PyObject *then_method(PyObject *self, PyObject *args) {
     PyObject *device_op, *chain, *site, *files, *kernel, *enqueued, *unchecked, *plain_site,
         *linker;
@@ -839,17 +839,22 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
     for (Py_ssize_t k = 0; k < l->n_dyn; k++) {
         long long *w = &rows[5 * k];
         l->dyn[k] = (Dyn){(Py_ssize_t)w[0], (Py_ssize_t)w[2], (Py_ssize_t)w[3], (int)w[1], (int)w[4]};
-        if (w[3] < 0 || w[3] + w[4] > size) {
-            PyErr_SetString(PyExc_ValueError, "bad slot offset");
+        if (w[0] < 0 || w[3] < 0 || w[3] + w[4] > size) {
+            PyErr_SetString(PyExc_ValueError, "bad slot row");
             goto fail;
         }
     }
     Py_ssize_t nt = PyTuple_GET_SIZE(tensors);
     l->tensors = PyMem_Calloc(nt + 1, sizeof(Py_ssize_t));
     if (l->tensors == NULL) goto fail;
-    for (Py_ssize_t k = 0; k < nt; k++) l->tensors[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(tensors, k));
+    for (Py_ssize_t k = 0; k < nt; k++) {
+        l->tensors[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(tensors, k));
+        if (l->tensors[k] < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad parameter index");
+            goto fail;
+        }
+    }
     l->n_tensors = nt;
-    if (PyErr_Occurred()) goto fail;
     PyMem_Free(rows);
     return (PyObject *)l;
 fail:
