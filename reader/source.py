@@ -209,7 +209,9 @@ def tokenize_text(source: str) -> tuple[list[tokenize.TokenInfo], bool]:
     with text_alone():
         try:
             out.extend(tokenize.generate_tokens(io.StringIO(source).readline))
-        except (tokenize.TokenError, SyntaxError):
+        except (tokenize.TokenError, SyntaxError, UnicodeError):
+            # UnicodeEncodeError: Python 3.12+ tokenizes in C, which refuses text holding a
+            # lone surrogate (an editor can send one); 3.11 tokenized it
             return out, False
     return out, True
 

@@ -155,8 +155,8 @@ def _tokens(text: str) -> list[tokenize.TokenInfo]:
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             out.append(tok)
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        pass
+    except (tokenize.TokenError, SyntaxError, IndentationError, UnicodeError):
+        pass  # (3.12+ tokenizes in C, which refuses a lone surrogate with UnicodeEncodeError)
     return out
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tokenize
+
+import pytest
 from lsprotocol import types
 
 from cutile.checker.edits import apply
@@ -20,6 +23,7 @@ from cutile.lsp.links import code_url
 from cutile.lsp.options import ClientOptions, parse_options
 from cutile.lsp.positions import UTF8, UTF16, from_position, to_range
 from cutile.lsp.suppress import suppression_fix
+from cutile.reader.source import tokenize_text
 
 
 def span(line: int, col: int, end_col: int, end_line: int | None = None) -> Span:
@@ -264,3 +268,28 @@ def test_options_accept_code_names_and_log_unknown_keys() -> None:
 def test_a_docs_url_fragment_gives_way_to_the_code_anchor() -> None:
     assert code_url("CT202", "https://x.example/codes.md?v=1#top") == (
         "https://x.example/codes.md?v=1#ct202")
+
+
+SURROGATE = '''import cutile as ct
+from cutile import Mut, Tensor, f32
+
+
+@ct.kernel
+def k(z: Mut[Tensor[f32, (64,)]], x: Tensor[f32, (-1,)]) -> None:
+    t = ct.load_tile_like(x, z)  # \ud800
+    z.store(t * 2)
+'''
+
+
+def test_text_the_tokenizer_refuses_is_no_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor can send a lone surrogate. Python 3.12+ tokenizes in C, which refuses it
+    with UnicodeEncodeError (3.11 tokenized it): the suppression fix, which reads tokens,
+    then offers nothing, as for any text that does not tokenize."""
+    suppression_fix(SURROGATE, 7, "CT301")  # this Python's own tokenizer: no traceback
+
+    def refuses(readline: object) -> None:
+        raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+
+    monkeypatch.setattr(tokenize, "generate_tokens", refuses)
+    assert tokenize_text(SURROGATE) == ([], False)
+    assert suppression_fix(SURROGATE, 7, "CT301") is None
