@@ -484,14 +484,20 @@ static PyObject *handoff(PyObject *v, int part) {
     return n;
 }
 
+/* The plan's executable when it was made for `be` (LaunchPlan.executable's cache), else None;
+   NULL with an error set. */
+static PyObject *plan_exe(PyObject *plan, PyObject *be) {
+    PyObject *plan_be = PyObject_GetAttr(plan, s_backend);
+    if (plan_be == NULL) return NULL;
+    PyObject *exe = plan_be == be ? PyObject_GetAttr(plan, s_exe) : Py_NewRef(Py_None);
+    Py_DECREF(plan_be);
+    return exe;
+}
+
 /* The launch's op, CREATED, its values in place; NULL with an error set. */
 static PyObject *new_op(Runner *r, PyObject *kernel, PyObject *site, PyObject *be,
                         PyObject *stream, PyObject *values) {
-    PyObject *plan_be = PyObject_GetAttr(r->plan, s_backend), *exe = NULL, *get = NULL;
-    if (plan_be == NULL) return NULL;
-    if (plan_be == be) exe = PyObject_GetAttr(r->plan, s_exe);
-    else exe = Py_NewRef(Py_None);
-    Py_DECREF(plan_be);
+    PyObject *exe = plan_exe(r->plan, be), *get = NULL;
     if (exe == NULL) return NULL;
     if (exe == Py_None) {
         PyObject *method = PyObject_GetAttr(r->plan, s_executable);
@@ -1053,9 +1059,7 @@ static int complete_op(PyObject *op) {
    code may run, which could replace the plan's executable), or NULL: none, another backend's,
    a pdl kernel (started by pdl.py), or the Python enqueue. */
 static Launcher *compiled_enqueue(PyObject *plan, PyObject *be) {
-    PyObject *plan_be = PyObject_GetAttr(plan, s_backend), *exe = NULL, *pdl = NULL, *enq = NULL;
-    if (plan_be == be) exe = PyObject_GetAttr(plan, s_exe);
-    Py_XDECREF(plan_be);
+    PyObject *exe = plan_exe(plan, be), *pdl = NULL, *enq = NULL;
     if (exe != NULL && exe != Py_None) {
         pdl = PyObject_GetAttr(exe, s_pdl);
         enq = pdl == Py_None ? PyObject_GetAttr(exe, s_enqueue) : NULL;

@@ -26,18 +26,17 @@ import numpy as np
 from . import context as _context
 from . import native
 from .context import launch_target
-from .ops import LaunchOp, Phase
+from .ops import ChainOp, DeviceOp, LaunchOp, Phase
 from .ownership import Owned, State
 from .partition import Partition
-from .sites import internal_files
+from .sites import LinkSite, Site, internal_files
 
 if TYPE_CHECKING:
     from .kernel import Kernel
     from .plans import LaunchPlan
-    from .sites import Site
 
 # (kernel, positional arguments, site) -> the started-ready launch, or None: take the generic path
-Runner = Callable[["Kernel", tuple[Any, ...], "Site"], LaunchOp | None]
+Runner = Callable[["Kernel", tuple[Any, ...], Site], LaunchOp | None]
 
 _GLOBALS: dict[str, Any] = {
     "_MOVED": State.MOVED, "_EXCLUSIVE": State.EXCLUSIVE, "_CREATED": Phase.CREATED,
@@ -70,23 +69,15 @@ def build_runner(plan: LaunchPlan, kernel_name: str, kinds: tuple[type, ...]) ->
     return runner
 
 
-def configure_native(tensor: type) -> None:
-    """Tells the compiled path (native.py) the classes and constants it works with (plans.py
-    calls this at import, before any plan or executable exists)."""
-    if native.available():
-        native.configure(Partition, tensor, LaunchOp, Owned,
-                         (State.MOVED, State.EXCLUSIVE, Phase.CREATED, _context, _context._local,
-                          launch_target, partial, State.LIVE, Phase.DONE))
-
-
-def compiled_runner(plan: LaunchPlan, kernel_name: str, python: Runner, kinds: tuple[type, ...],
-                    tensor: type) -> Runner:
-    """The compiled twin of the plan's generated launcher `python` (native.py), or `python`
-    where the extension is off or an owned handle is not exactly a partition or a `tensor`."""
-    if not native.available() or any(kinds[i] not in (Partition, tensor) for i in plan.owned):
-        return python
-    return native.runner(plan, kernel_name, python, tuple(kinds[i] is Partition
-                                                          for i in plan.owned))
+def configure_native(kernel: type, tensor: type, unchecked: Callable[..., Any],
+                     linked: Callable[..., Any]) -> None:
+    """Tells the compiled path (native.py) the classes and constants it works with (kernel.py
+    calls this once its class exists, before any plan or executable is made); `unchecked` and
+    `linked`: launch.py's launch_unchecked and launch_linked."""
+    native.configure(Partition, tensor, Owned, LaunchOp, DeviceOp, ChainOp, kernel,
+                     (State.MOVED, State.EXCLUSIVE, Phase.CREATED, _context, _context._local,
+                      launch_target, partial, State.LIVE, Phase.DONE),
+                     (LinkSite, internal_files, Phase.ENQUEUED, unchecked, Site, linked))
 
 
 def _source(plan: LaunchPlan, n: int, kinds: tuple[type, ...]) -> list[str]:

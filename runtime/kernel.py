@@ -17,16 +17,16 @@ from ..diagnostics.diagnostic import Diagnostic, Span
 from ..diagnostics.errors import error_for
 from ..reader.imports import unread_decorator
 from ..reader.source import ModuleInfo, definition, read_module
-from . import native
 from .backends.base import CPU, Backend, Buffer, Executable
 from .binding import Binder
 from .errors import error
+from .fastpath import configure_native
 from .launch import launch, launch_linked, launch_unchecked, launch_unchecked_linked
-from .ops import ChainOp, DeviceOp, Phase, linked_launchers
+from .ops import linked_launchers
 from .ownership import State
 from .partition import Partition
 from .plans import Plans, build_plans
-from .sites import LinkSite, Site, caller_site, internal_files
+from .sites import caller_site
 from .tensor import Tensor
 
 if TYPE_CHECKING:
@@ -184,8 +184,7 @@ class Kernel:
 
 # `.then(kernel)` and `.then(kernel.unchecked)` launch with the link's site
 linked_launchers[Kernel] = launch_linked
-native.configure_chain(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED,
-                       launch_unchecked, Site, launch_linked)
+configure_native(Kernel, Tensor, launch_unchecked, launch_linked)
 linked_launchers[MethodType] = launch_unchecked_linked
 
 

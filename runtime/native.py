@@ -6,9 +6,9 @@ so none adds a rule (docs/runtime.md, "The compiled launch path"):
   and leases;
 - `linker`: launch.py's `_launch` for `kernel(*args)` and `.then` links (and the unchecked
   launch): the plan by the handles' descriptor ids, then its runner;
-- `configure` / `configure_chain`: `LaunchOp._complete`, `DeviceOp.then`, `Kernel.__call__`
-  (the call's site from the caller's frame, then the plan's runner) and `chain_step`, one
-  link of a chain (complete, launch, enqueue) in one call;
+- `configure`: `LaunchOp._complete`, `DeviceOp.then`, `Kernel.__call__` (the call's site from
+  the caller's frame, then the plan's runner) and `chain_step`, one link of a chain
+  (complete, launch, enqueue) in one call;
 - `launcher`: a CUDA executable's enqueue (pack.py's `runner`): the parameter block packed on
   the C stack and `cuLaunchKernel` called with the GIL released.
 
@@ -71,53 +71,50 @@ def available() -> bool:
             and os.environ.get(ENV, "1").strip() != "0")
 
 
-def configure(partition: type, tensor: type, op: type, owned: type,
-              constants: tuple[Any, ...]) -> None:
-    """Hands _native.c the handle, launch and ownership-record classes (it reads their slots
-    by offset) and what it compares with or calls: State.MOVED, State.EXCLUSIVE,
-    Phase.CREATED, the context module, its thread-local, launch_target, functools.partial,
-    State.LIVE and Phase.DONE (once: plans.py's import). `op._complete` becomes the compiled
-    one; the Python method stays as `op._complete_py`, its fallback."""
-    if not _configured:
-        slots = tuple(f for f in vars(partition)["__slots__"] if f != "__weakref__")
-        _native.configure(partition, tensor, op, owned, slots, *constants)
-        op._complete_py = op._complete  # type: ignore[attr-defined]
-        op._complete = _native.complete_method()  # type: ignore[attr-defined]
-        _configured.append(True)
-
-
+# the handle classes a compiled runner takes (`configure`): (Partition, Tensor)
+_handles: list[type] = []
 # ChainOp._run_start's compiled step (link, first, done, results) -> results or None, once
-# `configure_chain` has run
+# `configure` has run
 chain_step: Callable[[Any, Any, Any, tuple[Any, ...]], tuple[Any, ...] | None] | None = None
 
 
-def configure_chain(device_op: type, chain: type, link_site: type,
-                    internal_files: dict[str, bool], kernel: type, enqueued: Any,
-                    unchecked: Callable[..., Any], site: type, linked: Callable[..., Any]
-                    ) -> None:
-    """`device_op.then` and `kernel.__call__` become the compiled ones (the Python ones stay
-    as `_then_py` and `_call_py`, their fallbacks): `.then` makes `chain` links with
-    `link_site` sites, a launch gets a `site` (`internal_files` tells user code from cutile's,
-    sites.py) and goes to `linked` (launch.py's launch_linked) when its plan has no compiled
-    runner; `chain_step` becomes the compiled step of a chain's links that call a `kernel` or
-    its `unchecked` method (`enqueued`: Phase.ENQUEUED; `unchecked`: the function behind
-    `Kernel.unchecked`). After `configure` (kernel.py calls it)."""
+def configure(partition: type, tensor: type, owned: type, op: type, device_op: type,
+              chain: type, kernel: type, constants: tuple[Any, ...],
+              calls: tuple[Any, ...]) -> None:
+    """Hands _native.c the classes whose slots it reads and writes by offset and what it
+    compares with or calls, then installs the compiled methods (once: fastpath's
+    `configure_native`, which kernel.py calls before any plan or executable exists).
+    `constants`: State.MOVED, State.EXCLUSIVE, Phase.CREATED, the context module, its
+    thread-local, launch_target, functools.partial, State.LIVE and Phase.DONE. `calls`:
+    LinkSite, sites.internal_files (user code from cutile's), Phase.ENQUEUED, the function
+    behind `Kernel.unchecked`, Site and launch.py's launch_linked. `op._complete`,
+    `device_op.then` and `kernel.__call__` become the compiled ones; the Python methods stay
+    as `_complete_py`, `_then_py` and `_call_py`, their fallbacks."""
     global chain_step
-    if _configured and "_then_py" not in vars(device_op):
-        device_op._then_py = device_op.then  # type: ignore[attr-defined]
-        device_op.then = _native.then_method(  # type: ignore[attr-defined]
-            device_op, chain, link_site, internal_files, kernel, enqueued, unchecked, site,
-            linked)
-        kernel._call_py = vars(kernel)["__call__"]  # type: ignore[attr-defined]
-        kernel.__call__ = _native.call_method()  # type: ignore[method-assign]
-        chain_step = _native.step
+    if _configured or not available():
+        return
+    slots = tuple(f for f in vars(partition)["__slots__"] if f != "__weakref__")
+    _native.configure(partition, tensor, op, owned, slots, *constants)
+    link_site, internal_files, enqueued, unchecked, site, linked = calls
+    then = _native.then_method(device_op, chain, link_site, internal_files, kernel, enqueued,
+                               unchecked, site, linked)
+    op._complete_py, op._complete = op._complete, _native.complete_method()  # type: ignore
+    device_op._then_py, device_op.then = device_op.then, then  # type: ignore[attr-defined]
+    kernel._call_py = vars(kernel)["__call__"]  # type: ignore[attr-defined]
+    kernel.__call__ = _native.call_method()  # type: ignore[method-assign]
+    chain_step = _native.step
+    _handles[:] = (partition, tensor)
+    _configured.append(True)
 
 
-def runner(plan: Any, kernel_name: str, python: Runner, partitions: tuple[bool, ...]
-           ) -> Runner:
+def runner(plan: Any, kernel_name: str, python: Runner, classes: tuple[type, ...]) -> Runner:
     """The plan's compiled launcher, which hands what it does not take to `python` (the
-    generated one); `partitions`: per owned parameter (`plan.owned`), whether its handle is a
-    partition (else a tensor)."""
+    generated one); `python` itself where the path is off or an owned handle (`classes`: per
+    parameter, the class the plan was recorded with) is not exactly a partition or a
+    tensor."""
+    if not _configured or any(classes[i] not in _handles for i in plan.owned):
+        return python
+    partitions = tuple(classes[i] is _handles[0] for i in plan.owned)
     lo, hi = _INT64
     ints = tuple((i, max(a, lo), min(b, hi)) for i, a, b in plan.int_scalars)
     floats = tuple((i, None if bound is None else float(bound))

@@ -24,24 +24,16 @@ import numpy as np
 from ..compiler.dtypes import integer_range
 from ..compiler.launch.contract import OVERFLOW
 from ..compiler.specialization import Specialization
+from . import native
 from .backends.base import Backend, Executable, Statics, for_grid
 from .binding import Bound
-from .fastpath import (
-    Runner,
-    build_runner,
-    compiled_runner,
-    configure_native,
-    float_bound,
-    tensor_of,
-)
+from .fastpath import Runner, build_runner, float_bound, tensor_of
 from .ownership import launch_move
 from .partition import Partition
 from .tensor import Tensor, byte_extent
 
 if TYPE_CHECKING:
     from .kernel import Kernel
-
-configure_native(Tensor)
 
 Key = tuple[Hashable, ...]
 # (parameter, overflow limit, the limit as a float64: None past every float64)
@@ -252,7 +244,7 @@ class Plans:
         plan.statics = {i: statics(bound.values[i]) for i in (*muts, *tensors)}
         classes = tuple(map(type, bound.values))
         run = build_runner(plan, kernel_name, classes)
-        plan.run = run and compiled_runner(plan, kernel_name, run, classes, Tensor)
+        plan.run = run and native.runner(plan, kernel_name, run, classes)
         with contextlib.suppress(TypeError):  # an unhashable Const: no plan, the full path
             self.plans[key] = plan
         return plan

@@ -332,7 +332,7 @@ def ctypes_launcher(function: int, call: Callable[..., int]) -> Launch:
             params = arrays[params_addr] = ctypes.c_void_p(params_addr)
         err = call(fn, grid[0], grid[1], grid[2], 1, 1, 1, 0, handle, params, None)
         if err:
-            _check("cuLaunchKernel", (_result(err),))
+            launch_failed(err)
 
     return launch
 

@@ -21,7 +21,16 @@ FAKE_MEMORY = 80 * 2**30  # what the fake device reports as its total memory
 _P = ctypes.c_void_p
 _U = ctypes.c_uint
 # cuLaunchKernel's C signature: function, grid, block, shared memory, stream, params, extra
-_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, _P, _U, _U, _U, _U, _U, _U, _U, _P, _P, _P)
+LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, _P, _U, _U, _U, _U, _U, _U, _U, _P, _P, _P)
+
+
+class DriverStatus(Exception):
+    """Raised by a `launch` override: the driver's answer to that launch, a CUresult code.
+    The Python launcher raises it as CT505, the compiled enqueue's launch function returns
+    it."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
 
 
 def decode_params(address: int, slots: tuple[EntrySlot, ...]) -> tuple[Any, ...]:
@@ -82,8 +91,13 @@ class FakeDriver:
                                     decode_params(params, self.slots[function])))
 
     def launcher(self, function: int, dependent: bool = False) -> Any:
+        from cutile.runtime.cuda import driver
+
         def launch(grid: tuple[int, int, int], stream: int, params: int) -> None:
-            self.launch(function, grid, stream, params)
+            try:
+                self.launch(function, grid, stream, params)
+            except DriverStatus as status:
+                driver.launch_failed(status.code)
             if dependent:
                 self.launches[-1].dependent = True
         return launch
@@ -97,10 +111,13 @@ class FakeDriver:
         if self._native is None:
             def launch(function: int, gx: int, gy: int, gz: int, *rest: Any) -> int:
                 stream, params = rest[-3] or 0, rest[-2]
-                self.launch(function, (gx, gy, gz), stream, params)
+                try:
+                    self.launch(function, (gx, gy, gz), stream, params)
+                except DriverStatus as status:
+                    return status.code
                 return 0
 
-            self._native = _LAUNCH(launch)  # kept alive with the driver
+            self._native = LAUNCH(launch)  # kept alive with the driver
         address = ctypes.cast(self._native, ctypes.c_void_p).value
         assert address is not None
         return address

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 import rt_kernels as k
+from fake_cuda import LAUNCH, DriverStatus, FakeDriver, fake_cuda_backend
 from test_param_blocks import CASES, _bound, _statics, slot_bytes
 
 import cutile as ct
@@ -143,17 +144,12 @@ def test_both_paths_leave_the_same_launches_behind(fresh_plans: None) -> None:
     assert compiled == {native.available()}
 
 
-# cuLaunchKernel's C signature: function, grid, block, shared memory, stream, params, extra
-_P, _U = ctypes.c_void_p, ctypes.c_uint
-_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, _P, _U, _U, _U, _U, _U, _U, _U, _P, _P, _P)
-
-
 def _recording(slots: tuple[Any, ...], calls: list[Any], code: int = 0) -> Any:
     def launch(fn: int, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int,
                stream: int | None, params: int, extra: int | None) -> int:
         calls.append((fn, (gx, gy, gz), stream or 0, slot_bytes(params, slots)))
         return code
-    return _LAUNCH(launch)
+    return LAUNCH(launch)
 
 
 def _compiled(packer: Packer, fn: Any, fallback: Any = None, enter: Any = None,
@@ -239,40 +235,14 @@ def test_the_launch_tests_pass_on_the_python_path() -> None:
 
 def _failing_chain() -> list[str]:
     """A 6-launch chain through the fake CUDA backend whose third launch gets a driver error
-    (status 700, from the compiled enqueue's launch function or the Python launcher): what the
-    error, its handed-back results and the handles say afterwards."""
-    from fake_cuda import FakeDriver, fake_cuda_backend
-
-    from cutile.runtime.cuda import driver
-
+    (status 700, through the compiled enqueue's launch function or the Python launcher): what
+    the error, its handed-back results and the handles say afterwards."""
     class Failing(FakeDriver):
         def launch(self, function: int, grid: tuple[int, int, int], stream: int,
                    params: int) -> None:
             super().launch(function, grid, stream, params)
             if len(self.launches) == 3:
-                raise _Status(700)
-
-        def launcher(self, function: int, dependent: bool = False) -> Any:
-            python = super().launcher(function, dependent)
-
-            def launch(grid: tuple[int, int, int], stream: int, params: int) -> None:
-                try:
-                    python(grid, stream, params)
-                except _Status as status:
-                    driver.launch_failed(status.code)
-            return launch
-
-        def native_launch_address(self) -> int:
-            if self._native is None:
-                def launch(function: int, gx: int, gy: int, gz: int, *rest: Any) -> int:
-                    try:
-                        self.launch(function, (gx, gy, gz), rest[-3] or 0, rest[-2])
-                    except _Status as status:
-                        return status.code
-                    return 0
-
-                self._native = _LAUNCH(launch)
-            return super().native_launch_address()
+                raise DriverStatus(700)
 
     with fake_cuda_backend(Failing()) as fake:
         z = ct.zeros((256,), f32).partition((64,))
@@ -290,13 +260,6 @@ def _failing_chain() -> list[str]:
             z3, _, _ = k.add(z2, x2, y2).sync()  # the handed-back handles still launch
             got.append(str(_states(z3)))
             return got
-
-
-class _Status(Exception):
-    """A driver status the fake's launch functions return (C) or raise as CT505 (Python)."""
-
-    def __init__(self, code: int) -> None:
-        self.code = code
 
 
 def test_a_driver_error_in_a_chain_fails_it_the_same_way(fresh_plans: None) -> None:
