@@ -20,7 +20,7 @@
 #include <math.h>
 #include <string.h>
 
-#define VERSION 8
+#define VERSION 9
 #define MAX_BLOCK 4096
 #define MAX_SLOTS 512
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
@@ -120,7 +120,7 @@ static void set_slot(PyObject *o, Py_ssize_t at, PyObject *v) {
 /* LaunchOp._complete (ops.py): the work is done, so the Mut handles are live again and the
    launch's leases end; what the method did in Python, as a method of the class
    (`complete_method`). A handle that is not an ownership record: the Python method. */
-static PyObject *s_release, *s_complete_py;
+static PyObject *s_release, *s_complete_py, *s_del_py;
 
 /* Whether `indices` (a tuple) are all positions in `args` (a list) of ownership records. */
 static int owned_at(PyObject *indices, PyObject *args) {
@@ -175,6 +175,22 @@ static PyObject *complete_method(PyObject *self, PyObject *unused) {
     return PyDescr_NewMethod(op_t, &complete_def);
 }
 
+/* LaunchOp.__del__: only a launch never started has anything to say (CT305), and that is the
+   Python method's to decide; every other op ends here without a Python frame. */
+static PyObject *finalize(PyObject *op, PyObject *unused) {
+    PyObject *phase = SLOT(op, off[L_PHASE]);
+    if (enabled && phase != NULL && phase != created) Py_RETURN_NONE;
+    return PyObject_CallMethodNoArgs(op, s_del_py);
+}
+
+static PyMethodDef finalize_def = {"__del__", finalize, METH_NOARGS,
+                                   "Warns of a launch that is never run (CT305)."};
+
+static PyObject *finalize_method(PyObject *self, PyObject *unused) {
+    if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
+    return PyDescr_NewMethod(op_t, &finalize_def);
+}
+
 /* DeviceOp.then (ops.py) for a call from user code: the link's site from the caller's frame and
    the ChainOp filled in place; any other call (a graphed op, a call from inside cutile, whose
    site needs the frame walk): the Python method, `_then_py`. */
@@ -211,6 +227,9 @@ static PyObject *user_site(PyTypeObject *type) {
     PyObject *pair = Py_BuildValue("(Ni)", (PyObject *)code, PyFrame_GetLasti(frame));
     PyObject *site = pair ? PyObject_CallOneArg((PyObject *)type, pair) : NULL;
     Py_XDECREF(pair);
+    /* a code object and an int make no cycle: keep a chain's sites out of the collector's
+       scans (they live as long as the chain) */
+    if (site != NULL && PyObject_GC_IsTracked(site)) PyObject_GC_UnTrack(site);
     return site;
 }
 
@@ -1154,6 +1173,8 @@ static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "Slot offsets, classes and constants, once."},
     {"complete_method", complete_method, METH_NOARGS,
      "LaunchOp._complete in C, as a method descriptor of the configured LaunchOp class."},
+    {"finalize_method", finalize_method, METH_NOARGS,
+     "finalize_method(): LaunchOp.__del__ in C (its Python twin: _del_py)."},
     {"call_method", call_method, METH_NOARGS,
      "Kernel.__call__ in C, as a method descriptor of Kernel."},
     {"then_method", then_method, METH_VARARGS,
@@ -1184,6 +1205,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     s_plans = PyUnicode_InternFromString("_plans");
     s_release = PyUnicode_InternFromString("_release");
     s_complete_py = PyUnicode_InternFromString("_complete_py");
+    s_del_py = PyUnicode_InternFromString("_del_py");
     s_then_py = PyUnicode_InternFromString("_then_py");
     s_call_py = PyUnicode_InternFromString("_call_py");
     s_pdl = PyUnicode_InternFromString("pdl");

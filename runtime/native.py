@@ -40,7 +40,7 @@ except ImportError:  # not built (no C compiler at install): the Python path
     _native = None
 
 ENV = "CUTILE_NATIVE"
-VERSION = 8  # _native.c's: a stale build from older source is not used
+VERSION = 9  # _native.c's: a stale build from older source is not used
 _INT64 = (-(2**63), 2**63 - 1)
 _configured: list[bool] = []
 
@@ -87,9 +87,9 @@ def configure(partition: type, tensor: type, owned: type, op: type, device_op: t
     `constants`: State.MOVED, State.EXCLUSIVE, Phase.CREATED, the context module, its
     thread-local, launch_target, functools.partial, State.LIVE and Phase.DONE. `calls`:
     LinkSite, sites.internal_files (user code from cutile's), Phase.ENQUEUED, the function
-    behind `Kernel.unchecked`, Site and launch.py's launch_linked. `op._complete`,
+    behind `Kernel.unchecked`, Site and launch.py's launch_linked. `op._complete`, `op.__del__`,
     `device_op.then` and `kernel.__call__` become the compiled ones; the Python methods stay
-    as `_complete_py`, `_then_py` and `_call_py`, their fallbacks."""
+    as `_complete_py`, `_del_py`, `_then_py` and `_call_py`, their fallbacks."""
     global chain_step
     if _configured or not available():
         return
@@ -99,6 +99,7 @@ def configure(partition: type, tensor: type, owned: type, op: type, device_op: t
     then = _native.then_method(device_op, chain, link_site, internal_files, kernel, enqueued,
                                unchecked, site, linked)
     op._complete_py, op._complete = op._complete, _native.complete_method()  # type: ignore
+    op._del_py, op.__del__ = op.__del__, _native.finalize_method()  # type: ignore
     device_op._then_py, device_op.then = device_op.then, then  # type: ignore[attr-defined]
     kernel._call_py = vars(kernel)["__call__"]  # type: ignore[attr-defined]
     kernel.__call__ = _native.call_method()  # type: ignore[method-assign]

@@ -6,6 +6,7 @@ compiled path off (`test_the_launch_tests_pass_on_the_python_path`)."""
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import shutil
 import subprocess
@@ -142,6 +143,22 @@ def test_both_paths_leave_the_same_launches_behind(fresh_plans: None) -> None:
     assert plans is not None
     compiled = {type(p.run).__name__ == "Runner" for p in plans.plans.values()}
     assert compiled == {native.available()}
+
+
+@compiled_only
+def test_a_chains_sites_stay_out_of_the_cycle_collector(fresh_plans: None) -> None:
+    """A chain's links live until it runs; their sites (a code object and an offset) make no
+    cycle, so the compiled `.then` keeps them out of the collector's scans."""
+    z, x, y = ct.zeros((256,), f32).partition((64,)), ct.ones((256,), f32), ct.ones((256,), f32)
+    op = k.add(z, x, y)
+    links = []
+    for _ in range(3):
+        op = op.then(k.add)  # a link's site
+        links.append(op)
+    assert [gc.is_tracked(link.site) for link in links] == [False] * 3
+    assert {link.site.lineno for link in links} == {_lineno_of("op.then(k.add)  # a link's site")}
+    z, x, y = op.sync()
+    assert z.unpartition().numpy()[0] == 2.0
 
 
 def _recording(slots: tuple[Any, ...], calls: list[Any], code: int = 0) -> Any:
