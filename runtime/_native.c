@@ -513,26 +513,44 @@ static PyObject *plan_exe(PyObject *plan, PyObject *be) {
     return exe;
 }
 
+/* Where a plan's launch goes: launch_target()'s backend and stream, and the plan's executable
+   for that backend (None: not made yet); new references, read once per launch. */
+typedef struct { PyObject *be, *stream, *exe; } Target;
+
+static int target_of(PyObject *plan, Target *t) {
+    if (target(&t->be, &t->stream) < 0) return -1;
+    t->exe = plan_exe(plan, t->be);
+    if (t->exe != NULL) return 0;
+    Py_DECREF(t->be);
+    Py_DECREF(t->stream);
+    return -1;
+}
+
+static void target_clear(Target *t) {
+    Py_DECREF(t->be);
+    Py_DECREF(t->stream);
+    Py_DECREF(t->exe);
+}
+
 /* The launch's op, CREATED, its values in place; NULL with an error set. */
-static PyObject *new_op(Runner *r, PyObject *kernel, PyObject *site, PyObject *be,
-                        PyObject *stream, PyObject *values) {
-    PyObject *exe = plan_exe(r->plan, be), *get = NULL;
-    if (exe == NULL) return NULL;
-    if (exe == Py_None) {
+static PyObject *new_op(Runner *r, PyObject *kernel, PyObject *site, const Target *t,
+                        PyObject *values) {
+    PyObject *get;
+    if (t->exe == Py_None) {
         PyObject *method = PyObject_GetAttr(r->plan, s_executable);
-        get = method ? PyObject_CallFunctionObjArgs(partial, method, kernel, be, NULL) : NULL;
+        get = method ? PyObject_CallFunctionObjArgs(partial, method, kernel, t->be, NULL) : NULL;
         Py_XDECREF(method);
-        if (get == NULL) { Py_DECREF(exe); return NULL; }
+        if (get == NULL) return NULL;
     } else {
         get = Py_NewRef(Py_None);
     }
     PyObject *op = op_t->tp_alloc(op_t, 0);
-    if (op == NULL) { Py_DECREF(exe); Py_DECREF(get); return NULL; }
-    SLOT(op, off[L_EXE]) = exe;
+    if (op == NULL) { Py_DECREF(get); return NULL; }
+    SLOT(op, off[L_EXE]) = Py_NewRef(t->exe);
     SLOT(op, off[L_GET_EXE]) = get;
     SLOT(op, off[L_PHASE]) = Py_NewRef(created);
-    SLOT(op, off[L_BACKEND]) = Py_NewRef(be);
-    SLOT(op, off[L_STREAM]) = Py_NewRef(stream);
+    SLOT(op, off[L_BACKEND]) = Py_NewRef(t->be);
+    SLOT(op, off[L_STREAM]) = Py_NewRef(t->stream);
     SLOT(op, off[L_SITE]) = Py_NewRef(site);
     SLOT(op, off[L_GRAPHED]) = Py_NewRef(Py_False);
     SLOT(op, off[L_GRAPH_SITE]) = Py_NewRef(Py_None);
@@ -557,12 +575,18 @@ static PyObject *plan_values(Runner *r, PyObject *a) {
 }
 
 /* The launch of `a` (a tuple) by its plan's runner: the op, or NULL with an error set, or
-   NULL with no error when the fallback must decide. */
-static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *site) {
+   NULL with no error when the fallback must decide. `given`: its target, read already (NULL:
+   read it here). */
+static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *site,
+                          const Target *given) {
     Py_ssize_t n = r->n;
     if (PyTuple_GET_SIZE(a) != n || !checks_pass(r, ((PyTupleObject *)a)->ob_item)) return NULL;
-    PyObject *be, *stream;
-    if (target(&be, &stream) < 0) return NULL;
+    Target own;
+    const Target *t = given;
+    if (t == NULL) {
+        if (target_of(r->plan, &own) < 0) return NULL;
+        t = &own;
+    }
     PyObject *values = plan_values(r, a), *op = NULL, *ref = NULL, *results = NULL;
     if (values == NULL) goto done;
     Py_ssize_t nm = PyTuple_GET_SIZE(r->muts);
@@ -572,7 +596,7 @@ static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *si
         if (h == NULL) goto done;
         PyList_SetItem(values, i, h);  /* steals h, drops the caller's handle */
     }
-    op = new_op(r, kernel, site, be, stream, values);
+    op = new_op(r, kernel, site, t, values);
     if (op == NULL) goto done;
     ref = PyWeakref_NewRef(op, NULL);
     if (ref == NULL) goto done;
@@ -600,8 +624,7 @@ static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *si
         }
     }
 done:
-    Py_DECREF(be);
-    Py_DECREF(stream);
+    if (t == &own) target_clear(&own);
     Py_XDECREF(values);
     Py_XDECREF(ref);
     if (op == NULL && !PyErr_Occurred())
@@ -611,13 +634,18 @@ done:
 
 /* `kernel.unchecked(*a)` by its plan (launch.py's _launch_unchecked): the op takes the
    arguments as they are and hands the same objects back; no checks, moves or leases. */
-static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObject *site) {
+static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObject *site,
+                               const Target *given) {
     if (PyTuple_GET_SIZE(a) != r->n) return NULL;
-    PyObject *be, *stream, *op = NULL;
-    if (target(&be, &stream) < 0) return NULL;
-    PyObject *values = plan_values(r, a);
+    Target own;
+    const Target *t = given;
+    if (t == NULL) {
+        if (target_of(r->plan, &own) < 0) return NULL;
+        t = &own;
+    }
+    PyObject *op = NULL, *values = plan_values(r, a);
     if (values != NULL) {
-        op = new_op(r, kernel, site, be, stream, values);
+        op = new_op(r, kernel, site, t, values);
         Py_DECREF(values);
     }
     if (op != NULL) {
@@ -626,8 +654,7 @@ static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObjec
         SLOT(op, off[L_REF]) = Py_NewRef(Py_None);
         SLOT(op, off[L_RESULTS]) = Py_NewRef(a);
     }
-    Py_DECREF(be);
-    Py_DECREF(stream);
+    if (t == &own) target_clear(&own);
     return op;
 }
 
@@ -635,7 +662,7 @@ static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObjec
 static PyObject *runner_call(Runner *r, PyObject *args, PyObject *kw) {
     PyObject *kernel, *a, *site;
     if (!PyArg_ParseTuple(args, "OO!O", &kernel, &PyTuple_Type, &a, &site)) return NULL;
-    PyObject *op = enabled ? run_plan(r, kernel, a, site) : NULL;
+    PyObject *op = enabled ? run_plan(r, kernel, a, site, NULL) : NULL;
     if (op == NULL && !PyErr_Occurred()) return PyObject_Call(r->fallback, args, NULL);
     return op;
 }
@@ -710,8 +737,8 @@ static PyObject *linker_call(Linker *l, PyObject *args, PyObject *kw) {
     if (kernel != NULL && PyTuple_CheckExact(a)) {
         PyObject *run = lookup(kernel, a);
         if (run != NULL) {
-            PyObject *op = l->unchecked ? run_unchecked((Runner *)run, kernel, a, site)
-                                        : run_plan((Runner *)run, kernel, a, site);
+            PyObject *op = l->unchecked ? run_unchecked((Runner *)run, kernel, a, site, NULL)
+                                        : run_plan((Runner *)run, kernel, a, site, NULL);
             Py_DECREF(run);
             if (op != NULL || PyErr_Occurred()) return op;
         }
@@ -734,7 +761,7 @@ static PyObject *kernel_call(PyObject *self, PyObject *const *args, Py_ssize_t n
     for (Py_ssize_t k = 0; k < nargs; k++) PyTuple_SET_ITEM(a, k, Py_NewRef(args[k]));
     PyObject *run = lookup(self, a);
     if (run != NULL) {
-        op = run_plan((Runner *)run, self, a, site);
+        op = run_plan((Runner *)run, self, a, site, NULL);
         Py_DECREF(run);
     }
     if (op == NULL && !PyErr_Occurred())
@@ -1074,16 +1101,15 @@ static int complete_op(PyObject *op) {
     return res == NULL ? -1 : 0;
 }
 
-/* The compiled enqueue of a plan's executable on `be` (a new reference: held while Python
-   code may run, which could replace the plan's executable), or NULL: none, another backend's,
-   a pdl kernel (started by pdl.py), or the Python enqueue. */
-static Launcher *compiled_enqueue(PyObject *plan, PyObject *be) {
-    PyObject *exe = plan_exe(plan, be), *pdl = NULL, *enq = NULL;
-    if (exe != NULL && exe != Py_None) {
+/* The compiled enqueue of a plan's executable `exe` (a new reference: held while Python code
+   may run, which could replace the plan's executable), or NULL: none yet, a pdl kernel (started
+   by pdl.py), or the Python enqueue. */
+static Launcher *compiled_enqueue(PyObject *exe) {
+    PyObject *pdl = NULL, *enq = NULL;
+    if (exe != Py_None) {
         pdl = PyObject_GetAttr(exe, s_pdl);
         enq = pdl == Py_None ? PyObject_GetAttr(exe, s_enqueue) : NULL;
     }
-    Py_XDECREF(exe);
     Py_XDECREF(pdl);
     PyErr_Clear();
     if (enq != NULL && Py_TYPE(enq) != &LauncherType) Py_CLEAR(enq);
@@ -1104,16 +1130,16 @@ static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (Py_TYPE(done_op) != op_t || SLOT(done_op, off[L_DONE]) != Py_None || fn == NULL
         || !PyTuple_CheckExact(results) || site == NULL || (fn = link_kernel(fn, &unchecked)) == NULL)
         Py_RETURN_NONE;
-    PyObject *run = lookup(fn, results), *be, *stream;
+    PyObject *run = lookup(fn, results);
     if (run == NULL) Py_RETURN_NONE;
-    if (target(&be, &stream) < 0) { Py_DECREF(run); return NULL; }
-    Launcher *l = compiled_enqueue(((Runner *)run)->plan, be);
+    Target t;
+    if (target_of(((Runner *)run)->plan, &t) < 0) { Py_DECREF(run); return NULL; }
+    Launcher *l = compiled_enqueue(t.exe);
     PyObject *op = NULL, *out = NULL;
-    Py_DECREF(be);
-    if (l == NULL) { Py_DECREF(run); Py_DECREF(stream); Py_RETURN_NONE; }
+    if (l == NULL) { Py_DECREF(run); target_clear(&t); Py_RETURN_NONE; }
     if (complete_op(first) < 0) goto end;
-    op = unchecked ? run_unchecked((Runner *)run, fn, results, site)
-                   : run_plan((Runner *)run, fn, results, site);
+    op = unchecked ? run_unchecked((Runner *)run, fn, results, site, &t)
+                   : run_plan((Runner *)run, fn, results, site, &t);
     if (op == NULL) {
         if (!PyErr_Occurred()) out = Py_NewRef(Py_None);  /* a check failed: the loop's body */
         goto end;
@@ -1140,7 +1166,7 @@ static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
 end:
     Py_DECREF(run);
     Py_DECREF(l);
-    Py_DECREF(stream);
+    target_clear(&t);
     Py_XDECREF(op);
     return out;
 }
