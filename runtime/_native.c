@@ -20,7 +20,7 @@
 #include <math.h>
 #include <string.h>
 
-#define VERSION 9
+#define VERSION 10
 #define MAX_BLOCK 4096
 #define MAX_SLOTS 512
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
@@ -202,6 +202,7 @@ static PyObject *unchecked_fn;  /* launch.py's launch_unchecked: Kernel.unchecke
 static PyObject *internal_files, *s_then_py, *s_call_py;
 static PyTypeObject *site_t;  /* sites.py's Site */
 static PyObject *linked;  /* launch.py's launch_linked (kernel, site, args) */
+static PyObject *handle_id_fn;  /* plans.py's handle_id: a new handle's descriptor id */
 
 /* self.<name>(*args, **kw): a compiled method's Python twin. */
 static PyObject *python_twin(PyObject *self, PyObject *name, PyObject *const *args,
@@ -261,17 +262,18 @@ static PyMethodDef then_def = {
     "then($self, fn)\n--\n\nfn(*results) builds the next op; the chain's result is its."};
 
 /* then_method(DeviceOp, ChainOp, LinkSite, internal_files, Kernel, Phase.ENQUEUED,
-   launch_unchecked, Site, launch_linked): DeviceOp.then in C; also readies `step` and
+   launch_unchecked, Site, launch_linked, handle_id): DeviceOp.then in C; also readies `step` and
    `call_method` (Kernel.__call__) for that kernel class. */
 static PyObject *then_method(PyObject *self, PyObject *args) {
     PyObject *device_op, *chain, *site, *files, *kernel, *enqueued, *unchecked, *plain_site,
-        *linker;
+        *linker, *kid_fn;
     static const char *const chain_names[N_CHAIN] = {"_first", "_fn", "_next", "_results",
                                                      "_checks"};
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOO!O", &PyType_Type, &device_op, &PyType_Type,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOO!OO", &PyType_Type, &device_op, &PyType_Type,
                           &chain, &PyType_Type, &site, &PyDict_Type, &files, &PyType_Type,
-                          &kernel, &enqueued, &unchecked, &PyType_Type, &plain_site, &linker))
+                          &kernel, &enqueued, &unchecked, &PyType_Type, &plain_site, &linker,
+                          &kid_fn))
         return NULL;
     for (int k = 0; k < N_CHAIN; k++)
         if (member_offset(chain, chain_names[k], &chain_off[k]) < 0) return NULL;
@@ -289,6 +291,7 @@ static PyObject *then_method(PyObject *self, PyObject *args) {
     Py_XSETREF(unchecked_fn, Py_NewRef(unchecked));
     Py_XSETREF(site_t, (PyTypeObject *)Py_NewRef(plain_site));
     Py_XSETREF(linked, Py_NewRef(linker));
+    Py_XSETREF(handle_id_fn, Py_NewRef(kid_fn));
     return PyDescr_NewMethod((PyTypeObject *)device_op, &then_def);
 }
 
@@ -690,40 +693,80 @@ static PyObject *link_kernel(PyObject *fn, int *unchecked) {
     return NULL;
 }
 
-static PyObject *s_plans, *s_dict, *s_handles, *s_run, *s_prefix;
+static PyObject *s_plans, *s_dict, *s_handles, *s_run, *s_prefix, *s_index, *s_kinds;
 
-static PyObject *lookup(PyObject *kernel, PyObject *a) {
-    /* the plan's compiled runner for these arguments (new reference), or NULL: fall back */
-    PyObject *plans = PyObject_GetAttr(kernel, s_plans), *key = NULL, *run = NULL;
-    if (plans == NULL) { PyErr_Clear(); return NULL; }
-    Py_ssize_t n = PyTuple_GET_SIZE(a);
+/* A handle's part of a plan's key, its descriptor id (a new reference; plans.py's handle_id
+   computes a new handle's), or NULL: not a tensor or partition of the exact classes. */
+static PyObject *handle_kid(PyObject *v) {
+    PyObject *kid;
+    if (Py_TYPE(v) == partition_t) kid = SLOT(v, off[P_KID]);
+    else if (Py_TYPE(v) == tensor_t) kid = SLOT(v, off[T_KID]);
+    else return NULL;
+    if (kid == NULL || !PyLong_CheckExact(kid)) return NULL;
+    if (PyLong_AsLong(kid) != 0) return Py_NewRef(kid);
+    return handle_id_fn ? PyObject_CallOneArg(handle_id_fn, v) : NULL;  /* 0: not computed */
+}
+
+/* A keyword argument's part of the key, as plans.py's _describe makes it: a handle's id, a
+   Const's (class, value); NULL for anything else (Plans.lookup decides). */
+static PyObject *keyword_part(PyObject *plans, PyObject *name, PyObject *v) {
+    if (Py_TYPE(v) == partition_t || Py_TYPE(v) == tensor_t) return handle_kid(v);
+    PyObject *index = PyObject_GetAttr(plans, s_index), *kinds = PyObject_GetAttr(plans, s_kinds);
+    PyObject *at = index && PyDict_CheckExact(index) ? PyDict_GetItemWithError(index, name) : NULL;
+    Py_ssize_t i = at ? PyLong_AsSsize_t(at) : -1;
+    PyObject *part = NULL;
+    if (kinds && PyTuple_CheckExact(kinds) && i >= 0 && i < PyTuple_GET_SIZE(kinds)
+        && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kinds, i), "const") == 0)
+        part = PyTuple_Pack(2, (PyObject *)Py_TYPE(v), v);
+    Py_XDECREF(index);
+    Py_XDECREF(kinds);
+    return part;
+}
+
+/* The key of a call with `a` (positional handles) and keywords `kwnames` (their values at
+   `kw`), or NULL: not a call the compiled path keys. */
+static PyObject *call_key(PyObject *plans, PyObject *a, PyObject *kwnames, PyObject *const *kw) {
+    Py_ssize_t n = PyTuple_GET_SIZE(a), nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     PyObject *handles = PyObject_GetAttr(plans, s_handles);
-    PyObject *dict = PyObject_GetAttr(plans, s_dict);
     Py_ssize_t most = handles ? PyLong_AsSsize_t(handles) : -1;
-    if (dict == NULL || !PyDict_CheckExact(dict) || most < n || n == 0) goto out;
-    key = PyTuple_New(n);
-    if (key == NULL) goto out;
+    Py_XDECREF(handles);
+    if (most < n || n == 0) return NULL;
+    PyObject *key = PyTuple_New(n + 2 * nk), *part;
+    if (key == NULL) return NULL;
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *v = PyTuple_GET_ITEM(a, k), *kid;
-        if (Py_TYPE(v) == partition_t) kid = SLOT(v, off[P_KID]);
-        else if (Py_TYPE(v) == tensor_t) kid = SLOT(v, off[T_KID]);
-        else goto out;
-        if (kid == NULL || !PyLong_CheckExact(kid) || PyLong_AsLong(kid) == 0)
-            goto out;  /* 0: not computed yet */
-        PyTuple_SET_ITEM(key, k, Py_NewRef(kid));
+        if ((part = handle_kid(PyTuple_GET_ITEM(a, k))) == NULL) goto fail;
+        PyTuple_SET_ITEM(key, k, part);
     }
-    PyObject *plan = PyDict_GetItemWithError(dict, key);  /* borrowed */
-    if (plan == NULL) goto out;
+    for (Py_ssize_t k = 0; k < nk; k++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+        if ((part = keyword_part(plans, name, kw[k])) == NULL) goto fail;
+        PyTuple_SET_ITEM(key, n + 2 * k, Py_NewRef(name));
+        PyTuple_SET_ITEM(key, n + 2 * k + 1, part);
+    }
+    return key;
+fail:
+    Py_DECREF(key);
+    return NULL;
+}
+
+/* The plan's compiled runner for this call (a new reference), or NULL: fall back. */
+static PyObject *lookup(PyObject *kernel, PyObject *a, PyObject *kwnames, PyObject *const *kw) {
+    PyObject *plans = PyObject_GetAttr(kernel, s_plans), *key = NULL, *run = NULL, *dict = NULL;
+    if (plans == NULL || (key = call_key(plans, a, kwnames, kw)) == NULL) goto out;
+    dict = PyObject_GetAttr(plans, s_dict);
+    if (dict == NULL || !PyDict_CheckExact(dict)) goto out;
+    PyObject *plan = PyDict_GetItemWithError(dict, key);  /* borrowed; an unhashable Const: */
+    if (plan == NULL) goto out;                            /* TypeError, the full path's */
     PyObject *prefix = PyObject_GetAttr(plan, s_prefix);
     Py_ssize_t p = prefix ? PyLong_AsSsize_t(prefix) : -1;
     Py_XDECREF(prefix);
-    if (p == n) {
+    if (p == PyTuple_GET_SIZE(a)) {
         run = PyObject_GetAttr(plan, s_run);
         if (run != NULL && Py_TYPE(run) != &RunnerType) Py_CLEAR(run);
     }
 out:
     PyErr_Clear();
-    Py_XDECREF(plans); Py_XDECREF(handles); Py_XDECREF(dict); Py_XDECREF(key);
+    Py_XDECREF(plans); Py_XDECREF(dict); Py_XDECREF(key);
     return run;
 }
 
@@ -735,7 +778,7 @@ static PyObject *linker_call(Linker *l, PyObject *args, PyObject *kw) {
     if (!l->unchecked) kernel = fn;
     else if ((kernel = link_kernel(fn, &unchecked)) != NULL && !unchecked) kernel = NULL;
     if (kernel != NULL && PyTuple_CheckExact(a)) {
-        PyObject *run = lookup(kernel, a);
+        PyObject *run = lookup(kernel, a, NULL, NULL);
         if (run != NULL) {
             PyObject *op = l->unchecked ? run_unchecked((Runner *)run, kernel, a, site, NULL)
                                         : run_plan((Runner *)run, kernel, a, site, NULL);
@@ -751,7 +794,7 @@ static PyObject *linker_call(Linker *l, PyObject *args, PyObject *kw) {
    records the plan). Anything else: the Python function, `Kernel._call_py`. */
 static PyObject *kernel_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-    if (!enabled || kwnames != NULL || Py_TYPE(self) != kernel_t || linked == NULL)
+    if (!enabled || Py_TYPE(self) != kernel_t || linked == NULL)
         return python_twin(self, s_call_py, args, nargs, kwnames);
     PyObject *site = user_site(site_t), *op = NULL;
     if (site == NULL)
@@ -759,13 +802,14 @@ static PyObject *kernel_call(PyObject *self, PyObject *const *args, Py_ssize_t n
     PyObject *a = PyTuple_New(nargs);
     if (a == NULL) { Py_DECREF(site); return NULL; }
     for (Py_ssize_t k = 0; k < nargs; k++) PyTuple_SET_ITEM(a, k, Py_NewRef(args[k]));
-    PyObject *run = lookup(self, a);
+    PyObject *run = lookup(self, a, kwnames, args + nargs);
     if (run != NULL) {
         op = run_plan((Runner *)run, self, a, site, NULL);
         Py_DECREF(run);
     }
-    if (op == NULL && !PyErr_Occurred())
-        op = PyObject_CallFunctionObjArgs(linked, self, site, a, NULL);
+    if (op == NULL && !PyErr_Occurred())  /* keywords: the Python launch finds the plan */
+        op = kwnames ? python_twin(self, s_call_py, args, nargs, kwnames)
+                     : PyObject_CallFunctionObjArgs(linked, self, site, a, NULL);
     Py_DECREF(site);
     Py_DECREF(a);
     return op;
@@ -1130,7 +1174,7 @@ static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (Py_TYPE(done_op) != op_t || SLOT(done_op, off[L_DONE]) != Py_None || fn == NULL
         || !PyTuple_CheckExact(results) || site == NULL || (fn = link_kernel(fn, &unchecked)) == NULL)
         Py_RETURN_NONE;
-    PyObject *run = lookup(fn, results);
+    PyObject *run = lookup(fn, results, NULL, NULL);
     if (run == NULL) Py_RETURN_NONE;
     Target t;
     if (target_of(((Runner *)run)->plan, &t) < 0) { Py_DECREF(run); return NULL; }
@@ -1242,6 +1286,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     s_handles = PyUnicode_InternFromString("handles");
     s_run = PyUnicode_InternFromString("run");
     s_prefix = PyUnicode_InternFromString("prefix");
+    s_index = PyUnicode_InternFromString("index");
+    s_kinds = PyUnicode_InternFromString("kinds");
     if (PyModule_AddIntConstant(m, "VERSION", VERSION) < 0
         || PyModule_AddObjectRef(m, "Runner", (PyObject *)&RunnerType) < 0
         || PyModule_AddObjectRef(m, "Launcher", (PyObject *)&LauncherType) < 0

@@ -70,14 +70,14 @@ def build_runner(plan: LaunchPlan, kernel_name: str, kinds: tuple[type, ...]) ->
 
 
 def configure_native(kernel: type, tensor: type, unchecked: Callable[..., Any],
-                     linked: Callable[..., Any]) -> None:
+                     linked: Callable[..., Any], handle_id: Callable[[Any], int]) -> None:
     """Tells the compiled path (native.py) the classes and constants it works with (kernel.py
     calls this once its class exists, before any plan or executable is made); `unchecked` and
-    `linked`: launch.py's launch_unchecked and launch_linked."""
+    `linked`: launch.py's launch_unchecked and launch_linked; `handle_id`: plans.py's."""
     native.configure(Partition, tensor, Owned, LaunchOp, DeviceOp, ChainOp, kernel,
                      (State.MOVED, State.EXCLUSIVE, Phase.CREATED, _context, _context._local,
                       launch_target, partial, State.LIVE, Phase.DONE),
-                     (LinkSite, internal_files, Phase.ENQUEUED, unchecked, Site, linked))
+                     (LinkSite, internal_files, Phase.ENQUEUED, unchecked, Site, linked, handle_id))
 
 
 def _source(plan: LaunchPlan, n: int, kinds: tuple[type, ...]) -> list[str]:

@@ -25,7 +25,7 @@ from .launch import launch, launch_linked, launch_unchecked, launch_unchecked_li
 from .ops import linked_launchers
 from .ownership import State
 from .partition import Partition
-from .plans import Plans, build_plans
+from .plans import Plans, build_plans, handle_id
 from .sites import caller_site
 from .tensor import Tensor
 
@@ -184,7 +184,7 @@ class Kernel:
 
 # `.then(kernel)` and `.then(kernel.unchecked)` launch with the link's site
 linked_launchers[Kernel] = launch_linked
-configure_native(Kernel, Tensor, launch_unchecked, launch_linked)
+configure_native(Kernel, Tensor, launch_unchecked, launch_linked, handle_id)
 linked_launchers[MethodType] = launch_unchecked_linked
 
 

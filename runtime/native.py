@@ -40,7 +40,7 @@ except ImportError:  # not built (no C compiler at install): the Python path
     _native = None
 
 ENV = "CUTILE_NATIVE"
-VERSION = 9  # _native.c's: a stale build from older source is not used
+VERSION = 10  # _native.c's: a stale build from older source is not used
 _INT64 = (-(2**63), 2**63 - 1)
 _configured: list[bool] = []
 
@@ -87,17 +87,18 @@ def configure(partition: type, tensor: type, owned: type, op: type, device_op: t
     `constants`: State.MOVED, State.EXCLUSIVE, Phase.CREATED, the context module, its
     thread-local, launch_target, functools.partial, State.LIVE and Phase.DONE. `calls`:
     LinkSite, sites.internal_files (user code from cutile's), Phase.ENQUEUED, the function
-    behind `Kernel.unchecked`, Site and launch.py's launch_linked. `op._complete`, `op.__del__`,
-    `device_op.then` and `kernel.__call__` become the compiled ones; the Python methods stay
-    as `_complete_py`, `_del_py`, `_then_py` and `_call_py`, their fallbacks."""
+    behind `Kernel.unchecked`, Site, launch.py's launch_linked and plans.py's handle_id.
+    `op._complete`, `op.__del__`, `device_op.then` and `kernel.__call__` become the compiled
+    ones; the Python methods stay as `_complete_py`, `_del_py`, `_then_py` and `_call_py`,
+    their fallbacks."""
     global chain_step
     if _configured or not available():
         return
     slots = tuple(f for f in vars(partition)["__slots__"] if f != "__weakref__")
     _native.configure(partition, tensor, op, owned, slots, *constants)
-    link_site, internal_files, enqueued, unchecked, site, linked = calls
+    link_site, internal_files, enqueued, unchecked, site, linked, handle_id = calls
     then = _native.then_method(device_op, chain, link_site, internal_files, kernel, enqueued,
-                               unchecked, site, linked)
+                               unchecked, site, linked, handle_id)
     op._complete_py, op._complete = op._complete, _native.complete_method()  # type: ignore
     op._del_py, op.__del__ = op.__del__, _native.finalize_method()  # type: ignore
     device_op._then_py, device_op.then = device_op.then, then  # type: ignore[attr-defined]

@@ -119,6 +119,8 @@ def _launch(p: _Program) -> None:
     if kind == 0:
         args = [z, r.choice(t), r.choice(t)]
         call = f"hk.add({', '.join(args)})"
+        if r.random() < 0.25:  # y by keyword: .sync() hands back the positional two
+            call = f"hk.add({z}, {args[1]}, y={args.pop()})"
     elif kind == 1:
         args = [z, r.choice(t)]
         call = f"hk.scale({', '.join(args)}, {p.pick(SCALARS[:2], SCALARS[2:], 0.5)})"
@@ -138,7 +140,8 @@ def _launch(p: _Program) -> None:
         args.append(args[1])
     if r.random() < 0.1 and not p.valid:
         call = call[:-1] + ", " + r.choice(("grid=(1, 1, 1)", "grid=(2,)", "B=64", "B=3",
-                                            "nope=1", "grid=None")) + ")"
+                                            "B=32", "B=128", "B=64.0", "B=[64]", "nope=1",
+                                            "grid=None")) + ")"
     name = p.fresh("o")
     p.lines.append(f"{name} = {call}")
     p.ops.append((name, args))

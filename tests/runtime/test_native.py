@@ -161,6 +161,46 @@ def test_a_chains_sites_stay_out_of_the_cycle_collector(fresh_plans: None) -> No
     assert z.unpartition().numpy()[0] == 2.0
 
 
+def _keyword_scenario() -> list[str]:
+    """Launches passing arguments by keyword: Consts (the right value, a wrong one, another
+    class, an unhashable one), a handle, an unknown name, a name given twice, a grid, and
+    new handles (their descriptor ids not computed yet)."""
+    log: list[str] = []
+    z, x, y = ct.zeros((256,), f32).partition((64,)), ct.ones((256,), f32), ct.ones((256,), f32)
+    for _ in range(2):
+        z, x, y = k.add(z, x, y, B=64).sync()
+        log.append(str(_states(z, x, y)))
+    for kw in ({"B": 32}, {"B": 64.0}, {"B": [64]}, {"Q": 1}, {"z": z},
+               {"grid": (4, 1, 1)}):
+        log.append(_outcome(lambda kw=kw: len(k.add(z, x, y, **kw).sync())))  # type: ignore[misc]
+    z = z if z.state.name == "LIVE" else ct.zeros((256,), f32).partition((64,))
+    z, x = k.add(z, x, y=y, B=64).sync()  # .sync() hands back the positional ones
+    log.append(str(_states(z, x, y)))
+    for _ in range(2):  # new handles around each launch
+        z = z.unpartition().reshape((128, 2)).reshape(256).partition((64,))
+        z, x, y = k.add(z, x, y, B=64).sync()
+    log.append(str(z.unpartition().numpy()[:2]))
+    return log
+
+
+def test_both_paths_take_keywords_alike(fresh_plans: None) -> None:
+    got = _both(_keyword_scenario)
+    assert got[:2] == ["['LIVE', 'LIVE', 'LIVE']"] * 2
+    assert [line[:5] for line in got[2:8]] == ["CT401"] + ["CT406"] * 4 + ["ok 3"]
+    assert got[-1] == "[2. 2.]"
+
+
+@compiled_only
+def test_a_keyword_launch_with_a_plan_takes_the_compiled_path(
+        fresh_plans: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    z, x, y = ct.zeros((256,), f32).partition((64,)), ct.ones((256,), f32), ct.ones((256,), f32)
+    z, x, y = k.add(z, x, y, B=64).sync()  # records the plan
+    monkeypatch.setattr(Kernel, "_call_py", lambda *a, **kw: pytest.fail("the Python launch"))
+    z = z.unpartition().partition((64,))  # a new handle: its id computed on the way
+    z, x, y = k.add(z, x, y, B=64).sync()
+    assert _states(z, x, y) == ["LIVE"] * 3
+
+
 def _recording(slots: tuple[Any, ...], calls: list[Any], code: int = 0) -> Any:
     def launch(fn: int, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int,
                stream: int | None, params: int, extra: int | None) -> int:
