@@ -20,7 +20,7 @@
 #include <math.h>
 #include <string.h>
 
-#define VERSION 10
+#define VERSION 11
 #define MAX_BLOCK 4096
 #define MAX_SLOTS 512
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
@@ -1236,6 +1236,232 @@ static PyObject *set_enabled(PyObject *self, PyObject *flag) {
     return was;
 }
 
+/* ---- handle moves: Tensor.reshape, Tensor.partition, Partition.unpartition ------------- */
+
+/* The usual call of each (a live handle of the exact class, no lease, no view, no DLPack
+   import, a layout the Python method accepted before, called from user code) in C; anything
+   else goes to the Python method (`_reshape_py`, `_unpartition_py`; Tensor.partition's own
+   body), which checks and raises as before. */
+
+static Py_ssize_t t_backend, t_offset, t_dtype, p_tile, p_order, p_blocks, p_grid, p_tiling;
+static PyObject *reshapes, *valid;  /* tensor.py's _reshapes and partition.py's _valid dicts */
+static PyObject *tile_order_t, *zero, *empty_str, *how_reshape, *how_partition, *how_unpartition, *s_owner,
+    *s_tile_grid, *s_reshape_py, *s_unpartition_py;
+
+/* Whether `h` (an ownership record) may be moved without a word: live, unleased, no view. */
+static int movable(PyObject *h, Py_ssize_t region) {
+    return SLOT(h, off[O_STATE]) == live && SLOT(h, off[O_LEASES]) == Py_None
+        && SLOT(h, region) == Py_None;
+}
+
+static void set_owned(PyObject *h, PyObject *state, PyObject *how, PyObject *site) {
+    SLOT(h, off[O_STATE]) = Py_NewRef(state);
+    SLOT(h, off[O_HOW]) = Py_NewRef(how);
+    SLOT(h, off[O_SITE]) = Py_NewRef(site);
+    SLOT(h, off[O_OP]) = Py_NewRef(Py_None);
+    SLOT(h, off[O_LEASES]) = Py_NewRef(Py_None);
+}
+
+/* `h` is moved `how` at `site` (Owned._move). */
+static void move(PyObject *h, PyObject *how, PyObject *site) {
+    set_slot(h, off[O_STATE], moved);
+    set_slot(h, off[O_HOW], how);
+    set_slot(h, off[O_SITE], site);
+    set_slot(h, off[O_OP], Py_None);
+}
+
+/* A live Tensor on `t`'s memory with this shape, strides and descriptor id (_derive). */
+static PyObject *derived(PyObject *t, PyObject *shape, PyObject *strides, PyObject *kid) {
+    PyObject *n = tensor_t->tp_alloc(tensor_t, 0);
+    if (n == NULL) return NULL;
+    Py_ssize_t same[] = {t_backend, off[T_BUF], t_offset, t_dtype, off[T_BASE], off[T_REGION]};
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; k++)
+        SLOT(n, same[k]) = Py_XNewRef(SLOT(t, same[k]));
+    SLOT(n, off[T_SHAPE]) = Py_NewRef(shape);
+    SLOT(n, off[T_STRIDES]) = Py_NewRef(strides);
+    SLOT(n, off[T_KID]) = Py_NewRef(kid);
+    set_owned(n, live, empty_str, Py_None);
+    return n;
+}
+
+static int exact_ints(PyObject *v) {
+    if (PyLong_CheckExact(v)) return 1;
+    if (!PyTuple_CheckExact(v)) return 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(v); k++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(v, k))) return 0;
+    return 1;
+}
+
+/* A tensor's memory imported through DLPack (its buffer has an owner), or -1 with an error. */
+static int imported(PyObject *t) {
+    PyObject *buf = SLOT(t, off[T_BUF]);
+    if (buf == NULL || buf == Py_None) return 0;
+    PyObject *owner = PyObject_GetAttr(buf, s_owner);
+    if (owner == NULL) return -1;
+    int yes = owner != Py_None;
+    Py_DECREF(owner);
+    return yes;
+}
+
+/* (layout dict)[key] (borrowed), NULL with no error when absent or unhashable. */
+static PyObject *remembered(PyObject *memo, PyObject *key) {
+    PyObject *v = key ? PyDict_GetItemWithError(memo, key) : NULL;
+    if (v == NULL) PyErr_Clear();
+    return v;
+}
+
+static PyObject *tuple_of(PyObject *const *items, Py_ssize_t n) {
+    PyObject *t = PyTuple_New(n);
+    for (Py_ssize_t k = 0; t != NULL && k < n; k++) PyTuple_SET_ITEM(t, k, Py_NewRef(items[k]));
+    return t;
+}
+
+static PyObject *reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    if (!enabled || kwnames != NULL || nargs < 1 || Py_TYPE(self) != tensor_t
+        || !movable(self, off[T_REGION]))
+        return python_twin(self, s_reshape_py, args, nargs, kwnames);
+    PyObject *request = nargs == 1 ? Py_NewRef(args[0]) : tuple_of(args, nargs);
+    PyObject *key = request && exact_ints(request)
+        ? PyTuple_Pack(3, SLOT(self, off[T_SHAPE]), SLOT(self, off[T_STRIDES]), request) : NULL;
+    PyObject *layout = remembered(reshapes, key), *site = NULL, *n = NULL;
+    Py_XDECREF(request);
+    Py_XDECREF(key);
+    if (layout == NULL || !PyTuple_CheckExact(layout) || PyTuple_GET_SIZE(layout) != 2
+        || (site = user_site(site_t)) == NULL)
+        return PyErr_Occurred() ? NULL : python_twin(self, s_reshape_py, args, nargs, kwnames);
+    n = derived(self, PyTuple_GET_ITEM(layout, 0), PyTuple_GET_ITEM(layout, 1), zero);
+    if (n != NULL) move(self, how_reshape, site);
+    Py_DECREF(site);
+    return n;
+}
+
+/* The site of the call that called the running Python frame (the method that called us),
+   with that call's own caller's where that is user code too (sites.caller_with_parent), or
+   NULL (no error) where the Python method must find it. */
+static PyObject *user_site_with_parent(void) {
+    PyFrameObject *here = PyEval_GetFrame();  /* borrowed: the calling Python method */
+    PyFrameObject *frame = here ? PyFrame_GetBack(here) : NULL, *back = NULL;
+    if (frame == NULL) return NULL;
+    PyCodeObject *code = PyFrame_GetCode(frame), *up = NULL;
+    PyObject *pair = NULL, *site = NULL;
+    if (PyDict_GetItemWithError(internal_files, code->co_filename) != Py_False) goto out;
+    back = PyFrame_GetBack(frame);
+    PyObject *inside = Py_True;
+    if (back != NULL) {
+        up = PyFrame_GetCode(back);
+        inside = PyDict_GetItemWithError(internal_files, up->co_filename);
+        if (inside == NULL) goto out;  /* not seen yet: sites.is_internal decides */
+    }
+    pair = inside == Py_True
+        ? Py_BuildValue("(Oi)", (PyObject *)code, PyFrame_GetLasti(frame))
+        : Py_BuildValue("(OiOi)", (PyObject *)code, PyFrame_GetLasti(frame), (PyObject *)up,
+                        PyFrame_GetLasti(back));
+    site = pair ? PyObject_CallOneArg((PyObject *)site_t, pair) : NULL;
+    if (site != NULL && PyObject_GC_IsTracked(site)) PyObject_GC_UnTrack(site);
+out:
+    Py_DECREF(frame);
+    Py_DECREF(code);
+    Py_XDECREF(back);
+    Py_XDECREF(up);
+    Py_XDECREF(pair);
+    return site;
+}
+
+/* partition(t, tile_shape, order, blocks), called by Tensor.partition first: the partition,
+   or None where that method's Python body must decide. */
+static PyObject *partition(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) { PyErr_SetString(PyExc_TypeError, "partition takes 4 arguments"); return NULL; }
+    PyObject *t = args[0], *tile = args[1], *order = args[2], *blocks = args[3];
+    if (!enabled || Py_TYPE(t) != tensor_t || !movable(t, off[T_REGION])
+        || !PyTuple_CheckExact(tile) || !exact_ints(tile)
+        || Py_TYPE(order) != (PyTypeObject *)tile_order_t
+        || (blocks != Py_None && !PyLong_CheckExact(blocks)))
+        Py_RETURN_NONE;
+    int dlpack = imported(t);
+    if (dlpack < 0) return NULL;
+    PyObject *key = PyTuple_Pack(5, SLOT(t, off[T_SHAPE]), SLOT(t, off[T_STRIDES]), tile, order,
+                                 blocks);
+    PyObject *tiling = dlpack ? NULL : remembered(valid, key), *site = NULL, *grid = NULL;
+    Py_XDECREF(key);
+    if (tiling == NULL || (site = user_site_with_parent()) == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_INCREF(tiling);  /* held: reading its grid runs Python, which could clear the memo */
+    PyObject *inner = NULL, *p = NULL;
+    if ((grid = PyObject_GetAttr(tiling, s_tile_grid)) == NULL) goto out;
+    if ((inner = derived(t, SLOT(t, off[T_SHAPE]), SLOT(t, off[T_STRIDES]),
+                         SLOT(t, off[T_KID]))) == NULL) goto out;
+    if ((p = partition_t->tp_alloc(partition_t, 0)) == NULL) goto out;
+    SLOT(p, off[P_TENSOR]) = Py_NewRef(inner);
+    SLOT(p, p_tile) = Py_NewRef(tile);
+    SLOT(p, p_order) = Py_NewRef(order);
+    SLOT(p, p_blocks) = Py_NewRef(blocks);
+    SLOT(p, p_grid) = Py_NewRef(grid);
+    SLOT(p, p_tiling) = Py_NewRef(tiling);
+    SLOT(p, off[P_BASE]) = Py_XNewRef(SLOT(inner, off[T_BASE]));
+    SLOT(p, off[P_KID]) = Py_NewRef(zero);
+    SLOT(p, off[P_REGION]) = Py_NewRef(Py_None);
+    set_owned(p, live, empty_str, Py_None);
+    move(t, how_partition, site);
+out:
+    Py_DECREF(tiling);
+    Py_XDECREF(grid);
+    Py_XDECREF(inner);
+    Py_DECREF(site);
+    return p;
+}
+
+static PyObject *unpartition(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    PyObject *t = Py_TYPE(self) == partition_t ? SLOT(self, off[P_TENSOR]) : NULL, *site;
+    if (!enabled || nargs != 0 || kwnames != NULL || t == NULL || Py_TYPE(t) != tensor_t
+        || SLOT(self, off[O_STATE]) != live || (site = user_site(site_t)) == NULL)
+        return PyErr_Occurred() ? NULL : python_twin(self, s_unpartition_py, args, nargs, kwnames);
+    PyObject *n = derived(t, SLOT(t, off[T_SHAPE]), SLOT(t, off[T_STRIDES]), SLOT(t, off[T_KID]));
+    if (n != NULL) move(self, how_unpartition, site);
+    Py_DECREF(site);
+    return n;
+}
+
+static PyMethodDef reshape_def = {
+    "reshape", (PyCFunction)(void (*)(void))reshape, METH_FASTCALL | METH_KEYWORDS,
+    "reshape($self, shape, *dims)\n--\n\nMoves this tensor into a new handle of another shape."};
+static PyMethodDef partition_def = {
+    "partition", (PyCFunction)(void (*)(void))partition, METH_FASTCALL,
+    "partition(t, tile_shape, order, blocks): the usual call of Tensor.partition, or None."};
+static PyMethodDef unpartition_def = {
+    "unpartition", (PyCFunction)(void (*)(void))unpartition, METH_FASTCALL | METH_KEYWORDS,
+    "unpartition($self)\n--\n\nMoves the tensor back out of the partition."};
+
+/* handle_methods(TileOrder, tensor.py's _reshapes dict, partition.py's _valid dict):
+   (Tensor.reshape, Partition.unpartition) as method descriptors, and `partition`, the usual
+   call of Tensor.partition, as a function (a method descriptor cannot show its default
+   order to `inspect`). */
+static PyObject *handle_methods(PyObject *self, PyObject *args) {
+    PyObject *order_t, *shapes, *layouts;
+    if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &order_t, &PyDict_Type, &shapes,
+                          &PyDict_Type, &layouts))
+        return NULL;
+    PyObject *t = (PyObject *)tensor_t, *p = (PyObject *)partition_t;
+    if (member_offset(t, "_backend", &t_backend) < 0 || member_offset(t, "_offset", &t_offset) < 0
+        || member_offset(t, "_dtype", &t_dtype) < 0 || member_offset(p, "tile", &p_tile) < 0
+        || member_offset(p, "order", &p_order) < 0 || member_offset(p, "blocks", &p_blocks) < 0
+        || member_offset(p, "grid", &p_grid) < 0 || member_offset(p, "tiling", &p_tiling) < 0)
+        return NULL;
+    Py_XSETREF(tile_order_t, Py_NewRef(order_t));
+    Py_XSETREF(reshapes, Py_NewRef(shapes));
+    Py_XSETREF(valid, Py_NewRef(layouts));
+    PyObject *r = PyDescr_NewMethod(tensor_t, &reshape_def);
+    PyObject *q = PyCFunction_New(&partition_def, NULL);
+    PyObject *u = PyDescr_NewMethod(partition_t, &unpartition_def);
+    PyObject *out = r && q && u ? PyTuple_Pack(3, r, q, u) : NULL;
+    Py_XDECREF(r); Py_XDECREF(q); Py_XDECREF(u);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"set_enabled", set_enabled, METH_O,
      "Turns every compiled entry point on or off (off: each takes its Python twin); returns "
@@ -1251,6 +1477,8 @@ static PyMethodDef methods[] = {
      "DeviceOp.then in C, as a method descriptor of DeviceOp."},
     {"step", (PyCFunction)(void (*)(void))step, METH_FASTCALL,
      "One link of ChainOp._run_start in its usual case, or None."},
+    {"handle_methods", handle_methods, METH_VARARGS,
+     "Tensor.reshape and Partition.unpartition in C, and Tensor.partition's usual call."},
     {"null_launch_address", null_launch_address, METH_NOARGS,
      "The address of a launch function that does nothing and returns 0."},
     {NULL, NULL, 0, NULL}};
@@ -1287,6 +1515,15 @@ PyMODINIT_FUNC PyInit__native(void) {
     s_run = PyUnicode_InternFromString("run");
     s_prefix = PyUnicode_InternFromString("prefix");
     s_index = PyUnicode_InternFromString("index");
+    s_owner = PyUnicode_InternFromString("owner");
+    s_tile_grid = PyUnicode_InternFromString("tile_grid");
+    s_reshape_py = PyUnicode_InternFromString("_reshape_py");
+    s_unpartition_py = PyUnicode_InternFromString("_unpartition_py");
+    how_reshape = PyUnicode_InternFromString("by reshape()");
+    how_partition = PyUnicode_InternFromString("by .partition()");
+    how_unpartition = PyUnicode_InternFromString("by .unpartition()");
+    empty_str = PyUnicode_InternFromString("");
+    zero = PyLong_FromLong(0);
     s_kinds = PyUnicode_InternFromString("kinds");
     if (PyModule_AddIntConstant(m, "VERSION", VERSION) < 0
         || PyModule_AddObjectRef(m, "Runner", (PyObject *)&RunnerType) < 0

@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..compiler.dsl.orders import TileOrder
 from . import context as _context
 from . import native
 from .context import launch_target
 from .ops import ChainOp, DeviceOp, LaunchOp, Phase
 from .ownership import Owned, State
-from .partition import Partition
+from .partition import Partition, _valid
 from .sites import LinkSite, Site, internal_files
 
 if TYPE_CHECKING:
@@ -78,6 +79,8 @@ def configure_native(kernel: type, tensor: type, unchecked: Callable[..., Any],
                      (State.MOVED, State.EXCLUSIVE, Phase.CREATED, _context, _context._local,
                       launch_target, partial, State.LIVE, Phase.DONE),
                      (LinkSite, internal_files, Phase.ENQUEUED, unchecked, Site, linked, handle_id))
+    from .tensor import _reshapes  # tensor.py imports this module's importers: loaded by now
+    native.configure_handles(tensor, Partition, TileOrder, _reshapes.table, _valid.table)
 
 
 def _source(plan: LaunchPlan, n: int, kinds: tuple[type, ...]) -> list[str]:

@@ -21,6 +21,11 @@ class Memo(Generic[V]):
         self._kept: dict[Hashable, V] = {}
         self.get = self._kept.get  # the lookup, one C call
 
+    @property
+    def table(self) -> dict[Hashable, V]:
+        """What is kept (the compiled path reads it; clearing keeps the same dict)."""
+        return self._kept
+
     def keep(self, key: Hashable, value: V) -> V:
         if len(self._kept) >= self.bound:
             self._kept.clear()

@@ -40,7 +40,7 @@ except ImportError:  # not built (no C compiler at install): the Python path
     _native = None
 
 ENV = "CUTILE_NATIVE"
-VERSION = 10  # _native.c's: a stale build from older source is not used
+VERSION = 11  # _native.c's: a stale build from older source is not used
 _INT64 = (-(2**63), 2**63 - 1)
 _configured: list[bool] = []
 
@@ -76,6 +76,9 @@ _handles: list[type] = []
 # ChainOp._run_start's compiled step (link, first, done, results) -> results or None, once
 # `configure` has run
 chain_step: Callable[[Any, Any, Any, tuple[Any, ...]], tuple[Any, ...] | None] | None = None
+# Tensor.partition's usual call (t, tile_shape, order, blocks) -> the partition or None, once
+# `configure_handles` has run
+partition_fast: Callable[[Any, Any, Any, Any], Any] | None = None
 
 
 def configure(partition: type, tensor: type, owned: type, op: type, device_op: type,
@@ -107,6 +110,22 @@ def configure(partition: type, tensor: type, owned: type, op: type, device_op: t
     chain_step = _native.step
     _handles[:] = (partition, tensor)
     _configured.append(True)
+
+
+def configure_handles(tensor: type, partition: type, order: type, reshapes: dict[Any, Any],
+                      layouts: dict[Any, Any]) -> None:
+    """`tensor.reshape` and `partition.unpartition` become the compiled ones for their usual
+    call (the Python methods stay as `_reshape_py` and `_unpartition_py`), and
+    `partition_fast` takes `tensor.partition`'s; the usual call is a layout the Python method
+    accepted before (`reshapes`, `layouts`: tensor.py's and partition.py's memos)."""
+    global partition_fast
+    if not _configured or partition_fast is not None:
+        return
+    reshape, partition_fast, unpartition = _native.handle_methods(order, reshapes, layouts)
+    for cls, name, method in ((tensor, "reshape", reshape), (partition, "unpartition",
+                                                              unpartition)):
+        setattr(cls, f"_{name}_py", vars(cls)[name])
+        setattr(cls, name, method)
 
 
 def runner(plan: Any, kernel_name: str, python: Runner, classes: tuple[type, ...]) -> Runner:

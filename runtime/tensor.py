@@ -20,7 +20,7 @@ from ..compiler.dtypes import DType
 from ..compiler.hostapi import HostEntry, lookup
 from ..compiler.launch.regions import contiguous_strides
 from ..diagnostics import messages as msg
-from . import copying, dlpack, hostdtypes, limits, views
+from . import copying, dlpack, hostdtypes, limits, native, views
 from .access import CONSUMER, enter
 from .backends.base import Backend, Buffer, Device
 from .copying import read_storage
@@ -110,6 +110,10 @@ class Tensor(TensorHandle):
     def partition(self, tile_shape: tuple[int, ...] | int, order: TileOrder = row_major,
                   blocks: int | None = None) -> Partition:
         """Moves this tensor into a Partition of `tile_shape` tiles (the argument for `Mut`)."""
+        fast = native.partition_fast  # its usual call, compiled (None: not here, or declined)
+        p: Partition | None = None if fast is None else fast(self, tile_shape, order, blocks)
+        if p is not None:
+            return p
         site = caller_with_parent()  # a helper that partitions, called twice: CT301 or CT306
         enter(self, _PARTITION, site)
         if self._buf is not None and self._buf.owner is not None:  # a DLPack import

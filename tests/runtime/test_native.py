@@ -70,6 +70,13 @@ def _outcome(fn: Callable[[], Any]) -> str:
         return f"{text} at {where.rsplit(':', 2)[-2]}"  # the code, the message and the line
 
 
+def _noted_at(fn: Callable[[], Any]) -> list[int]:
+    """The lines of the notes of the error `fn` raises (where a handle was moved)."""
+    with pytest.raises(CutileError) as caught:
+        fn()
+    return [n.span.line for d in caught.value.diagnostics for n in d.notes if n.span]
+
+
 def _lineno_of(text: str) -> int:
     lines = Path(__file__).read_text().splitlines()
     return 1 + next(i for i, t in enumerate(lines) if t.endswith(text))
@@ -199,6 +206,71 @@ def test_a_keyword_launch_with_a_plan_takes_the_compiled_path(
     z = z.unpartition().partition((64,))  # a new handle: its id computed on the way
     z, x, y = k.add(z, x, y, B=64).sync()
     assert _states(z, x, y) == ["LIVE"] * 3
+
+
+def _moves_into(z: Any) -> Any:
+    """A helper that partitions its argument (a second call on the same tensor: CT301 naming
+    both calls, through the site's parent)."""
+    return z.partition((64,))
+
+
+def _handle_scenario() -> list[str]:
+    """Moves of handles by reshape, partition and unpartition, each layout twice (the second
+    time is the compiled path's usual call), then the errors that read where a handle moved."""
+    log: list[str] = []
+    for _ in range(2):
+        t = ct.zeros((256,), f32)
+        r = t.reshape((128, 2))  # reshaped here
+        log.append(_outcome(lambda t=t: t.numpy()))  # type: ignore[misc]
+        log.append(str(_noted_at(lambda t=t: t.numpy())))  # type: ignore[misc]
+        log.append(str((r.shape, r.state.name, t.state.name)))
+        r = r.reshape(16, 16)
+        p = r.reshape(-1).partition((64,))  # partitioned here
+        log.append(str((p.shape, p.grid, p.tile, p.state.name, r.state.name)))
+        log.append(_outcome(lambda r=r: r.partition((64,))))  # type: ignore[misc]
+        q = p.unpartition()  # unpartitioned here
+        log.append(_outcome(lambda p=p: p.unpartition()))  # type: ignore[misc]
+        b = q.partition((32,), ct.col_major, 2)
+        log.append(str((b.grid, b.order, b.blocks, b.launch_grid)))
+        log.append(_outcome(lambda q=q: q.reshape(256)))  # type: ignore[misc]
+        log.append(str(_noted_at(lambda q=q: q.reshape(256))))  # type: ignore[misc]
+        u = ct.zeros((256,), f32)
+        _moves_into(u)
+        log.append(_outcome(lambda u=u: _moves_into(u)))  # type: ignore[misc]
+    x = ct.ones((256,), f32)
+    op = k.add(ct.zeros((256,), f32).partition((64,)), x, x)
+    log.append(_outcome(lambda: x.partition((64,))))  # leased: CT303
+    log.append(_outcome(lambda: x.reshape(256)))
+    op.sync()
+    v = ct.zeros((512,), f32)[:256]  # a view: its region is checked
+    log.append(_outcome(lambda: str(v.partition((64,)).grid)))
+    return log
+
+
+def test_both_paths_move_handles_alike() -> None:
+    got = _both(_handle_scenario)
+    assert got[:10] == got[10:20]  # the compiled path's second round says what the first did
+    assert got[0].startswith("CT301")
+    assert got[1] == f"[{_lineno_of('# reshaped here')}]"  # where the move happened
+    assert got[2:4] == ["((128, 2), 'LIVE', 'MOVED')", "((256,), (4,), (64,), 'LIVE', 'MOVED')"]
+    assert [got[i][:5] for i in (4, 5, 6, 7, 9)] == ["CT301", "CT301", "((8,)", "CT301", "CT306"]
+    assert got[8] == f"[{_lineno_of('(32,), ct.col_major, 2)')}]"  # q moved by that partition
+    assert got[20][:5] == got[21][:5] == "CT303"
+    assert got[-1] == "ok (4,)"
+
+
+@compiled_only
+def test_the_usual_handle_moves_take_the_compiled_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cutile.runtime.partition import Partition
+    from cutile.runtime.tensor import Tensor
+    t = ct.zeros((256,), f32)
+    t = t.reshape((128, 2)).reshape(256).partition((64,)).unpartition()  # the layouts, judged
+    for cls, name in ((Tensor, "_reshape_py"), (Partition, "_unpartition_py")):
+        monkeypatch.setattr(cls, name, lambda *a, **kw: pytest.fail("the Python method"))
+    monkeypatch.setattr("cutile.runtime.tensor.caller_with_parent",
+                        lambda: pytest.fail("Tensor.partition's Python body"))
+    t = t.reshape((128, 2)).reshape(256).partition((64,)).unpartition()
+    assert (t.shape, t.state.name) == ((256,), "LIVE")
 
 
 def _recording(slots: tuple[Any, ...], calls: list[Any], code: int = 0) -> Any:
