@@ -214,6 +214,12 @@ static PyObject *python_twin(PyObject *self, PyObject *name, PyObject *const *ar
     return res;
 }
 
+static PyObject *tuple_of(PyObject *const *items, Py_ssize_t n) {
+    PyObject *t = PyTuple_New(n);
+    for (Py_ssize_t k = 0; t != NULL && k < n; k++) PyTuple_SET_ITEM(t, k, Py_NewRef(items[k]));
+    return t;
+}
+
 /* The call site in user code, `type((code, lasti))` of the caller's frame; NULL with no error
    when the caller is not user code (cutile's own frames: the Python twin walks them). */
 static PyObject *user_site(PyTypeObject *type) {
@@ -799,9 +805,8 @@ static PyObject *kernel_call(PyObject *self, PyObject *const *args, Py_ssize_t n
     PyObject *site = user_site(site_t), *op = NULL;
     if (site == NULL)
         return PyErr_Occurred() ? NULL : python_twin(self, s_call_py, args, nargs, kwnames);
-    PyObject *a = PyTuple_New(nargs);
+    PyObject *a = tuple_of(args, nargs);
     if (a == NULL) { Py_DECREF(site); return NULL; }
-    for (Py_ssize_t k = 0; k < nargs; k++) PyTuple_SET_ITEM(a, k, Py_NewRef(args[k]));
     PyObject *run = lookup(self, a, kwnames, args + nargs);
     if (run != NULL) {
         op = run_plan((Runner *)run, self, a, site, NULL);
@@ -1310,12 +1315,6 @@ static PyObject *remembered(PyObject *memo, PyObject *key) {
     return v;
 }
 
-static PyObject *tuple_of(PyObject *const *items, Py_ssize_t n) {
-    PyObject *t = PyTuple_New(n);
-    for (Py_ssize_t k = 0; t != NULL && k < n; k++) PyTuple_SET_ITEM(t, k, Py_NewRef(items[k]));
-    return t;
-}
-
 static PyObject *reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
     if (!enabled || kwnames != NULL || nargs < 1 || Py_TYPE(self) != tensor_t
@@ -1427,7 +1426,8 @@ static PyObject *unpartition(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 static PyMethodDef reshape_def = {
     "reshape", (PyCFunction)(void (*)(void))reshape, METH_FASTCALL | METH_KEYWORDS,
-    "reshape($self, shape, *dims)\n--\n\nMoves this tensor into a new handle of another shape."};
+    "reshape($self, shape, *dims)\n--\n\nMoves this tensor into a new handle of another "
+    "shape (a view when contiguous): `t.reshape((3, 4))` or `t.reshape(3, 4)`."};
 static PyMethodDef partition_def = {
     "partition", (PyCFunction)(void (*)(void))partition, METH_FASTCALL,
     "partition(t, tile_shape, order, blocks): the usual call of Tensor.partition, or None."};
