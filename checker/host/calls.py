@@ -13,7 +13,7 @@ from ...compiler.frontend.params import KernelSignature, ParamSpec
 from ...compiler.hostapi import HANDLE_ATTRIBUTES, USE_CODES
 from ...compiler.launch import ArgFacts, MoveFacts, contract_for, moved_diagnostic
 from ...compiler.launch.contract import At
-from ...compiler.launch.facts import argument_name, array_text
+from ...compiler.launch.facts import argument_name, array_text, list_text
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from .autotune import as_tuned, tuned
@@ -344,6 +344,9 @@ def _facts(frame: LaunchFrame, arg: Arg, param: ParamSpec | None) -> ArgFacts:
     """What the analysis proved about an argument, with its move when it is a moved value."""
     if isinstance(arg.value, HostArrayVal) and param is not None and param.kind in NUMBERS:
         return _array_for_number(arg.value)
+    if arg.items is not None:  # a list, as the run words it (binding.number_facts, arg_facts)
+        number = param is not None and param.kind in NUMBERS
+        return ArgFacts("other", text=list_text(arg.items, hint=not number))
     found = frame.moves.get(arg.span)
     return facts(arg.value) if found is None else replace(facts(arg.value), moved=found[0])
 
@@ -370,7 +373,8 @@ def _launch_args(ctx: Ctx, st: State, call: ast.Call, frame: LaunchFrame
     for a in call_args(call):
         frame.current = ctx.span(a.value)
         value = ctx.evaluate(st, a.value)
-        arg = Arg(value, frame.current, root_name(ctx, a.value), key_of(st, a.value))
+        arg = Arg(value, frame.current, root_name(ctx, a.value), key_of(st, a.value),
+                  _list_length(a.value))
         if a.star:
             starred = True
             escape(ctx, st, value)
@@ -380,6 +384,13 @@ def _launch_args(ctx: Ctx, st: State, call: ast.Call, frame: LaunchFrame
             positional.append(arg)
     frame.current = None
     return positional, keywords, starred
+
+
+def _list_length(expr: ast.expr) -> int | None:
+    """A list display's length (None: not one, or one with a starred item)."""
+    if not isinstance(expr, ast.List) or any(isinstance(e, ast.Starred) for e in expr.elts):
+        return None
+    return len(expr.elts)
 
 
 def root_name(ctx: Ctx, expr: ast.expr) -> str:

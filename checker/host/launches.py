@@ -39,6 +39,7 @@ class Arg:
     span: Span
     name: str  # the variable it came from, or its source text
     key: str | None = None  # the name or place (`s.p`) it is as a whole, if it is one
+    items: int | None = None  # a list display's length (the run refuses a list by its length)
 
 
 class CallLocator:
