@@ -115,6 +115,8 @@ class Binder:
         p = self.contract.param(at)
         if p is not None and p.kind in ("scalar", "const"):
             return number_facts(v, p, site, at)
+        if p is None and isinstance(v, list):  # `grid=[...]`: no advice to make it a tensor
+            return ArgFacts("other", text=list_text(len(v), hint=False))
         return arg_facts(v, site, aliasing)
 
 

@@ -344,9 +344,9 @@ def _facts(frame: LaunchFrame, arg: Arg, param: ParamSpec | None) -> ArgFacts:
     """What the analysis proved about an argument, with its move when it is a moved value."""
     if isinstance(arg.value, HostArrayVal) and param is not None and param.kind in NUMBERS:
         return _array_for_number(arg.value)
-    if arg.items is not None:  # a list, as the run words it (binding.number_facts, arg_facts)
-        number = param is not None and param.kind in NUMBERS
-        return ArgFacts("other", text=list_text(arg.items, hint=not number))
+    if arg.items is not None:  # a list, as the run words it (binding.Binder._arg_facts)
+        tensor = param is not None and param.kind not in NUMBERS
+        return ArgFacts("other", text=list_text(arg.items, hint=tensor))
     found = frame.moves.get(arg.span)
     return facts(arg.value) if found is None else replace(facts(arg.value), moved=found[0])
 

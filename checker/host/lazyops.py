@@ -183,10 +183,12 @@ def run(ctx: Ctx, st: State, op: OpVal, waited: Literal["sync", "await"],
     if use is not None and info is not None and info.kind == "graph":
         # finished: the graph itself is moved (`by .sync()` after an await too, as at run time)
         move(st, op.op, Moved(ctx.span(use.node), "by .sync()", ex_name(ctx, use.on)))
-    if info is None or info.results is None:
-        return UNKNOWN
+    if info is None or info.results is None or world.members(op.op) & world.escaped_ops:
+        return UNKNOWN  # code out of sight had the op: it may have taken and moved its results
     # A Mut partition comes back as a fresh value: the name it was passed under stays moved.
-    items = tuple(_fresh(ctx, v) for v in info.results)
+    items = world.handed_back.get(op.op)
+    if items is None:
+        items = world.handed_back[op.op] = tuple(_fresh(ctx, v) for v in info.results)
     if info.kind == "launch":
         return SyncResult(items, info.kernel, waited)
     if info.kind == "graph":

@@ -44,6 +44,9 @@ class World:
     kept: set[int] = field(default_factory=set)  # ops stored in an object: code may run them later
     # per chain, its `.then` lambdas not yet run, in order (lazyops.py)
     callbacks: dict[int, tuple[ast.Lambda, ...]] = field(default_factory=dict)
+    # per op, what its first `.sync()` or `await` handed back: a later one hands back the same
+    # handles (a launch keeps its results), moved meanwhile or not
+    handed_back: dict[int, tuple[Value, ...]] = field(default_factory=dict)
 
     def fresh(self) -> int:
         self.next_id += 1

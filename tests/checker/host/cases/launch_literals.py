@@ -75,3 +75,4 @@ scale(base.partition((128,)), base, K=1).sync()  # E: CT302
 # a list where a number or a tensor goes: refused by its length, as the run words it
 scale(ct.zeros((64,), f32).partition((16,)), x, K=[2]).sync()  # E: CT406
 scale(ct.zeros((64,), f32).partition((16,)), [1.0, 2.0], K=2).sync()  # E: CT406
+scale(ct.zeros((64,), f32).partition((16,)), x, K=2, grid=[4, 1, 1]).sync()  # E: CT406

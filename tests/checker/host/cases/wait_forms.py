@@ -95,3 +95,20 @@ async def await_graph_one_name(x: ct.Tensor) -> None:
 x = asyncio.run(awaited(x))
 asyncio.run(await_one_name(x))
 asyncio.run(await_graph_one_name(x))
+
+# a launch synced again hands back the same handles, moved since or not
+op = double(ct.zeros((512,), f32).partition((64,)), x)
+p, x = op.sync()
+t = p.unpartition()
+q, x = op.sync()
+q.unpartition()  # E: CT301
+
+
+def waits(op: object) -> None:
+    """Code the checker does not follow had the op: what it hands back is unknown."""
+
+
+op = double(ct.zeros((512,), f32).partition((64,)), x)
+waits(op)
+p, x = op.sync()
+t = p.unpartition()
