@@ -1250,8 +1250,8 @@ static PyObject *set_enabled(PyObject *self, PyObject *flag) {
 
 static Py_ssize_t t_backend, t_offset, t_dtype, p_tile, p_order, p_blocks, p_grid, p_tiling;
 static PyObject *reshapes, *valid;  /* tensor.py's _reshapes and partition.py's _valid dicts */
-static PyObject *tile_order_t, *zero, *empty_str, *how_reshape, *how_partition, *how_unpartition, *s_owner,
-    *s_tile_grid, *s_reshape_py, *s_unpartition_py;
+static PyObject *tile_order_t, *zero, *empty_str, *how_reshape, *how_partition,
+    *how_unpartition, *s_owner, *s_tile_grid, *s_reshape_py, *s_unpartition_py;
 
 /* Whether `h` (an ownership record) may be moved without a word: live, unleased, no view. */
 static int movable(PyObject *h, Py_ssize_t region) {
@@ -1323,15 +1323,19 @@ static PyObject *reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     PyObject *request = nargs == 1 ? Py_NewRef(args[0]) : tuple_of(args, nargs);
     PyObject *key = request && exact_ints(request)
         ? PyTuple_Pack(3, SLOT(self, off[T_SHAPE]), SLOT(self, off[T_STRIDES]), request) : NULL;
-    PyObject *layout = remembered(reshapes, key), *site = NULL, *n = NULL;
+    PyObject *layout = Py_XNewRef(remembered(reshapes, key)), *site = NULL, *n = NULL;
     Py_XDECREF(request);
     Py_XDECREF(key);
+    /* held: making the site runs Python, which could clear the memo */
     if (layout == NULL || !PyTuple_CheckExact(layout) || PyTuple_GET_SIZE(layout) != 2
-        || (site = user_site(site_t)) == NULL)
+        || (site = user_site(site_t)) == NULL) {
+        Py_XDECREF(layout);
         return PyErr_Occurred() ? NULL : python_twin(self, s_reshape_py, args, nargs, kwnames);
+    }
     n = derived(self, PyTuple_GET_ITEM(layout, 0), PyTuple_GET_ITEM(layout, 1), zero);
     if (n != NULL) move(self, how_reshape, site);
     Py_DECREF(site);
+    Py_DECREF(layout);
     return n;
 }
 
@@ -1381,13 +1385,15 @@ static PyObject *partition(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (dlpack < 0) return NULL;
     PyObject *key = PyTuple_Pack(5, SLOT(t, off[T_SHAPE]), SLOT(t, off[T_STRIDES]), tile, order,
                                  blocks);
-    PyObject *tiling = dlpack ? NULL : remembered(valid, key), *site = NULL, *grid = NULL;
+    /* held: making the site and reading the grid run Python, which could clear the memo */
+    PyObject *tiling = dlpack ? NULL : Py_XNewRef(remembered(valid, key)), *site = NULL,
+        *grid = NULL;
     Py_XDECREF(key);
     if (tiling == NULL || (site = user_site_with_parent()) == NULL) {
+        Py_XDECREF(tiling);
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NONE;
     }
-    Py_INCREF(tiling);  /* held: reading its grid runs Python, which could clear the memo */
     PyObject *inner = NULL, *p = NULL;
     if ((grid = PyObject_GetAttr(tiling, s_tile_grid)) == NULL) goto out;
     if ((inner = derived(t, SLOT(t, off[T_SHAPE]), SLOT(t, off[T_STRIDES]),
