@@ -32,8 +32,8 @@ typedef int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigne
 /* ---- configuration (configure(): once per process) ------------------------------------ */
 
 enum { O_STATE, O_HOW, O_SITE, O_OP, O_LEASES,                      /* Owned */
-       P_BASE, P_REGION, P_TENSOR, P_KID,                           /* Partition */
-       T_BASE, T_REGION, T_BUF, T_SHAPE, T_STRIDES, T_KID,          /* TensorHandle */
+       P_BASE, P_REGION, P_TENSOR, P_KID, P_TILE, P_ORDER, P_BLOCKS, P_GRID, P_TILING,
+       T_BASE, T_REGION, T_BUF, T_SHAPE, T_STRIDES, T_KID, T_BACKEND, T_OFFSET, T_DTYPE,
        L_PHASE, L_BACKEND, L_STREAM, L_SITE, L_GRAPHED, L_GRAPH_SITE, L_NAME, L_EXE,
        L_GET_EXE, L_ARGS, L_GRID, L_DONE, L_MUTS, L_READS, L_REF, L_RESULTS, /* LaunchOp */
        N_OFFSETS };
@@ -64,8 +64,9 @@ static int member_offset(PyObject *cls, const char *name, Py_ssize_t *out) {
 }
 
 static const char *const names[N_OFFSETS] = {
-    "_state", "_how", "_site", "_op", "_leases", "_base", "_region", "_tensor", "_kid",
-    "_base", "_region", "_buf", "_shape", "_strides", "_kid",
+    "_state", "_how", "_site", "_op", "_leases",
+    "_base", "_region", "_tensor", "_kid", "tile", "order", "blocks", "grid", "tiling",
+    "_base", "_region", "_buf", "_shape", "_strides", "_kid", "_backend", "_offset", "_dtype",
     "phase", "backend", "stream", "site", "_graphed", "_graph_site", "kernel_name", "_exe",
     "_get_exe", "_args", "_grid", "_done_event", "_muts", "_reads", "_ref", "_results"};
 
@@ -115,6 +116,15 @@ static void set_slot(PyObject *o, Py_ssize_t at, PyObject *v) {
     PyObject *old = SLOT(o, at);
     SLOT(o, at) = Py_NewRef(v);
     Py_XDECREF(old);
+}
+
+/* `h` (an ownership record) is moved `how` at `site`, into the launch `op` (its weak
+   reference; None for a move by a method): Owned._move. */
+static void move(PyObject *h, PyObject *how, PyObject *site, PyObject *op) {
+    set_slot(h, off[O_STATE], moved);
+    set_slot(h, off[O_HOW], how);
+    set_slot(h, off[O_SITE], site);
+    set_slot(h, off[O_OP], op);
 }
 
 /* LaunchOp._complete (ops.py): the work is done, so the Mut handles are live again and the
@@ -220,6 +230,15 @@ static PyObject *tuple_of(PyObject *const *items, Py_ssize_t n) {
     return t;
 }
 
+/* `type(pair)` (pair: a new reference, or NULL on an error), kept out of the cycle collector:
+   a code object and an int make no cycle, and a chain's sites live as long as the chain. */
+static PyObject *site_from(PyTypeObject *type, PyObject *pair) {
+    PyObject *site = pair ? PyObject_CallOneArg((PyObject *)type, pair) : NULL;
+    Py_XDECREF(pair);
+    if (site != NULL && PyObject_GC_IsTracked(site)) PyObject_GC_UnTrack(site);
+    return site;
+}
+
 /* The call site in user code, `type((code, lasti))` of the caller's frame; NULL with no error
    when the caller is not user code (cutile's own frames: the Python twin walks them). */
 static PyObject *user_site(PyTypeObject *type) {
@@ -231,13 +250,7 @@ static PyObject *user_site(PyTypeObject *type) {
         Py_DECREF(code);
         return NULL;
     }
-    PyObject *pair = Py_BuildValue("(Ni)", (PyObject *)code, PyFrame_GetLasti(frame));
-    PyObject *site = pair ? PyObject_CallOneArg((PyObject *)type, pair) : NULL;
-    Py_XDECREF(pair);
-    /* a code object and an int make no cycle: keep a chain's sites out of the collector's
-       scans (they live as long as the chain) */
-    if (site != NULL && PyObject_GC_IsTracked(site)) PyObject_GC_UnTrack(site);
-    return site;
+    return site_from(type, Py_BuildValue("(Ni)", (PyObject *)code, PyFrame_GetLasti(frame)));
 }
 
 static PyObject *then(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -577,25 +590,19 @@ static PyObject *plan_values(Runner *r, PyObject *a) {
     Py_ssize_t n = r->n, nt = PyTuple_GET_SIZE(r->tail);
     PyObject *values = PyList_New(n + nt);
     if (values == NULL) return NULL;
-    for (Py_ssize_t k = 0; k < n; k++) PyList_SET_ITEM(values, k, Py_NewRef(PyTuple_GET_ITEM(a, k)));
+    for (Py_ssize_t k = 0; k < n; k++)
+        PyList_SET_ITEM(values, k, Py_NewRef(PyTuple_GET_ITEM(a, k)));
     for (Py_ssize_t k = 0; k < nt; k++)
         PyList_SET_ITEM(values, n + k, Py_NewRef(PyTuple_GET_ITEM(r->tail, k)));
     return values;
 }
 
-/* The launch of `a` (a tuple) by its plan's runner: the op, or NULL with an error set, or
-   NULL with no error when the fallback must decide. `given`: its target, read already (NULL:
-   read it here). */
+/* The launch of `a` (a tuple) to `t` by its plan's runner: the op, or NULL with an error
+   set, or NULL with no error when the fallback must decide. */
 static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *site,
-                          const Target *given) {
+                          const Target *t) {
     Py_ssize_t n = r->n;
     if (PyTuple_GET_SIZE(a) != n || !checks_pass(r, ((PyTupleObject *)a)->ob_item)) return NULL;
-    Target own;
-    const Target *t = given;
-    if (t == NULL) {
-        if (target_of(r->plan, &own) < 0) return NULL;
-        t = &own;
-    }
     PyObject *values = plan_values(r, a), *op = NULL, *ref = NULL, *results = NULL;
     if (values == NULL) goto done;
     Py_ssize_t nm = PyTuple_GET_SIZE(r->muts);
@@ -615,13 +622,7 @@ static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *si
     for (Py_ssize_t k = 0; k < n; k++)
         PyTuple_SET_ITEM(results, k, Py_NewRef(PyList_GET_ITEM(values, k)));
     SLOT(op, off[L_RESULTS]) = results;
-    for (Py_ssize_t k = 0; k < nm; k++) {
-        PyObject *v = PyTuple_GET_ITEM(a, r->owned[k]);
-        set_slot(v, off[O_STATE], moved);
-        set_slot(v, off[O_HOW], r->how);
-        set_slot(v, off[O_SITE], site);
-        set_slot(v, off[O_OP], ref);
-    }
+    for (Py_ssize_t k = 0; k < nm; k++) move(PyTuple_GET_ITEM(a, r->owned[k]), r->how, site, ref);
     for (Py_ssize_t k = nm; k < r->n_owned; k++) {
         PyObject *v = PyTuple_GET_ITEM(a, r->owned[k]);
         if (SLOT(v, off[O_LEASES]) == Py_None) {
@@ -633,7 +634,6 @@ static PyObject *run_plan(Runner *r, PyObject *kernel, PyObject *a, PyObject *si
         }
     }
 done:
-    if (t == &own) target_clear(&own);
     Py_XDECREF(values);
     Py_XDECREF(ref);
     if (op == NULL && !PyErr_Occurred())
@@ -644,14 +644,8 @@ done:
 /* `kernel.unchecked(*a)` by its plan (launch.py's _launch_unchecked): the op takes the
    arguments as they are and hands the same objects back; no checks, moves or leases. */
 static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObject *site,
-                               const Target *given) {
+                               const Target *t) {
     if (PyTuple_GET_SIZE(a) != r->n) return NULL;
-    Target own;
-    const Target *t = given;
-    if (t == NULL) {
-        if (target_of(r->plan, &own) < 0) return NULL;
-        t = &own;
-    }
     PyObject *op = NULL, *values = plan_values(r, a);
     if (values != NULL) {
         op = new_op(r, kernel, site, t, values);
@@ -663,7 +657,17 @@ static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObjec
         SLOT(op, off[L_REF]) = Py_NewRef(Py_None);
         SLOT(op, off[L_RESULTS]) = Py_NewRef(a);
     }
-    if (t == &own) target_clear(&own);
+    return op;
+}
+
+/* run_plan (or run_unchecked) to the current target, read here. */
+static PyObject *run_here(Runner *r, PyObject *kernel, PyObject *a, PyObject *site,
+                          int unchecked) {
+    Target t;
+    if (target_of(r->plan, &t) < 0) return NULL;
+    PyObject *op = unchecked ? run_unchecked(r, kernel, a, site, &t)
+                             : run_plan(r, kernel, a, site, &t);
+    target_clear(&t);
     return op;
 }
 
@@ -671,7 +675,7 @@ static PyObject *run_unchecked(Runner *r, PyObject *kernel, PyObject *a, PyObjec
 static PyObject *runner_call(Runner *r, PyObject *args, PyObject *kw) {
     PyObject *kernel, *a, *site;
     if (!PyArg_ParseTuple(args, "OO!O", &kernel, &PyTuple_Type, &a, &site)) return NULL;
-    PyObject *op = enabled ? run_plan(r, kernel, a, site, NULL) : NULL;
+    PyObject *op = enabled ? run_here(r, kernel, a, site, 0) : NULL;
     if (op == NULL && !PyErr_Occurred()) return PyObject_Call(r->fallback, args, NULL);
     return op;
 }
@@ -786,8 +790,7 @@ static PyObject *linker_call(Linker *l, PyObject *args, PyObject *kw) {
     if (kernel != NULL && PyTuple_CheckExact(a)) {
         PyObject *run = lookup(kernel, a, NULL, NULL);
         if (run != NULL) {
-            PyObject *op = l->unchecked ? run_unchecked((Runner *)run, kernel, a, site, NULL)
-                                        : run_plan((Runner *)run, kernel, a, site, NULL);
+            PyObject *op = run_here((Runner *)run, kernel, a, site, l->unchecked);
             Py_DECREF(run);
             if (op != NULL || PyErr_Occurred()) return op;
         }
@@ -809,7 +812,7 @@ static PyObject *kernel_call(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (a == NULL) { Py_DECREF(site); return NULL; }
     PyObject *run = lookup(self, a, kwnames, args + nargs);
     if (run != NULL) {
-        op = run_plan((Runner *)run, self, a, site, NULL);
+        op = run_here((Runner *)run, self, a, site, 0);
         Py_DECREF(run);
     }
     if (op == NULL && !PyErr_Occurred())  /* keywords: the Python launch finds the plan */
@@ -939,7 +942,8 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
     if (l->dyn == NULL) goto fail;
     for (Py_ssize_t k = 0; k < l->n_dyn; k++) {
         long long *w = &rows[5 * k];
-        l->dyn[k] = (Dyn){(Py_ssize_t)w[0], (Py_ssize_t)w[2], (Py_ssize_t)w[3], (int)w[1], (int)w[4]};
+        l->dyn[k] = (Dyn){(Py_ssize_t)w[0], (Py_ssize_t)w[2], (Py_ssize_t)w[3], (int)w[1],
+                          (int)w[4]};
         if (w[0] < 0 || w[3] < 0 || w[3] + w[4] > size) {
             PyErr_SetString(PyExc_ValueError, "bad slot row");
             goto fail;
@@ -1177,7 +1181,8 @@ static PyObject *step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *fn = SLOT(link, chain_off[C_FN]), *site = SLOT(link, off[L_SITE]);
     int unchecked = 0;
     if (Py_TYPE(done_op) != op_t || SLOT(done_op, off[L_DONE]) != Py_None || fn == NULL
-        || !PyTuple_CheckExact(results) || site == NULL || (fn = link_kernel(fn, &unchecked)) == NULL)
+        || !PyTuple_CheckExact(results) || site == NULL
+        || (fn = link_kernel(fn, &unchecked)) == NULL)
         Py_RETURN_NONE;
     PyObject *run = lookup(fn, results, NULL, NULL);
     if (run == NULL) Py_RETURN_NONE;
@@ -1248,7 +1253,6 @@ static PyObject *set_enabled(PyObject *self, PyObject *flag) {
    else goes to the Python method (`_reshape_py`, `_unpartition_py`; Tensor.partition's own
    body), which checks and raises as before. */
 
-static Py_ssize_t t_backend, t_offset, t_dtype, p_tile, p_order, p_blocks, p_grid, p_tiling;
 static PyObject *reshapes, *valid;  /* tensor.py's _reshapes and partition.py's _valid dicts */
 static PyObject *tile_order_t, *zero, *empty_str, *how_reshape, *how_partition,
     *how_unpartition, *s_owner, *s_tile_grid, *s_reshape_py, *s_unpartition_py;
@@ -1267,21 +1271,13 @@ static void set_owned(PyObject *h, PyObject *state, PyObject *how, PyObject *sit
     SLOT(h, off[O_LEASES]) = Py_NewRef(Py_None);
 }
 
-/* `h` is moved `how` at `site` (Owned._move). */
-static void move(PyObject *h, PyObject *how, PyObject *site) {
-    set_slot(h, off[O_STATE], moved);
-    set_slot(h, off[O_HOW], how);
-    set_slot(h, off[O_SITE], site);
-    set_slot(h, off[O_OP], Py_None);
-}
-
 /* A live Tensor on `t`'s memory with this shape, strides and descriptor id (_derive). */
 static PyObject *derived(PyObject *t, PyObject *shape, PyObject *strides, PyObject *kid) {
     PyObject *n = tensor_t->tp_alloc(tensor_t, 0);
     if (n == NULL) return NULL;
-    Py_ssize_t same[] = {t_backend, off[T_BUF], t_offset, t_dtype, off[T_BASE], off[T_REGION]};
+    static const int same[] = {T_BACKEND, T_BUF, T_OFFSET, T_DTYPE, T_BASE, T_REGION};
     for (size_t k = 0; k < sizeof same / sizeof same[0]; k++)
-        SLOT(n, same[k]) = Py_XNewRef(SLOT(t, same[k]));
+        SLOT(n, off[same[k]]) = Py_XNewRef(SLOT(t, off[same[k]]));
     SLOT(n, off[T_SHAPE]) = Py_NewRef(shape);
     SLOT(n, off[T_STRIDES]) = Py_NewRef(strides);
     SLOT(n, off[T_KID]) = Py_NewRef(kid);
@@ -1333,7 +1329,7 @@ static PyObject *reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return PyErr_Occurred() ? NULL : python_twin(self, s_reshape_py, args, nargs, kwnames);
     }
     n = derived(self, PyTuple_GET_ITEM(layout, 0), PyTuple_GET_ITEM(layout, 1), zero);
-    if (n != NULL) move(self, how_reshape, site);
+    if (n != NULL) move(self, how_reshape, site, Py_None);
     Py_DECREF(site);
     Py_DECREF(layout);
     return n;
@@ -1347,7 +1343,7 @@ static PyObject *user_site_with_parent(void) {
     PyFrameObject *frame = here ? PyFrame_GetBack(here) : NULL, *back = NULL;
     if (frame == NULL) return NULL;
     PyCodeObject *code = PyFrame_GetCode(frame), *up = NULL;
-    PyObject *pair = NULL, *site = NULL;
+    PyObject *site = NULL;
     if (PyDict_GetItemWithError(internal_files, code->co_filename) != Py_False) goto out;
     back = PyFrame_GetBack(frame);
     PyObject *inside = Py_True;
@@ -1356,25 +1352,25 @@ static PyObject *user_site_with_parent(void) {
         inside = PyDict_GetItemWithError(internal_files, up->co_filename);
         if (inside == NULL) goto out;  /* not seen yet: sites.is_internal decides */
     }
-    pair = inside == Py_True
+    site = site_from(site_t, inside == Py_True
         ? Py_BuildValue("(Oi)", (PyObject *)code, PyFrame_GetLasti(frame))
         : Py_BuildValue("(OiOi)", (PyObject *)code, PyFrame_GetLasti(frame), (PyObject *)up,
-                        PyFrame_GetLasti(back));
-    site = pair ? PyObject_CallOneArg((PyObject *)site_t, pair) : NULL;
-    if (site != NULL && PyObject_GC_IsTracked(site)) PyObject_GC_UnTrack(site);
+                        PyFrame_GetLasti(back)));
 out:
     Py_DECREF(frame);
     Py_DECREF(code);
     Py_XDECREF(back);
     Py_XDECREF(up);
-    Py_XDECREF(pair);
     return site;
 }
 
 /* partition(t, tile_shape, order, blocks), called by Tensor.partition first: the partition,
    or None where that method's Python body must decide. */
 static PyObject *partition(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4) { PyErr_SetString(PyExc_TypeError, "partition takes 4 arguments"); return NULL; }
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "partition takes 4 arguments");
+        return NULL;
+    }
     PyObject *t = args[0], *tile = args[1], *order = args[2], *blocks = args[3];
     if (!enabled || Py_TYPE(t) != tensor_t || !movable(t, off[T_REGION])
         || !PyTuple_CheckExact(tile) || !exact_ints(tile)
@@ -1400,16 +1396,16 @@ static PyObject *partition(PyObject *self, PyObject *const *args, Py_ssize_t nar
                          SLOT(t, off[T_KID]))) == NULL) goto out;
     if ((p = partition_t->tp_alloc(partition_t, 0)) == NULL) goto out;
     SLOT(p, off[P_TENSOR]) = Py_NewRef(inner);
-    SLOT(p, p_tile) = Py_NewRef(tile);
-    SLOT(p, p_order) = Py_NewRef(order);
-    SLOT(p, p_blocks) = Py_NewRef(blocks);
-    SLOT(p, p_grid) = Py_NewRef(grid);
-    SLOT(p, p_tiling) = Py_NewRef(tiling);
+    SLOT(p, off[P_TILE]) = Py_NewRef(tile);
+    SLOT(p, off[P_ORDER]) = Py_NewRef(order);
+    SLOT(p, off[P_BLOCKS]) = Py_NewRef(blocks);
+    SLOT(p, off[P_GRID]) = Py_NewRef(grid);
+    SLOT(p, off[P_TILING]) = Py_NewRef(tiling);
     SLOT(p, off[P_BASE]) = Py_XNewRef(SLOT(inner, off[T_BASE]));
     SLOT(p, off[P_KID]) = Py_NewRef(zero);
     SLOT(p, off[P_REGION]) = Py_NewRef(Py_None);
     set_owned(p, live, empty_str, Py_None);
-    move(t, how_partition, site);
+    move(t, how_partition, site, Py_None);
 out:
     Py_DECREF(tiling);
     Py_XDECREF(grid);
@@ -1425,7 +1421,7 @@ static PyObject *unpartition(PyObject *self, PyObject *const *args, Py_ssize_t n
         || SLOT(self, off[O_STATE]) != live || (site = user_site(site_t)) == NULL)
         return PyErr_Occurred() ? NULL : python_twin(self, s_unpartition_py, args, nargs, kwnames);
     PyObject *n = derived(t, SLOT(t, off[T_SHAPE]), SLOT(t, off[T_STRIDES]), SLOT(t, off[T_KID]));
-    if (n != NULL) move(self, how_unpartition, site);
+    if (n != NULL) move(self, how_unpartition, site, Py_None);
     Py_DECREF(site);
     return n;
 }
@@ -1450,12 +1446,6 @@ static PyObject *handle_methods(PyObject *self, PyObject *args) {
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "not configured"); return NULL; }
     if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &order_t, &PyDict_Type, &shapes,
                           &PyDict_Type, &layouts))
-        return NULL;
-    PyObject *t = (PyObject *)tensor_t, *p = (PyObject *)partition_t;
-    if (member_offset(t, "_backend", &t_backend) < 0 || member_offset(t, "_offset", &t_offset) < 0
-        || member_offset(t, "_dtype", &t_dtype) < 0 || member_offset(p, "tile", &p_tile) < 0
-        || member_offset(p, "order", &p_order) < 0 || member_offset(p, "blocks", &p_blocks) < 0
-        || member_offset(p, "grid", &p_grid) < 0 || member_offset(p, "tiling", &p_tiling) < 0)
         return NULL;
     Py_XSETREF(tile_order_t, Py_NewRef(order_t));
     Py_XSETREF(reshapes, Py_NewRef(shapes));

@@ -18,8 +18,9 @@ from ..compiler.frontend.params import KernelSignature, ParamSpec
 from ..compiler.launch import ArgFacts, LaunchContract, contract_for
 from ..compiler.launch.contract import At, launch_consts
 from ..compiler.launch.facts import (
+    NUMBER_KINDS,
     array_text,
-    list_text,
+    list_facts,
     literal_facts,
     partition_grid,
     type_name,
@@ -113,10 +114,10 @@ class Binder:
         """`arg_facts`, but a scalar or Const parameter's argument as a number
         (`number_facts`): the parameter is the one the contract matches `at` to."""
         p = self.contract.param(at)
-        if p is not None and p.kind in ("scalar", "const"):
+        if isinstance(v, list):
+            return list_facts(len(v), None if p is None else p.kind)
+        if p is not None and p.kind in NUMBER_KINDS:
             return number_facts(v, p, site, at)
-        if p is None and isinstance(v, list):  # `grid=[...]`: no advice to make it a tensor
-            return ArgFacts("other", text=list_text(len(v), hint=False))
         return arg_facts(v, site, aliasing)
 
 
@@ -177,11 +178,9 @@ def held_number(v: Any) -> Any:
 
 def number_facts(v: Any, p: ParamSpec, site: Site | None, at: At) -> ArgFacts:
     """A scalar or Const parameter's argument: a 0-d NumPy array is its number, as a NumPy
-    scalar is. Another array-like (torch, CuPy, a larger NumPy array) or a list is refused
-    with a hint that fits a number parameter: wrapping it as a tensor would not help."""
+    scalar is. Another array-like (torch, CuPy, a larger NumPy array) is refused with a hint
+    that fits a number parameter: wrapping it as a tensor would not help (a list: list_facts)."""
     v = held_number(v)
-    if isinstance(v, list):
-        return ArgFacts("other", text=list_text(len(v), hint=False))
     if isinstance(v, Tensor | Partition | np.bool_ | np.integer | np.floating) or not (
             hasattr(v, "__dlpack__") or hasattr(v, "__array_interface__")):
         return arg_facts(v, site)

@@ -6,9 +6,10 @@ so none adds a rule (docs/runtime.md, "The compiled launch path"):
   and leases;
 - `linker`: launch.py's `_launch` for `kernel(*args)` and `.then` links (and the unchecked
   launch): the plan by the handles' descriptor ids, then its runner;
-- `configure`: `LaunchOp._complete`, `DeviceOp.then`, `Kernel.__call__` (the call's site from
-  the caller's frame, then the plan's runner) and `chain_step`, one link of a chain
-  (complete, launch, enqueue) in one call;
+- `configure`: `LaunchOp._complete` and `__del__`, `DeviceOp.then`, `Kernel.__call__` (the
+  call's site from the caller's frame, the plan by the handles' ids and keyword Consts, then
+  its runner) and `chain_step`, one link of a chain (complete, launch, enqueue) in one call;
+- `configure_handles`: the usual `reshape`, `partition` (`partition_fast`) and `unpartition`;
 - `launcher`: a CUDA executable's enqueue (pack.py's `runner`): the parameter block packed on
   the C stack and `cuLaunchKernel` called with the GIL released.
 

@@ -13,7 +13,7 @@ from ...compiler.frontend.params import KernelSignature, ParamSpec
 from ...compiler.hostapi import HANDLE_ATTRIBUTES, USE_CODES
 from ...compiler.launch import ArgFacts, MoveFacts, contract_for, moved_diagnostic
 from ...compiler.launch.contract import At
-from ...compiler.launch.facts import argument_name, array_text, list_text
+from ...compiler.launch.facts import NUMBER_KINDS, argument_name, array_text, list_facts
 from ...diagnostics import messages as msg
 from ...diagnostics.diagnostic import Diagnostic, Note, Span
 from .autotune import as_tuned, tuned
@@ -337,16 +337,12 @@ def _reject(ctx: Ctx, diags: list[Diagnostic], args: Iterable[Arg]) -> Value:
     return UNKNOWN
 
 
-NUMBERS = frozenset({"scalar", "const"})
-
-
 def _facts(frame: LaunchFrame, arg: Arg, param: ParamSpec | None) -> ArgFacts:
     """What the analysis proved about an argument, with its move when it is a moved value."""
-    if isinstance(arg.value, HostArrayVal) and param is not None and param.kind in NUMBERS:
+    if isinstance(arg.value, HostArrayVal) and param is not None and param.kind in NUMBER_KINDS:
         return _array_for_number(arg.value)
-    if arg.items is not None:  # a list, as the run words it (binding.Binder._arg_facts)
-        tensor = param is not None and param.kind not in NUMBERS
-        return ArgFacts("other", text=list_text(arg.items, hint=tensor))
+    if arg.items is not None:  # a list display, as the run words a list
+        return list_facts(arg.items, None if param is None else param.kind)
     found = frame.moves.get(arg.span)
     return facts(arg.value) if found is None else replace(facts(arg.value), moved=found[0])
 

@@ -117,6 +117,17 @@ def list_text(length: int | None, hint: bool = True) -> str:
                                else "")
 
 
+# the parameter kinds that take a number (a scalar's value or a Const)
+NUMBER_KINDS = frozenset({"scalar", "const"})
+
+
+def list_facts(length: int, kind: str | None) -> ArgFacts:
+    """A list passed for a parameter of `kind` (None: `grid=`), by its length; the advice to
+    wrap it only where a tensor goes. The run and the checker (a list display) word it alike."""
+    tensor = kind is not None and kind not in NUMBER_KINDS
+    return ArgFacts("other", text=list_text(length, hint=tensor))
+
+
 # methods that hand the same elements on whole under a new handle: an argument `z.partition(t)`
 # is named `z` in launch messages
 _HANDING_ON = frozenset({"partition", "unpartition"})
